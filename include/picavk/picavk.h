@@ -1,0 +1,207 @@
+/* picavk: the Nintendo 3DS GPU (PICA200) on Vulkan.  Public C API.
+ *
+ * A context owns (or borrows) a Vulkan device and the guest physical memory
+ * map.  The host drives it the way the 3DS CPU drives the GPU: 32-bit writes to
+ * the GPU's memory-mapped registers and writes to guest memory.  Every call
+ * returns a pvk_result; nothing aborts on bad input. */
+#ifndef PICAVK_H
+#define PICAVK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <vulkan/vulkan_core.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PVK_VERSION_MAJOR 0
+#define PVK_VERSION_MINOR 1
+
+typedef enum pvk_result {
+    PVK_SUCCESS = 0,
+    PVK_ERROR_INVALID_ARGUMENT = -1, /* a NULL pointer, an unknown enum, ... */
+    PVK_ERROR_OUT_OF_MEMORY = -2,
+    PVK_ERROR_NO_DEVICE = -3,        /* no Vulkan device fits */
+    PVK_ERROR_MISSING_FEATURE = -4,  /* the device lacks something required */
+    PVK_ERROR_VULKAN = -5,           /* a Vulkan call failed */
+    PVK_ERROR_DEVICE_LOST = -6,      /* sticky: every later call returns it */
+    PVK_ERROR_UNSUPPORTED = -7,      /* not implemented (yet); logged */
+    PVK_ERROR_OUT_OF_RANGE = -8,     /* a guest address range outside the map */
+    PVK_ERROR_BAD_PARAMETERS = -9,   /* guest-programmed parameters real hardware rejects */
+    PVK_ERROR_IO = -10,
+    PVK_ERROR_BAD_DATA = -11,        /* a corrupt file or stream */
+} pvk_result;
+
+const char *pvk_result_string(pvk_result r);
+
+typedef enum pvk_log_level {
+    PVK_LOG_DEFAULT = 0, /* in pvk_config: WARN, or PVK_LOG_LEVEL from the environment */
+    PVK_LOG_ERROR = 1,
+    PVK_LOG_WARN = 2,
+    PVK_LOG_INFO = 3,
+    PVK_LOG_DEBUG = 4,
+} pvk_log_level;
+
+typedef void (*pvk_log_fn)(void *user, pvk_log_level level, const char *message);
+
+/* The GPU's interrupt sources, in the order of GPU_STAT_IRQ_FLAGS bits 26..31. */
+typedef enum pvk_irq {
+    PVK_IRQ_PSC0 = 0, /* memory fill 0 finished */
+    PVK_IRQ_PSC1 = 1, /* memory fill 1 finished */
+    PVK_IRQ_PDC0 = 2, /* top screen VBlank */
+    PVK_IRQ_PDC1 = 3, /* bottom screen VBlank */
+    PVK_IRQ_PPF = 4,  /* memcopy (display transfer / texture copy) finished */
+    PVK_IRQ_P3D = 5,  /* command list interrupt request matched */
+    PVK_IRQ_COUNT = 6,
+} pvk_irq;
+
+typedef struct pvk_context pvk_context;
+typedef void (*pvk_irq_fn)(void *user, pvk_context *ctx, pvk_irq which);
+
+/* Embedded mode: the host's Vulkan objects.  picavk loads its entry points
+ * from them (through volk) and never creates or destroys them.  The device
+ * must be Vulkan 1.3 with the features pvk_required_features() lists enabled,
+ * and VK_KHR_push_descriptor enabled. */
+typedef struct pvk_host_vulkan {
+    PFN_vkGetInstanceProcAddr get_instance_proc_addr;
+    VkInstance instance;
+    VkPhysicalDevice physical_device;
+    VkDevice device;
+    VkQueue queue;             /* must support compute; graphics for rendering */
+    uint32_t queue_family;
+    /* Optional: VK_EXT_external_memory_host was enabled on the device. */
+    int external_memory_host_enabled;
+} pvk_host_vulkan;
+
+/* Guest physical memory ranges. */
+#define PVK_VRAM_BASE 0x18000000u
+#define PVK_VRAM_SIZE 0x00600000u
+#define PVK_FCRAM_BASE 0x20000000u
+#define PVK_FCRAM_SIZE 0x08000000u     /* 128 MiB (Old 3DS) */
+#define PVK_FCRAM_SIZE_N3DS 0x10000000u /* 256 MiB (New 3DS) */
+#define PVK_AXI_WRAM_BASE 0x1FF00000u
+#define PVK_AXI_WRAM_SIZE 0x00080000u
+
+typedef enum pvk_region {
+    PVK_REGION_VRAM = 0,
+    PVK_REGION_FCRAM = 1,
+    PVK_REGION_AXI_WRAM = 2,
+    PVK_REGION_COUNT = 3,
+} pvk_region;
+
+/* Zero means default for every field. */
+typedef struct pvk_config {
+    pvk_log_fn log;            /* default: stderr */
+    void *log_user;
+    pvk_log_level log_level;   /* messages less severe than this are dropped */
+    pvk_irq_fn irq;            /* called from the host's thread inside picavk calls */
+    void *irq_user;
+    int new_3ds;               /* hardware ID bit 2, 256 MiB FCRAM */
+    int validation;            /* headless: enable VK_LAYER_KHRONOS_validation;
+                                  also on when PVK_VALIDATION=1 is in the environment */
+    const pvk_host_vulkan *host_vulkan; /* NULL: headless (own instance and device) */
+    /* Embedded mode may hand its own guest memory: host pointers per region
+     * (NULL: picavk allocates).  Each must be page aligned and stay valid for
+     * the context's lifetime. */
+    void *guest_memory[PVK_REGION_COUNT];
+} pvk_config;
+
+pvk_result pvk_context_create(const pvk_config *config, pvk_context **out);
+void pvk_context_destroy(pvk_context *ctx);
+
+/* The sticky error: PVK_ERROR_DEVICE_LOST once the device was lost, else PVK_SUCCESS. */
+pvk_result pvk_context_status(const pvk_context *ctx);
+const char *pvk_device_name(const pvk_context *ctx);
+
+/* What the device offers; recorded once at context creation. */
+typedef struct pvk_features {
+    int logic_op;
+    int dual_src_blend;
+    int extended_dynamic_state;
+    int extended_dynamic_state2;
+    int extended_dynamic_state3;
+    int rasterization_order_attachment_access;
+    int external_memory_host;
+    int custom_border_color;
+    int formats_4444;
+    int d24s8;
+    int geometry_shader;
+    int shader_stencil_export;
+    int timeline_semaphore;
+    int push_descriptor;
+    int storage_buffer_8bit;
+} pvk_features;
+
+pvk_result pvk_get_features(const pvk_context *ctx, pvk_features *out);
+
+/* Counters of what went wrong, for hosts and tests. */
+typedef struct pvk_stats {
+    uint64_t bad_input;         /* all logged errors caused by guest input */
+    uint64_t out_of_range;      /* refused guest memory accesses (subset of bad_input) */
+    uint64_t unsupported;       /* operations refused as not implemented */
+    uint64_t validation_errors; /* Vulkan validation messages (error or warning) */
+    uint64_t fills, transfers, texture_copies, command_lists;
+} pvk_stats;
+
+pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
+
+/* ---- guest memory ---- */
+
+/* Host pointer for [paddr, paddr+len) if it lies inside one region, else
+ * NULL (logged and counted as out_of_range). */
+void *pvk_guest_ptr(pvk_context *ctx, uint32_t paddr, uint32_t len);
+/* The host changed guest memory behind picavk's back (no-op copies until the
+ * surface cache exists; always valid to call). */
+pvk_result pvk_guest_written(pvk_context *ctx, uint32_t paddr, uint32_t len);
+/* The host wants to read guest memory: wait for GPU writes to it. */
+pvk_result pvk_guest_flush(pvk_context *ctx, uint32_t paddr, uint32_t len);
+
+/* ---- external registers (0x10400000 - 0x10401FFF) ---- */
+
+#define PVK_MMIO_BASE 0x10400000u
+#define PVK_MMIO_SIZE 0x00002000u
+#define PVK_MMIO_USER_VA 0x1EF00000u /* the 3DS userland mapping of the same registers */
+
+/* Translate a userland virtual address (0x1EF00000-based) to the physical
+ * register address; physical addresses pass through.  Returns 0 for anything
+ * outside both windows. */
+uint32_t pvk_mmio_address(uint32_t addr);
+
+/* Reads return the register's value (unnamed offsets read 0).  A write that
+ * starts work (memory fill, memcopy, command list) runs it; completion is
+ * reported by the IRQ callback, by the status bits, and after pvk_wait_idle. */
+pvk_result pvk_mmio_read32(pvk_context *ctx, uint32_t paddr, uint32_t *value);
+pvk_result pvk_mmio_write32(pvk_context *ctx, uint32_t paddr, uint32_t value);
+
+/* Retire finished GPU work (raise completion bits and IRQs) without waiting. */
+pvk_result pvk_poll(pvk_context *ctx);
+/* Wait for all submitted GPU work, then retire it. */
+pvk_result pvk_wait_idle(pvk_context *ctx);
+
+/* ---- LCD output (PDC0 top, PDC1 bottom) ---- */
+
+typedef enum pvk_screen {
+    PVK_SCREEN_TOP = 0,       /* top screen, left eye (the only one in 2D) */
+    PVK_SCREEN_TOP_RIGHT = 1, /* top screen, right eye: present in AB/BA interlace when B differs from A */
+    PVK_SCREEN_BOTTOM = 2,
+    PVK_SCREEN_COUNT = 3,
+} pvk_screen;
+
+/* Once per 3DS frame: latch each PDC's framebuffer select, raise the VBlank
+ * status bits and IRQs, and scan both screens out into new frame images. */
+pvk_result pvk_vblank(pvk_context *ctx);
+
+/* Size of the last frame of `screen` (0 x 0 when it has none, e.g. no right eye). */
+pvk_result pvk_frame_size(pvk_context *ctx, pvk_screen screen, uint32_t *width, uint32_t *height);
+/* Copy the last frame of `screen`, upright, RGBA8 (bytes R,G,B,A), to host
+ * memory with `stride` bytes per row; waits for the scan-out. */
+pvk_result pvk_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, size_t stride);
+
+/* Write RGBA8 pixels as a PNG file. */
+pvk_result pvk_write_png(const char *path, const void *rgba, uint32_t width, uint32_t height, size_t stride);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,289 @@
+/* Built-in compute pipelines and the one submission timeline: every GPU
+ * operation is a command buffer signalling the next value of one timeline
+ * semaphore; operations retire in order. */
+#include <string.h>
+
+#include "runtime/runtime.h"
+
+/* Storage buffers and push-constant bytes of each built-in pipeline. */
+static const struct { uint32_t buffers, push_size; } pipe_layouts[PVK_PIPE_COUNT] = {
+    [PVK_PIPE_FILL] = {1, 16},
+    [PVK_PIPE_DISPLAY_TRANSFER] = {2, 64},
+    [PVK_PIPE_TEXTURE_COPY] = {2, 32},
+    [PVK_PIPE_SCANOUT] = {3, 64},
+};
+
+static pvk_result create_pipeline(pvk_context *ctx, int which)
+{
+    pvk_compute_pipeline *p = &ctx->pipes[which];
+    p->buffers = pipe_layouts[which].buffers;
+    p->push_size = pipe_layouts[which].push_size;
+    VkDescriptorSetLayoutBinding b[4];
+    for (uint32_t i = 0; i < p->buffers; i++)
+        b[i] = (VkDescriptorSetLayoutBinding){
+            .binding = i,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .descriptorCount = 1,
+            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+        };
+    VkDescriptorSetLayoutCreateInfo dsl = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
+        .bindingCount = p->buffers,
+        .pBindings = b,
+    };
+    pvk_result r;
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateDescriptorSetLayout(ctx->device, &dsl, NULL, &p->set_layout),
+                          "vkCreateDescriptorSetLayout")))
+        return r;
+    VkPushConstantRange pcr = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .size = p->push_size};
+    VkPipelineLayoutCreateInfo plci = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 1,
+        .pSetLayouts = &p->set_layout,
+        .pushConstantRangeCount = 1,
+        .pPushConstantRanges = &pcr,
+    };
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreatePipelineLayout(ctx->device, &plci, NULL, &p->layout),
+                          "vkCreatePipelineLayout")))
+        return r;
+    pvk_spirv spv = pvk_builtin_spirv(which);
+    VkShaderModuleCreateInfo smci = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+        .codeSize = spv.size,
+        .pCode = spv.code,
+    };
+    VkShaderModule mod;
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &mod), "vkCreateShaderModule")))
+        return r;
+    VkComputePipelineCreateInfo cpci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+            .module = mod,
+            .pName = "main",
+        },
+        .layout = p->layout,
+    };
+    r = pvk_vk_check(ctx, ctx->vk.vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &cpci, NULL, &p->pipeline),
+                     "vkCreateComputePipelines");
+    ctx->vk.vkDestroyShaderModule(ctx->device, mod, NULL);
+    return r;
+}
+
+pvk_result pvk_compute_init(pvk_context *ctx)
+{
+    pvk_result r;
+    VkCommandPoolCreateInfo cpci = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+        .queueFamilyIndex = ctx->queue_family,
+    };
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateCommandPool(ctx->device, &cpci, NULL, &ctx->cmd_pool),
+                          "vkCreateCommandPool")))
+        return r;
+    VkSemaphoreTypeCreateInfo stci = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+        .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
+        .initialValue = 0,
+    };
+    VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &stci};
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateSemaphore(ctx->device, &sci, NULL, &ctx->timeline),
+                          "vkCreateSemaphore")))
+        return r;
+    for (int i = 0; i < PVK_PIPE_COUNT; i++)
+        if ((r = create_pipeline(ctx, i)))
+            return r;
+    return PVK_SUCCESS;
+}
+
+void pvk_compute_destroy(pvk_context *ctx)
+{
+    if (!ctx->device)
+        return;
+    pvk_retire(ctx, true);
+    for (int i = 0; i < PVK_PIPE_COUNT; i++) {
+        pvk_compute_pipeline *p = &ctx->pipes[i];
+        if (p->pipeline)
+            ctx->vk.vkDestroyPipeline(ctx->device, p->pipeline, NULL);
+        if (p->layout)
+            ctx->vk.vkDestroyPipelineLayout(ctx->device, p->layout, NULL);
+        if (p->set_layout)
+            ctx->vk.vkDestroyDescriptorSetLayout(ctx->device, p->set_layout, NULL);
+    }
+    if (ctx->timeline)
+        ctx->vk.vkDestroySemaphore(ctx->device, ctx->timeline, NULL);
+    if (ctx->cmd_pool)
+        ctx->vk.vkDestroyCommandPool(ctx->device, ctx->cmd_pool, NULL);
+}
+
+/* Everything earlier on the queue (shader and transfer writes, host writes)
+ * happens before everything after, for the memory both touch. */
+static void full_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkPipelineStageFlags2 dst_stage,
+                         VkAccessFlags2 dst_access)
+{
+    VkMemoryBarrier2 mb = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+        .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+        .srcAccessMask = VK_ACCESS_2_MEMORY_WRITE_BIT,
+        .dstStageMask = dst_stage,
+        .dstAccessMask = dst_access,
+    };
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &mb};
+    ctx->vk.vkCmdPipelineBarrier2(cmd, &di);
+}
+
+void pvk_op_barrier(pvk_context *ctx, pvk_op *op)
+{
+    full_barrier(ctx, op->cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                 VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
+}
+
+pvk_result pvk_op_begin(pvk_context *ctx, pvk_op *op)
+{
+    memset(op, 0, sizeof *op);
+    if (ctx->sticky)
+        return ctx->sticky;
+    pvk_result r;
+    /* Keep the ring from overflowing: wait for the oldest operation. */
+    if (ctx->pending_count == PVK_MAX_PENDING && (r = pvk_retire(ctx, true)))
+        return r;
+    if (ctx->free_cmd_count) {
+        op->cmd = ctx->free_cmds[--ctx->free_cmd_count];
+    } else {
+        VkCommandBufferAllocateInfo cbai = {
+            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+            .commandPool = ctx->cmd_pool,
+            .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+            .commandBufferCount = 1,
+        };
+        if ((r = pvk_vk_check(ctx, ctx->vk.vkAllocateCommandBuffers(ctx->device, &cbai, &op->cmd),
+                              "vkAllocateCommandBuffers")))
+            return r;
+    }
+    VkCommandBufferBeginInfo bi = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+    };
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkBeginCommandBuffer(op->cmd, &bi), "vkBeginCommandBuffer"))) {
+        ctx->free_cmds[ctx->free_cmd_count++] = op->cmd;
+        op->cmd = VK_NULL_HANDLE;
+        return r;
+    }
+    pvk_op_barrier(ctx, op);
+    return PVK_SUCCESS;
+}
+
+void pvk_op_abort(pvk_context *ctx, pvk_op *op)
+{
+    if (!op->cmd)
+        return;
+    ctx->vk.vkEndCommandBuffer(op->cmd);
+    ctx->vk.vkResetCommandBuffer(op->cmd, 0);
+    ctx->free_cmds[ctx->free_cmd_count++] = op->cmd;
+    if (op->p.scratch)
+        ctx->vk.vkDestroyBuffer(ctx->device, op->p.scratch, NULL);
+    if (op->p.scratch_mem)
+        ctx->vk.vkFreeMemory(ctx->device, op->p.scratch_mem, NULL);
+    op->cmd = VK_NULL_HANDLE;
+}
+
+pvk_result pvk_op_submit(pvk_context *ctx, pvk_op *op)
+{
+    /* Results become visible to the host once the timeline value is reached. */
+    full_barrier(ctx, op->cmd, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    pvk_result r = pvk_vk_check(ctx, ctx->vk.vkEndCommandBuffer(op->cmd), "vkEndCommandBuffer");
+    if (r) {
+        pvk_op_abort(ctx, op);
+        return r;
+    }
+    uint64_t value = ctx->timeline_next + 1;
+    VkCommandBufferSubmitInfo cbsi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = op->cmd};
+    VkSemaphoreSubmitInfo ssi = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
+        .semaphore = ctx->timeline,
+        .value = value,
+        .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+    };
+    VkSubmitInfo2 si = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
+        .commandBufferInfoCount = 1,
+        .pCommandBufferInfos = &cbsi,
+        .signalSemaphoreInfoCount = 1,
+        .pSignalSemaphoreInfos = &ssi,
+    };
+    r = pvk_vk_check(ctx, ctx->vk.vkQueueSubmit2(ctx->queue, 1, &si, VK_NULL_HANDLE), "vkQueueSubmit2");
+    if (r) {
+        pvk_op_abort(ctx, op);
+        return r;
+    }
+    ctx->timeline_next = value;
+    op->p.value = value;
+    op->p.cmd = op->cmd;
+    uint32_t slot = (ctx->pending_head + ctx->pending_count) % PVK_MAX_PENDING;
+    ctx->pending[slot] = op->p;
+    ctx->pending_count++;
+    op->cmd = VK_NULL_HANDLE;
+    if (ctx->debug & PVK_DEBUG_SYNC)
+        return pvk_retire(ctx, true);
+    return PVK_SUCCESS;
+}
+
+void pvk_op_dispatch(pvk_context *ctx, pvk_op *op, int pipe, const pvk_buffer_range *bufs, const void *push,
+                     uint32_t gx, uint32_t gy, uint32_t gz)
+{
+    const pvk_compute_pipeline *p = &ctx->pipes[pipe];
+    VkDescriptorBufferInfo info[4];
+    VkWriteDescriptorSet w[4];
+    for (uint32_t i = 0; i < p->buffers; i++) {
+        info[i] = (VkDescriptorBufferInfo){bufs[i].buffer, bufs[i].offset, bufs[i].range};
+        w[i] = (VkWriteDescriptorSet){
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstBinding = i,
+            .descriptorCount = 1,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .pBufferInfo = &info[i],
+        };
+    }
+    ctx->vk.vkCmdBindPipeline(op->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
+    ctx->vk.vkCmdPushDescriptorSetKHR(op->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, p->buffers, w);
+    ctx->vk.vkCmdPushConstants(op->cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p->push_size, push);
+    ctx->vk.vkCmdDispatch(op->cmd, gx, gy, gz);
+}
+
+pvk_result pvk_retire(pvk_context *ctx, bool wait)
+{
+    if (!ctx->timeline)
+        return ctx->sticky;
+    pvk_result r = PVK_SUCCESS;
+    if (wait && ctx->pending_count && !ctx->sticky) {
+        VkSemaphoreWaitInfo wi = {
+            .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+            .semaphoreCount = 1,
+            .pSemaphores = &ctx->timeline,
+            .pValues = &ctx->timeline_next,
+        };
+        r = pvk_vk_check(ctx, ctx->vk.vkWaitSemaphores(ctx->device, &wi, UINT64_MAX), "vkWaitSemaphores");
+    }
+    uint64_t done = 0;
+    if (ctx->sticky)
+        done = UINT64_MAX; /* nothing more will complete: release everything */
+    else if (ctx->pending_count)
+        r = pvk_vk_check(ctx, ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &done),
+                         "vkGetSemaphoreCounterValue");
+    while (ctx->pending_count && ctx->pending[ctx->pending_head].value <= done) {
+        pvk_pending p = ctx->pending[ctx->pending_head];
+        ctx->pending_head = (ctx->pending_head + 1) % PVK_MAX_PENDING;
+        ctx->pending_count--;
+        if (p.retire && !ctx->sticky)
+            p.retire(ctx, &p);
+        if (p.scratch)
+            ctx->vk.vkDestroyBuffer(ctx->device, p.scratch, NULL);
+        if (p.scratch_mem)
+            ctx->vk.vkFreeMemory(ctx->device, p.scratch_mem, NULL);
+        ctx->vk.vkResetCommandBuffer(p.cmd, 0);
+        ctx->free_cmds[ctx->free_cmd_count++] = p.cmd;
+    }
+    return r ? r : ctx->sticky;
+}

@@ -1,0 +1,454 @@
+/* Vulkan bring-up: our own instance and device (headless) or the host's
+ * (embedded), feature detection, the validation-message counter. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/runtime.h"
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                       VkDebugUtilsMessageTypeFlagsEXT type,
+                                                       const VkDebugUtilsMessengerCallbackDataEXT *data,
+                                                       void *user)
+{
+    pvk_context *ctx = user;
+    (void)type;
+    if (severity & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT)) {
+        ctx->stats.validation_errors++;
+        pvk_log(ctx, PVK_LOG_ERROR, "validation: %s", data->pMessage ? data->pMessage : "(no text)");
+    }
+    return VK_FALSE;
+}
+
+static bool has_layer(const char *name)
+{
+    uint32_t n = 0;
+    vkEnumerateInstanceLayerProperties(&n, NULL);
+    VkLayerProperties *props = calloc(n ? n : 1, sizeof *props);
+    if (!props)
+        return false;
+    vkEnumerateInstanceLayerProperties(&n, props);
+    bool found = false;
+    for (uint32_t i = 0; i < n; i++)
+        found |= !strcmp(props[i].layerName, name);
+    free(props);
+    return found;
+}
+
+static bool has_instance_ext(const char *name)
+{
+    uint32_t n = 0;
+    vkEnumerateInstanceExtensionProperties(NULL, &n, NULL);
+    VkExtensionProperties *props = calloc(n ? n : 1, sizeof *props);
+    if (!props)
+        return false;
+    vkEnumerateInstanceExtensionProperties(NULL, &n, props);
+    bool found = false;
+    for (uint32_t i = 0; i < n; i++)
+        found |= !strcmp(props[i].extensionName, name);
+    free(props);
+    return found;
+}
+
+/* The device extensions picavk knows, in one table: name, the feature
+ * flag it sets, and whether picavk cannot run without it. */
+typedef struct ext_info {
+    const char *name;
+    size_t feature_offset; /* into pvk_features, or SIZE_MAX */
+    bool required;
+} ext_info;
+
+#define FEAT(f) offsetof(pvk_features, f)
+static const ext_info device_exts[] = {
+    {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME, FEAT(push_descriptor), true},
+    {VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME, FEAT(external_memory_host), false},
+    {VK_EXT_EXTENDED_DYNAMIC_STATE_3_EXTENSION_NAME, FEAT(extended_dynamic_state3), false},
+    {VK_EXT_RASTERIZATION_ORDER_ATTACHMENT_ACCESS_EXTENSION_NAME, FEAT(rasterization_order_attachment_access), false},
+    {VK_EXT_CUSTOM_BORDER_COLOR_EXTENSION_NAME, FEAT(custom_border_color), false},
+    {VK_EXT_SHADER_STENCIL_EXPORT_EXTENSION_NAME, FEAT(shader_stencil_export), false},
+};
+#define N_DEVICE_EXTS (sizeof device_exts / sizeof device_exts[0])
+
+/* Everything picavk may query or enable, chained. */
+typedef struct feature_chain {
+    VkPhysicalDeviceFeatures2 f2;
+    VkPhysicalDeviceVulkan11Features v11;
+    VkPhysicalDeviceVulkan12Features v12;
+    VkPhysicalDeviceVulkan13Features v13;
+    VkPhysicalDeviceExtendedDynamicState3FeaturesEXT eds3;
+    VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT roa;
+    VkPhysicalDeviceCustomBorderColorFeaturesEXT cbc;
+} feature_chain;
+
+static void chain_init(feature_chain *c, const pvk_features *exts)
+{
+    memset(c, 0, sizeof *c);
+    c->f2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    c->v11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
+    c->v12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+    c->v13.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES;
+    c->eds3.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTENDED_DYNAMIC_STATE_3_FEATURES_EXT;
+    c->roa.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RASTERIZATION_ORDER_ATTACHMENT_ACCESS_FEATURES_EXT;
+    c->cbc.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CUSTOM_BORDER_COLOR_FEATURES_EXT;
+    c->f2.pNext = &c->v11;
+    c->v11.pNext = &c->v12;
+    c->v12.pNext = &c->v13;
+    void **tail = &c->v13.pNext;
+    if (exts->extended_dynamic_state3) {
+        *tail = &c->eds3;
+        tail = &c->eds3.pNext;
+    }
+    if (exts->rasterization_order_attachment_access) {
+        *tail = &c->roa;
+        tail = &c->roa.pNext;
+    }
+    if (exts->custom_border_color) {
+        *tail = &c->cbc;
+        tail = &c->cbc.pNext;
+    }
+}
+
+/* Which known extensions `phys` offers; sets the matching feature flags. */
+static void probe_extensions(VkPhysicalDevice phys, pvk_features *f)
+{
+    uint32_t n = 0;
+    vkEnumerateDeviceExtensionProperties(phys, NULL, &n, NULL);
+    VkExtensionProperties *props = calloc(n ? n : 1, sizeof *props);
+    if (!props)
+        return;
+    vkEnumerateDeviceExtensionProperties(phys, NULL, &n, props);
+    for (size_t e = 0; e < N_DEVICE_EXTS; e++)
+        for (uint32_t i = 0; i < n; i++)
+            if (!strcmp(props[i].extensionName, device_exts[e].name))
+                *(int *)((char *)f + device_exts[e].feature_offset) = 1;
+    free(props);
+}
+
+/* Fill `f` from the device's extensions and feature structs.  Returns
+ * false with `why` set when something required is missing. */
+static bool probe_device(VkPhysicalDevice phys, pvk_features *f, feature_chain *c, const char **why)
+{
+    memset(f, 0, sizeof *f);
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(phys, &props);
+    if (props.apiVersion < VK_API_VERSION_1_3) {
+        *why = "Vulkan 1.3 is required";
+        return false;
+    }
+    probe_extensions(phys, f);
+    chain_init(c, f);
+    vkGetPhysicalDeviceFeatures2(phys, &c->f2);
+    f->logic_op = c->f2.features.logicOp;
+    f->dual_src_blend = c->f2.features.dualSrcBlend;
+    f->geometry_shader = c->f2.features.geometryShader;
+    f->extended_dynamic_state = 1; /* core in 1.3 */
+    f->extended_dynamic_state2 = 1;
+    f->timeline_semaphore = c->v12.timelineSemaphore;
+    f->storage_buffer_8bit = c->v12.storageBuffer8BitAccess;
+    f->rasterization_order_attachment_access &= c->roa.rasterizationOrderColorAttachmentAccess;
+    f->custom_border_color &= c->cbc.customBorderColors;
+    f->formats_4444 = 1; /* VK_FORMAT_A4R4G4B4/A4B4G4R4 are core in 1.3 */
+    VkFormatProperties fp;
+    vkGetPhysicalDeviceFormatProperties(phys, VK_FORMAT_D24_UNORM_S8_UINT, &fp);
+    f->d24s8 = !!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT);
+    if (!f->push_descriptor) {
+        *why = "VK_KHR_push_descriptor is required";
+        return false;
+    }
+    if (!f->timeline_semaphore || !f->storage_buffer_8bit || !c->v13.synchronization2) {
+        *why = "timelineSemaphore, storageBuffer8BitAccess and synchronization2 are required";
+        return false;
+    }
+    return true;
+}
+
+static int find_queue_family(VkPhysicalDevice phys)
+{
+    uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(phys, &n, NULL);
+    VkQueueFamilyProperties q[16];
+    if (n > 16)
+        n = 16;
+    vkGetPhysicalDeviceQueueFamilyProperties(phys, &n, q);
+    for (uint32_t i = 0; i < n; i++)
+        if ((q[i].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) ==
+            (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT))
+            return (int)i;
+    return -1;
+}
+
+static int device_score(VkPhysicalDeviceType t)
+{
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
+    default: return 0;
+    }
+}
+
+static pvk_result create_instance(pvk_context *ctx, bool validation)
+{
+    const char *layers[1];
+    uint32_t n_layers = 0;
+    const char *exts[1];
+    uint32_t n_exts = 0;
+    if (validation) {
+        if (!has_layer("VK_LAYER_KHRONOS_validation")) {
+            pvk_log(ctx, PVK_LOG_ERROR, "validation requested but VK_LAYER_KHRONOS_validation is not installed");
+            return PVK_ERROR_MISSING_FEATURE;
+        }
+        layers[n_layers++] = "VK_LAYER_KHRONOS_validation";
+    }
+    bool debug_utils = has_instance_ext(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    if (debug_utils)
+        exts[n_exts++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    else if (validation) {
+        pvk_log(ctx, PVK_LOG_ERROR, "validation requested but VK_EXT_debug_utils is missing");
+        return PVK_ERROR_MISSING_FEATURE;
+    }
+
+    VkApplicationInfo app = {
+        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+        .pApplicationName = "picavk",
+        .pEngineName = "picavk",
+        .apiVersion = VK_API_VERSION_1_3,
+    };
+    VkDebugUtilsMessengerCreateInfoEXT mci = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+        .pfnUserCallback = on_debug_message,
+        .pUserData = ctx,
+    };
+    VkInstanceCreateInfo ici = {
+        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+        .pNext = validation ? &mci : NULL, /* also catches messages of create/destroy */
+        .pApplicationInfo = &app,
+        .enabledLayerCount = n_layers,
+        .ppEnabledLayerNames = layers,
+        .enabledExtensionCount = n_exts,
+        .ppEnabledExtensionNames = exts,
+    };
+    pvk_result r = pvk_vk_check(ctx, vkCreateInstance(&ici, NULL, &ctx->instance), "vkCreateInstance");
+    if (r)
+        return r;
+    ctx->own_instance = true;
+    volkLoadInstanceOnly(ctx->instance);
+    if (validation) {
+        r = pvk_vk_check(ctx, vkCreateDebugUtilsMessengerEXT(ctx->instance, &mci, NULL, &ctx->messenger),
+                         "vkCreateDebugUtilsMessengerEXT");
+        if (r)
+            return r;
+    }
+    return PVK_SUCCESS;
+}
+
+static pvk_result pick_device(pvk_context *ctx, feature_chain *chain)
+{
+    uint32_t n = 0;
+    vkEnumeratePhysicalDevices(ctx->instance, &n, NULL);
+    if (n == 0) {
+        pvk_log(ctx, PVK_LOG_ERROR, "no Vulkan devices (is mesa-vulkan-drivers installed?)");
+        return PVK_ERROR_NO_DEVICE;
+    }
+    VkPhysicalDevice devs[16];
+    if (n > 16)
+        n = 16;
+    vkEnumeratePhysicalDevices(ctx->instance, &n, devs);
+    const char *want = getenv("PVK_DEVICE");
+    int best = -1, best_score = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        VkPhysicalDeviceProperties p;
+        vkGetPhysicalDeviceProperties(devs[i], &p);
+        pvk_features f;
+        feature_chain c;
+        const char *why = NULL;
+        if (want && *want && !strstr(p.deviceName, want))
+            continue;
+        if (!probe_device(devs[i], &f, &c, &why) || find_queue_family(devs[i]) < 0) {
+            pvk_log(ctx, PVK_LOG_INFO, "skipping %s: %s", p.deviceName, why ? why : "no graphics+compute queue");
+            continue;
+        }
+        if (device_score(p.deviceType) > best_score) {
+            best = (int)i;
+            best_score = device_score(p.deviceType);
+        }
+    }
+    if (best < 0) {
+        pvk_log(ctx, PVK_LOG_ERROR, "no suitable Vulkan device%s%s", want ? " matching PVK_DEVICE=" : "",
+                want ? want : "");
+        return PVK_ERROR_NO_DEVICE;
+    }
+    ctx->phys = devs[best];
+    const char *why = NULL;
+    probe_device(ctx->phys, &ctx->features, chain, &why);
+    ctx->queue_family = (uint32_t)find_queue_family(ctx->phys);
+    return PVK_SUCCESS;
+}
+
+static pvk_result create_device(pvk_context *ctx, feature_chain *c)
+{
+    /* Enable only what we use or will use; the chain already holds the
+     * device's answers, so clear what we do not want. */
+    VkPhysicalDeviceFeatures want = {0};
+    want.logicOp = c->f2.features.logicOp;
+    want.dualSrcBlend = c->f2.features.dualSrcBlend;
+    want.geometryShader = c->f2.features.geometryShader;
+    want.independentBlend = c->f2.features.independentBlend;
+    want.fragmentStoresAndAtomics = c->f2.features.fragmentStoresAndAtomics;
+    want.shaderInt16 = c->f2.features.shaderInt16;
+    c->f2.features = want;
+    VkPhysicalDeviceVulkan11Features v11 = {.sType = c->v11.sType, .pNext = c->v11.pNext,
+                                            .storageBuffer16BitAccess = c->v11.storageBuffer16BitAccess};
+    c->v11 = v11;
+    VkPhysicalDeviceVulkan12Features v12 = {.sType = c->v12.sType, .pNext = c->v12.pNext,
+                                            .storageBuffer8BitAccess = VK_TRUE,
+                                            .shaderInt8 = c->v12.shaderInt8,
+                                            .timelineSemaphore = VK_TRUE};
+    c->v12 = v12;
+    VkPhysicalDeviceVulkan13Features v13 = {.sType = c->v13.sType, .pNext = c->v13.pNext,
+                                            .synchronization2 = VK_TRUE,
+                                            .maintenance4 = c->v13.maintenance4};
+    c->v13 = v13;
+
+    const char *exts[N_DEVICE_EXTS];
+    uint32_t n_exts = 0;
+    for (size_t e = 0; e < N_DEVICE_EXTS; e++)
+        if (*(int *)((char *)&ctx->features + device_exts[e].feature_offset))
+            exts[n_exts++] = device_exts[e].name;
+
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo qci = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+        .queueFamilyIndex = ctx->queue_family,
+        .queueCount = 1,
+        .pQueuePriorities = &prio,
+    };
+    VkDeviceCreateInfo dci = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .pNext = &c->f2,
+        .queueCreateInfoCount = 1,
+        .pQueueCreateInfos = &qci,
+        .enabledExtensionCount = n_exts,
+        .ppEnabledExtensionNames = exts,
+    };
+    pvk_result r = pvk_vk_check(ctx, vkCreateDevice(ctx->phys, &dci, NULL, &ctx->device), "vkCreateDevice");
+    if (r)
+        return r;
+    ctx->own_device = true;
+    return PVK_SUCCESS;
+}
+
+pvk_result pvk_device_init(pvk_context *ctx)
+{
+    feature_chain chain;
+    pvk_result r;
+    if (ctx->cfg.host_vulkan) {
+        const pvk_host_vulkan *h = ctx->cfg.host_vulkan;
+        if (!h->get_instance_proc_addr || !h->instance || !h->physical_device || !h->device || !h->queue) {
+            pvk_log(ctx, PVK_LOG_ERROR, "embedded mode needs get_instance_proc_addr, instance, physical device, device and queue");
+            return PVK_ERROR_INVALID_ARGUMENT;
+        }
+        volkInitializeCustom(h->get_instance_proc_addr);
+        ctx->instance = h->instance;
+        volkLoadInstanceOnly(ctx->instance);
+        ctx->phys = h->physical_device;
+        const char *why = NULL;
+        if (!probe_device(ctx->phys, &ctx->features, &chain, &why)) {
+            pvk_log(ctx, PVK_LOG_ERROR, "host device unsuitable: %s", why);
+            return PVK_ERROR_MISSING_FEATURE;
+        }
+        /* Only the host knows which extensions it enabled. */
+        ctx->features.external_memory_host = !!h->external_memory_host_enabled;
+        ctx->device = h->device;
+        ctx->queue = h->queue;
+        ctx->queue_family = h->queue_family;
+    } else {
+        if (volkInitialize() != VK_SUCCESS) {
+            pvk_log(ctx, PVK_LOG_ERROR, "the Vulkan loader (libvulkan.so.1) is not installed");
+            return PVK_ERROR_NO_DEVICE;
+        }
+        const char *ev = getenv("PVK_VALIDATION");
+        bool validation = ctx->cfg.validation || (ev && *ev && strcmp(ev, "0") != 0);
+        if ((r = create_instance(ctx, validation)) || (r = pick_device(ctx, &chain)) ||
+            (r = create_device(ctx, &chain)))
+            return r;
+    }
+    volkLoadDeviceTable(&ctx->vk, ctx->device);
+    if (!ctx->cfg.host_vulkan)
+        ctx->vk.vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
+    vkGetPhysicalDeviceProperties(ctx->phys, &ctx->props);
+    if (ctx->features.external_memory_host) {
+        VkPhysicalDeviceExternalMemoryHostPropertiesEXT hp = {
+            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
+        VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &hp};
+        vkGetPhysicalDeviceProperties2(ctx->phys, &p2);
+        ctx->import_alignment = hp.minImportedHostPointerAlignment;
+    }
+    vkGetPhysicalDeviceMemoryProperties(ctx->phys, &ctx->mem_props);
+    snprintf(ctx->device_name, sizeof ctx->device_name, "%s", ctx->props.deviceName);
+    pvk_log(ctx, PVK_LOG_INFO, "device: %s", ctx->device_name);
+    return PVK_SUCCESS;
+}
+
+void pvk_device_destroy(pvk_context *ctx)
+{
+    if (ctx->device && ctx->own_device)
+        ctx->vk.vkDestroyDevice(ctx->device, NULL);
+    if (ctx->messenger)
+        vkDestroyDebugUtilsMessengerEXT(ctx->instance, ctx->messenger, NULL);
+    if (ctx->instance && ctx->own_instance)
+        vkDestroyInstance(ctx->instance, NULL);
+}
+
+int pvk_find_memory_type(const pvk_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags want)
+{
+    for (uint32_t i = 0; i < ctx->mem_props.memoryTypeCount; i++)
+        if ((type_bits & (1u << i)) && (ctx->mem_props.memoryTypes[i].propertyFlags & want) == want)
+            return (int)i;
+    return -1;
+}
+
+pvk_result pvk_create_buffer(pvk_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage,
+                             VkMemoryPropertyFlags props, VkBuffer *buf, VkDeviceMemory *mem)
+{
+    *buf = VK_NULL_HANDLE;
+    *mem = VK_NULL_HANDLE;
+    VkBufferCreateInfo bci = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = size,
+        .usage = usage,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    pvk_result r = pvk_vk_check(ctx, ctx->vk.vkCreateBuffer(ctx->device, &bci, NULL, buf), "vkCreateBuffer");
+    if (r)
+        return r;
+    VkMemoryRequirements req;
+    ctx->vk.vkGetBufferMemoryRequirements(ctx->device, *buf, &req);
+    int type = pvk_find_memory_type(ctx, req.memoryTypeBits, props);
+    if (type < 0) {
+        pvk_log(ctx, PVK_LOG_ERROR, "no memory type with properties 0x%x", (unsigned)props);
+        r = PVK_ERROR_MISSING_FEATURE;
+        goto fail;
+    }
+    VkMemoryAllocateInfo mai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .allocationSize = req.size,
+        .memoryTypeIndex = (uint32_t)type,
+    };
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkAllocateMemory(ctx->device, &mai, NULL, mem), "vkAllocateMemory")))
+        goto fail;
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkBindBufferMemory(ctx->device, *buf, *mem, 0), "vkBindBufferMemory")))
+        goto fail;
+    return PVK_SUCCESS;
+fail:
+    if (*mem)
+        ctx->vk.vkFreeMemory(ctx->device, *mem, NULL);
+    if (*buf)
+        ctx->vk.vkDestroyBuffer(ctx->device, *buf, NULL);
+    *buf = VK_NULL_HANDLE;
+    *mem = VK_NULL_HANDLE;
+    return r;
+}

@@ -1,0 +1,108 @@
+/* Logging, result strings and the PVK_DEBUG / PVK_LOG_LEVEL environment. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/runtime.h"
+
+const char *pvk_result_string(pvk_result r)
+{
+    switch (r) {
+    case PVK_SUCCESS: return "success";
+    case PVK_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case PVK_ERROR_OUT_OF_MEMORY: return "out of memory";
+    case PVK_ERROR_NO_DEVICE: return "no suitable Vulkan device";
+    case PVK_ERROR_MISSING_FEATURE: return "device lacks a required feature";
+    case PVK_ERROR_VULKAN: return "Vulkan call failed";
+    case PVK_ERROR_DEVICE_LOST: return "device lost";
+    case PVK_ERROR_UNSUPPORTED: return "not supported";
+    case PVK_ERROR_OUT_OF_RANGE: return "guest address out of range";
+    case PVK_ERROR_BAD_PARAMETERS: return "bad hardware parameters";
+    case PVK_ERROR_IO: return "I/O error";
+    case PVK_ERROR_BAD_DATA: return "corrupt data";
+    }
+    return "unknown result";
+}
+
+static const char *level_name(pvk_log_level l)
+{
+    switch (l) {
+    case PVK_LOG_ERROR: return "error";
+    case PVK_LOG_WARN: return "warn";
+    case PVK_LOG_INFO: return "info";
+    case PVK_LOG_DEBUG: return "debug";
+    default: return "log";
+    }
+}
+
+static void vlog(pvk_context *ctx, pvk_log_level level, const char *fmt, va_list ap)
+{
+    if (ctx && level > ctx->log_level)
+        return;
+    char buf[1024];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    if (ctx && ctx->cfg.log)
+        ctx->cfg.log(ctx->cfg.log_user, level, buf);
+    else
+        fprintf(stderr, "picavk %s: %s\n", level_name(level), buf);
+}
+
+void pvk_log(pvk_context *ctx, pvk_log_level level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(ctx, level, fmt, ap);
+    va_end(ap);
+}
+
+void pvk_bad_input(pvk_context *ctx, const char *fmt, ...)
+{
+    ctx->stats.bad_input++;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(ctx, PVK_LOG_ERROR, fmt, ap);
+    va_end(ap);
+}
+
+void pvk_unsupported(pvk_context *ctx, const char *fmt, ...)
+{
+    ctx->stats.unsupported++;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(ctx, PVK_LOG_WARN, fmt, ap);
+    va_end(ap);
+}
+
+uint32_t pvk_debug_flags_from_env(void)
+{
+    static const struct { const char *name; uint32_t bit; } flags[] = {
+        {"no-host-import", PVK_DEBUG_NO_HOST_IMPORT},
+        {"verbose", PVK_DEBUG_VERBOSE},
+        {"sync", PVK_DEBUG_SYNC},
+    };
+    const char *env = getenv("PVK_DEBUG");
+    uint32_t out = 0;
+    while (env && *env) {
+        size_t n = strcspn(env, ",");
+        for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+            if (strlen(flags[i].name) == n && !strncmp(env, flags[i].name, n))
+                out |= flags[i].bit;
+        env += n + (env[n] == ',');
+    }
+    return out;
+}
+
+pvk_result pvk_vk_check(pvk_context *ctx, VkResult r, const char *what)
+{
+    if (r == VK_SUCCESS)
+        return PVK_SUCCESS;
+    if (r == VK_ERROR_DEVICE_LOST) {
+        ctx->sticky = PVK_ERROR_DEVICE_LOST;
+        pvk_log(ctx, PVK_LOG_ERROR, "%s: device lost; the context is unusable from now on", what);
+        return PVK_ERROR_DEVICE_LOST;
+    }
+    pvk_log(ctx, PVK_LOG_ERROR, "%s failed: VkResult %d", what, (int)r);
+    if (r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    return PVK_ERROR_VULKAN;
+}

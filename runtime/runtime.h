@@ -1,0 +1,146 @@
+/* runtime/: Vulkan bring-up, submission, logging and the context itself.
+ * What the other folders may use of it. */
+#ifndef PVK_RUNTIME_H
+#define PVK_RUNTIME_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <volk.h>
+
+#include "picavk/picavk.h"
+#include "vram/vram.h"
+#include "translator/translator.h"
+
+/* PVK_DEBUG=flag,flag switches. */
+enum {
+    PVK_DEBUG_NO_HOST_IMPORT = 1u << 0, /* "no-host-import": mirror guest memory in device buffers */
+    PVK_DEBUG_VERBOSE = 1u << 1,        /* "verbose": log level DEBUG */
+    PVK_DEBUG_SYNC = 1u << 2,           /* "sync": wait for every GPU operation at once */
+};
+
+/* One built-in compute pipeline: storage buffers through push descriptors and
+ * a push-constant block. */
+typedef struct pvk_compute_pipeline {
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+    uint32_t buffers;
+    uint32_t push_size;
+} pvk_compute_pipeline;
+
+enum {
+    PVK_PIPE_FILL,
+    PVK_PIPE_DISPLAY_TRANSFER,
+    PVK_PIPE_TEXTURE_COPY,
+    PVK_PIPE_SCANOUT,
+    PVK_PIPE_COUNT,
+};
+
+/* GPU work in flight: retired in submission order once the timeline passes
+ * `value`; `retire` then runs on the host thread (status bits, IRQs,
+ * copying results back in mirror mode). */
+typedef struct pvk_pending {
+    uint64_t value;
+    VkCommandBuffer cmd;
+    void (*retire)(pvk_context *ctx, const struct pvk_pending *p);
+    uint32_t arg;               /* e.g. which fill unit */
+    uint32_t dst_addr, dst_len; /* guest range written, for mirror downloads */
+    VkBuffer scratch;           /* freed on retire */
+    VkDeviceMemory scratch_mem;
+} pvk_pending;
+
+#define PVK_MAX_PENDING 256
+
+/* One recording in progress (pvk_op_begin .. pvk_op_submit). */
+typedef struct pvk_op {
+    VkCommandBuffer cmd;
+    pvk_pending p;
+} pvk_op;
+
+struct pvk_context {
+    pvk_config cfg;
+    pvk_log_level log_level;
+    uint32_t debug;           /* PVK_DEBUG_* */
+    pvk_result sticky;        /* PVK_ERROR_DEVICE_LOST once lost */
+    pvk_stats stats;
+    pvk_features features;
+
+    /* Vulkan */
+    bool own_instance, own_device;
+    VkInstance instance;
+    VkPhysicalDevice phys;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    struct VolkDeviceTable vk;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDeviceProperties props;
+    VkPhysicalDeviceMemoryProperties mem_props;
+    uint64_t import_alignment; /* minImportedHostPointerAlignment */
+    char device_name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
+    VkCommandPool cmd_pool;
+    VkSemaphore timeline;
+    uint64_t timeline_next;   /* last value submitted */
+    VkCommandBuffer free_cmds[PVK_MAX_PENDING];
+    uint32_t free_cmd_count;
+    pvk_pending pending[PVK_MAX_PENDING]; /* ring, oldest first */
+    uint32_t pending_head, pending_count;
+    pvk_compute_pipeline pipes[PVK_PIPE_COUNT];
+
+    pvk_guest guest;          /* vram/ */
+    pvk_mmio mmio;            /* vram/: external register file */
+    pvk_pica pica;            /* translator/: internal register file */
+    struct pvk_lcd *lcd;      /* runtime/present.c */
+};
+
+/* ---- logging (runtime/log.c) ---- */
+void pvk_log(pvk_context *ctx, pvk_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Log an error caused by guest input and count it. */
+void pvk_bad_input(pvk_context *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pvk_unsupported(pvk_context *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+uint32_t pvk_debug_flags_from_env(void);
+
+/* Turn a VkResult into a pvk_result, making DEVICE_LOST sticky and logging `what`. */
+pvk_result pvk_vk_check(pvk_context *ctx, VkResult r, const char *what);
+
+/* ---- device (runtime/device.c) ---- */
+pvk_result pvk_device_init(pvk_context *ctx);
+void pvk_device_destroy(pvk_context *ctx);
+int pvk_find_memory_type(const pvk_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags want);
+pvk_result pvk_create_buffer(pvk_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage,
+                             VkMemoryPropertyFlags props, VkBuffer *buf, VkDeviceMemory *mem);
+
+/* ---- compute and submission (runtime/compute.c) ---- */
+pvk_result pvk_compute_init(pvk_context *ctx);
+void pvk_compute_destroy(pvk_context *ctx);
+pvk_result pvk_op_begin(pvk_context *ctx, pvk_op *op);
+/* Submit; the pending record takes `op->p` (retire callback etc.). */
+pvk_result pvk_op_submit(pvk_context *ctx, pvk_op *op);
+/* Abandon a recording that failed half way. */
+void pvk_op_abort(pvk_context *ctx, pvk_op *op);
+/* Bind pipeline `pipe`, push `bufs` (buffer, offset, range triples) and
+ * `push`, and dispatch groups. */
+void pvk_op_dispatch(pvk_context *ctx, pvk_op *op, int pipe, const pvk_buffer_range *bufs,
+                     const void *push, uint32_t gx, uint32_t gy, uint32_t gz);
+/* Make earlier shader/transfer writes visible to later commands of the same op. */
+void pvk_op_barrier(pvk_context *ctx, pvk_op *op);
+pvk_result pvk_retire(pvk_context *ctx, bool wait);
+
+/* ---- IRQs (vram/mmio.c) ---- */
+void pvk_raise_irq(pvk_context *ctx, pvk_irq which);
+
+/* ---- embedded SPIR-V (generated: shaders/) ---- */
+typedef struct pvk_spirv {
+    const uint32_t *code;
+    size_t size; /* bytes */
+} pvk_spirv;
+pvk_spirv pvk_builtin_spirv(int pipe);
+
+/* ---- LCD (runtime/present.c) ---- */
+pvk_result pvk_lcd_init(pvk_context *ctx);
+void pvk_lcd_destroy(pvk_context *ctx);
+
+#endif

@@ -1,0 +1,30 @@
+#!/bin/bash
+# Installs what picavk needs (only when something is missing), then
+# configures and builds into build/ (normal) and, with "asan", build-asan/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(build-essential cmake pkg-config clang
+  libvulkan-dev libvulkan-volk-dev glslang-dev glslang-tools libspirv-cross-c-shared-dev
+  mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
+  libpng-dev libxxhash-dev libzstd-dev)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
+build() { # dir, extra cmake args
+  cmake -S . -B "$1" -DPVK_WERROR=ON "${@:2}" >/dev/null
+  cmake --build "$1" -j"$(nproc)"
+}
+build build
+if [ "${1:-}" = "asan" ]; then
+  build build-asan -DPVK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+fi

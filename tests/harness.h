@@ -1,0 +1,104 @@
+/* A tiny test harness: CHECK macros, a context with validation on and its
+ * log captured, and a closing verdict that fails on any validation message. */
+#ifndef PVK_TEST_HARNESS_H
+#define PVK_TEST_HARNESS_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "picavk/picavk.h"
+
+static int th_checks, th_failures;
+static int th_log_errors;      /* error-level log lines seen */
+static char th_last_error[1024];
+static int th_quiet_errors;    /* errors are expected: don't echo them */
+
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        th_checks++;                                                                 \
+        if (!(cond)) {                                                               \
+            th_failures++;                                                           \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                            \
+    } while (0)
+
+#define CHECK_EQ(a, b)                                                                                 \
+    do {                                                                                               \
+        uint64_t th_a = (uint64_t)(a), th_b = (uint64_t)(b);                                           \
+        th_checks++;                                                                                   \
+        if (th_a != th_b) {                                                                            \
+            th_failures++;                                                                             \
+            fprintf(stderr, "%s:%d: CHECK_EQ failed: %s = 0x%" PRIX64 ", %s = 0x%" PRIX64 "\n", __FILE__, \
+                    __LINE__, #a, th_a, #b, th_b);                                                     \
+        }                                                                                              \
+    } while (0)
+
+static void th_log(void *user, pvk_log_level level, const char *msg)
+{
+    (void)user;
+    if (level == PVK_LOG_ERROR) {
+        th_log_errors++;
+        snprintf(th_last_error, sizeof th_last_error, "%s", msg);
+        if (th_quiet_errors)
+            return;
+    }
+    fprintf(stderr, "[picavk %d] %s\n", (int)level, msg);
+}
+
+/* A headless context with the validation layer on.  `mirror` forces the
+ * guest-memory fallback (device buffers instead of host import). */
+static pvk_context *th_context(pvk_config *cfg_in, int mirror)
+{
+    pvk_config cfg = {0};
+    if (cfg_in)
+        cfg = *cfg_in;
+    cfg.validation = 1;
+    if (!cfg.log)
+        cfg.log = th_log;
+    if (mirror)
+        setenv("PVK_DEBUG", "no-host-import", 1);
+    else
+        unsetenv("PVK_DEBUG");
+    pvk_context *ctx = NULL;
+    pvk_result r = pvk_context_create(&cfg, &ctx);
+    if (r) {
+        fprintf(stderr, "cannot create a context: %s\n", pvk_result_string(r));
+        exit(1);
+    }
+    return ctx;
+}
+
+/* Fails the test on any validation message, then destroys the context. */
+static void th_release(pvk_context *ctx)
+{
+    pvk_wait_idle(ctx);
+    pvk_stats st;
+    pvk_get_stats(ctx, &st);
+    CHECK_EQ(st.validation_errors, 0);
+    CHECK_EQ(pvk_context_status(ctx), PVK_SUCCESS);
+    pvk_context_destroy(ctx);
+}
+
+static int th_finish(const char *name)
+{
+    printf("%s: %d checks, %d failed\n", name, th_checks, th_failures);
+    return th_failures ? 1 : 0;
+}
+
+/* Deterministic pseudo-random numbers (xorshift64*). */
+static uint64_t th_rng = 0x9E3779B97F4A7C15ull;
+static inline uint32_t th_rand(void)
+{
+    th_rng ^= th_rng >> 12;
+    th_rng ^= th_rng << 25;
+    th_rng ^= th_rng >> 27;
+    return (uint32_t)((th_rng * 0x2545F4914F6CDD1Dull) >> 32);
+}
+static inline uint32_t th_rand_range(uint32_t lo, uint32_t hi) /* [lo, hi] */
+{
+    return lo + th_rand() % (hi - lo + 1);
+}
+
+#endif

@@ -1,0 +1,221 @@
+/* The guest physical memory map and its Vulkan buffers.  Zero copy through
+ * VK_EXT_external_memory_host where the device has it; otherwise a mapped
+ * device buffer mirrors each region and GPU operations copy in and out. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/runtime.h"
+
+static const struct { uint32_t base, size; const char *name; } region_layout[PVK_REGION_COUNT] = {
+    [PVK_REGION_VRAM] = {PVK_VRAM_BASE, PVK_VRAM_SIZE, "VRAM"},
+    [PVK_REGION_FCRAM] = {PVK_FCRAM_BASE, PVK_FCRAM_SIZE, "FCRAM"},
+    [PVK_REGION_AXI_WRAM] = {PVK_AXI_WRAM_BASE, PVK_AXI_WRAM_SIZE, "AXI WRAM"},
+};
+
+static const VkBufferUsageFlags guest_usage =
+    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+
+static pvk_result import_region(pvk_context *ctx, pvk_guest_region *g)
+{
+    VkMemoryHostPointerPropertiesEXT hpp = {.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
+    pvk_result r = pvk_vk_check(
+        ctx,
+        ctx->vk.vkGetMemoryHostPointerPropertiesEXT(ctx->device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+                                                    g->host, &hpp),
+        "vkGetMemoryHostPointerPropertiesEXT");
+    if (r)
+        return r;
+    VkExternalMemoryBufferCreateInfo embci = {
+        .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+        .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+    };
+    VkBufferCreateInfo bci = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .pNext = &embci,
+        .size = g->size,
+        .usage = guest_usage,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateBuffer(ctx->device, &bci, NULL, &g->buffer), "vkCreateBuffer")))
+        return r;
+    VkMemoryRequirements req;
+    ctx->vk.vkGetBufferMemoryRequirements(ctx->device, g->buffer, &req);
+    int type = pvk_find_memory_type(ctx, req.memoryTypeBits & hpp.memoryTypeBits, 0);
+    if (type < 0 || req.size > g->size) {
+        pvk_log(ctx, PVK_LOG_WARN, "host memory import: no usable memory type; mirroring instead");
+        return PVK_ERROR_MISSING_FEATURE;
+    }
+    VkImportMemoryHostPointerInfoEXT imp = {
+        .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
+        .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+        .pHostPointer = g->host,
+    };
+    VkMemoryAllocateInfo mai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .pNext = &imp,
+        .allocationSize = g->size,
+        .memoryTypeIndex = (uint32_t)type,
+    };
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkAllocateMemory(ctx->device, &mai, NULL, &g->memory), "vkAllocateMemory (import)")))
+        return r;
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkBindBufferMemory(ctx->device, g->buffer, g->memory, 0), "vkBindBufferMemory")))
+        return r;
+    g->imported = true;
+    return PVK_SUCCESS;
+}
+
+static pvk_result mirror_region(pvk_context *ctx, pvk_guest_region *g)
+{
+    pvk_result r = pvk_create_buffer(ctx, g->size, guest_usage,
+                                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                     &g->buffer, &g->memory);
+    if (r)
+        return r;
+    void *p;
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkMapMemory(ctx->device, g->memory, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory")))
+        return r;
+    g->mirror = p;
+    memcpy(g->mirror, g->host, g->size);
+    return PVK_SUCCESS;
+}
+
+static void release_buffer(pvk_context *ctx, pvk_guest_region *g)
+{
+    if (g->buffer)
+        ctx->vk.vkDestroyBuffer(ctx->device, g->buffer, NULL);
+    if (g->memory)
+        ctx->vk.vkFreeMemory(ctx->device, g->memory, NULL);
+    g->buffer = VK_NULL_HANDLE;
+    g->memory = VK_NULL_HANDLE;
+    g->mirror = NULL;
+    g->imported = false;
+}
+
+pvk_result pvk_guest_init(pvk_context *ctx)
+{
+    pvk_guest *gm = &ctx->guest;
+    size_t page = ctx->import_alignment > 4096 ? ctx->import_alignment : 4096;
+    bool try_import = ctx->features.external_memory_host && !(ctx->debug & PVK_DEBUG_NO_HOST_IMPORT);
+    gm->zero_copy = try_import;
+    for (int i = 0; i < PVK_REGION_COUNT; i++) {
+        pvk_guest_region *g = &gm->regions[i];
+        g->base = region_layout[i].base;
+        g->size = region_layout[i].size;
+        if (i == PVK_REGION_FCRAM && ctx->cfg.new_3ds)
+            g->size = PVK_FCRAM_SIZE_N3DS;
+        if (ctx->cfg.guest_memory[i]) {
+            g->host = ctx->cfg.guest_memory[i];
+        } else {
+            g->host = aligned_alloc(page, g->size);
+            if (!g->host)
+                return PVK_ERROR_OUT_OF_MEMORY;
+            memset(g->host, 0, g->size);
+            g->host_owned = true;
+        }
+        pvk_result r = PVK_ERROR_MISSING_FEATURE;
+        if (try_import && (uintptr_t)g->host % page == 0 && g->size % page == 0)
+            r = import_region(ctx, g);
+        if (r) {
+            release_buffer(ctx, g);
+            gm->zero_copy = false;
+            if ((r = mirror_region(ctx, g)))
+                return r;
+        }
+        pvk_log(ctx, PVK_LOG_INFO, "%s at 0x%08X, %u KiB, %s", region_layout[i].name, g->base, g->size / 1024,
+                g->imported ? "imported (zero copy)" : "mirrored");
+    }
+    return PVK_SUCCESS;
+}
+
+void pvk_guest_destroy(pvk_context *ctx)
+{
+    for (int i = 0; i < PVK_REGION_COUNT; i++) {
+        pvk_guest_region *g = &ctx->guest.regions[i];
+        if (ctx->device)
+            release_buffer(ctx, g);
+        if (g->host_owned)
+            free(g->host);
+        g->host = NULL;
+    }
+}
+
+bool pvk_guest_resolve(pvk_context *ctx, uint32_t paddr, uint32_t len, const char *what, pvk_guest_span *out)
+{
+    for (int i = 0; i < PVK_REGION_COUNT; i++) {
+        pvk_guest_region *g = &ctx->guest.regions[i];
+        /* Written so that no sum can overflow. */
+        if (len && paddr >= g->base && paddr - g->base < g->size && len <= g->size - (paddr - g->base)) {
+            if (out)
+                *out = (pvk_guest_span){g, paddr - g->base, len};
+            return true;
+        }
+    }
+    if (what) {
+        ctx->stats.out_of_range++;
+        pvk_bad_input(ctx, "%s: guest range 0x%08X+0x%X is outside guest memory", what, paddr, len);
+    }
+    return false;
+}
+
+bool pvk_guest_bind(pvk_context *ctx, const pvk_guest_span *s, pvk_buffer_range *range, uint32_t *sub,
+                    const char *what)
+{
+    VkDeviceSize align = ctx->props.limits.minStorageBufferOffsetAlignment;
+    if (align < 16)
+        align = 16;
+    VkDeviceSize off = s->offset & ~(align - 1);
+    /* Round the end up to 16 bytes for the shaders' vector views; regions are
+     * multiples of 16 bytes, so this stays inside. */
+    VkDeviceSize end = ((VkDeviceSize)s->offset + s->len + 15) & ~(VkDeviceSize)15;
+    if (end > s->region->size)
+        end = s->region->size;
+    *range = (pvk_buffer_range){s->region->buffer, off, end - off};
+    *sub = (uint32_t)(s->offset - off);
+    if (range->range > ctx->props.limits.maxStorageBufferRange) {
+        pvk_bad_input(ctx, "%s: %u bytes exceed the device's storage buffer range", what, s->len);
+        return false;
+    }
+    return true;
+}
+
+void pvk_guest_upload(pvk_context *ctx, const pvk_guest_span *s)
+{
+    (void)ctx;
+    if (s->region->mirror)
+        memcpy(s->region->mirror + s->offset, s->region->host + s->offset, s->len);
+}
+
+void pvk_guest_download(pvk_context *ctx, const pvk_guest_span *s)
+{
+    (void)ctx;
+    if (s->region->mirror)
+        memcpy(s->region->host + s->offset, s->region->mirror + s->offset, s->len);
+}
+
+void *pvk_guest_ptr(pvk_context *ctx, uint32_t paddr, uint32_t len)
+{
+    pvk_guest_span s;
+    if (!ctx || !pvk_guest_resolve(ctx, paddr, len, "pvk_guest_ptr", &s))
+        return NULL;
+    return s.region->host + s.offset;
+}
+
+pvk_result pvk_guest_written(pvk_context *ctx, uint32_t paddr, uint32_t len)
+{
+    if (!ctx)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    if (ctx->sticky)
+        return ctx->sticky;
+    /* Mirror mode copies guest bytes in at every GPU operation, and nothing
+     * on the GPU caches guest memory yet: only the range check is left. */
+    return pvk_guest_resolve(ctx, paddr, len, "pvk_guest_written", NULL) ? PVK_SUCCESS : PVK_ERROR_OUT_OF_RANGE;
+}
+
+pvk_result pvk_guest_flush(pvk_context *ctx, uint32_t paddr, uint32_t len)
+{
+    if (!ctx)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    if (!pvk_guest_resolve(ctx, paddr, len, "pvk_guest_flush", NULL))
+        return PVK_ERROR_OUT_OF_RANGE;
+    return pvk_retire(ctx, true);
+}

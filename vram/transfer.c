@@ -1,0 +1,299 @@
+/* The transfer engine: memory fill (PSC0/PSC1) and memcopy (PPF: display
+ * transfer and texture copy), decoded from the external registers and run as
+ * compute dispatches on the guest-memory buffers.
+ *
+ * Parameters real hardware hangs on or refuses are dropped: logged, counted
+ * in pvk_stats.bad_input, nothing written, and the completion bits and IRQ are
+ * still raised so a guest waiting for them does not hang either. */
+#include <string.h>
+
+#include "runtime/runtime.h"
+
+/* Bytes per pixel of a transfer/framebuffer colour format (3 bits; 4-7 are RGBA4). */
+static uint32_t format_bpp(uint32_t f)
+{
+    return f == 0 ? 4 : f == 1 ? 3 : 2;
+}
+
+typedef struct bound_span {
+    pvk_buffer_range range;
+    uint32_t sub;
+} bound_span;
+
+static bool bind_span(pvk_context *ctx, const pvk_guest_span *s, bound_span *b, const char *what)
+{
+    return pvk_guest_bind(ctx, s, &b->range, &b->sub, what);
+}
+
+static void groups_1d(uint32_t items, uint32_t *gx, uint32_t *gy)
+{
+    uint32_t groups = (items + 63) / 64;
+    *gx = groups > 65535 ? 65535 : (groups ? groups : 1);
+    *gy = (groups + 65534) / 65535;
+    if (!*gy)
+        *gy = 1;
+}
+
+/* Mirror mode: an earlier operation's results must reach host memory before
+ * this one's inputs are copied in, so mirrored operations run one at a time. */
+static void mirror_prepare(pvk_context *ctx, const pvk_guest_span *a, const pvk_guest_span *b)
+{
+    if (!a->region->mirror && (!b || !b->region->mirror))
+        return;
+    pvk_retire(ctx, true);
+    pvk_guest_upload(ctx, a);
+    if (b)
+        pvk_guest_upload(ctx, b);
+}
+
+/* ---- memory fill ---- */
+
+static void fill_done(pvk_context *ctx, int unit)
+{
+    pvk_mmio *m = &ctx->mmio;
+    uint32_t *cnt = &m->regs[(PVK_REG_MEMFILL0 + 0x10 * unit + 0xC) / 4];
+    if (m->fill_busy[unit])
+        m->fill_busy[unit]--;
+    if (!m->fill_busy[unit])
+        *cnt &= ~1u;
+    *cnt |= 2u;
+    pvk_raise_irq(ctx, unit ? PVK_IRQ_PSC1 : PVK_IRQ_PSC0);
+}
+
+static void fill_retire(pvk_context *ctx, const pvk_pending *p)
+{
+    pvk_guest_span s;
+    if (pvk_guest_resolve(ctx, p->dst_addr, p->dst_len, NULL, &s))
+        pvk_guest_download(ctx, &s);
+    fill_done(ctx, (int)p->arg);
+}
+
+pvk_result pvk_transfer_fill(pvk_context *ctx, int unit)
+{
+    pvk_mmio *m = &ctx->mmio;
+    uint32_t base = (PVK_REG_MEMFILL0 + 0x10 * (uint32_t)unit) / 4;
+    uint32_t start = m->regs[base] << 3, end = m->regs[base + 1] << 3;
+    uint32_t value = m->regs[base + 2], cnt = m->regs[base + 3];
+    uint32_t wbits = (cnt >> 8) & 3;
+    uint32_t width = wbits == 0 ? 0 : wbits == 2 ? 2 : 1; /* 16, 32, 24 bit */
+    m->regs[base + 3] |= 1; /* busy */
+    m->fill_busy[unit]++;
+    ctx->stats.fills++;
+
+    pvk_guest_span span;
+    if (end <= start) {
+        pvk_bad_input(ctx, "memory fill %d: end 0x%08X is not after start 0x%08X; dropped", unit, end, start);
+        fill_done(ctx, unit);
+        return PVK_ERROR_BAD_PARAMETERS;
+    }
+    if (!pvk_guest_resolve(ctx, start, end - start, "memory fill", &span)) {
+        fill_done(ctx, unit);
+        return PVK_ERROR_OUT_OF_RANGE;
+    }
+    bound_span b;
+    if (!bind_span(ctx, &span, &b, "memory fill")) {
+        fill_done(ctx, unit);
+        return PVK_ERROR_BAD_PARAMETERS;
+    }
+    mirror_prepare(ctx, &span, NULL);
+    pvk_op op;
+    pvk_result r = pvk_op_begin(ctx, &op);
+    if (r) {
+        fill_done(ctx, unit);
+        return r;
+    }
+    uint32_t chunks = span.len / 16;
+    uint32_t push[4] = {b.sub / 16, chunks, value, width};
+    uint32_t gx, gy;
+    groups_1d(chunks, &gx, &gy);
+    pvk_op_dispatch(ctx, &op, PVK_PIPE_FILL, &b.range, push, gx, gy, 1);
+    op.p.retire = fill_retire;
+    op.p.arg = (uint32_t)unit;
+    op.p.dst_addr = start;
+    op.p.dst_len = span.len;
+    pvk_mmio_count(ctx, unit ? PVK_REG_TRAFFIC_MEMFILL1_WRITES : PVK_REG_TRAFFIC_MEMFILL0_WRITES, span.len);
+    if ((r = pvk_op_submit(ctx, &op)))
+        fill_done(ctx, unit);
+    return r;
+}
+
+/* ---- memcopy ---- */
+
+static void copy_done(pvk_context *ctx)
+{
+    pvk_mmio *m = &ctx->mmio;
+    uint32_t *cnt = &m->regs[PVK_REG_MEMCOPY_CNT / 4];
+    if (m->copy_busy)
+        m->copy_busy--;
+    if (!m->copy_busy)
+        *cnt &= ~1u;
+    *cnt |= 0x100u;
+    pvk_raise_irq(ctx, PVK_IRQ_PPF);
+}
+
+static void copy_retire(pvk_context *ctx, const pvk_pending *p)
+{
+    pvk_guest_span s;
+    if (pvk_guest_resolve(ctx, p->dst_addr, p->dst_len, NULL, &s))
+        pvk_guest_download(ctx, &s);
+    copy_done(ctx);
+}
+
+/* Length of the span a line/gap walk of `size` bytes touches. */
+static uint32_t strided_span(uint32_t size, uint32_t width, uint32_t gap)
+{
+    uint32_t full = (size - 1) / width; /* complete lines before the last byte */
+    return full * (width + gap) + (size - full * width);
+}
+
+/* Record: optional scratch copy of the source when it overlaps the
+ * destination (the hardware streams; picavk reads everything first), then
+ * one dispatch.  `push` gets the source and destination sub-offsets in its
+ * first two words, divided by `unit`. */
+static pvk_result run_copy(pvk_context *ctx, int pipe, const pvk_guest_span *src, const pvk_guest_span *dst,
+                           uint32_t *push, uint32_t unit, uint32_t gx, uint32_t gy)
+{
+    bound_span bs, bd;
+    if (!bind_span(ctx, src, &bs, "memcopy source") || !bind_span(ctx, dst, &bd, "memcopy destination")) {
+        copy_done(ctx);
+        return PVK_ERROR_BAD_PARAMETERS;
+    }
+    mirror_prepare(ctx, src, dst);
+    pvk_op op;
+    pvk_result r = pvk_op_begin(ctx, &op);
+    if (r) {
+        copy_done(ctx);
+        return r;
+    }
+    bool overlap = src->region == dst->region && src->offset < dst->offset + dst->len &&
+                   dst->offset < src->offset + src->len;
+    if (overlap) {
+        if ((r = pvk_create_buffer(ctx, bs.range.range, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                   VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &op.p.scratch, &op.p.scratch_mem))) {
+            pvk_op_abort(ctx, &op);
+            copy_done(ctx);
+            return r;
+        }
+        VkBufferCopy region = {bs.range.offset, 0, bs.range.range};
+        ctx->vk.vkCmdCopyBuffer(op.cmd, bs.range.buffer, op.p.scratch, 1, &region);
+        pvk_op_barrier(ctx, &op);
+        bs.range.buffer = op.p.scratch;
+        bs.range.offset = 0;
+    }
+    push[0] = bs.sub / unit;
+    push[1] = bd.sub / unit;
+    pvk_buffer_range ranges[2] = {bs.range, bd.range};
+    pvk_op_dispatch(ctx, &op, pipe, ranges, push, gx, gy, 1);
+    op.p.retire = copy_retire;
+    op.p.dst_addr = dst->region->base + dst->offset;
+    op.p.dst_len = dst->len;
+    pvk_mmio_count(ctx, PVK_REG_TRAFFIC_MEMCOPY_READS, src->len);
+    pvk_mmio_count(ctx, PVK_REG_TRAFFIC_MEMCOPY_WRITES, dst->len);
+    if ((r = pvk_op_submit(ctx, &op)))
+        copy_done(ctx);
+    return r;
+}
+
+/* Raw chunk copy shared by texture copy and tiled->tiled display transfers. */
+static pvk_result chunk_copy(pvk_context *ctx, uint32_t src_addr, uint32_t dst_addr, uint32_t size, uint32_t in_w,
+                             uint32_t in_gap, uint32_t out_w, uint32_t out_gap)
+{
+    pvk_guest_span src, dst;
+    if (!pvk_guest_resolve(ctx, src_addr, strided_span(size, in_w, in_gap), "memcopy source", &src) ||
+        !pvk_guest_resolve(ctx, dst_addr, strided_span(size, out_w, out_gap), "memcopy destination", &dst)) {
+        copy_done(ctx);
+        return PVK_ERROR_OUT_OF_RANGE;
+    }
+    uint32_t push[8] = {0, 0, size / 16, in_w / 16, in_gap / 16, out_w / 16, out_gap / 16, 0};
+    uint32_t gx, gy;
+    groups_1d(size / 16, &gx, &gy);
+    return run_copy(ctx, PVK_PIPE_TEXTURE_COPY, &src, &dst, push, 16, gx, gy);
+}
+
+static pvk_result refuse(pvk_context *ctx, const char *why, uint32_t flags)
+{
+    pvk_bad_input(ctx, "memcopy (flags 0x%08X): %s; dropped", flags, why);
+    copy_done(ctx);
+    return PVK_ERROR_BAD_PARAMETERS;
+}
+
+static pvk_result texture_copy(pvk_context *ctx, uint32_t src_addr, uint32_t dst_addr, uint32_t flags)
+{
+    const uint32_t *regs = ctx->mmio.regs;
+    uint32_t size = regs[PVK_REG_MEMCOPY_TEX_SIZE / 4] & ~15u;
+    uint32_t sw = regs[PVK_REG_MEMCOPY_TEX_SRC_WIDTH / 4], dw = regs[PVK_REG_MEMCOPY_TEX_DST_WIDTH / 4];
+    uint32_t in_w = (sw & 0xFFFF) * 16, in_gap = (sw >> 16) * 16;
+    uint32_t out_w = (dw & 0xFFFF) * 16, out_gap = (dw >> 16) * 16;
+    ctx->stats.texture_copies++;
+    if (size == 0)
+        return refuse(ctx, "texture copy of size 0 (hangs the hardware)", flags);
+    if (!(flags & 4)) { /* no gaps: one contiguous run */
+        in_w = out_w = size;
+        in_gap = out_gap = 0;
+    } else {
+        if ((in_w == 0 && in_gap) || (out_w == 0 && out_gap))
+            return refuse(ctx, "texture copy line width 0 with a gap (hangs the hardware)", flags);
+        if (size < 192)
+            return refuse(ctx, "texture copy with gaps needs a size of at least 192 bytes (hangs the hardware)", flags);
+        if (in_w == 0)
+            in_w = size;
+        if (out_w == 0)
+            out_w = size;
+    }
+    return chunk_copy(ctx, src_addr, dst_addr, size, in_w, in_gap, out_w, out_gap);
+}
+
+static pvk_result display_transfer(pvk_context *ctx, uint32_t src_addr, uint32_t dst_addr, uint32_t flags)
+{
+    const uint32_t *regs = ctx->mmio.regs;
+    uint32_t out_dim = regs[PVK_REG_MEMCOPY_OUT_DIM / 4], in_dim = regs[PVK_REG_MEMCOPY_IN_DIM / 4];
+    uint32_t ow = out_dim & 0xFFFF, oh = out_dim >> 16, iw = in_dim & 0xFFFF;
+    uint32_t in_fmt = (flags >> 8) & 7, out_fmt = (flags >> 12) & 7;
+    in_fmt = in_fmt > 4 ? 4 : in_fmt;
+    out_fmt = out_fmt > 4 ? 4 : out_fmt;
+    uint32_t ib = format_bpp(in_fmt), ob = format_bpp(out_fmt);
+    uint32_t scale = (flags >> 24) & 3;
+    ctx->stats.transfers++;
+    if (ow == 0 || oh == 0 || iw == 0)
+        return refuse(ctx, "display transfer with a zero width or height", flags);
+    if (ow > iw)
+        return refuse(ctx, "display transfer output wider than its input", flags);
+    if (flags & 0x20) {
+        /* Tiled->tiled: a raw copy of whole tile rows, cropped to the output
+         * width; no conversion, flip or downscale (measured: none happen). */
+        uint32_t row_out = ow * 8 * ob, row_in = iw * 8 * ob;
+        return chunk_copy(ctx, src_addr, dst_addr, oh / 8 * row_out, row_out, row_in - row_out, row_out, 0);
+    }
+    if (scale == 3)
+        return refuse(ctx, "display transfer downscale mode 3 is invalid", flags);
+    if (ib == 3 && ob != 3)
+        return refuse(ctx, "24-bit input needs 24-bit output (other outputs hang the hardware)", flags);
+    if (ib == 2 && ob != 2)
+        return refuse(ctx, "16-bit input needs 16-bit output (other outputs hang the hardware)", flags);
+    uint32_t sx = scale ? 1 : 0, sy = scale == 2 ? 1 : 0;
+    uint32_t w = ow >> sx, h = oh >> sy;
+    bool to_tiled = flags & 2;
+    if (to_tiled && (w % 8 || h % 8))
+        return refuse(ctx, "linear->tiled output size after downscale is not a multiple of 8", flags);
+    pvk_guest_span src, dst;
+    if (!pvk_guest_resolve(ctx, src_addr, iw * oh * ib, "display transfer source", &src) ||
+        !pvk_guest_resolve(ctx, dst_addr, w * h * ob, "display transfer destination", &dst)) {
+        copy_done(ctx);
+        return PVK_ERROR_OUT_OF_RANGE;
+    }
+    uint32_t mode = (flags & 1) | (to_tiled ? 2u : 0u) | (scale << 2);
+    uint32_t push[16] = {0, 0, iw, w, h, in_fmt, out_fmt, mode};
+    return run_copy(ctx, PVK_PIPE_DISPLAY_TRANSFER, &src, &dst, push, 1, (w + 7) / 8, (h + 7) / 8);
+}
+
+pvk_result pvk_transfer_memcopy(pvk_context *ctx)
+{
+    pvk_mmio *m = &ctx->mmio;
+    uint32_t src = m->regs[PVK_REG_MEMCOPY_SRC / 4] << 3, dst = m->regs[PVK_REG_MEMCOPY_DST / 4] << 3;
+    uint32_t flags = m->regs[PVK_REG_MEMCOPY_FLAGS / 4];
+    m->regs[PVK_REG_MEMCOPY_CNT / 4] |= 1;
+    m->copy_busy++;
+    if (flags & 8)
+        return texture_copy(ctx, src, dst, flags);
+    return display_transfer(ctx, src, dst, flags);
+}
