@@ -9,8 +9,9 @@
 static const struct { uint32_t buffers, push_size; } pipe_layouts[PVK_PIPE_COUNT] = {
     [PVK_PIPE_FILL] = {1, 16},
     [PVK_PIPE_DISPLAY_TRANSFER] = {2, 64},
+    [PVK_PIPE_DISPLAY_QUAD] = {2, 64},
     [PVK_PIPE_TEXTURE_COPY] = {2, 32},
-    [PVK_PIPE_SCANOUT] = {3, 64},
+    [PVK_PIPE_SCANOUT] = {4, 64}, /* framebuffer A, B, output, LUT */
 };
 
 static pvk_result create_pipeline(pvk_context *ctx, int which)

@@ -38,6 +38,7 @@ pvk_result pvk_context_create(const pvk_config *config, pvk_context **out)
     if ((r = pvk_device_init(ctx)) || (r = pvk_compute_init(ctx)) || (r = pvk_guest_init(ctx)))
         goto fail;
     pvk_mmio_reset(ctx);
+    pvk_pica_reset(ctx);
     if ((r = pvk_lcd_init(ctx)))
         goto fail;
     *out = ctx;

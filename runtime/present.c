@@ -1,26 +1,152 @@
-/* LCD output: at each VBlank the PDC registers of both screens are read and
- * each screen's framebuffer is scanned out by a compute pass into an upright
- * RGBA8 image (host-visible buffer; read with pvk_frame_read). */
+/* LCD output.  At each VBlank the PDC registers of both screens are decoded
+ * and each screen is scanned out by a compute pass into an upright RGBA8
+ * host-visible buffer (pvk_frame_read), then copied and scaled into VkImages
+ * for hosts (pvk_frame_acquire / pvk_frame_release).
+ *
+ * Register semantics chosen here (seed 004 leaves them open):
+ * - Image size: pixels per scanline (screen height) = HDisp (0x60) end - start,
+ *   scanlines (screen width) = 0x64 high - low ("framebuffer total height"):
+ *   the OS tables give 0x1C1-0xD1 = 240 and 0x192-2 = 400 (top) or
+ *   0x192-0x52 = 320 (bottom).  Unprogrammed (0) means the panel's size.
+ * - The stride's low 3 bits are ignored (the seed: "bottom 3 bits ignored",
+ *   strides must be multiples of 8); zero repeats the first row, negative
+ *   strides walk backwards from the pointer.
+ * - Interlace: each framebuffer has its own row pointer that advances once per
+ *   scanline it supplies; AA starts both at A.  On the top screen AB/BA feed
+ *   the two eyes through the parallax barrier, so the left eye is the lines
+ *   from A and the right eye the lines from B (each half the scanlines: 800
+ *   scanlines in 3D give 400 per eye); the right eye image exists only when B's
+ *   address differs.  The bottom screen shows the interleaved lines as is.
+ * - Formats 5-7 show as RGBA8 with every memory pixel output twice along the
+ *   scanline (the seed: "pixel-doubled RGBA8" outside userland); bit 6 on the
+ *   bottom screen doubles pixels the same way, on the top it doubles
+ *   scanlines on the panel only, which leaves the logical image unchanged.
+ * - The colour LUT is always applied, per channel: R = LUT[R] bits 0-7,
+ *   G = LUT[G] bits 8-15, B = LUT[B] bits 16-23 (a gamma table; boot code
+ *   fills it with i * 0x010101, the reset value in vram/mmio.c).  The overscan
+ *   colour bypasses it.
+ * - Missing framebuffers (outside guest memory, absurd strides) are logged,
+ *   counted and shown as the overscan colour; a disabled PDC shows black.
+ * - VBlank: FB_SELECT bit 0 is latched into bit 4 and selects the first or
+ *   second address; status bit 17 and the PDC IRQ are raised when the PDC is
+ *   enabled and the VBlank IRQ is not masked (control bit 9). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/runtime.h"
 
-#define MAX_SCANLINES 1024 /* output width: 400 top, 800 wide, 320 bottom */
-#define MAX_LINE_PIXELS 1024 /* output height: 240 */
+#define MAX_LINES 1024       /* screen width: 400 top, 800 wide/3D, 320 bottom */
+#define MAX_LINE_PIXELS 1024 /* screen height: 240 */
+#define MAX_SCALE 8
+#define N_SLOTS 3            /* image sets: one being written, two the host may hold */
+#define HOST_WAIT_NS 2000000000ull
 
 typedef struct lcd_screen {
     VkBuffer buf;
     VkDeviceMemory mem;
     uint32_t *pixels; /* mapped */
-    uint32_t width, height;
+    uint32_t width, height; /* 0 x 0: absent this frame */
 } lcd_screen;
+
+typedef struct lcd_image {
+    VkImage image;
+    VkImageView view;
+    VkDeviceMemory mem;
+    uint32_t w, h;
+} lcd_image;
+
+/* One set of output images; the host holds it between acquire and release. */
+typedef struct frame_slot {
+    lcd_image stage[PVK_SCREEN_COUNT];   /* 1x copies of the scan-out: blit sources */
+    lcd_image screens[PVK_SCREEN_COUNT];
+    lcd_image combined;
+    bool has[PVK_SCREEN_COUNT], has_combined;
+    VkRect2D rects[PVK_SCREEN_COUNT];
+    VkImageLayout layout;
+    uint64_t frame, value;               /* VBlank count and timeline value that filled it */
+    uint32_t holds;
+    VkSemaphore host_done;               /* the host's last use of the images */
+    uint64_t host_done_value;
+} frame_slot;
 
 struct pvk_lcd {
     lcd_screen screens[PVK_SCREEN_COUNT];
+    VkBuffer lut_buf; /* both LUTs, 1 KiB each, refreshed every VBlank */
+    VkDeviceMemory lut_mem;
+    pvk_output_config out;
+    frame_slot slots[N_SLOTS];
+    int newest; /* slot of the newest frame, -1 before the first */
     uint64_t frame_value; /* timeline value of the last scan-out */
     uint64_t frames;
+    bool warned_held;
 };
+
+static void destroy_image(pvk_context *ctx, lcd_image *im)
+{
+    if (im->view)
+        ctx->vk.vkDestroyImageView(ctx->device, im->view, NULL);
+    if (im->image)
+        ctx->vk.vkDestroyImage(ctx->device, im->image, NULL);
+    if (im->mem)
+        ctx->vk.vkFreeMemory(ctx->device, im->mem, NULL);
+    memset(im, 0, sizeof *im);
+}
+
+/* (Re)create `im` at w x h unless it already is that size. */
+static pvk_result ensure_image(pvk_context *ctx, lcd_image *im, uint32_t w, uint32_t h, bool output)
+{
+    if (im->image && im->w == w && im->h == h)
+        return PVK_SUCCESS;
+    destroy_image(ctx, im);
+    VkImageCreateInfo ici = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+        .imageType = VK_IMAGE_TYPE_2D,
+        .format = VK_FORMAT_R8G8B8A8_UNORM,
+        .extent = {w, h, 1},
+        .mipLevels = 1,
+        .arrayLayers = 1,
+        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .tiling = VK_IMAGE_TILING_OPTIMAL,
+        .usage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                 (output ? VK_IMAGE_USAGE_SAMPLED_BIT : 0),
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+    };
+    pvk_result r;
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImage(ctx->device, &ici, NULL, &im->image), "vkCreateImage")))
+        goto fail;
+    VkMemoryRequirements req;
+    ctx->vk.vkGetImageMemoryRequirements(ctx->device, im->image, &req);
+    int type = pvk_find_memory_type(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    if (type < 0)
+        type = pvk_find_memory_type(ctx, req.memoryTypeBits, 0);
+    VkMemoryAllocateInfo mai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .allocationSize = req.size,
+        .memoryTypeIndex = (uint32_t)type,
+    };
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkAllocateMemory(ctx->device, &mai, NULL, &im->mem), "vkAllocateMemory")) ||
+        (r = pvk_vk_check(ctx, ctx->vk.vkBindImageMemory(ctx->device, im->image, im->mem, 0), "vkBindImageMemory")))
+        goto fail;
+    if (output) {
+        VkImageViewCreateInfo vci = {
+            .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+            .image = im->image,
+            .viewType = VK_IMAGE_VIEW_TYPE_2D,
+            .format = VK_FORMAT_R8G8B8A8_UNORM,
+            .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
+        };
+        if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImageView(ctx->device, &vci, NULL, &im->view),
+                              "vkCreateImageView")))
+            goto fail;
+    }
+    im->w = w;
+    im->h = h;
+    return PVK_SUCCESS;
+fail:
+    destroy_image(ctx, im);
+    return r;
+}
 
 pvk_result pvk_lcd_init(pvk_context *ctx)
 {
@@ -28,12 +154,15 @@ pvk_result pvk_lcd_init(pvk_context *ctx)
     if (!lcd)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->lcd = lcd;
+    lcd->newest = -1;
+    lcd->out = (pvk_output_config){.scale = 1, .image_layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    pvk_result r;
     for (int i = 0; i < PVK_SCREEN_COUNT; i++) {
         lcd_screen *s = &lcd->screens[i];
-        pvk_result r = pvk_create_buffer(ctx, (VkDeviceSize)MAX_SCANLINES * MAX_LINE_PIXELS * 4,
-                                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                         &s->buf, &s->mem);
+        r = pvk_create_buffer(ctx, (VkDeviceSize)MAX_LINES * MAX_LINE_PIXELS * 4,
+                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                              VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &s->buf,
+                              &s->mem);
         if (r)
             return r;
         void *p;
@@ -41,7 +170,13 @@ pvk_result pvk_lcd_init(pvk_context *ctx)
             return r;
         s->pixels = p;
     }
-    return PVK_SUCCESS;
+    r = pvk_create_buffer(ctx, sizeof ctx->mmio.lut, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &lcd->lut_buf, &lcd->lut_mem);
+    if (r == PVK_ERROR_MISSING_FEATURE)
+        r = pvk_create_buffer(ctx, sizeof ctx->mmio.lut,
+                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, 0, &lcd->lut_buf,
+                              &lcd->lut_mem);
+    return r;
 }
 
 void pvk_lcd_destroy(pvk_context *ctx)
@@ -56,9 +191,23 @@ void pvk_lcd_destroy(pvk_context *ctx)
         if (s->mem)
             ctx->vk.vkFreeMemory(ctx->device, s->mem, NULL);
     }
+    for (int k = 0; k < N_SLOTS; k++) {
+        frame_slot *f = &lcd->slots[k];
+        for (int i = 0; i < PVK_SCREEN_COUNT; i++) {
+            destroy_image(ctx, &f->stage[i]);
+            destroy_image(ctx, &f->screens[i]);
+        }
+        destroy_image(ctx, &f->combined);
+    }
+    if (lcd->lut_buf)
+        ctx->vk.vkDestroyBuffer(ctx->device, lcd->lut_buf, NULL);
+    if (lcd->lut_mem)
+        ctx->vk.vkFreeMemory(ctx->device, lcd->lut_mem, NULL);
     free(lcd);
     ctx->lcd = NULL;
 }
+
+/* ---- scan-out ---- */
 
 /* The push-constant block of scanout.comp. */
 typedef struct scanout_push {
@@ -66,92 +215,345 @@ typedef struct scanout_push {
     int32_t start_a, start_b;
     uint32_t lo_a, hi_a, lo_b, hi_b;
     int32_t stride;
-    uint32_t fmt, interlace, overscan, double_pixels;
+    uint32_t fmt, mode, overscan, double_pixels;
     uint32_t pad[3];
 } scanout_push;
 _Static_assert(sizeof(scanout_push) == 64, "scanout push constants");
 
-/* Resolve the guest bytes one framebuffer's scanlines touch and bind them.
- * On failure the framebuffer reads as missing (overscan colour). */
-static void bind_framebuffer(pvk_context *ctx, uint32_t addr, int32_t stride, uint32_t lines, uint32_t row_bytes,
+enum { MODE_A, MODE_AA, MODE_AB, MODE_BA };
+
+/* One PDC's registers, decoded. */
+typedef struct pdc_state {
+    bool enabled;
+    uint32_t lines, line_pixels; /* scanlines (screen width) x pixels per scanline */
+    uint32_t fmt, bpp, mode, overscan;
+    bool dbl;
+    int32_t stride;
+    uint32_t addr_a, addr_b;
+} pdc_state;
+
+static const uint32_t *pdc_regs(const pvk_context *ctx, int pdc)
+{
+    return &ctx->mmio.regs[(PVK_REG_PDC0 + 0x100u * (uint32_t)pdc) / 4];
+}
+
+/* end - start of a register holding two 12-bit positions; `native` when the
+ * register was never programmed or makes no sense. */
+static uint32_t span_of(pvk_context *ctx, int pdc, uint32_t reg, uint32_t native, const char *name)
+{
+    uint32_t v = pdc_regs(ctx, pdc)[reg / 4], lo = v & 0xFFF, hi = (v >> 16) & 0xFFF;
+    if (!v)
+        return native;
+    if (hi <= lo) {
+        pvk_bad_input(ctx, "PDC%d: %s end %u not after start %u; using %u", pdc, name, hi, lo, native);
+        return native;
+    }
+    uint32_t n = hi - lo, max = reg == PVK_PDC_HDISP ? MAX_LINE_PIXELS : MAX_LINES;
+    if (n > max) {
+        pvk_bad_input(ctx, "PDC%d: %s of %u exceeds %u; clipped", pdc, name, n, max);
+        n = max;
+    }
+    return n;
+}
+
+static void decode(pvk_context *ctx, int pdc, pdc_state *s)
+{
+    const uint32_t *r = pdc_regs(ctx, pdc);
+    uint32_t format = r[PVK_PDC_FORMAT / 4];
+    s->enabled = r[PVK_PDC_CONTROL / 4] & 1;
+    s->line_pixels = span_of(ctx, pdc, PVK_PDC_HDISP, 240, "HDisp");
+    s->lines = span_of(ctx, pdc, PVK_PDC_FB_HEIGHT, pdc ? 320 : 400, "scanline window (0x64)");
+    s->fmt = format & 7;
+    s->dbl = s->fmt >= 5 || (pdc == 1 && (format & 0x40));
+    if (s->fmt >= 5)
+        s->fmt = 0;
+    s->bpp = s->fmt == 0 ? 4 : s->fmt == 1 ? 3 : 2;
+    s->mode = (format >> 4) & 3;
+    s->overscan = r[PVK_PDC_OVERSCAN_COLOR / 4] & 0xFFFFFF;
+    s->stride = (int32_t)(r[PVK_PDC_STRIDE / 4] & ~7u);
+    bool second = r[PVK_PDC_SELECT / 4] & 0x10;
+    s->addr_a = r[(second ? PVK_PDC_FB_A1 : PVK_PDC_FB_A0) / 4];
+    s->addr_b = s->mode == MODE_AA ? s->addr_a : r[(second ? PVK_PDC_FB_B1 : PVK_PDC_FB_B0) / 4];
+}
+
+/* Bind the guest bytes `rows` rows of one framebuffer touch.  On failure (or
+ * no rows) the framebuffer reads as missing: an empty window. */
+static void bind_framebuffer(pvk_context *ctx, int pdc, uint32_t addr, const pdc_state *s, uint32_t rows,
                              const char *what, pvk_buffer_range *range, int32_t *start, uint32_t *lo, uint32_t *hi)
 {
-    int64_t span_lo = (int64_t)addr + (stride < 0 ? (int64_t)(lines - 1) * stride : 0);
-    int64_t span_hi = (int64_t)addr + (stride > 0 ? (int64_t)(lines - 1) * stride : 0) + row_bytes;
-    pvk_guest_span span;
-    uint32_t sub;
-    if (span_lo >= 0 && span_hi <= UINT32_MAX &&
-        pvk_guest_resolve(ctx, (uint32_t)span_lo, (uint32_t)(span_hi - span_lo), what, &span) &&
-        pvk_guest_bind(ctx, &span, range, &sub, what)) {
-        *start = (int32_t)(sub + (uint32_t)((int64_t)addr - span_lo));
-        *lo = sub;
-        *hi = sub + span.len;
-        return;
-    }
-    if (span_lo < 0 || span_hi > UINT32_MAX)
-        pvk_bad_input(ctx, "%s: framebuffer at 0x%08X with stride %d leaves the address space", what, addr, stride);
-    /* any valid binding; the empty window makes every pixel the overscan colour */
+    /* any valid binding for the empty window */
     *range = (pvk_buffer_range){ctx->guest.regions[PVK_REGION_VRAM].buffer, 0, 16};
     *start = 0;
     *lo = *hi = 0;
+    if (!rows)
+        return;
+    uint32_t row_bytes = (s->dbl ? (s->line_pixels + 1) / 2 : s->line_pixels) * s->bpp;
+    int64_t last = (int64_t)(rows - 1) * s->stride;
+    int64_t span_lo = (int64_t)addr + (last < 0 ? last : 0);
+    int64_t span_hi = (int64_t)addr + (last > 0 ? last : 0) + row_bytes;
+    if (span_lo < 0 || span_hi > UINT32_MAX) {
+        pvk_bad_input(ctx, "%s: framebuffer at 0x%08X with stride %d leaves the address space", what, addr, s->stride);
+        return;
+    }
+    pvk_guest_span span;
+    uint32_t sub;
+    if (!pvk_guest_resolve(ctx, (uint32_t)span_lo, (uint32_t)(span_hi - span_lo), what, &span) ||
+        !pvk_guest_bind(ctx, &span, range, &sub, what)) {
+        *range = (pvk_buffer_range){ctx->guest.regions[PVK_REGION_VRAM].buffer, 0, 16};
+        return;
+    }
+    if (span.region->mirror) { /* mirror mode: earlier GPU writes home first, then ours in */
+        pvk_retire(ctx, true);
+        pvk_guest_upload(ctx, &span);
+    }
+    *start = (int32_t)(sub + (uint32_t)((int64_t)addr - span_lo));
+    *lo = sub;
+    *hi = sub + span.len;
+    pvk_mmio_count(ctx, pdc ? PVK_REG_TRAFFIC_LCD_BOTTOM_READS : PVK_REG_TRAFFIC_LCD_TOP_READS, rows * row_bytes);
 }
 
-/* Record the scan-out of one screen (pdc 0 top, 1 bottom; `eye` 1 = B buffer). */
-static void scan_screen(pvk_context *ctx, pvk_op *op, int pdc, int eye, lcd_screen *out)
+/* Record the scan-out of `width` columns into `out`.  `mode` maps columns to
+ * framebuffer rows; a_rows/b_rows are the rows each framebuffer supplies. */
+static void scan(pvk_context *ctx, pvk_op *op, int pdc, const pdc_state *s, uint32_t mode, uint32_t addr_a,
+                 uint32_t a_rows, uint32_t addr_b, uint32_t b_rows, uint32_t width, lcd_screen *out)
 {
-    const uint32_t *r = &ctx->mmio.regs[(PVK_REG_PDC0 + 0x100u * (uint32_t)pdc) / 4];
-    uint32_t format = r[PVK_PDC_FORMAT / 4], size = r[PVK_PDC_IMAGE_SIZE / 4];
-    uint32_t select = r[PVK_PDC_SELECT / 4] & 1;
-    uint32_t line_pixels = size & 0xFFFF, lines = size >> 16;
-    if (!line_pixels || !lines) { /* not programmed: the panel's native size */
-        line_pixels = 240;
-        lines = pdc ? 320 : 400;
-    }
-    if (line_pixels > MAX_LINE_PIXELS || lines > MAX_SCANLINES) {
-        pvk_bad_input(ctx, "PDC%d: image size %ux%u exceeds %ux%u; clipped", pdc, lines, line_pixels, MAX_SCANLINES,
-                      MAX_LINE_PIXELS);
-        line_pixels = line_pixels > MAX_LINE_PIXELS ? MAX_LINE_PIXELS : line_pixels;
-        lines = lines > MAX_SCANLINES ? MAX_SCANLINES : lines;
-    }
-    uint32_t fmt = format & 7;
-    /* Formats 5-7: outside userland the hardware shows pixel-doubled RGBA8.
-     * Bit 6 on the bottom screen doubles pixels too (on the top screen it
-     * doubles scanlines on the panel, which leaves the logical image as is). */
-    uint32_t dbl = fmt >= 5 || (pdc == 1 && (format & 0x40));
-    if (fmt >= 5)
-        fmt = 0;
-    uint32_t bpp = fmt == 0 ? 4 : fmt == 1 ? 3 : 2;
-    int32_t stride = (int32_t)r[PVK_PDC_STRIDE / 4];
-    uint32_t addr = eye ? r[(select ? PVK_PDC_FB_B1 : PVK_PDC_FB_B0) / 4] : r[(select ? PVK_PDC_FB_A1 : PVK_PDC_FB_A0) / 4];
-    uint32_t row_bytes = (dbl ? (line_pixels + 1) / 2 : line_pixels) * bpp;
+    const char *what = pdc ? "PDC1 framebuffer" : "PDC0 framebuffer";
     scanout_push pc = {
-        .width = lines,
-        .height = line_pixels,
-        .stride = stride,
-        .fmt = fmt,
-        .interlace = 0, /* each eye is its own image */
-        .overscan = r[PVK_PDC_OVERSCAN_COLOR / 4] & 0xFFFFFF,
-        .double_pixels = dbl,
+        .width = width,
+        .height = s->line_pixels,
+        .stride = s->stride,
+        .fmt = s->fmt,
+        .mode = mode,
+        .overscan = s->overscan,
+        .double_pixels = s->dbl,
     };
-    pvk_buffer_range ranges[3];
-    bool enabled = r[PVK_PDC_CONTROL / 4] & 1;
-    if (enabled) {
-        bind_framebuffer(ctx, addr, stride, lines, row_bytes, pdc ? "PDC1 framebuffer" : "PDC0 framebuffer",
-                         &ranges[0], &pc.start_a, &pc.lo_a, &pc.hi_a);
-        pvk_mmio_count(ctx, pdc ? PVK_REG_TRAFFIC_LCD_BOTTOM_READS : PVK_REG_TRAFFIC_LCD_TOP_READS, lines * row_bytes);
+    pvk_buffer_range ranges[4];
+    if (s->enabled) {
+        bind_framebuffer(ctx, pdc, addr_a, s, a_rows, what, &ranges[0], &pc.start_a, &pc.lo_a, &pc.hi_a);
+        bind_framebuffer(ctx, pdc, addr_b, s, b_rows, what, &ranges[1], &pc.start_b, &pc.lo_b, &pc.hi_b);
     } else {
         /* a disabled controller pushes no pixels: black */
-        ranges[0] = (pvk_buffer_range){ctx->guest.regions[PVK_REGION_VRAM].buffer, 0, 16};
+        bind_framebuffer(ctx, pdc, 0, s, 0, what, &ranges[0], &pc.start_a, &pc.lo_a, &pc.hi_a);
+        ranges[1] = ranges[0];
         pc.overscan = 0;
     }
-    ranges[1] = ranges[0];
-    pc.start_b = pc.start_a;
-    pc.lo_b = pc.lo_a;
-    pc.hi_b = pc.hi_a;
-    ranges[2] = (pvk_buffer_range){out->buf, 0, (VkDeviceSize)lines * line_pixels * 4};
-    out->width = lines;
-    out->height = line_pixels;
-    pvk_op_dispatch(ctx, op, PVK_PIPE_SCANOUT, ranges, &pc, (lines + 7) / 8, (line_pixels + 7) / 8, 1);
+    ranges[2] = (pvk_buffer_range){out->buf, 0, (VkDeviceSize)width * s->line_pixels * 4};
+    ranges[3] = (pvk_buffer_range){ctx->lcd->lut_buf, (VkDeviceSize)pdc * sizeof ctx->mmio.lut[0],
+                                   sizeof ctx->mmio.lut[0]};
+    out->width = width;
+    out->height = s->line_pixels;
+    pvk_op_dispatch(ctx, op, PVK_PIPE_SCANOUT, ranges, &pc, (width + 7) / 8, (s->line_pixels + 7) / 8, 1);
+}
+
+static void scan_pdc(pvk_context *ctx, pvk_op *op, int pdc)
+{
+    struct pvk_lcd *lcd = ctx->lcd;
+    pdc_state s;
+    decode(ctx, pdc, &s);
+    uint32_t n = s.lines;
+    lcd_screen *right = &lcd->screens[PVK_SCREEN_TOP_RIGHT];
+    if (pdc == 0 && s.mode >= MODE_AB) {
+        /* stereo panel: each eye sees the lines of its framebuffer */
+        uint32_t eye = n / 2 ? n / 2 : 1;
+        scan(ctx, op, 0, &s, MODE_A, s.addr_a, eye, 0, 0, eye, &lcd->screens[PVK_SCREEN_TOP]);
+        if (s.addr_b != s.addr_a)
+            scan(ctx, op, 0, &s, MODE_A, s.addr_b, eye, 0, 0, eye, right);
+        else
+            right->width = right->height = 0;
+        return;
+    }
+    lcd_screen *out = &lcd->screens[pdc ? PVK_SCREEN_BOTTOM : PVK_SCREEN_TOP];
+    if (pdc == 0)
+        right->width = right->height = 0;
+    uint32_t first = (n + 1) / 2, second = n / 2; /* rows of the buffer output first / second */
+    switch (s.mode) {
+    case MODE_A: scan(ctx, op, pdc, &s, MODE_A, s.addr_a, n, 0, 0, n, out); break;
+    case MODE_AA: scan(ctx, op, pdc, &s, MODE_AA, s.addr_a, first, 0, 0, n, out); break;
+    case MODE_AB: scan(ctx, op, pdc, &s, MODE_AB, s.addr_a, first, s.addr_b, second, n, out); break;
+    default: scan(ctx, op, pdc, &s, MODE_BA, s.addr_a, second, s.addr_b, first, n, out); break;
+    }
+}
+
+/* ---- output images ---- */
+
+static void image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to,
+                          VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage,
+                          VkAccessFlags2 dst_access)
+{
+    VkImageMemoryBarrier2 b = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
+        .srcStageMask = src_stage,
+        .srcAccessMask = src_access,
+        .dstStageMask = dst_stage,
+        .dstAccessMask = dst_access,
+        .oldLayout = from,
+        .newLayout = to,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .image = image,
+        .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
+    };
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1,
+                           .pImageMemoryBarriers = &b};
+    ctx->vk.vkCmdPipelineBarrier2(cmd, &di);
+}
+
+/* Start a write of the whole image: old contents are discarded, so whatever
+ * layout the host left it in does not matter. */
+static void begin_write(pvk_context *ctx, VkCommandBuffer cmd, VkImage image)
+{
+    image_barrier(ctx, cmd, image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                  VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                  VK_ACCESS_2_TRANSFER_WRITE_BIT);
+}
+
+static void blit(pvk_context *ctx, VkCommandBuffer cmd, const lcd_image *src, const lcd_image *dst, VkRect2D to,
+                 VkFilter filter)
+{
+    VkImageBlit2 region = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_BLIT_2,
+        .srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+        .srcOffsets = {{0, 0, 0}, {(int32_t)src->w, (int32_t)src->h, 1}},
+        .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+        .dstOffsets = {{to.offset.x, to.offset.y, 0},
+                       {to.offset.x + (int32_t)to.extent.width, to.offset.y + (int32_t)to.extent.height, 1}},
+    };
+    VkBlitImageInfo2 bi = {
+        .sType = VK_STRUCTURE_TYPE_BLIT_IMAGE_INFO_2,
+        .srcImage = src->image,
+        .srcImageLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+        .dstImage = dst->image,
+        .dstImageLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+        .regionCount = 1,
+        .pRegions = &region,
+        .filter = filter,
+    };
+    ctx->vk.vkCmdBlitImage2(cmd, &bi);
+}
+
+/* A slot the host does not hold, oldest first; -1 when all are held. */
+static int free_slot(struct pvk_lcd *lcd)
+{
+    int best = -1;
+    for (int k = 0; k < N_SLOTS; k++)
+        if (!lcd->slots[k].holds && (best < 0 || lcd->slots[k].frame < lcd->slots[best].frame))
+            best = k;
+    return best;
+}
+
+static void wait_host(pvk_context *ctx, frame_slot *f)
+{
+    if (!f->host_done)
+        return;
+    VkSemaphoreWaitInfo wi = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+        .semaphoreCount = 1,
+        .pSemaphores = &f->host_done,
+        .pValues = &f->host_done_value,
+    };
+    VkResult vr = ctx->vk.vkWaitSemaphores(ctx->device, &wi, HOST_WAIT_NS);
+    if (vr == VK_TIMEOUT)
+        pvk_log(ctx, PVK_LOG_ERROR, "frame %llu: the host's release semaphore did not reach %llu; images reused",
+                (unsigned long long)f->frame, (unsigned long long)f->host_done_value);
+    else
+        pvk_vk_check(ctx, vr, "vkWaitSemaphores (frame release)");
+    f->host_done = VK_NULL_HANDLE;
+}
+
+/* Record the copy of this VBlank's scan-out into slot `k`'s images. */
+static pvk_result record_images(pvk_context *ctx, pvk_op *op, int k)
+{
+    struct pvk_lcd *lcd = ctx->lcd;
+    frame_slot *f = &lcd->slots[k];
+    const pvk_output_config *o = &lcd->out;
+    wait_host(ctx, f);
+    /* Resizing destroys images the GPU may still be writing from an old frame. */
+    if (f->value) {
+        VkSemaphoreWaitInfo wi = {
+            .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+            .semaphoreCount = 1,
+            .pSemaphores = &ctx->timeline,
+            .pValues = &f->value,
+        };
+        pvk_result r = pvk_vk_check(ctx, ctx->vk.vkWaitSemaphores(ctx->device, &wi, UINT64_MAX), "vkWaitSemaphores");
+        if (r)
+            return r;
+    }
+    uint32_t s = o->scale;
+    pvk_result r;
+    for (int i = 0; i < PVK_SCREEN_COUNT; i++) {
+        const lcd_screen *sc = &lcd->screens[i];
+        f->has[i] = sc->width != 0;
+        f->rects[i] = (VkRect2D){{0, 0}, {0, 0}};
+        if (!f->has[i])
+            continue;
+        if ((r = ensure_image(ctx, &f->stage[i], sc->width, sc->height, false)) ||
+            (r = ensure_image(ctx, &f->screens[i], sc->width * s, sc->height * s, true)))
+            return r;
+    }
+    const lcd_screen *top = &lcd->screens[PVK_SCREEN_TOP], *bot = &lcd->screens[PVK_SCREEN_BOTTOM];
+    f->has_combined = o->layout != PVK_LAYOUT_SEPARATE;
+    if (f->has_combined) {
+        uint32_t tw = top->width * s, th = top->height * s, bw = bot->width * s, bh = bot->height * s, w, h;
+        if (o->layout == PVK_LAYOUT_STACKED) {
+            w = tw > bw ? tw : bw;
+            h = th + bh;
+            f->rects[PVK_SCREEN_TOP] = (VkRect2D){{(int32_t)(w - tw) / 2, 0}, {tw, th}};
+            f->rects[PVK_SCREEN_BOTTOM] = (VkRect2D){{(int32_t)(w - bw) / 2, (int32_t)th}, {bw, bh}};
+        } else {
+            w = tw + bw;
+            h = th > bh ? th : bh;
+            f->rects[PVK_SCREEN_TOP] = (VkRect2D){{0, 0}, {tw, th}};
+            f->rects[PVK_SCREEN_BOTTOM] = (VkRect2D){{(int32_t)tw, 0}, {bw, bh}};
+        }
+        if ((r = ensure_image(ctx, &f->combined, w, h, true)))
+            return r;
+    }
+    VkCommandBuffer cmd = op->cmd;
+    VkFilter filter = o->filter == PVK_FILTER_LINEAR ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
+    for (int i = 0; i < PVK_SCREEN_COUNT; i++) {
+        if (!f->has[i])
+            continue;
+        begin_write(ctx, cmd, f->stage[i].image);
+        begin_write(ctx, cmd, f->screens[i].image);
+        VkBufferImageCopy bic = {
+            .bufferRowLength = f->stage[i].w,
+            .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+            .imageExtent = {f->stage[i].w, f->stage[i].h, 1},
+        };
+        ctx->vk.vkCmdCopyBufferToImage(cmd, lcd->screens[i].buf, f->stage[i].image,
+                                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
+        image_barrier(ctx, cmd, f->stage[i].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                      VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                      VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                      VK_ACCESS_2_TRANSFER_READ_BIT);
+        blit(ctx, cmd, &f->stage[i], &f->screens[i], (VkRect2D){{0, 0}, {f->screens[i].w, f->screens[i].h}}, filter);
+    }
+    if (f->has_combined) {
+        begin_write(ctx, cmd, f->combined.image);
+        VkClearColorValue black = {.float32 = {0, 0, 0, 1}};
+        VkImageSubresourceRange all = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+        ctx->vk.vkCmdClearColorImage(cmd, f->combined.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &black, 1, &all);
+        image_barrier(ctx, cmd, f->combined.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                      VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                      VK_ACCESS_2_TRANSFER_WRITE_BIT);
+        if (f->has[PVK_SCREEN_TOP])
+            blit(ctx, cmd, &f->stage[PVK_SCREEN_TOP], &f->combined, f->rects[PVK_SCREEN_TOP], filter);
+        if (f->has[PVK_SCREEN_BOTTOM])
+            blit(ctx, cmd, &f->stage[PVK_SCREEN_BOTTOM], &f->combined, f->rects[PVK_SCREEN_BOTTOM], filter);
+    }
+    /* Hand over in the configured layout; the timeline signal makes it visible. */
+    for (int i = 0; i <= PVK_SCREEN_COUNT; i++) {
+        const lcd_image *im = i < PVK_SCREEN_COUNT ? (f->has[i] ? &f->screens[i] : NULL)
+                                                   : (f->has_combined ? &f->combined : NULL);
+        if (im)
+            image_barrier(ctx, cmd, im->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, o->image_layout,
+                          VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                          VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT);
+    }
+    f->layout = o->image_layout;
+    return PVK_SUCCESS;
 }
 
 pvk_result pvk_vblank(pvk_context *ctx)
@@ -161,43 +563,55 @@ pvk_result pvk_vblank(pvk_context *ctx)
     if (ctx->sticky)
         return ctx->sticky;
     struct pvk_lcd *lcd = ctx->lcd;
+    /* The select bit written during the frame takes effect now (bit 4). */
+    for (int pdc = 0; pdc < 2; pdc++) {
+        uint32_t *sel = &ctx->mmio.regs[(PVK_REG_PDC0 + 0x100u * (uint32_t)pdc + PVK_PDC_SELECT) / 4];
+        *sel = (*sel & ~0x10u) | ((*sel & 1) << 4);
+    }
     pvk_op op;
     pvk_result res = pvk_op_begin(ctx, &op);
     if (res)
         return res;
-    for (int pdc = 0; pdc < 2; pdc++) {
-        const uint32_t *r = &ctx->mmio.regs[(PVK_REG_PDC0 + 0x100u * (uint32_t)pdc) / 4];
-        lcd_screen *main = &lcd->screens[pdc ? PVK_SCREEN_BOTTOM : PVK_SCREEN_TOP];
-        scan_screen(ctx, &op, pdc, 0, main);
-        if (pdc == 0) {
-            uint32_t interlace = (r[PVK_PDC_FORMAT / 4] >> 4) & 3;
-            uint32_t sel = r[PVK_PDC_SELECT / 4] & 1;
-            uint32_t a = r[(sel ? PVK_PDC_FB_A1 : PVK_PDC_FB_A0) / 4], b = r[(sel ? PVK_PDC_FB_B1 : PVK_PDC_FB_B0) / 4];
-            lcd_screen *right = &lcd->screens[PVK_SCREEN_TOP_RIGHT];
-            if (interlace >= 2 && a != b)
-                scan_screen(ctx, &op, 0, 1, right);
-            else
-                right->width = right->height = 0;
+    ctx->vk.vkCmdUpdateBuffer(op.cmd, lcd->lut_buf, 0, sizeof ctx->mmio.lut, ctx->mmio.lut);
+    pvk_op_barrier(ctx, &op);
+    scan_pdc(ctx, &op, 0);
+    scan_pdc(ctx, &op, 1);
+    int k = free_slot(lcd);
+    if (k >= 0) {
+        pvk_op_barrier(ctx, &op);
+        if ((res = record_images(ctx, &op, k))) {
+            pvk_op_abort(ctx, &op);
+            return res;
         }
+    } else if (!lcd->warned_held) {
+        pvk_log(ctx, PVK_LOG_WARN, "the host holds all %d frames; VkImages not updated until one is released",
+                N_SLOTS);
+        lcd->warned_held = true;
     }
     if ((res = pvk_op_submit(ctx, &op)))
         return res;
+    /* after the scan-out recorded the framebuffers it read */
+    if (ctx->trace)
+        pvk_trace_vblank(ctx);
     lcd->frame_value = ctx->timeline_next;
     lcd->frames++;
-    /* Latch the select bit into "displaying" (bit 4) and raise VBlank
-     * (status bit 17) where the controller is on and the IRQ unmasked. */
+    if (k >= 0) {
+        lcd->slots[k].frame = lcd->frames;
+        lcd->slots[k].value = ctx->timeline_next;
+        lcd->newest = k;
+    }
     for (int pdc = 0; pdc < 2; pdc++) {
         uint32_t *r = &ctx->mmio.regs[(PVK_REG_PDC0 + 0x100u * (uint32_t)pdc) / 4];
-        uint32_t *sel = &r[PVK_PDC_SELECT / 4];
-        *sel = (*sel & ~0x10u) | ((*sel & 1) << 4);
         uint32_t control = r[PVK_PDC_CONTROL / 4];
         if ((control & 1) && !(control & 0x200)) {
-            *sel |= 1u << 17;
+            r[PVK_PDC_SELECT / 4] |= 1u << 17;
             pvk_raise_irq(ctx, pdc ? PVK_IRQ_PDC1 : PVK_IRQ_PDC0);
         }
     }
     return PVK_SUCCESS;
 }
+
+/* ---- host access ---- */
 
 pvk_result pvk_frame_size(pvk_context *ctx, pvk_screen screen, uint32_t *width, uint32_t *height)
 {
@@ -224,4 +638,82 @@ pvk_result pvk_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, size_
     for (uint32_t y = 0; y < s->height; y++)
         memcpy((uint8_t *)rgba + y * stride, s->pixels + (size_t)y * s->width, (size_t)s->width * 4);
     return PVK_SUCCESS;
+}
+
+pvk_result pvk_set_output(pvk_context *ctx, const pvk_output_config *config)
+{
+    if (!ctx)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    pvk_output_config c = config ? *config : (pvk_output_config){0};
+    if (!c.scale)
+        c.scale = 1;
+    if (!c.image_layout)
+        c.image_layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    if (c.scale > MAX_SCALE || (unsigned)c.layout > PVK_LAYOUT_SIDE_BY_SIDE || (unsigned)c.filter > PVK_FILTER_LINEAR ||
+        (c.image_layout != VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL &&
+         c.image_layout != VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL && c.image_layout != VK_IMAGE_LAYOUT_GENERAL)) {
+        pvk_log(ctx, PVK_LOG_ERROR, "pvk_set_output: scale %u, layout %d, filter %d, image layout %d not supported",
+                c.scale, (int)c.layout, (int)c.filter, (int)c.image_layout);
+        return PVK_ERROR_INVALID_ARGUMENT;
+    }
+    ctx->lcd->out = c;
+    return PVK_SUCCESS;
+}
+
+static pvk_frame_image frame_image(const lcd_image *im, bool has, VkImageLayout layout)
+{
+    if (!has)
+        return (pvk_frame_image){0};
+    return (pvk_frame_image){im->image, im->view, layout, VK_FORMAT_R8G8B8A8_UNORM, {im->w, im->h}};
+}
+
+pvk_result pvk_frame_acquire(pvk_context *ctx, pvk_frame *frame)
+{
+    if (!ctx || !frame)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    memset(frame, 0, sizeof *frame);
+    frame->semaphore = ctx->timeline;
+    frame->queue_family = ctx->queue_family;
+    if (ctx->sticky)
+        return ctx->sticky;
+    struct pvk_lcd *lcd = ctx->lcd;
+    if (lcd->newest < 0)
+        return PVK_SUCCESS; /* no VBlank yet: frame 0, no images */
+    frame_slot *f = &lcd->slots[lcd->newest];
+    f->holds++;
+    frame->frame = f->frame;
+    frame->value = f->value;
+    for (int i = 0; i < PVK_SCREEN_COUNT; i++) {
+        frame->screens[i] = frame_image(&f->screens[i], f->has[i], f->layout);
+        frame->rects[i] = f->rects[i];
+    }
+    frame->combined = frame_image(&f->combined, f->has_combined, f->layout);
+    return PVK_SUCCESS;
+}
+
+pvk_result pvk_frame_release(pvk_context *ctx, const pvk_frame *frame, VkSemaphore done, uint64_t done_value)
+{
+    if (!ctx || !frame)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    if (!frame->frame)
+        return PVK_SUCCESS;
+    struct pvk_lcd *lcd = ctx->lcd;
+    for (int k = 0; k < N_SLOTS; k++) {
+        frame_slot *f = &lcd->slots[k];
+        if (f->frame != frame->frame || !f->holds)
+            continue;
+        if (done) {
+            /* one pending semaphore per slot: settle a different earlier one now */
+            if (f->host_done && f->host_done != done)
+                wait_host(ctx, f);
+            if (!f->host_done || done_value > f->host_done_value)
+                f->host_done_value = done_value;
+            f->host_done = done;
+        }
+        f->holds--;
+        lcd->warned_held = false;
+        return PVK_SUCCESS;
+    }
+    pvk_log(ctx, PVK_LOG_ERROR, "pvk_frame_release: frame %llu is not held", (unsigned long long)frame->frame);
+    return PVK_ERROR_INVALID_ARGUMENT;
 }

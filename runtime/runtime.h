@@ -33,6 +33,7 @@ typedef struct pvk_compute_pipeline {
 enum {
     PVK_PIPE_FILL,
     PVK_PIPE_DISPLAY_TRANSFER,
+    PVK_PIPE_DISPLAY_QUAD,
     PVK_PIPE_TEXTURE_COPY,
     PVK_PIPE_SCANOUT,
     PVK_PIPE_COUNT,
@@ -93,6 +94,7 @@ struct pvk_context {
     pvk_mmio mmio;            /* vram/: external register file */
     pvk_pica pica;            /* translator/: internal register file */
     struct pvk_lcd *lcd;      /* runtime/present.c */
+    struct pvk_trace *trace;  /* runtime/trace.c: recording when not NULL */
 };
 
 /* ---- logging (runtime/log.c) ---- */
@@ -138,6 +140,13 @@ typedef struct pvk_spirv {
     size_t size; /* bytes */
 } pvk_spirv;
 pvk_spirv pvk_builtin_spirv(int pipe);
+
+/* ---- trace recording hooks (runtime/trace.c); call only when ctx->trace ---- */
+typedef struct pvk_trace pvk_trace;
+void pvk_trace_mmio(pvk_context *ctx, uint32_t paddr, uint32_t value);
+void pvk_trace_vblank(pvk_context *ctx);
+/* The GPU is about to use these guest bytes: record pages not yet in the trace. */
+void pvk_trace_touch(pvk_context *ctx, const pvk_guest_span *s);
 
 /* ---- LCD (runtime/present.c) ---- */
 pvk_result pvk_lcd_init(pvk_context *ctx);

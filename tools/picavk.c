@@ -1,5 +1,6 @@
 /* The picavk command line: info, demo. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,15 @@ static void usage(FILE *f)
             "\n"
             "commands:\n"
             "  info              print the Vulkan device picavk picks and its features\n"
-            "  demo [-o DIR]     program both LCDs as the 3DS OS does, fill their framebuffers\n"
-            "                    through the GPU, and write DIR/top.png and DIR/bottom.png\n"
-            "                    (default DIR: .)\n"
+            "  demo [-o DIR] [--trace FILE]\n"
+            "                    program both LCDs as the 3DS OS does, clear them on the GPU,\n"
+            "                    show a test pattern in each of the five framebuffer formats and\n"
+            "                    a 3D frame: DIR/top-<format>.png, bottom-<format>.png, top.png,\n"
+            "                    top-right.png, bottom.png (default DIR: .); --trace records the\n"
+            "                    session for `picavk replay`\n"
+            "  run SCENE.pvs...  run scene scripts; prints PASS/FAIL per script\n"
+            "  replay TRACE [-o DIR]  replay a picavk trace (.pvt) or a Citra CiTrace (.ctf) headless; writes DIR/frameNNNN-*.png\n"
+            "                    and DIR/hashes.txt (one frame hash per line; default DIR: .)\n"
             "  --help            this text\n"
             "\n"
             "environment: PVK_DEVICE=<name part> picks a device, PVK_VALIDATION=1 enables the\n"
@@ -68,8 +75,10 @@ static pvk_result wr(pvk_context *ctx, uint32_t va, uint32_t v)
     return pvk_mmio_write32(ctx, pvk_mmio_address(va), v);
 }
 
-/* The top screen's PDC setup from nngxInitialize (seed document 004),
- * the bottom's mirroring it with 320 scanlines. */
+/* The PDC setup from nngxInitialize: the top screen's values as listed in
+ * seed document 004; the bottom screen's the same timing with its own
+ * vertical window (0x528-0x540, 0x548, 0x564) as bare-metal 3DS code programs
+ * it, giving 320 scanlines.  Framebuffers: RGBA8, A mode, first addresses. */
 static void setup_lcds(pvk_context *ctx, uint32_t top_fb, uint32_t bottom_fb)
 {
     static const uint32_t top_init[][2] = {
@@ -80,21 +89,24 @@ static void setup_lcds(pvk_context *ctx, uint32_t top_fb, uint32_t bottom_fb)
         {0x49C, 0}, {0x468, 0x18300000}, {0x46C, 0x18300000}, {0x494, 0x18300000}, {0x498, 0x18300000},
         {0x478, 1}, {0x474, 0x10501},
     };
+    static const uint32_t bottom_init[][2] = {
+        {0x510, 0xCD}, {0x528, 0x52}, {0x52C, 0x192}, {0x530, 0x192}, {0x534, 0x4F}, {0x538, 0x50},
+        {0x53C, 0x52}, {0x540, 0x1980194}, {0x548, 0x11}, {0x55C, 0x14000F0}, {0x564, 0x1920052},
+        {0x570, 0x80300},
+    };
     for (size_t i = 0; i < sizeof top_init / sizeof top_init[0]; i++) {
         wr(ctx, 0x1EF00000 + top_init[i][0], top_init[i][1]);
-        uint32_t v = top_init[i][1];
-        if (top_init[i][0] == 0x45C)
-            v = 0x14000F0; /* 320 scanlines of 240 pixels */
-        wr(ctx, 0x1EF00100 + top_init[i][0], v);
+        wr(ctx, 0x1EF00100 + top_init[i][0], top_init[i][1]);
     }
-    /* framebuffers: RGBA8 (format 0, 2D), 240 pixels * 4 bytes per memory row */
+    for (size_t i = 0; i < sizeof bottom_init / sizeof bottom_init[0]; i++)
+        wr(ctx, 0x1EF00000 + bottom_init[i][0], bottom_init[i][1]);
+    /* 240 pixels * 4 bytes per memory row */
     for (int s = 0; s < 2; s++) {
         uint32_t base = 0x1EF00400 + 0x100u * (uint32_t)s, fb = s ? bottom_fb : top_fb;
         wr(ctx, base + 0x68, fb);
         wr(ctx, base + 0x6C, fb);
         wr(ctx, base + 0x94, fb);
         wr(ctx, base + 0x98, fb);
-        wr(ctx, base + 0x70, 0x80300 | (s ? 0 : 0x40));
         wr(ctx, base + 0x90, 240 * 4);
         wr(ctx, base + 0x78, 0);
     }
@@ -110,7 +122,89 @@ static pvk_result gpu_fill(pvk_context *ctx, int unit, uint32_t addr, uint32_t l
     return wr(ctx, b + 0xC, (2u << 8) | 1); /* 32-bit, start */
 }
 
-static int cmd_demo(const char *dir)
+/* The demo's test patterns as 0xRRGGBB for screen pixel (x, y) of a w x 240
+ * screen.  Top: eight colour bars over a grey ramp and red, green, blue ramps
+ * (dark at the left); `shift` moves the bars for the right eye.  Bottom: red
+ * grows to the right, green downwards, a white frame and a black square in
+ * the top-left corner. */
+static uint32_t demo_pattern(int bottom, uint32_t x, uint32_t y, uint32_t w, uint32_t shift)
+{
+    if (bottom) {
+        if (x < 4 || y < 4 || x >= w - 4 || y >= 236)
+            return 0xFFFFFF;
+        if (x >= 12 && x < 44 && y >= 12 && y < 44)
+            return 0;
+        return (x * 255 / (w - 1)) << 16 | (y * 255 / 239) << 8 | 0x60;
+    }
+    static const uint32_t bars[8] = {0xFFFFFF, 0xFFFF00, 0x00FFFF, 0x00FF00,
+                                     0xFF00FF, 0xFF0000, 0x0000FF, 0x000000};
+    uint32_t ramp = x * 255 / (w - 1);
+    if (y < 150)
+        return bars[((x + w - shift) % w) * 8 / w];
+    if (y < 180)
+        return ramp * 0x010101u;
+    if (y < 200)
+        return ramp << 16;
+    if (y < 220)
+        return ramp << 8;
+    return ramp;
+}
+
+/* Write the pattern into guest memory at `fb` in LCD format `fmt` (0-4), one
+ * 240-pixel memory row per screen column, the row's first pixel at the
+ * bottom, rows `stride` bytes apart. */
+static pvk_result demo_draw(pvk_context *ctx, int bottom, uint32_t fb, uint32_t fmt, uint32_t stride, uint32_t w,
+                            uint32_t shift)
+{
+    uint8_t *mem = pvk_guest_ptr(ctx, fb, w * stride);
+    if (!mem)
+        return PVK_ERROR_OUT_OF_RANGE;
+    uint32_t bpp = fmt == 0 ? 4 : fmt == 1 ? 3 : 2;
+    for (uint32_t x = 0; x < w; x++)
+        for (uint32_t y = 0; y < 240; y++) {
+            uint32_t c = demo_pattern(bottom, x, y, w, shift), r = c >> 16, g = (c >> 8) & 0xFF, b = c & 0xFF;
+            uint8_t *p = mem + x * stride + (239 - y) * bpp;
+            uint32_t v = 0;
+            switch (fmt) {
+            case 0: p[0] = 0xFF, p[1] = (uint8_t)b, p[2] = (uint8_t)g, p[3] = (uint8_t)r; continue;
+            case 1: p[0] = (uint8_t)b, p[1] = (uint8_t)g, p[2] = (uint8_t)r; continue;
+            case 2: v = (r >> 3) << 11 | (g >> 2) << 5 | b >> 3; break;
+            case 3: v = (r >> 3) << 11 | (g >> 3) << 6 | (b >> 3) << 1 | 1; break;
+            default: v = (r >> 4) << 12 | (g >> 4) << 8 | (b >> 4) << 4 | 0xF; break;
+            }
+            p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8);
+        }
+    return pvk_guest_written(ctx, fb, w * stride);
+}
+
+/* Write the last frame's screens as DIR/<prefix><screen><suffix>.png. */
+static pvk_result write_screens(pvk_context *ctx, const char *dir, const char *prefix, const char *suffix, bool verbose)
+{
+    static const struct { pvk_screen s; const char *name; } outs[] = {
+        {PVK_SCREEN_TOP, "top"}, {PVK_SCREEN_TOP_RIGHT, "top-right"}, {PVK_SCREEN_BOTTOM, "bottom"}};
+    for (size_t i = 0; i < 3; i++) {
+        uint32_t w, h;
+        pvk_frame_size(ctx, outs[i].s, &w, &h);
+        if (!w)
+            continue;
+        uint8_t *px = malloc((size_t)w * h * 4);
+        if (!px)
+            return PVK_ERROR_OUT_OF_MEMORY;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s%s%s.png", dir, prefix, outs[i].name, suffix);
+        pvk_result r = pvk_frame_read(ctx, outs[i].s, px, (size_t)w * 4);
+        if (!r)
+            r = pvk_write_png(path, px, w, h, (size_t)w * 4);
+        free(px);
+        if (r)
+            return r;
+        if (verbose)
+            printf("wrote %s (%ux%u)\n", path, w, h);
+    }
+    return PVK_SUCCESS;
+}
+
+static int cmd_demo(const char *dir, const char *trace)
 {
     if (mkdir(dir, 0755) && errno != EEXIST) {
         fprintf(stderr, "picavk: cannot create %s: %s\n", dir, strerror(errno));
@@ -121,36 +215,132 @@ static int cmd_demo(const char *dir)
     if (r)
         return fail("cannot create a context", r);
     printf("device: %s\n", pvk_device_name(ctx));
-    const uint32_t top_fb = 0x18000000, bottom_fb = 0x18100000;
-    setup_lcds(ctx, top_fb, bottom_fb);
-    /* Clear colours as RGBA8 words 0xRRGGBBAA: a dark blue top, a teal bottom. */
-    if ((r = gpu_fill(ctx, 0, top_fb, 400 * 240 * 4, 0x203060FF)) ||
-        (r = gpu_fill(ctx, 1, bottom_fb, 320 * 240 * 4, 0x208080FF)) || (r = pvk_vblank(ctx)))
+    if (trace && (r = pvk_trace_begin(ctx, trace)))
         goto out;
-    static const struct { pvk_screen s; const char *name; } outs[] = {
-        {PVK_SCREEN_TOP, "top.png"}, {PVK_SCREEN_TOP_RIGHT, "top-right.png"}, {PVK_SCREEN_BOTTOM, "bottom.png"}};
-    for (size_t i = 0; i < 3; i++) {
-        uint32_t w, h;
-        pvk_frame_size(ctx, outs[i].s, &w, &h);
-        if (!w)
-            continue;
-        uint8_t *px = malloc((size_t)w * h * 4);
-        if (!px) {
-            r = PVK_ERROR_OUT_OF_MEMORY;
-            goto out;
-        }
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, outs[i].name);
-        if (!(r = pvk_frame_read(ctx, outs[i].s, px, (size_t)w * 4)))
-            r = pvk_write_png(path, px, w, h, (size_t)w * 4);
-        free(px);
-        if (r)
-            goto out;
-        printf("wrote %s (%ux%u)\n", path, w, h);
+    const uint32_t top_fb = 0x18000000, right_fb = 0x18080000, bottom_fb = 0x18100000;
+    static const char *const fmt_names[5] = {"rgba8", "rgb8", "rgb565", "rgb5a1", "rgba4"};
+    setup_lcds(ctx, top_fb, bottom_fb);
+    /* Clear the framebuffers through the GPU, then draw with the CPU. */
+    if ((r = gpu_fill(ctx, 0, top_fb, 0x100000, 0x000000FF)) ||
+        (r = gpu_fill(ctx, 1, bottom_fb, 320 * 240 * 4, 0x000000FF)) || (r = pvk_wait_idle(ctx)))
+        goto out;
+    /* Frames 0-5: each format in turn on both screens; the last frame puts the
+     * top screen in 3D (AB interlace, 800 scanlines: 400 per eye) in RGBA8
+     * with a right eye whose bars sit 12 pixels to the right. */
+    for (uint32_t frame = 0; frame <= 5 && !r; frame++) {
+        uint32_t fmt = frame % 5, bpp = fmt == 0 ? 4 : fmt == 1 ? 3 : 2, stereo = frame == 5;
+        wr(ctx, 0x1EF00470, 0x80300 | (stereo ? 0x20 : 0x40) | fmt);
+        wr(ctx, 0x1EF00464, stereo ? 0x3220002 : 0x1920002);
+        wr(ctx, 0x1EF00494, stereo ? right_fb : top_fb);
+        wr(ctx, 0x1EF00570, 0x80300 | (stereo ? 2 : fmt));
+        wr(ctx, 0x1EF00490, 240 * bpp);
+        wr(ctx, 0x1EF00590, 240 * (stereo ? 2 : bpp));
+        if ((r = demo_draw(ctx, 0, top_fb, fmt, 240 * bpp, 400, 0)) ||
+            (stereo && (r = demo_draw(ctx, 0, right_fb, fmt, 240 * bpp, 400, 12))) ||
+            (r = demo_draw(ctx, 1, bottom_fb, stereo ? 2 : fmt, 240 * (stereo ? 2 : bpp), 320, 0)) ||
+            (r = pvk_vblank(ctx)))
+            break;
+        char suffix[16];
+        snprintf(suffix, sizeof suffix, stereo ? "" : "-%s", fmt_names[fmt]);
+        r = write_screens(ctx, dir, "", suffix, true);
     }
+    if (trace && !r)
+        r = pvk_trace_end(ctx);
 out:
     pvk_context_destroy(ctx);
     return r ? fail("demo", r) : 0;
+}
+
+/* ---- replay ---- */
+
+typedef struct replay_state {
+    const char *dir;
+    FILE *hashes;
+} replay_state;
+
+static pvk_result on_replay_frame(void *user, pvk_context *ctx, uint32_t frame)
+{
+    replay_state *st = user;
+    uint64_t hash;
+    pvk_result r = pvk_frame_hash(ctx, &hash);
+    if (r)
+        return r;
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "frame%04u-", frame);
+    if ((r = write_screens(ctx, st->dir, prefix, "", false)))
+        return r;
+    printf("frame %u %016llx\n", frame, (unsigned long long)hash);
+    fprintf(st->hashes, "%u %016llx\n", frame, (unsigned long long)hash);
+    return PVK_SUCCESS;
+}
+
+static int cmd_replay(const char *trace, const char *dir)
+{
+    if (mkdir(dir, 0755) && errno != EEXIST) {
+        fprintf(stderr, "picavk: cannot create %s: %s\n", dir, strerror(errno));
+        return 1;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/hashes.txt", dir);
+    replay_state st = {dir, fopen(path, "w")};
+    if (!st.hashes) {
+        fprintf(stderr, "picavk: cannot write %s\n", path);
+        return 1;
+    }
+    pvk_context *ctx;
+    pvk_result r = pvk_context_create(NULL, &ctx);
+    if (r) {
+        fclose(st.hashes);
+        return fail("cannot create a context", r);
+    }
+    /* CiTrace files start with "CiTr"; everything else is read as a picavk trace */
+    char magic[4] = {0};
+    FILE *probe = fopen(trace, "rb");
+    if (probe) {
+        if (fread(magic, 1, 4, probe) != 4)
+            magic[0] = 0;
+        fclose(probe);
+    }
+    if (!memcmp(magic, "CiTr", 4))
+        r = pvk_citrace_replay(ctx, trace, on_replay_frame, &st);
+    else
+        r = pvk_trace_replay(ctx, trace, on_replay_frame, &st);
+    pvk_stats stats;
+    pvk_get_stats(ctx, &stats);
+    pvk_context_destroy(ctx);
+    fclose(st.hashes);
+    if (r)
+        return fail("replay", r);
+    if (stats.bad_input)
+        fprintf(stderr, "picavk: replay: %llu errors in the guest's input (see the log)\n",
+                (unsigned long long)stats.bad_input);
+    return 0;
+}
+
+/* ---- scene scripts ---- */
+
+static int cmd_run(int n, char **paths)
+{
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        pvk_context *ctx;
+        pvk_result r = pvk_context_create(NULL, &ctx);
+        if (r)
+            return fail("cannot create a context", r);
+        int failures = 0;
+        r = pvk_scene_run_file(ctx, paths[i], &failures);
+        pvk_context_destroy(ctx);
+        bool ok = !r && !failures;
+        printf("%s %s", ok ? "PASS" : "FAIL", paths[i]);
+        if (r)
+            printf(" (%s)", pvk_result_string(r));
+        else if (failures)
+            printf(" (%d probes differ)", failures);
+        printf("\n");
+        failed += !ok;
+    }
+    printf("%d passed, %d failed\n", n - failed, failed);
+    return failed ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -167,16 +357,43 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "info"))
         return cmd_info();
     if (!strcmp(cmd, "demo")) {
-        const char *dir = ".";
+        const char *dir = ".", *trace = NULL;
         for (int i = 2; i < argc; i++) {
             if (!strcmp(argv[i], "-o") && i + 1 < argc)
                 dir = argv[++i];
+            else if (!strcmp(argv[i], "--trace") && i + 1 < argc)
+                trace = argv[++i];
             else {
                 fprintf(stderr, "picavk demo: unknown option '%s'\n", argv[i]);
                 return 2;
             }
         }
-        return cmd_demo(dir);
+        return cmd_demo(dir, trace);
+    }
+    if (!strcmp(cmd, "run")) {
+        if (argc < 3) {
+            fprintf(stderr, "usage: picavk run SCENE.pvs [SCENE.pvs ...]\n");
+            return 2;
+        }
+        return cmd_run(argc - 2, argv + 2);
+    }
+    if (!strcmp(cmd, "replay")) {
+        const char *trace = NULL, *dir = ".";
+        for (int i = 2; i < argc; i++) {
+            if (!strcmp(argv[i], "-o") && i + 1 < argc)
+                dir = argv[++i];
+            else if (argv[i][0] != '-' && !trace)
+                trace = argv[i];
+            else {
+                fprintf(stderr, "picavk replay: unexpected argument '%s'\n", argv[i]);
+                return 2;
+            }
+        }
+        if (!trace) {
+            fprintf(stderr, "usage: picavk replay TRACE.pvt [-o DIR]\n");
+            return 2;
+        }
+        return cmd_replay(trace, dir);
     }
     fprintf(stderr, "picavk: unknown command '%s' (try --help)\n", cmd);
     return 2;

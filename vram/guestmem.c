@@ -139,7 +139,7 @@ void pvk_guest_destroy(pvk_context *ctx)
     }
 }
 
-bool pvk_guest_resolve(pvk_context *ctx, uint32_t paddr, uint32_t len, const char *what, pvk_guest_span *out)
+static bool resolve(pvk_context *ctx, uint32_t paddr, uint32_t len, const char *what, pvk_guest_span *out)
 {
     for (int i = 0; i < PVK_REGION_COUNT; i++) {
         pvk_guest_region *g = &ctx->guest.regions[i];
@@ -178,6 +178,20 @@ bool pvk_guest_bind(pvk_context *ctx, const pvk_guest_span *s, pvk_buffer_range 
     return true;
 }
 
+/* GPU operations resolve through here; while a trace is recorded the pages
+ * they touch go into it. */
+bool pvk_guest_resolve(pvk_context *ctx, uint32_t paddr, uint32_t len, const char *what, pvk_guest_span *out)
+{
+    pvk_guest_span s;
+    if (!resolve(ctx, paddr, len, what, &s))
+        return false;
+    if (ctx->trace && what)
+        pvk_trace_touch(ctx, &s);
+    if (out)
+        *out = s;
+    return true;
+}
+
 void pvk_guest_upload(pvk_context *ctx, const pvk_guest_span *s)
 {
     (void)ctx;
@@ -195,7 +209,7 @@ void pvk_guest_download(pvk_context *ctx, const pvk_guest_span *s)
 void *pvk_guest_ptr(pvk_context *ctx, uint32_t paddr, uint32_t len)
 {
     pvk_guest_span s;
-    if (!ctx || !pvk_guest_resolve(ctx, paddr, len, "pvk_guest_ptr", &s))
+    if (!ctx || !resolve(ctx, paddr, len, "pvk_guest_ptr", &s))
         return NULL;
     return s.region->host + s.offset;
 }
@@ -208,14 +222,14 @@ pvk_result pvk_guest_written(pvk_context *ctx, uint32_t paddr, uint32_t len)
         return ctx->sticky;
     /* Mirror mode copies guest bytes in at every GPU operation, and nothing
      * on the GPU caches guest memory yet: only the range check is left. */
-    return pvk_guest_resolve(ctx, paddr, len, "pvk_guest_written", NULL) ? PVK_SUCCESS : PVK_ERROR_OUT_OF_RANGE;
+    return resolve(ctx, paddr, len, "pvk_guest_written", NULL) ? PVK_SUCCESS : PVK_ERROR_OUT_OF_RANGE;
 }
 
 pvk_result pvk_guest_flush(pvk_context *ctx, uint32_t paddr, uint32_t len)
 {
     if (!ctx)
         return PVK_ERROR_INVALID_ARGUMENT;
-    if (!pvk_guest_resolve(ctx, paddr, len, "pvk_guest_flush", NULL))
+    if (!resolve(ctx, paddr, len, "pvk_guest_flush", NULL))
         return PVK_ERROR_OUT_OF_RANGE;
     return pvk_retire(ctx, true);
 }

@@ -167,6 +167,10 @@ void pvk_mmio_reset(pvk_context *ctx)
         m->regs[PVK_REG_HW_ID / 4] |= 4; /* 3dbrew: bit 2 = New 3DS */
     m->regs[PVK_REG_MEMCOPY_REMAIN_IRQ / 4] = 0;
     m->irq_low_bits = 3; /* GPU_STAT_IRQ_FLAGS bits 0-1 "usually set" */
+    /* The colour LUT (a per-channel gamma table) starts as the identity that
+     * boot code programs, so screens show colours before anyone writes it. */
+    for (uint32_t i = 0; i < PVK_LCD_LUT_SIZE; i++)
+        m->lut[0][i] = m->lut[1][i] = 0x010101u * i;
 }
 
 uint32_t pvk_mmio_reg(const pvk_context *ctx, uint32_t off)
@@ -326,15 +330,8 @@ pvk_result pvk_mmio_read32(pvk_context *ctx, uint32_t paddr, uint32_t *value)
     return ctx->sticky;
 }
 
-pvk_result pvk_mmio_write32(pvk_context *ctx, uint32_t paddr, uint32_t value)
+static pvk_result mmio_write(pvk_context *ctx, uint32_t paddr, uint32_t value)
 {
-    if (!ctx)
-        return PVK_ERROR_INVALID_ARGUMENT;
-    if (ctx->sticky)
-        return ctx->sticky;
-    pvk_result r = check_addr(ctx, paddr, "pvk_mmio_write32");
-    if (r)
-        return r;
     uint32_t off = paddr - PVK_MMIO_BASE;
     if (off >= 0x1000)
         return pvk_pica_mmio_write(ctx, (off - 0x1000) / 4, value);
@@ -352,4 +349,21 @@ pvk_result pvk_mmio_write32(pvk_context *ctx, uint32_t paddr, uint32_t value)
         return write_special(ctx, off, pdc, value);
     ctx->mmio.regs[off / 4] = value & ri->wmask;
     return PVK_SUCCESS;
+}
+
+pvk_result pvk_mmio_write32(pvk_context *ctx, uint32_t paddr, uint32_t value)
+{
+    if (!ctx)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    if (ctx->sticky)
+        return ctx->sticky;
+    pvk_result r = check_addr(ctx, paddr, "pvk_mmio_write32");
+    if (r)
+        return r;
+    r = mmio_write(ctx, paddr, value);
+    /* Recorded after the write's own work: the guest memory that work used
+     * enters the trace before the write that started it. */
+    if (ctx->trace)
+        pvk_trace_mmio(ctx, paddr, value);
+    return r;
 }

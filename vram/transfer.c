@@ -139,11 +139,19 @@ static void copy_retire(pvk_context *ctx, const pvk_pending *p)
     copy_done(ctx);
 }
 
-/* Length of the span a line/gap walk of `size` bytes touches. */
-static uint32_t strided_span(uint32_t size, uint32_t width, uint32_t gap)
+/* Length of the span a line/gap walk of `size` bytes touches (size >= 1).
+ * 64-bit: register values can make it exceed 4 GiB. */
+static uint64_t strided_span(uint64_t size, uint64_t width, uint64_t gap)
 {
-    uint32_t full = (size - 1) / width; /* complete lines before the last byte */
+    uint64_t full = (size - 1) / width; /* complete lines before the last byte */
     return full * (width + gap) + (size - full * width);
+}
+
+/* pvk_guest_resolve for a length computed in 64 bits: anything past 4 GiB
+ * lies outside every region, and is refused (and counted) as such. */
+static bool resolve64(pvk_context *ctx, uint32_t paddr, uint64_t len, const char *what, pvk_guest_span *out)
+{
+    return pvk_guest_resolve(ctx, paddr, len > UINT32_MAX ? UINT32_MAX : (uint32_t)len, what, out);
 }
 
 /* Record: optional scratch copy of the source when it overlaps the
@@ -195,18 +203,20 @@ static pvk_result run_copy(pvk_context *ctx, int pipe, const pvk_guest_span *src
 }
 
 /* Raw chunk copy shared by texture copy and tiled->tiled display transfers. */
-static pvk_result chunk_copy(pvk_context *ctx, uint32_t src_addr, uint32_t dst_addr, uint32_t size, uint32_t in_w,
+static pvk_result chunk_copy(pvk_context *ctx, uint32_t src_addr, uint32_t dst_addr, uint64_t size, uint32_t in_w,
                              uint32_t in_gap, uint32_t out_w, uint32_t out_gap)
 {
     pvk_guest_span src, dst;
-    if (!pvk_guest_resolve(ctx, src_addr, strided_span(size, in_w, in_gap), "memcopy source", &src) ||
-        !pvk_guest_resolve(ctx, dst_addr, strided_span(size, out_w, out_gap), "memcopy destination", &dst)) {
+    if (!resolve64(ctx, src_addr, strided_span(size, in_w, in_gap), "memcopy source", &src) ||
+        !resolve64(ctx, dst_addr, strided_span(size, out_w, out_gap), "memcopy destination", &dst)) {
         copy_done(ctx);
         return PVK_ERROR_OUT_OF_RANGE;
     }
-    uint32_t push[8] = {0, 0, size / 16, in_w / 16, in_gap / 16, out_w / 16, out_gap / 16, 0};
+    /* both spans lie inside a region now, so size / 16 fits in 32 bits */
+    uint32_t chunks = (uint32_t)(size / 16);
+    uint32_t push[8] = {0, 0, chunks, in_w / 16, in_gap / 16, out_w / 16, out_gap / 16, 0};
     uint32_t gx, gy;
-    groups_1d(size / 16, &gx, &gy);
+    groups_1d(chunks, &gx, &gy);
     return run_copy(ctx, PVK_PIPE_TEXTURE_COPY, &src, &dst, push, 16, gx, gy);
 }
 
@@ -262,7 +272,7 @@ static pvk_result display_transfer(pvk_context *ctx, uint32_t src_addr, uint32_t
         /* Tiled->tiled: a raw copy of whole tile rows, cropped to the output
          * width; no conversion, flip or downscale (measured: none happen). */
         uint32_t row_out = ow * 8 * ob, row_in = iw * 8 * ob;
-        return chunk_copy(ctx, src_addr, dst_addr, oh / 8 * row_out, row_out, row_in - row_out, row_out, 0);
+        return chunk_copy(ctx, src_addr, dst_addr, (uint64_t)(oh / 8) * row_out, row_out, row_in - row_out, row_out, 0);
     }
     if (scale == 3)
         return refuse(ctx, "display transfer downscale mode 3 is invalid", flags);
@@ -276,14 +286,19 @@ static pvk_result display_transfer(pvk_context *ctx, uint32_t src_addr, uint32_t
     if (to_tiled && (w % 8 || h % 8))
         return refuse(ctx, "linear->tiled output size after downscale is not a multiple of 8", flags);
     pvk_guest_span src, dst;
-    if (!pvk_guest_resolve(ctx, src_addr, iw * oh * ib, "display transfer source", &src) ||
-        !pvk_guest_resolve(ctx, dst_addr, w * h * ob, "display transfer destination", &dst)) {
+    if (!resolve64(ctx, src_addr, (uint64_t)iw * oh * ib, "display transfer source", &src) ||
+        !resolve64(ctx, dst_addr, (uint64_t)w * h * ob, "display transfer destination", &dst)) {
         copy_done(ctx);
         return PVK_ERROR_OUT_OF_RANGE;
     }
     uint32_t mode = (flags & 1) | (to_tiled ? 2u : 0u) | (scale << 2);
+    /* RGBA8 -> RGBA8 without scaling moves 2x2 quads as vectors; sizes are
+     * multiples of 8 (register masks) and addresses of 16 bytes. */
+    bool quads = in_fmt == 0 && out_fmt == 0 && scale == 0;
     uint32_t push[16] = {0, 0, iw, w, h, in_fmt, out_fmt, mode};
-    return run_copy(ctx, PVK_PIPE_DISPLAY_TRANSFER, &src, &dst, push, 1, (w + 7) / 8, (h + 7) / 8);
+    uint32_t cw = quads ? w / 2 : w, ch = quads ? h / 2 : h;
+    return run_copy(ctx, quads ? PVK_PIPE_DISPLAY_QUAD : PVK_PIPE_DISPLAY_TRANSFER, &src, &dst, push, 1,
+                    (cw + 7) / 8, (ch + 7) / 8);
 }
 
 pvk_result pvk_transfer_memcopy(pvk_context *ctx)

@@ -179,6 +179,16 @@ pvk_result pvk_poll(pvk_context *ctx);
 /* Wait for all submitted GPU work, then retire it. */
 pvk_result pvk_wait_idle(pvk_context *ctx);
 
+/* ---- command lists ---- */
+
+/* Run the PICA command list at guest physical [paddr, paddr+size) now, the
+ * way GSP does: CMDBUF_SIZE0 = size >> 3, CMDBUF_ADDR0 = paddr >> 3, then
+ * bit 0 to CMDBUF_JUMP0 (0x104018E0/E8/F0).  paddr must be 16-byte aligned
+ * and size a multiple of 16.  Jumps inside the list are followed; FINALIZE
+ * raises PVK_IRQ_P3D.  A malformed list is logged, counted (bad_input) and
+ * stopped, with PVK_ERROR_BAD_PARAMETERS or PVK_ERROR_OUT_OF_RANGE. */
+pvk_result pvk_command_list_run(pvk_context *ctx, uint32_t paddr, uint32_t size);
+
 /* ---- LCD output (PDC0 top, PDC1 bottom) ---- */
 
 typedef enum pvk_screen {
@@ -198,8 +208,93 @@ pvk_result pvk_frame_size(pvk_context *ctx, pvk_screen screen, uint32_t *width, 
  * memory with `stride` bytes per row; waits for the scan-out. */
 pvk_result pvk_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, size_t stride);
 
+/* Frames as VkImages for a host that owns a swapchain.  Every screen image is
+ * upright RGBA8 (VK_FORMAT_R8G8B8A8_UNORM) at `scale` times the screen size;
+ * the combined layouts add one image holding both screens. */
+typedef enum pvk_output_layout {
+    PVK_LAYOUT_SEPARATE = 0,     /* one image per screen only */
+    PVK_LAYOUT_STACKED = 1,      /* plus `combined`: top above bottom, bottom centred (400x480 at 1x) */
+    PVK_LAYOUT_SIDE_BY_SIDE = 2, /* plus `combined`: top left, bottom right, tops aligned (720x240 at 1x) */
+} pvk_output_layout;
+
+typedef enum pvk_output_filter {
+    PVK_FILTER_NEAREST = 0,
+    PVK_FILTER_LINEAR = 1,
+} pvk_output_filter;
+
+/* Zero means default for every field. */
+typedef struct pvk_output_config {
+    uint32_t scale;             /* integer output scale 1..8 (default 1) */
+    pvk_output_layout layout;
+    pvk_output_filter filter;   /* how scaled images are filled */
+    VkImageLayout image_layout; /* layout the images are in once ready: SHADER_READ_ONLY_OPTIMAL
+                                   (default), TRANSFER_SRC_OPTIMAL or GENERAL */
+} pvk_output_config;
+
+/* Applies from the next pvk_vblank on.  NULL restores the defaults. */
+pvk_result pvk_set_output(pvk_context *ctx, const pvk_output_config *config);
+
+typedef struct pvk_frame_image {
+    VkImage image;          /* VK_NULL_HANDLE: no such image in this frame */
+    VkImageView view;       /* 2D colour view of the whole image */
+    VkImageLayout layout;
+    VkFormat format;
+    VkExtent2D extent;
+} pvk_frame_image;
+
+typedef struct pvk_frame {
+    uint64_t frame;         /* the VBlank (1, 2, ...) that made it; 0: no frame yet */
+    pvk_frame_image screens[PVK_SCREEN_COUNT];
+    pvk_frame_image combined;          /* STACKED / SIDE_BY_SIDE only */
+    VkRect2D rects[PVK_SCREEN_COUNT];  /* each screen's place in `combined` (right eye: none) */
+    /* Wait for `semaphore` (timeline) to reach `value` before using the images,
+     * on the queue family `queue_family` that owns them. */
+    VkSemaphore semaphore;
+    uint64_t value;
+    uint32_t queue_family;
+} pvk_frame;
+
+/* The newest frame's images.  They stay untouched until pvk_frame_release
+ * (later VBlanks render into other images); the host may change their layout.
+ * Several acquires of the same frame need as many releases. */
+pvk_result pvk_frame_acquire(pvk_context *ctx, pvk_frame *frame);
+/* The host is done with `frame`.  `done` (optional, a timeline semaphore of the
+ * same device) reaching `done_value` marks the end of the host's GPU use of
+ * the images; picavk waits for it before it writes them again. */
+pvk_result pvk_frame_release(pvk_context *ctx, const pvk_frame *frame, VkSemaphore done, uint64_t done_value);
+
 /* Write RGBA8 pixels as a PNG file. */
 pvk_result pvk_write_png(const char *path, const void *rgba, uint32_t width, uint32_t height, size_t stride);
+
+/* ---- traces ---- */
+
+/* Record everything the host hands this context (register writes, the guest
+ * memory the GPU reads, VBlanks) into a zstd-compressed trace file that
+ * `picavk replay` or pvk_trace_replay plays back with nothing else. */
+pvk_result pvk_trace_begin(pvk_context *ctx, const char *path);
+pvk_result pvk_trace_end(pvk_context *ctx);
+
+/* Called after each replayed VBlank; a non-success result stops the replay. */
+typedef pvk_result (*pvk_frame_fn)(void *user, pvk_context *ctx, uint32_t frame);
+/* Replay a trace into `ctx`.  A corrupt or truncated file is reported
+ * (logged, counted) as PVK_ERROR_BAD_DATA; what came before it was applied. */
+pvk_result pvk_trace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
+
+/* Play a Citra CiTrace (.ctf) file: its initial register state, memory
+ * loads, register writes and frame markers (each a pvk_vblank). */
+pvk_result pvk_citrace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
+pvk_result pvk_citrace_replay_memory(pvk_context *ctx, const void *data, size_t size, pvk_frame_fn on_frame,
+                                     void *user);
+
+/* Run a scene script (.pvs, see the README).  Probes that do not match are
+ * logged and counted in *failures; a malformed script stops with
+ * PVK_ERROR_BAD_DATA naming the line.  `dir` resolves `mem ... file NAME`. */
+pvk_result pvk_scene_run_file(pvk_context *ctx, const char *path, int *failures);
+pvk_result pvk_scene_run_text(pvk_context *ctx, const char *text, size_t len, const char *name, const char *dir,
+                              int *failures);
+
+/* XXH3-64 over the last frame of every screen (sizes and RGBA8 pixels). */
+pvk_result pvk_frame_hash(pvk_context *ctx, uint64_t *hash);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,236 @@
+/* Citra's CiTrace files (.ctf), played back into a context.
+ *
+ * Layout (little endian, from Citra's recorder): a 100-byte header (magic
+ * "CiTr", version 1, header size, ten offset/size pairs of initial state in
+ * u32 units, stream offset, stream element count), the initial-state blocks,
+ * memory data, then 20-byte stream elements: u32 type (0xE1 frame marker,
+ * 0xE2 memory load {file offset, size, physical address, pad}, 0xE3 register
+ * write {physical address, size code 0xD1-0xD4, u64 value}).  Recorders
+ * differ in the order of the register write's first two words; the size code
+ * tells which word is which.  Every offset and size is checked against the
+ * file before use. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/runtime.h"
+
+#define CT_HEADER_SIZE 100u
+#define CT_ELEMENT_SIZE 20u
+#define CT_MAX_FILE (1ull << 32)
+
+enum { CT_FRAME = 0xE1, CT_MEMORY = 0xE2, CT_REGISTER = 0xE3 };
+enum { CT_SIZE_8 = 0xD1, CT_SIZE_64 = 0xD4 };
+
+/* Initial-state blocks in header order. */
+enum {
+    CT_GPU_REGS,
+    CT_LCD_REGS,
+    CT_PICA_REGS,
+    CT_DEFAULT_ATTRIBUTES,
+    CT_VS_PROGRAM,
+    CT_VS_SWIZZLE,
+    CT_VS_UNIFORMS,
+    CT_GS_PROGRAM,
+    CT_GS_SWIZZLE,
+    CT_GS_UNIFORMS,
+    CT_BLOCKS,
+};
+
+static uint32_t rd32(const uint8_t *p)
+{
+    return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+typedef struct ct_file {
+    const uint8_t *data;
+    uint64_t size;
+} ct_file;
+
+/* [off, off+len) inside the file? */
+static bool in_file(const ct_file *f, uint64_t off, uint64_t len)
+{
+    return off <= f->size && len <= f->size - off;
+}
+
+/* A sub-word register write merges into the 32-bit register. */
+static void write_sized(pvk_context *ctx, uint32_t addr, uint32_t size_code, uint64_t value)
+{
+    if (size_code == CT_SIZE_64) {
+        pvk_mmio_write32(ctx, addr, (uint32_t)value);
+        pvk_mmio_write32(ctx, addr + 4, (uint32_t)(value >> 32));
+        return;
+    }
+    uint32_t bytes = size_code == CT_SIZE_8 ? 1 : size_code == CT_SIZE_8 + 1 ? 2 : 4;
+    if (bytes == 4) {
+        pvk_mmio_write32(ctx, addr, (uint32_t)value);
+        return;
+    }
+    uint32_t word = addr & ~3u, shift = (addr & 3) * 8, old = 0;
+    if (shift + bytes * 8 > 32) {
+        pvk_bad_input(ctx, "CiTrace: %u-byte register write at 0x%08X crosses a word", bytes, addr);
+        return;
+    }
+    uint32_t mask = (bytes == 1 ? 0xFFu : 0xFFFFu) << shift;
+    pvk_mmio_read32(ctx, word, &old);
+    pvk_mmio_write32(ctx, word, (old & ~mask) | (((uint32_t)value << shift) & mask));
+}
+
+static pvk_result load_initial_state(pvk_context *ctx, const ct_file *f, const uint8_t *h)
+{
+    for (int b = 0; b < CT_BLOCKS; b++) {
+        uint32_t off = rd32(h + 12 + 8 * b), words = rd32(h + 16 + 8 * b);
+        if (!in_file(f, off, (uint64_t)words * 4)) {
+            pvk_bad_input(ctx, "CiTrace: initial-state block %d (0x%X words at 0x%X) lies outside the file", b, words,
+                          off);
+            return PVK_ERROR_BAD_DATA;
+        }
+    }
+    /* The external (GPU) and internal (PICA) register files go in as stored,
+     * without side effects; the LCD block belongs to another unit. */
+    uint32_t off = rd32(h + 12 + 8 * CT_GPU_REGS), n = rd32(h + 16 + 8 * CT_GPU_REGS);
+    for (uint32_t i = 0; i < n && i < PVK_MMIO_WORDS; i++)
+        ctx->mmio.regs[i] = rd32(f->data + off + 4 * i);
+    off = rd32(h + 12 + 8 * CT_PICA_REGS);
+    n = rd32(h + 16 + 8 * CT_PICA_REGS);
+    for (uint32_t i = 0; i < n && i < PVK_PICA_REG_COUNT; i++)
+        ctx->pica.regs[i] = rd32(f->data + off + 4 * i);
+    /* Shader state into the translator's tables (unit 1 vertex, 0 geometry);
+     * uniforms and default attributes are f24 words, x y z w. */
+    pvk_pica *pica = &ctx->pica;
+    struct { int block; uint32_t *dst; uint32_t cap; } tables[] = {
+        {CT_DEFAULT_ATTRIBUTES, &pica->fixed_attr[0][0], PVK_FIXED_ATTRS * 4},
+        {CT_VS_PROGRAM, pica->sh[1].code, PVK_SH_CODE_WORDS},
+        {CT_VS_SWIZZLE, pica->sh[1].opdesc, PVK_SH_OPDESCS},
+        {CT_VS_UNIFORMS, &pica->sh[1].f[0][0], PVK_SH_FLOAT_UNIFORMS * 4},
+        {CT_GS_PROGRAM, pica->sh[0].code, PVK_SH_CODE_WORDS},
+        {CT_GS_SWIZZLE, pica->sh[0].opdesc, PVK_SH_OPDESCS},
+        {CT_GS_UNIFORMS, &pica->sh[0].f[0][0], PVK_SH_FLOAT_UNIFORMS * 4},
+    };
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+        off = rd32(h + 12 + 8 * tables[t].block);
+        n = rd32(h + 16 + 8 * tables[t].block);
+        if (n > tables[t].cap)
+            pvk_log(ctx, PVK_LOG_WARN, "CiTrace: initial-state block %d has %u words; %u kept", tables[t].block, n,
+                    tables[t].cap);
+        for (uint32_t i = 0; i < n && i < tables[t].cap; i++)
+            tables[t].dst[i] = rd32(f->data + off + 4 * i);
+    }
+    return PVK_SUCCESS;
+}
+
+static pvk_result play(pvk_context *ctx, const ct_file *f, pvk_frame_fn on_frame, void *user)
+{
+    if (f->size < CT_HEADER_SIZE || memcmp(f->data, "CiTr", 4)) {
+        pvk_bad_input(ctx, "CiTrace: not a CiTrace file (bad magic or shorter than its header)");
+        return PVK_ERROR_BAD_DATA;
+    }
+    const uint8_t *h = f->data;
+    if (rd32(h + 4) != 1) {
+        pvk_bad_input(ctx, "CiTrace: version %u is not supported", rd32(h + 4));
+        return PVK_ERROR_BAD_DATA;
+    }
+    if (rd32(h + 8) < CT_HEADER_SIZE || rd32(h + 8) > f->size) {
+        pvk_bad_input(ctx, "CiTrace: header size %u is impossible", rd32(h + 8));
+        return PVK_ERROR_BAD_DATA;
+    }
+    uint32_t stream_off = rd32(h + 92), count = rd32(h + 96);
+    if (!in_file(f, stream_off, (uint64_t)count * CT_ELEMENT_SIZE)) {
+        pvk_bad_input(ctx, "CiTrace: %u stream elements at 0x%X run past the end of the file", count, stream_off);
+        return PVK_ERROR_BAD_DATA;
+    }
+    pvk_result r = load_initial_state(ctx, f, h);
+    if (r)
+        return r;
+    uint32_t frames = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint8_t *e = f->data + stream_off + (uint64_t)i * CT_ELEMENT_SIZE;
+        switch (rd32(e)) {
+        case CT_FRAME:
+            if ((r = pvk_vblank(ctx)))
+                return r;
+            if (on_frame && (r = on_frame(user, ctx, frames)))
+                return r;
+            frames++;
+            break;
+        case CT_MEMORY: {
+            uint32_t data_off = rd32(e + 4), size = rd32(e + 8), addr = rd32(e + 12);
+            if (!size)
+                break;
+            if (!in_file(f, data_off, size)) {
+                pvk_bad_input(ctx, "CiTrace: element %u: memory data at 0x%X+0x%X lies outside the file", i,
+                              data_off, size);
+                return PVK_ERROR_BAD_DATA;
+            }
+            uint8_t *dst = pvk_guest_ptr(ctx, addr, size); /* logs and counts a bad range */
+            if (!dst)
+                break;
+            pvk_retire(ctx, true);
+            memcpy(dst, f->data + data_off, size);
+            pvk_guest_written(ctx, addr, size);
+            break;
+        }
+        case CT_REGISTER: {
+            uint32_t a = rd32(e + 4), b = rd32(e + 8);
+            uint64_t value = rd32(e + 12) | (uint64_t)rd32(e + 16) << 32;
+            uint32_t addr, size;
+            if (b >= CT_SIZE_8 && b <= CT_SIZE_64) {
+                addr = a;
+                size = b;
+            } else if (a >= CT_SIZE_8 && a <= CT_SIZE_64) {
+                addr = b;
+                size = a;
+            } else {
+                pvk_bad_input(ctx, "CiTrace: element %u: register write without a size code", i);
+                return PVK_ERROR_BAD_DATA;
+            }
+            write_sized(ctx, addr, size, value);
+            break;
+        }
+        default:
+            pvk_bad_input(ctx, "CiTrace: element %u has unknown type 0x%X", i, rd32(e));
+            return PVK_ERROR_BAD_DATA;
+        }
+        if (ctx->sticky)
+            return ctx->sticky;
+    }
+    return pvk_retire(ctx, true);
+}
+
+pvk_result pvk_citrace_replay_memory(pvk_context *ctx, const void *data, size_t size, pvk_frame_fn on_frame,
+                                     void *user)
+{
+    if (!ctx || (!data && size))
+        return PVK_ERROR_INVALID_ARGUMENT;
+    ct_file f = {data, size};
+    return play(ctx, &f, on_frame, user);
+}
+
+pvk_result pvk_citrace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user)
+{
+    if (!ctx || !path)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        pvk_log(ctx, PVK_LOG_ERROR, "CiTrace: cannot open %s", path);
+        return PVK_ERROR_IO;
+    }
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    if (n < 0 || (unsigned long long)n >= CT_MAX_FILE) {
+        fclose(fp);
+        pvk_bad_input(ctx, "CiTrace: %s is too large", path);
+        return PVK_ERROR_BAD_DATA;
+    }
+    uint8_t *buf = malloc(n ? (size_t)n : 1);
+    if (!buf) {
+        fclose(fp);
+        return PVK_ERROR_OUT_OF_MEMORY;
+    }
+    size_t got = fread(buf, 1, (size_t)n, fp);
+    fclose(fp);
+    pvk_result r = got == (size_t)n ? pvk_citrace_replay_memory(ctx, buf, got, on_frame, user) : PVK_ERROR_IO;
+    free(buf);
+    return r;
+}

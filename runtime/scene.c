@@ -1,0 +1,552 @@
+/* Scene scripts (.pvs): human-written GPU scenes and their expected results.
+ * One statement per line; `#` starts a comment.  The README documents the
+ * statements.  The parser trusts nothing: every number, address and length
+ * is checked, errors name the line, and execution stops at the first one. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "runtime/runtime.h"
+
+#define MAX_LINE 4096
+#define MAX_CMDLIST_WORDS (1u << 20)
+
+typedef struct scene {
+    pvk_context *ctx;
+    const char *name;  /* for messages */
+    const char *dir;   /* for `mem ADDR file NAME`, may be NULL */
+    int line;
+    int failures;      /* probes that did not match */
+    /* command list being assembled */
+    bool in_cmdlist;
+    uint32_t cl_addr;
+    uint32_t *cl;
+    uint32_t cl_len, cl_cap;
+} scene;
+
+static pvk_result fail(scene *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static pvk_result fail(scene *s, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pvk_bad_input(s->ctx, "%s:%d: %s", s->name, s->line, msg);
+    return PVK_ERROR_BAD_DATA;
+}
+
+/* ---- tokens ---- */
+
+static char *skip_ws(char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+/* Next whitespace-separated token (also split at '=' and ','), or NULL. */
+static char *token(char **pp)
+{
+    char *p = skip_ws(*pp);
+    if (!*p)
+        return NULL;
+    char *start = p;
+    if (*p == '=' || *p == ',') {
+        p++;
+    } else {
+        while (*p && *p != ' ' && *p != '\t' && *p != '=' && *p != ',')
+            p++;
+    }
+    if (*p == ' ' || *p == '\t') {
+        *p++ = 0;
+    } else if (*p) {
+        /* keep the delimiter for the next call: move the token */
+        static char buf[MAX_LINE];
+        size_t n = (size_t)(p - start);
+        memcpy(buf, start, n);
+        buf[n] = 0;
+        *pp = p;
+        return buf;
+    }
+    *pp = p;
+    return start;
+}
+
+static bool parse_u32(const char *t, uint32_t *v)
+{
+    if (!t || !*t)
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(t, &end, 0);
+    if (errno || *end || x > UINT32_MAX || t[0] == '-')
+        return false;
+    *v = (uint32_t)x;
+    return true;
+}
+
+static bool expect_tok(char **pp, const char *want)
+{
+    char *t = token(pp);
+    return t && !strcmp(t, want);
+}
+
+/* ---- register names ---- */
+
+/* External register by name (as vram/mmio.c names them) or number. */
+static bool external_reg(const char *t, uint32_t *paddr)
+{
+    uint32_t v;
+    if (parse_u32(t, &v)) {
+        *paddr = pvk_mmio_address(v);
+        return *paddr != 0;
+    }
+    for (uint32_t off = 0; off < 0x1000; off += 4) {
+        const char *n = pvk_mmio_name(off);
+        if (n && !strcasecmp(n, t)) {
+            *paddr = PVK_MMIO_BASE + off;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Internal (PICA) register by name or number. */
+static bool internal_reg(const char *t, uint32_t *id)
+{
+    uint32_t v;
+    if (parse_u32(t, &v)) {
+        *id = v;
+        return v < PVK_PICA_REG_COUNT;
+    }
+    int r = pvk_pica_reg_id(t);
+    if (r < 0)
+        return false;
+    *id = (uint32_t)r;
+    return true;
+}
+
+/* ---- statements ---- */
+
+static pvk_result st_mmio(scene *s, char *p)
+{
+    char *t = token(&p);
+    uint32_t addr, v;
+    if (!t || !external_reg(t, &addr))
+        return fail(s, "unknown external register '%s'", t ? t : "");
+    if (!expect_tok(&p, "=") || !parse_u32(token(&p), &v))
+        return fail(s, "expected '= VALUE'");
+    pvk_result r = pvk_mmio_write32(s->ctx, addr, v);
+    if (r == PVK_ERROR_DEVICE_LOST)
+        return r;
+    return PVK_SUCCESS; /* guest errors are counted in the stats; scripts may expect them */
+}
+
+/* `reg NAME = V` writes the internal register through the CPU window. */
+static pvk_result st_reg(scene *s, char *p)
+{
+    char *t = token(&p);
+    uint32_t id, v;
+    if (!t || !internal_reg(t, &id))
+        return fail(s, "unknown internal register '%s'", t ? t : "");
+    if (!expect_tok(&p, "=") || !parse_u32(token(&p), &v))
+        return fail(s, "expected '= VALUE'");
+    pvk_result r = pvk_mmio_write32(s->ctx, PVK_MMIO_BASE + 0x1000 + id * 4, v);
+    return r == PVK_ERROR_DEVICE_LOST ? r : PVK_SUCCESS;
+}
+
+static pvk_result st_mem(scene *s, char *p)
+{
+    uint32_t addr;
+    if (!parse_u32(token(&p), &addr))
+        return fail(s, "expected an address");
+    char *t = token(&p);
+    if (!t)
+        return fail(s, "expected '=', 'file' or 'fill'");
+    if (!strcmp(t, "=")) {
+        uint8_t bytes[MAX_LINE / 2];
+        uint32_t n = 0;
+        while ((t = token(&p))) {
+            uint32_t b;
+            if (!parse_u32(t, &b) && !(strlen(t) <= 2 && isxdigit((unsigned char)t[0]) &&
+                                       (b = (uint32_t)strtoul(t, NULL, 16), true)))
+                return fail(s, "bad byte '%s'", t);
+            if (b > 0xFF)
+                return fail(s, "byte 0x%X out of range", b);
+            bytes[n++] = (uint8_t)b;
+        }
+        if (!n)
+            return fail(s, "no bytes");
+        uint8_t *dst = pvk_guest_ptr(s->ctx, addr, n);
+        if (!dst)
+            return fail(s, "0x%08X+%u is outside guest memory", addr, n);
+        pvk_retire(s->ctx, true);
+        memcpy(dst, bytes, n);
+        return pvk_guest_written(s->ctx, addr, n);
+    }
+    if (!strcmp(t, "fill")) {
+        uint32_t len, v;
+        if (!parse_u32(token(&p), &len) || !parse_u32(token(&p), &v) || v > 0xFF)
+            return fail(s, "expected 'fill LENGTH BYTE'");
+        uint8_t *dst = pvk_guest_ptr(s->ctx, addr, len);
+        if (!dst)
+            return fail(s, "0x%08X+%u is outside guest memory", addr, len);
+        pvk_retire(s->ctx, true);
+        memset(dst, (int)v, len);
+        return pvk_guest_written(s->ctx, addr, len);
+    }
+    if (!strcmp(t, "file")) {
+        char *name = token(&p);
+        if (!name)
+            return fail(s, "expected a file name");
+        char path[4096];
+        if (s->dir && name[0] != '/')
+            snprintf(path, sizeof path, "%s/%s", s->dir, name);
+        else
+            snprintf(path, sizeof path, "%s", name);
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            return fail(s, "cannot open %s", path);
+        fseek(f, 0, SEEK_END);
+        long n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        uint8_t *dst = n > 0 && n <= (long)UINT32_MAX ? pvk_guest_ptr(s->ctx, addr, (uint32_t)n) : NULL;
+        pvk_result r = PVK_SUCCESS;
+        if (!dst)
+            r = fail(s, "%s (%ld bytes) does not fit at 0x%08X", path, n, addr);
+        else {
+            pvk_retire(s->ctx, true);
+            if (fread(dst, 1, (size_t)n, f) != (size_t)n)
+                r = fail(s, "cannot read %s", path);
+            else
+                r = pvk_guest_written(s->ctx, addr, (uint32_t)n);
+        }
+        fclose(f);
+        return r;
+    }
+    return fail(s, "expected '=', 'file' or 'fill' after the address");
+}
+
+static pvk_result cl_push(scene *s, uint32_t w)
+{
+    if (s->cl_len == s->cl_cap) {
+        if (s->cl_cap >= MAX_CMDLIST_WORDS)
+            return fail(s, "command list longer than %u words", MAX_CMDLIST_WORDS);
+        uint32_t cap = s->cl_cap ? s->cl_cap * 2 : 256;
+        uint32_t *n = realloc(s->cl, cap * sizeof *n);
+        if (!n)
+            return PVK_ERROR_OUT_OF_MEMORY;
+        s->cl = n;
+        s->cl_cap = cap;
+    }
+    s->cl[s->cl_len++] = w;
+    return PVK_SUCCESS;
+}
+
+/* Inside `cmdlist`: `NAME = V[, V...] [mask M] [seq]` becomes one command:
+ * first value, header (id, mask, extra count, consecutive), extra values,
+ * padding to 8 bytes. */
+static pvk_result cl_statement(scene *s, char *p)
+{
+    char *t = token(&p);
+    uint32_t id, vals[256], n = 0, mask = 0xF;
+    bool seq = false;
+    if (!internal_reg(t, &id))
+        return fail(s, "unknown internal register '%s'", t);
+    if (!expect_tok(&p, "="))
+        return fail(s, "expected '='");
+    for (;;) {
+        if (n == 256)
+            return fail(s, "more than 256 values in one command");
+        if (!parse_u32(token(&p), &vals[n++]))
+            return fail(s, "bad value");
+        char *save = p;
+        t = token(&p);
+        if (!t)
+            break;
+        if (!strcmp(t, ","))
+            continue;
+        if (!strcmp(t, "mask")) {
+            if (!parse_u32(token(&p), &mask) || mask > 0xF)
+                return fail(s, "mask must be 0..15");
+            t = token(&p);
+        }
+        if (t && !strcmp(t, "seq")) {
+            seq = true;
+            t = token(&p);
+        }
+        if (t)
+            return fail(s, "unexpected '%s'", t);
+        (void)save;
+        break;
+    }
+    pvk_result r;
+    if ((r = cl_push(s, vals[0])) ||
+        (r = cl_push(s, id | mask << 16 | (n - 1) << 20 | (seq ? 1u << 31 : 0))))
+        return r;
+    for (uint32_t i = 1; i < n; i++)
+        if ((r = cl_push(s, vals[i])))
+            return r;
+    if (s->cl_len & 1)
+        return cl_push(s, 0);
+    return PVK_SUCCESS;
+}
+
+/* `end`: pad the list to 16 bytes as libctru does, write it to guest memory. */
+static pvk_result cl_end(scene *s)
+{
+    pvk_result r;
+    while (s->cl_len % 4)
+        if ((r = cl_push(s, s->cl_len % 2 ? 0 : 0x12345678)) || (r = cl_push(s, 0x000F0010)))
+            return r;
+    s->in_cmdlist = false;
+    uint32_t bytes = s->cl_len * 4;
+    uint8_t *dst = bytes ? pvk_guest_ptr(s->ctx, s->cl_addr, bytes) : NULL;
+    if (!dst)
+        return fail(s, "command list of %u bytes does not fit at 0x%08X", bytes, s->cl_addr);
+    pvk_retire(s->ctx, true);
+    for (uint32_t i = 0; i < s->cl_len; i++) {
+        uint32_t w = s->cl[i];
+        uint8_t le[4] = {(uint8_t)w, (uint8_t)(w >> 8), (uint8_t)(w >> 16), (uint8_t)(w >> 24)};
+        memcpy(dst + i * 4, le, 4);
+    }
+    return pvk_guest_written(s->ctx, s->cl_addr, bytes);
+}
+
+static pvk_result st_probe(scene *s, char *p)
+{
+    char *what = token(&p);
+    if (!what)
+        return fail(s, "expected 'top', 'top-right', 'bottom', 'mem' or 'reg'");
+    if (!strcmp(what, "mem")) {
+        uint32_t addr, want;
+        char *type = NULL;
+        if (!parse_u32(token(&p), &addr) || !(type = token(&p)) || !parse_u32(token(&p), &want))
+            return fail(s, "expected 'probe mem ADDR u8|u16|u32 VALUE'");
+        uint32_t size = !strcmp(type, "u8") ? 1 : !strcmp(type, "u16") ? 2 : !strcmp(type, "u32") ? 4 : 0;
+        if (!size)
+            return fail(s, "unknown type '%s'", type);
+        pvk_guest_flush(s->ctx, addr, size);
+        const uint8_t *m = pvk_guest_ptr(s->ctx, addr, size);
+        if (!m)
+            return fail(s, "0x%08X is outside guest memory", addr);
+        uint32_t got = 0;
+        for (uint32_t i = 0; i < size; i++)
+            got |= (uint32_t)m[i] << (8 * i);
+        if (got != want) {
+            s->failures++;
+            pvk_log(s->ctx, PVK_LOG_ERROR, "%s:%d: probe mem 0x%08X: got 0x%X, want 0x%X", s->name, s->line, addr,
+                    got, want);
+        }
+        return PVK_SUCCESS;
+    }
+    if (!strcmp(what, "reg")) {
+        char *t = token(&p);
+        uint32_t addr, want, got = 0;
+        if (!t || !external_reg(t, &addr))
+            return fail(s, "unknown external register '%s'", t ? t : "");
+        if (!expect_tok(&p, "=") || !parse_u32(token(&p), &want))
+            return fail(s, "expected '= VALUE'");
+        pvk_mmio_read32(s->ctx, addr, &got);
+        if (got != want) {
+            s->failures++;
+            pvk_log(s->ctx, PVK_LOG_ERROR, "%s:%d: probe reg %s: got 0x%08X, want 0x%08X", s->name, s->line, t, got,
+                    want);
+        }
+        return PVK_SUCCESS;
+    }
+    pvk_screen screen;
+    if (!strcmp(what, "top"))
+        screen = PVK_SCREEN_TOP;
+    else if (!strcmp(what, "top-right"))
+        screen = PVK_SCREEN_TOP_RIGHT;
+    else if (!strcmp(what, "bottom"))
+        screen = PVK_SCREEN_BOTTOM;
+    else
+        return fail(s, "unknown probe target '%s'", what);
+    uint32_t x, y, c[4];
+    if (!parse_u32(token(&p), &x) || !parse_u32(token(&p), &y))
+        return fail(s, "expected 'probe SCREEN X Y rgba(R,G,B,A)'");
+    char *col = skip_ws(p);
+    if (sscanf(col, "rgba(%u,%u,%u,%u)", &c[0], &c[1], &c[2], &c[3]) != 4 || c[0] > 255 || c[1] > 255 ||
+        c[2] > 255 || c[3] > 255)
+        return fail(s, "expected rgba(R,G,B,A) with components 0..255");
+    uint32_t w, h;
+    pvk_frame_size(s->ctx, screen, &w, &h);
+    if (x >= w || y >= h)
+        return fail(s, "(%u,%u) is outside the %ux%u frame (did the script call vblank?)", x, y, w, h);
+    uint8_t *px = malloc((size_t)w * h * 4);
+    if (!px)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    pvk_result r = pvk_frame_read(s->ctx, screen, px, (size_t)w * 4);
+    if (!r) {
+        const uint8_t *q = px + ((size_t)y * w + x) * 4;
+        if (q[0] != c[0] || q[1] != c[1] || q[2] != c[2] || q[3] != c[3]) {
+            s->failures++;
+            pvk_log(s->ctx, PVK_LOG_ERROR, "%s:%d: probe %s %u %u: got rgba(%u,%u,%u,%u), want rgba(%u,%u,%u,%u)",
+                    s->name, s->line, what, x, y, q[0], q[1], q[2], q[3], c[0], c[1], c[2], c[3]);
+        }
+    }
+    free(px);
+    return r;
+}
+
+static pvk_result st_expect(scene *s, char *p)
+{
+    char *what = token(&p);
+    if (what && !strcmp(what, "frame-hash")) {
+        char *t = token(&p);
+        char *end;
+        unsigned long long want = t ? strtoull(t, &end, 16) : 0;
+        if (!t || *end || strlen(t) != 16)
+            return fail(s, "expected 16 hex digits");
+        uint64_t got;
+        pvk_result r = pvk_frame_hash(s->ctx, &got);
+        if (r)
+            return r;
+        if (got != want) {
+            s->failures++;
+            pvk_log(s->ctx, PVK_LOG_ERROR, "%s:%d: frame hash %016llx, want %016llx", s->name, s->line,
+                    (unsigned long long)got, want);
+        }
+        return PVK_SUCCESS;
+    }
+    if (what && !strcmp(what, "errors")) {
+        /* `expect errors N`: guest-input errors counted so far */
+        uint32_t want;
+        if (!parse_u32(token(&p), &want))
+            return fail(s, "expected a count");
+        pvk_retire(s->ctx, true);
+        if (s->ctx->stats.bad_input != want) {
+            s->failures++;
+            pvk_log(s->ctx, PVK_LOG_ERROR, "%s:%d: %llu guest errors, want %u", s->name, s->line,
+                    (unsigned long long)s->ctx->stats.bad_input, want);
+        }
+        return PVK_SUCCESS;
+    }
+    return fail(s, "expected 'frame-hash' or 'errors'");
+}
+
+static pvk_result statement(scene *s, char *line)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = 0;
+    char *p = line;
+    char *kw = token(&p);
+    if (!kw)
+        return PVK_SUCCESS;
+    if (s->in_cmdlist) {
+        if (!strcmp(kw, "end"))
+            return cl_end(s);
+        /* put the keyword back: it is the register name */
+        char buf[MAX_LINE];
+        snprintf(buf, sizeof buf, "%s %s", kw, p);
+        return cl_statement(s, buf);
+    }
+    if (!strcmp(kw, "mmio"))
+        return st_mmio(s, p);
+    if (!strcmp(kw, "reg"))
+        return st_reg(s, p);
+    if (!strcmp(kw, "mem"))
+        return st_mem(s, p);
+    if (!strcmp(kw, "cmdlist")) {
+        if (!parse_u32(token(&p), &s->cl_addr) || (s->cl_addr & 15))
+            return fail(s, "expected a 16-byte aligned address");
+        s->in_cmdlist = true;
+        s->cl_len = 0;
+        return PVK_SUCCESS;
+    }
+    if (!strcmp(kw, "vblank"))
+        return pvk_vblank(s->ctx);
+    if (!strcmp(kw, "wait"))
+        return pvk_wait_idle(s->ctx);
+    if (!strcmp(kw, "probe"))
+        return st_probe(s, p);
+    if (!strcmp(kw, "expect"))
+        return st_expect(s, p);
+    return fail(s, "unknown statement '%s'", kw);
+}
+
+pvk_result pvk_scene_run_text(pvk_context *ctx, const char *text, size_t len, const char *name, const char *dir,
+                              int *failures)
+{
+    if (!ctx || (!text && len))
+        return PVK_ERROR_INVALID_ARGUMENT;
+    scene s = {.ctx = ctx, .name = name ? name : "scene", .dir = dir};
+    pvk_result r = PVK_SUCCESS;
+    size_t pos = 0;
+    char line[MAX_LINE];
+    while (pos < len && !r) {
+        size_t n = 0;
+        while (pos < len && text[pos] != '\n') {
+            if (n + 1 < sizeof line)
+                line[n++] = text[pos] ? text[pos] : ' ';
+            else if (n + 1 == sizeof line) {
+                n++; /* mark overlong */
+            }
+            pos++;
+        }
+        pos++;
+        s.line++;
+        if (n >= sizeof line) {
+            r = fail(&s, "line longer than %d characters", MAX_LINE - 1);
+            break;
+        }
+        line[n] = 0;
+        if (n && line[n - 1] == '\r')
+            line[n - 1] = 0;
+        r = statement(&s, line);
+    }
+    if (!r && s.in_cmdlist)
+        r = fail(&s, "command list not closed with 'end'");
+    free(s.cl);
+    if (!r)
+        r = pvk_wait_idle(ctx);
+    if (failures)
+        *failures = s.failures;
+    return r;
+}
+
+pvk_result pvk_scene_run_file(pvk_context *ctx, const char *path, int *failures)
+{
+    if (!ctx || !path)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        pvk_log(ctx, PVK_LOG_ERROR, "scene: cannot open %s", path);
+        return PVK_ERROR_IO;
+    }
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len == cap) {
+            cap = cap ? cap * 2 : 65536;
+            char *n = cap <= (64u << 20) ? realloc(text, cap) : NULL;
+            if (!n) {
+                free(text);
+                fclose(f);
+                pvk_log(ctx, PVK_LOG_ERROR, "scene: %s is too large", path);
+                return PVK_ERROR_OUT_OF_MEMORY;
+            }
+            text = n;
+        }
+        size_t got = fread(text + len, 1, cap - len, f);
+        len += got;
+        if (!got)
+            break;
+    }
+    fclose(f);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    pvk_result r = pvk_scene_run_text(ctx, text, len, path, slash ? dir : ".", failures);
+    free(text);
+    return r;
+}

@@ -1,0 +1,411 @@
+/* GPU traces: record what a host hands picavk, replay it anywhere.
+ *
+ * File: an 8-byte magic "PVKTRC\r\n", u32 version, u32 flags (bit 0 New 3DS),
+ * then one zstd stream of records.  A record is u8 type, u32 payload length
+ * (little endian), payload.  The stream opens with snapshots of the external
+ * and internal register files; guest memory enters as MEMORY records of whole
+ * 4 KiB pages the first time the GPU touches them and again whenever their
+ * contents changed since (hash per page), so a trace carries only what the
+ * GPU used.  Readers check every length against the record type and the
+ * bytes left; nothing in a file is trusted. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xxhash.h>
+#include <zstd.h>
+
+#include "runtime/runtime.h"
+
+#define TRACE_MAGIC "PVKTRC\r\n"
+#define TRACE_VERSION 1u
+#define PAGE 4096u
+/* The translator's uploaded state: shader code, uniforms, LUTs, fixed
+ * attributes (plain data, from `sh` up to the bookkeeping fields). */
+#define PICA_STATE_OFF offsetof(pvk_pica, sh)
+#define PICA_STATE_LEN (offsetof(pvk_pica, overflow_logged) - offsetof(pvk_pica, sh))
+#define MAX_RECORD (PAGE + 64u + 4u * (PVK_MMIO_WORDS + 2 * PVK_LCD_LUT_SIZE) + sizeof(pvk_pica))
+
+enum {
+    REC_EXTERNAL = 1, /* u32 regs[PVK_MMIO_WORDS], u32 lut[2][256] */
+    REC_INTERNAL = 2, /* u32 regs[PVK_PICA_REG_COUNT], then the data-port state (PICA_STATE) */
+    REC_MMIO = 3,     /* u32 paddr, u32 value */
+    REC_MEMORY = 4,   /* u32 paddr, bytes */
+    REC_VBLANK = 5,   /* empty: one 3DS frame */
+    REC_END = 6,      /* u32 frames: the recorder closed the file */
+};
+
+struct pvk_trace {
+    FILE *f;
+    ZSTD_CCtx *zc;
+    uint8_t *buf; /* uncompressed records waiting for compression */
+    size_t len, cap;
+    uint8_t *out;
+    size_t out_cap;
+    uint64_t *page_hash[PVK_REGION_COUNT]; /* 0 = not yet in the trace */
+    uint32_t frames;
+    bool failed;
+};
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void compress(pvk_trace *t, ZSTD_EndDirective mode)
+{
+    ZSTD_inBuffer in = {t->buf, t->len, 0};
+    for (;;) {
+        ZSTD_outBuffer out = {t->out, t->out_cap, 0};
+        size_t left = ZSTD_compressStream2(t->zc, &out, &in, mode);
+        if (ZSTD_isError(left) || fwrite(t->out, 1, out.pos, t->f) != out.pos) {
+            t->failed = true;
+            break;
+        }
+        if (mode == ZSTD_e_continue ? in.pos == in.size : left == 0)
+            break;
+    }
+    t->len = 0;
+}
+
+/* Append one record; payload parts a (len_a) and b (len_b) are concatenated. */
+static void emit(pvk_trace *t, uint8_t type, const void *a, uint32_t len_a, const void *b, uint32_t len_b)
+{
+    size_t need = 5 + (size_t)len_a + len_b;
+    if (t->len + need > t->cap)
+        compress(t, ZSTD_e_continue);
+    uint8_t *p = t->buf + t->len;
+    p[0] = type;
+    put32(p + 1, len_a + len_b);
+    if (len_a)
+        memcpy(p + 5, a, len_a);
+    if (len_b)
+        memcpy(p + 5 + len_a, b, len_b);
+    t->len += need;
+}
+
+static void emit_snapshot(pvk_context *ctx, pvk_trace *t)
+{
+    emit(t, REC_EXTERNAL, ctx->mmio.regs, sizeof ctx->mmio.regs, ctx->mmio.lut, sizeof ctx->mmio.lut);
+    emit(t, REC_INTERNAL, ctx->pica.regs, sizeof ctx->pica.regs, (const uint8_t *)&ctx->pica + PICA_STATE_OFF,
+         PICA_STATE_LEN);
+}
+
+static void trace_free(pvk_trace *t)
+{
+    if (!t)
+        return;
+    if (t->f)
+        fclose(t->f);
+    ZSTD_freeCCtx(t->zc);
+    free(t->buf);
+    free(t->out);
+    for (int i = 0; i < PVK_REGION_COUNT; i++)
+        free(t->page_hash[i]);
+    free(t);
+}
+
+pvk_result pvk_trace_begin(pvk_context *ctx, const char *path)
+{
+    if (!ctx || !path)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    if (ctx->trace) {
+        pvk_log(ctx, PVK_LOG_ERROR, "pvk_trace_begin: a trace is already being recorded");
+        return PVK_ERROR_INVALID_ARGUMENT;
+    }
+    pvk_trace *t = calloc(1, sizeof *t);
+    if (!t)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    t->cap = 1u << 20;
+    t->out_cap = ZSTD_CStreamOutSize();
+    t->buf = malloc(t->cap);
+    t->out = malloc(t->out_cap);
+    t->zc = ZSTD_createCCtx();
+    for (int i = 0; i < PVK_REGION_COUNT; i++)
+        t->page_hash[i] = calloc(ctx->guest.regions[i].size / PAGE, sizeof(uint64_t));
+    if (!t->buf || !t->out || !t->zc || !t->page_hash[0] || !t->page_hash[1] || !t->page_hash[2]) {
+        trace_free(t);
+        return PVK_ERROR_OUT_OF_MEMORY;
+    }
+    ZSTD_CCtx_setParameter(t->zc, ZSTD_c_compressionLevel, 3);
+    t->f = fopen(path, "wb");
+    if (!t->f) {
+        pvk_log(ctx, PVK_LOG_ERROR, "pvk_trace_begin: cannot create %s", path);
+        trace_free(t);
+        return PVK_ERROR_IO;
+    }
+    uint8_t head[16];
+    memcpy(head, TRACE_MAGIC, 8);
+    put32(head + 8, TRACE_VERSION);
+    put32(head + 12, ctx->cfg.new_3ds ? 1 : 0);
+    fwrite(head, 1, sizeof head, t->f);
+    /* Work in flight would change memory after we snapshot it. */
+    pvk_retire(ctx, true);
+    emit_snapshot(ctx, t);
+    ctx->trace = t;
+    return PVK_SUCCESS;
+}
+
+pvk_result pvk_trace_end(pvk_context *ctx)
+{
+    if (!ctx || !ctx->trace)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    pvk_trace *t = ctx->trace;
+    uint8_t frames[4];
+    put32(frames, t->frames);
+    emit(t, REC_END, frames, 4, NULL, 0);
+    compress(t, ZSTD_e_end);
+    bool failed = t->failed || fflush(t->f) != 0;
+    ctx->trace = NULL;
+    trace_free(t);
+    if (failed) {
+        pvk_log(ctx, PVK_LOG_ERROR, "pvk_trace_end: writing the trace failed");
+        return PVK_ERROR_IO;
+    }
+    return PVK_SUCCESS;
+}
+
+void pvk_trace_mmio(pvk_context *ctx, uint32_t paddr, uint32_t value)
+{
+    uint8_t p[8];
+    put32(p, paddr);
+    put32(p + 4, value);
+    emit(ctx->trace, REC_MMIO, p, 8, NULL, 0);
+}
+
+void pvk_trace_vblank(pvk_context *ctx)
+{
+    emit(ctx->trace, REC_VBLANK, NULL, 0, NULL, 0);
+    ctx->trace->frames++;
+}
+
+void pvk_trace_touch(pvk_context *ctx, const pvk_guest_span *s)
+{
+    pvk_trace *t = ctx->trace;
+    /* Record memory as the GPU will see it: after the work before it. */
+    if (ctx->pending_count)
+        pvk_retire(ctx, true);
+    int region = (int)(s->region - ctx->guest.regions);
+    for (uint32_t page = s->offset / PAGE; page <= (s->offset + s->len - 1) / PAGE; page++) {
+        const uint8_t *bytes = s->region->host + (size_t)page * PAGE;
+        uint64_t h = XXH3_64bits(bytes, PAGE) | 1; /* never 0: 0 means "not recorded" */
+        if (t->page_hash[region][page] == h)
+            continue;
+        t->page_hash[region][page] = h;
+        uint8_t addr[4];
+        put32(addr, s->region->base + page * PAGE);
+        emit(t, REC_MEMORY, addr, 4, bytes, PAGE);
+    }
+}
+
+pvk_result pvk_frame_hash(pvk_context *ctx, uint64_t *hash)
+{
+    if (!ctx || !hash)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    XXH3_state_t *st = XXH3_createState();
+    if (!st)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    XXH3_64bits_reset(st);
+    pvk_result r = PVK_SUCCESS;
+    for (int s = 0; s < PVK_SCREEN_COUNT && !r; s++) {
+        uint32_t wh[2];
+        pvk_frame_size(ctx, (pvk_screen)s, &wh[0], &wh[1]);
+        XXH3_64bits_update(st, wh, sizeof wh);
+        if (!wh[0] || !wh[1])
+            continue;
+        uint8_t *px = malloc((size_t)wh[0] * wh[1] * 4);
+        if (!px) {
+            r = PVK_ERROR_OUT_OF_MEMORY;
+            break;
+        }
+        if (!(r = pvk_frame_read(ctx, (pvk_screen)s, px, (size_t)wh[0] * 4)))
+            XXH3_64bits_update(st, px, (size_t)wh[0] * wh[1] * 4);
+        free(px);
+    }
+    *hash = XXH3_64bits_digest(st);
+    XXH3_freeState(st);
+    return r;
+}
+
+/* ---- replay ---- */
+
+typedef struct reader {
+    FILE *f;
+    ZSTD_DCtx *dc;
+    uint8_t *in;
+    size_t in_cap;
+    ZSTD_inBuffer zin;
+    uint8_t *buf; /* decompressed bytes not yet parsed: [pos, len) */
+    size_t pos, len, cap;
+    bool eof;
+} reader;
+
+/* Make at least `n` decompressed bytes available; false at end of data. */
+static bool fill(pvk_context *ctx, reader *r, size_t n, pvk_result *err)
+{
+    if (r->pos) {
+        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+        r->len -= r->pos;
+        r->pos = 0;
+    }
+    while (r->len < n) {
+        if (r->zin.pos == r->zin.size) {
+            if (r->eof)
+                return false;
+            r->zin.src = r->in;
+            r->zin.size = fread(r->in, 1, r->in_cap, r->f);
+            r->zin.pos = 0;
+            if (r->zin.size == 0) {
+                r->eof = true;
+                return false;
+            }
+        }
+        ZSTD_outBuffer out = {r->buf, r->cap, r->len};
+        size_t ret = ZSTD_decompressStream(r->dc, &out, &r->zin);
+        if (ZSTD_isError(ret)) {
+            pvk_bad_input(ctx, "trace: corrupt compressed data (%s)", ZSTD_getErrorName(ret));
+            *err = PVK_ERROR_BAD_DATA;
+            return false;
+        }
+        r->len = out.pos;
+    }
+    return true;
+}
+
+pvk_result pvk_trace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user)
+{
+    if (!ctx || !path)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    if (ctx->trace) {
+        pvk_log(ctx, PVK_LOG_ERROR, "trace: cannot replay while recording");
+        return PVK_ERROR_INVALID_ARGUMENT;
+    }
+    reader r = {0};
+    pvk_result err = PVK_SUCCESS;
+    r.f = fopen(path, "rb");
+    if (!r.f) {
+        pvk_log(ctx, PVK_LOG_ERROR, "trace: cannot open %s", path);
+        return PVK_ERROR_IO;
+    }
+    uint8_t head[16];
+    if (fread(head, 1, 16, r.f) != 16 || memcmp(head, TRACE_MAGIC, 8)) {
+        pvk_bad_input(ctx, "trace: %s is not a picavk trace (bad magic)", path);
+        fclose(r.f);
+        return PVK_ERROR_BAD_DATA;
+    }
+    if (get32(head + 8) != TRACE_VERSION) {
+        pvk_bad_input(ctx, "trace: version %u is not supported (this picavk reads %u)", get32(head + 8), TRACE_VERSION);
+        fclose(r.f);
+        return PVK_ERROR_BAD_DATA;
+    }
+    if ((get32(head + 12) & 1) != (ctx->cfg.new_3ds ? 1u : 0u))
+        pvk_log(ctx, PVK_LOG_WARN, "trace: recorded on a %s 3DS configuration", get32(head + 12) & 1 ? "New" : "Old");
+    r.in_cap = ZSTD_DStreamInSize();
+    r.cap = MAX_RECORD + ZSTD_DStreamOutSize();
+    r.in = malloc(r.in_cap);
+    r.buf = malloc(r.cap);
+    r.dc = ZSTD_createDCtx();
+    if (!r.in || !r.buf || !r.dc) {
+        err = PVK_ERROR_OUT_OF_MEMORY;
+        goto out;
+    }
+    uint32_t frames = 0;
+    bool ended = false;
+    while (!ended && fill(ctx, &r, 5, &err)) {
+        uint8_t type = r.buf[r.pos];
+        uint32_t len = get32(r.buf + r.pos + 1);
+        if (len > MAX_RECORD) {
+            pvk_bad_input(ctx, "trace: record of %u bytes exceeds the limit", len);
+            err = PVK_ERROR_BAD_DATA;
+            break;
+        }
+        if (!fill(ctx, &r, 5 + (size_t)len, &err)) {
+            if (!err) {
+                pvk_bad_input(ctx, "trace: truncated record");
+                err = PVK_ERROR_BAD_DATA;
+            }
+            break;
+        }
+        const uint8_t *p = r.buf + r.pos + 5;
+        r.pos += 5 + (size_t)len;
+        switch (type) {
+        case REC_EXTERNAL:
+            if (len != sizeof ctx->mmio.regs + sizeof ctx->mmio.lut)
+                goto bad_len;
+            pvk_retire(ctx, true);
+            memcpy(ctx->mmio.regs, p, sizeof ctx->mmio.regs);
+            memcpy(ctx->mmio.lut, p + sizeof ctx->mmio.regs, sizeof ctx->mmio.lut);
+            break;
+        case REC_INTERNAL:
+            if (len != sizeof ctx->pica.regs + PICA_STATE_LEN)
+                goto bad_len;
+            memcpy(ctx->pica.regs, p, sizeof ctx->pica.regs);
+            memcpy((uint8_t *)&ctx->pica + PICA_STATE_OFF, p + sizeof ctx->pica.regs, PICA_STATE_LEN);
+            break;
+        case REC_MMIO:
+            if (len != 8)
+                goto bad_len;
+            pvk_mmio_write32(ctx, get32(p), get32(p + 4)); /* errors are logged and counted there */
+            break;
+        case REC_MEMORY: {
+            if (len < 4)
+                goto bad_len;
+            uint32_t addr = get32(p);
+            void *dst = pvk_guest_ptr(ctx, addr, len - 4);
+            if (!dst) {
+                err = PVK_ERROR_BAD_DATA;
+                goto out;
+            }
+            pvk_retire(ctx, true); /* the GPU may still read the old bytes */
+            memcpy(dst, p + 4, len - 4);
+            pvk_guest_written(ctx, addr, len - 4);
+            break;
+        }
+        case REC_VBLANK:
+            if (len != 0)
+                goto bad_len;
+            if ((err = pvk_vblank(ctx)))
+                goto out;
+            if (on_frame && (err = on_frame(user, ctx, frames)))
+                goto out;
+            frames++;
+            break;
+        case REC_END:
+            if (len != 4)
+                goto bad_len;
+            if (get32(p) != frames)
+                pvk_log(ctx, PVK_LOG_WARN, "trace: %u frames replayed, the recorder counted %u", frames, get32(p));
+            ended = true;
+            break;
+        default:
+            pvk_bad_input(ctx, "trace: unknown record type %u", type);
+            err = PVK_ERROR_BAD_DATA;
+            goto out;
+        }
+        continue;
+    bad_len:
+        pvk_bad_input(ctx, "trace: record type %u has a bad length %u", type, len);
+        err = PVK_ERROR_BAD_DATA;
+        goto out;
+    }
+    if (!err && !ended) {
+        pvk_bad_input(ctx, "trace: %s ends without an end record (truncated?)", path);
+        err = PVK_ERROR_BAD_DATA;
+    }
+out:
+    pvk_retire(ctx, true);
+    ZSTD_freeDCtx(r.dc);
+    free(r.in);
+    free(r.buf);
+    fclose(r.f);
+    return err;
+}

@@ -1,0 +1,21 @@
+#!/bin/bash
+# Short libFuzzer runs of every fuzz target (default 60 s each), seeded from
+# tests/fuzz/corpus/<target>/.  New inputs go to build-fuzz/corpus/<target>/;
+# a crash leaves its input in build-fuzz/ and fails the script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_EACH="${1:-60}"
+bash scripts/setup.sh
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
+export ASAN_OPTIONS="detect_leaks=0"
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -DPVK_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-fuzz -j"$(nproc)"
+status=0
+for src in tests/fuzz/fuzz_*.c; do
+  t="$(basename "$src" .c)"
+  mkdir -p "build-fuzz/corpus/$t"
+  echo "== $t: ${SECONDS_EACH}s =="
+  (cd build-fuzz && "./tests/$t" -max_total_time="$SECONDS_EACH" -max_len=65536 -timeout=20 \
+      "corpus/$t" "../tests/fuzz/corpus/$t") || status=1
+done
+exit $status

@@ -1,0 +1,40 @@
+/* One context for all inputs of a fuzz run (creating a Vulkan device per
+ * input would be all the fuzzer measures); logs go nowhere. */
+#ifndef PVK_FUZZ_COMMON_H
+#define PVK_FUZZ_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "picavk/picavk.h"
+
+static pvk_context *fuzz_ctx;
+
+static void fuzz_log(void *user, pvk_log_level level, const char *msg)
+{
+    (void)user;
+    (void)level;
+    (void)msg;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    pvk_config cfg = {.log = fuzz_log, .log_level = PVK_LOG_ERROR};
+    if (pvk_context_create(&cfg, &fuzz_ctx)) {
+        fprintf(stderr, "fuzz: cannot create a context\n");
+        exit(1);
+    }
+    return 0;
+}
+
+/* Every input must leave the context usable. */
+static void fuzz_check(void)
+{
+    if (pvk_context_status(fuzz_ctx) != PVK_SUCCESS)
+        abort();
+}
+
+#endif

@@ -1,0 +1,82 @@
+/* Every scene script in tests/scenes/ runs in a fresh context and must pass its probes;
+ * malformed scripts are refused with the line named, never crash. */
+#include <dirent.h>
+
+#include "harness.h"
+
+static int run_text(const char *text, int *failures)
+{
+    pvk_context *ctx = th_context(NULL, 0);
+    th_quiet_errors = 1;
+    pvk_result r = pvk_scene_run_text(ctx, text, strlen(text), "inline", NULL, failures);
+    th_quiet_errors = 0;
+    th_release(ctx);
+    return r;
+}
+
+int main(void)
+{
+    DIR *d = opendir(PVK_SCENE_DIR);
+    CHECK(d != NULL);
+    int scenes = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 4, ".pvs"))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", PVK_SCENE_DIR, e->d_name);
+        pvk_context *ctx = th_context(NULL, 0);
+        int failures = -1;
+        th_quiet_errors = strstr(e->d_name, "bad") != NULL; /* scenes about bad input log errors */
+        pvk_result r = pvk_scene_run_file(ctx, path, &failures);
+        th_quiet_errors = 0;
+        printf("%s: %s, %d probe failures\n", e->d_name, pvk_result_string(r), failures);
+        CHECK_EQ(r, PVK_SUCCESS);
+        CHECK_EQ(failures, 0);
+        th_release(ctx);
+        scenes++;
+    }
+    if (d)
+        closedir(d);
+    CHECK(scenes >= 4);
+
+    /* a probe that does not match is a failure, not an error */
+    int f = 0;
+    CHECK_EQ(run_text("mem 0x18000000 = 01 02\nprobe mem 0x18000000 u16 0x0201\nprobe mem 0x18000000 u8 7\n", &f),
+             PVK_SUCCESS);
+    CHECK_EQ(f, 1);
+    /* malformed scripts */
+    static const char *bad[] = {
+        "frobnicate 1 2 3\n",
+        "mmio NOT_A_REGISTER = 1\n",
+        "mmio 0x10400010 1\n",
+        "mmio 0x10400010 = 0x1FFFFFFFF\n",
+        "mmio 0x20000000 = 1\n",
+        "reg GPUREG_NOPE = 1\n",
+        "reg 0x400 = 1\n",
+        "mem 0x00001000 = 01\n",
+        "mem 0x18000000 = 1FF\n",
+        "mem 0x18000000 fill 0xFFFFFFFF 0\n",
+        "mem 0x18000000 file /nonexistent\n",
+        "cmdlist 0x18000004\nend\n",
+        "cmdlist 0x18000000\nGPUREG_FINALIZE = 1 mask 16\nend\n",
+        "cmdlist 0x18000000\nGPUREG_FINALIZE = 1\n",
+        "cmdlist 0x1FFFFFF0\nGPUREG_FINALIZE = 1, 2, 3, 4, 5, 6\nend\n",
+        "probe top 0 0 rgba(1,2,3,4)\n",
+        "vblank\nprobe top 400 0 rgba(0,0,0,255)\n",
+        "vblank\nprobe bottom 0 0 rgba(0,0,0,256)\n",
+        "probe mem 0x18000000 u64 0\n",
+        "expect frame-hash 1234\n",
+        "expect errors\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int failures = 0;
+        pvk_result r = run_text(bad[i], &failures);
+        if (r != PVK_ERROR_BAD_DATA)
+            fprintf(stderr, "script %zu was not refused: %s", i, bad[i]);
+        CHECK_EQ(r, PVK_ERROR_BAD_DATA);
+        CHECK(strstr(th_last_error, "inline:") != NULL);
+    }
+    return th_finish("test_scenes");
+}
