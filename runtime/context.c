@@ -39,7 +39,7 @@ pvk_result pvk_context_create(const pvk_config *config, pvk_context **out)
         goto fail;
     pvk_mmio_reset(ctx);
     pvk_pica_reset(ctx);
-    if ((r = pvk_lcd_init(ctx)))
+    if ((r = pvk_lcd_init(ctx)) || (r = pvk_draw_init(ctx)))
         goto fail;
     *out = ctx;
     return PVK_SUCCESS;
@@ -55,6 +55,7 @@ void pvk_context_destroy(pvk_context *ctx)
         return;
     if (ctx->device)
         pvk_retire(ctx, true);
+    pvk_draw_destroy(ctx);
     pvk_lcd_destroy(ctx);
     pvk_guest_destroy(ctx);
     pvk_compute_destroy(ctx);

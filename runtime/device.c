@@ -155,8 +155,8 @@ static bool probe_device(VkPhysicalDevice phys, pvk_features *f, feature_chain *
         *why = "VK_KHR_push_descriptor is required";
         return false;
     }
-    if (!f->timeline_semaphore || !f->storage_buffer_8bit || !c->v13.synchronization2) {
-        *why = "timelineSemaphore, storageBuffer8BitAccess and synchronization2 are required";
+    if (!f->timeline_semaphore || !f->storage_buffer_8bit || !c->v13.synchronization2 || !c->v13.dynamicRendering) {
+        *why = "timelineSemaphore, storageBuffer8BitAccess, synchronization2 and dynamicRendering are required";
         return false;
     }
     return true;
@@ -310,6 +310,7 @@ static pvk_result create_device(pvk_context *ctx, feature_chain *c)
     c->v12 = v12;
     VkPhysicalDeviceVulkan13Features v13 = {.sType = c->v13.sType, .pNext = c->v13.pNext,
                                             .synchronization2 = VK_TRUE,
+                                            .dynamicRendering = VK_TRUE,
                                             .maintenance4 = c->v13.maintenance4};
     c->v13 = v13;
 

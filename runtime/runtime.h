@@ -95,6 +95,7 @@ struct pvk_context {
     pvk_pica pica;            /* translator/: internal register file */
     struct pvk_lcd *lcd;      /* runtime/present.c */
     struct pvk_trace *trace;  /* runtime/trace.c: recording when not NULL */
+    struct pvk_draw *draw;    /* runtime/draw.c */
 };
 
 /* ---- logging (runtime/log.c) ---- */
@@ -140,6 +141,7 @@ typedef struct pvk_spirv {
     size_t size; /* bytes */
 } pvk_spirv;
 pvk_spirv pvk_builtin_spirv(int pipe);
+pvk_spirv pvk_builtin_draw_spirv(bool fragment);
 
 /* ---- trace recording hooks (runtime/trace.c); call only when ctx->trace ---- */
 typedef struct pvk_trace pvk_trace;
@@ -147,6 +149,10 @@ void pvk_trace_mmio(pvk_context *ctx, uint32_t paddr, uint32_t value);
 void pvk_trace_vblank(pvk_context *ctx);
 /* The GPU is about to use these guest bytes: record pages not yet in the trace. */
 void pvk_trace_touch(pvk_context *ctx, const pvk_guest_span *s);
+
+/* ---- drawing (runtime/draw.c) ---- */
+pvk_result pvk_draw_init(pvk_context *ctx);
+void pvk_draw_destroy(pvk_context *ctx);
 
 /* ---- LCD (runtime/present.c) ---- */
 pvk_result pvk_lcd_init(pvk_context *ctx);

@@ -2,20 +2,28 @@
  * embedded here (the headers are generated into the build tree). */
 #include "runtime/runtime.h"
 
-#include "display_quad.spv.h"
-#include "display_transfer.spv.h"
-#include "fill.spv.h"
-#include "scanout.spv.h"
-#include "texture_copy.spv.h"
+#include "display_quad.comp.spv.h"
+#include "display_transfer.comp.spv.h"
+#include "fill.comp.spv.h"
+#include "scanout.comp.spv.h"
+#include "texture_copy.comp.spv.h"
+#include "draw.frag.spv.h"
+#include "draw.vert.spv.h"
 
 pvk_spirv pvk_builtin_spirv(int pipe)
 {
     switch (pipe) {
-    case PVK_PIPE_FILL: return (pvk_spirv){pvk_spv_fill, sizeof pvk_spv_fill};
-    case PVK_PIPE_DISPLAY_TRANSFER: return (pvk_spirv){pvk_spv_display_transfer, sizeof pvk_spv_display_transfer};
-    case PVK_PIPE_DISPLAY_QUAD: return (pvk_spirv){pvk_spv_display_quad, sizeof pvk_spv_display_quad};
-    case PVK_PIPE_TEXTURE_COPY: return (pvk_spirv){pvk_spv_texture_copy, sizeof pvk_spv_texture_copy};
-    case PVK_PIPE_SCANOUT: return (pvk_spirv){pvk_spv_scanout, sizeof pvk_spv_scanout};
+    case PVK_PIPE_FILL: return (pvk_spirv){pvk_spv_fill_comp, sizeof pvk_spv_fill_comp};
+    case PVK_PIPE_DISPLAY_TRANSFER: return (pvk_spirv){pvk_spv_display_transfer_comp, sizeof pvk_spv_display_transfer_comp};
+    case PVK_PIPE_DISPLAY_QUAD: return (pvk_spirv){pvk_spv_display_quad_comp, sizeof pvk_spv_display_quad_comp};
+    case PVK_PIPE_TEXTURE_COPY: return (pvk_spirv){pvk_spv_texture_copy_comp, sizeof pvk_spv_texture_copy_comp};
+    case PVK_PIPE_SCANOUT: return (pvk_spirv){pvk_spv_scanout_comp, sizeof pvk_spv_scanout_comp};
     }
     return (pvk_spirv){0, 0};
+}
+
+pvk_spirv pvk_builtin_draw_spirv(bool fragment)
+{
+    return fragment ? (pvk_spirv){pvk_spv_draw_frag, sizeof pvk_spv_draw_frag}
+                    : (pvk_spirv){pvk_spv_draw_vert, sizeof pvk_spv_draw_vert};
 }

@@ -24,6 +24,7 @@ static void usage(FILE *f)
             "  run SCENE.pvs...  run scene scripts; prints PASS/FAIL per script\n"
             "  replay TRACE [-o DIR]  replay a picavk trace (.pvt) or a Citra CiTrace (.ctf) headless; writes DIR/frameNNNN-*.png\n"
             "                    and DIR/hashes.txt (one frame hash per line; default DIR: .)\n"
+            "  asm FILE.pica [-o FILE.shbin]  assemble a PICA200 shader (picasso syntax) into a SHBIN\n"
             "  --help            this text\n"
             "\n"
             "environment: PVK_DEVICE=<name part> picks a device, PVK_VALIDATION=1 enables the\n"
@@ -343,6 +344,70 @@ static int cmd_run(int n, char **paths)
     return failed ? 1 : 0;
 }
 
+/* ---- shader assembler ---- */
+
+static int cmd_asm(const char *in, const char *out)
+{
+    FILE *f = fopen(in, "rb");
+    if (!f) {
+        fprintf(stderr, "picavk asm: %s: %s\n", in, strerror(errno));
+        return 1;
+    }
+    char *src = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len == cap) {
+            cap = cap ? 2 * cap : 65536;
+            char *p = realloc(src, cap);
+            if (!p) {
+                free(src);
+                fclose(f);
+                return fail("out of memory", PVK_ERROR_OUT_OF_MEMORY);
+            }
+            src = p;
+        }
+        size_t n = fread(src + len, 1, cap - len, f);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    bool rerr = ferror(f);
+    fclose(f);
+    if (rerr) {
+        free(src);
+        fprintf(stderr, "picavk asm: cannot read %s\n", in);
+        return 1;
+    }
+    char err[512], def[4096];
+    void *bin = NULL;
+    size_t size = 0;
+    pvk_result r = pvk_shader_assemble(src, len, &bin, &size, err, sizeof err);
+    free(src);
+    if (r) {
+        if (r == PVK_ERROR_BAD_DATA)
+            fprintf(stderr, "%s:%s\n", in, err + (strncmp(err, "line ", 5) ? 0 : 5));
+        else
+            fprintf(stderr, "picavk asm: %s\n", pvk_result_string(r));
+        return 1;
+    }
+    if (!out) { /* FILE.pica -> FILE.shbin */
+        const char *dot = strrchr(in, '.'), *slash = strrchr(in, '/');
+        size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - in) : strlen(in);
+        snprintf(def, sizeof def, "%.*s.shbin", (int)(stem < 4000 ? stem : 4000), in);
+        out = def;
+    }
+    FILE *o = fopen(out, "wb");
+    bool ok = o && fwrite(bin, 1, size, o) == size;
+    if (o && fclose(o))
+        ok = false;
+    free(bin);
+    if (!ok) {
+        fprintf(stderr, "picavk asm: cannot write %s\n", out);
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -394,6 +459,24 @@ int main(int argc, char **argv)
             return 2;
         }
         return cmd_replay(trace, dir);
+    }
+    if (!strcmp(cmd, "asm")) {
+        const char *in = NULL, *out = NULL;
+        for (int i = 2; i < argc; i++) {
+            if (!strcmp(argv[i], "-o") && i + 1 < argc)
+                out = argv[++i];
+            else if (argv[i][0] != '-' && !in)
+                in = argv[i];
+            else {
+                fprintf(stderr, "picavk asm: unexpected argument '%s'\n", argv[i]);
+                return 2;
+            }
+        }
+        if (!in) {
+            fprintf(stderr, "usage: picavk asm FILE.pica [-o FILE.shbin]\n");
+            return 2;
+        }
+        return cmd_asm(in, out);
     }
     fprintf(stderr, "picavk: unknown command '%s' (try --help)\n", cmd);
     return 2;

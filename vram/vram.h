@@ -151,5 +151,13 @@ void pvk_mmio_count(pvk_context *ctx, uint32_t offset, uint32_t amount);
 /* ---- transfer engine (vram/transfer.c) ---- */
 pvk_result pvk_transfer_fill(pvk_context *ctx, int unit);
 pvk_result pvk_transfer_memcopy(pvk_context *ctx);
+/* Record a tiled<->linear conversion between two bound buffers into `op`
+ * (the display-transfer shaders): `w` x `h` pixels, input rows `in_width`
+ * pixels long, formats 0-4 as for transfers, mode bit 0 flip, bit 1
+ * linear->tiled.  Byte offsets must be multiples of 16. */
+struct pvk_op;
+void pvk_transfer_record_convert(pvk_context *ctx, struct pvk_op *op, pvk_buffer_range src, uint32_t src_sub,
+                                 pvk_buffer_range dst, uint32_t dst_sub, uint32_t in_width, uint32_t w, uint32_t h,
+                                 uint32_t in_fmt, uint32_t out_fmt, uint32_t mode);
 
 #endif

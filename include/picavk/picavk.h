@@ -61,8 +61,8 @@ typedef void (*pvk_irq_fn)(void *user, pvk_context *ctx, pvk_irq which);
 
 /* Embedded mode: the host's Vulkan objects.  picavk loads its entry points
  * from them (through volk) and never creates or destroys them.  The device
- * must be Vulkan 1.3 with the features pvk_required_features() lists enabled,
- * and VK_KHR_push_descriptor enabled. */
+ * must be Vulkan 1.3 with timelineSemaphore, storageBuffer8BitAccess,
+ * synchronization2 and dynamicRendering enabled, and VK_KHR_push_descriptor. */
 typedef struct pvk_host_vulkan {
     PFN_vkGetInstanceProcAddr get_instance_proc_addr;
     VkInstance instance;
@@ -265,6 +265,14 @@ pvk_result pvk_frame_release(pvk_context *ctx, const pvk_frame *frame, VkSemapho
 
 /* Write RGBA8 pixels as a PNG file. */
 pvk_result pvk_write_png(const char *path, const void *rgba, uint32_t width, uint32_t height, size_t stride);
+
+/* ---- shader assembler ---- */
+
+/* Assemble a PICA200 vertex shader written in devkitPro picasso's syntax
+ * (common subset) into a SHBIN file image (DVLB/DVLP/DVLE as picasso writes
+ * it), returned in *data (free() it) and *size.  On bad source returns
+ * PVK_ERROR_BAD_DATA with "line N: what" in `err` (may be NULL). */
+pvk_result pvk_shader_assemble(const char *src, size_t len, void **data, size_t *size, char *err, size_t err_len);
 
 /* ---- traces ---- */
 

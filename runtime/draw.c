@@ -1,0 +1,497 @@
+/* Draws: the command processor's draw hook.  Vertices run through the CPU
+ * stages (attribute loading, the vertex shader interpreter, the output map,
+ * primitive assembly) and are drawn with Vulkan into the colour buffer.
+ *
+ * Until the surface cache exists every draw loads the colour buffer from
+ * guest memory (detile + convert on the GPU), renders, and stores it back, in
+ * one submission: guest memory stays the truth after each draw.  No depth
+ * buffer yet; fragments are the interpolated primary colour.
+ *
+ * Coordinates: PICA window y runs up and memory row 0 is the top of the
+ * buffer (row = height - 1 - y), so the Vulkan viewport is flipped (negative
+ * height).  Vulkan's rasterization rules (pixel centres, top-left fill) stand
+ * for the PICA's, which are not publicly measured. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/runtime.h"
+#include "translator/geometry.h"
+#include "translator/regs.h"
+
+#define MAX_DIM 1024 /* FRAMEBUFFER_DIM: 11-bit width, 10-bit height-1 */
+
+typedef struct draw_vertex {
+    float pos[4];
+    float color[4];
+} draw_vertex;
+
+struct pvk_draw {
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+    VkImage rt;
+    VkDeviceMemory rt_mem;
+    VkImageView rt_view;
+    uint32_t rt_w, rt_h;
+    VkBuffer staging, vbuf;
+    VkDeviceMemory staging_mem, vbuf_mem;
+    void *vmap;
+    VkDeviceSize vcap;
+    bool announced;
+};
+
+/* PICA colour buffer format (COLORBUFFER_FORMAT bits 16-18) -> transfer
+ * format code (0 RGBA8, 1 RGB8, 2 RGB565, 3 RGB5A1, 4 RGBA4); -1 unknown. */
+static int color_format_to_transfer(uint32_t f)
+{
+    switch (f) {
+    case 0: return 0; /* RGBA8 */
+    case 1: return 1; /* RGB8 */
+    case 2: return 3; /* RGB5A1 */
+    case 3: return 2; /* RGB565 */
+    case 4: return 4; /* RGBA4 */
+    default: return -1;
+    }
+}
+
+static pvk_result create_pipeline(pvk_context *ctx, struct pvk_draw *d)
+{
+    pvk_result r;
+    VkPushConstantRange pcr = {.stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT, .size = 16};
+    VkPipelineLayoutCreateInfo plci = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .pushConstantRangeCount = 1,
+        .pPushConstantRanges = &pcr,
+    };
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreatePipelineLayout(ctx->device, &plci, NULL, &d->layout),
+                          "vkCreatePipelineLayout")))
+        return r;
+    VkShaderModule mods[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+    for (int i = 0; i < 2; i++) {
+        pvk_spirv spv = pvk_builtin_draw_spirv(i == 1);
+        VkShaderModuleCreateInfo smci = {
+            .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = spv.size, .pCode = spv.code};
+        if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &mods[i]),
+                              "vkCreateShaderModule")))
+            goto out;
+    }
+    VkPipelineShaderStageCreateInfo stages[2] = {
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
+         .module = mods[0], .pName = "main"},
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+         .module = mods[1], .pName = "main"},
+    };
+    VkVertexInputBindingDescription vb = {0, sizeof(draw_vertex), VK_VERTEX_INPUT_RATE_VERTEX};
+    VkVertexInputAttributeDescription va[2] = {
+        {0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, offsetof(draw_vertex, pos)},
+        {1, 0, VK_FORMAT_R32G32B32A32_SFLOAT, offsetof(draw_vertex, color)},
+    };
+    VkPipelineVertexInputStateCreateInfo vi = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+        .vertexBindingDescriptionCount = 1,
+        .pVertexBindingDescriptions = &vb,
+        .vertexAttributeDescriptionCount = 2,
+        .pVertexAttributeDescriptions = va,
+    };
+    VkPipelineInputAssemblyStateCreateInfo ia = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+    };
+    VkPipelineViewportStateCreateInfo vp = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO, .viewportCount = 1, .scissorCount = 1};
+    VkPipelineRasterizationStateCreateInfo rs = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+        .polygonMode = VK_POLYGON_MODE_FILL,
+        .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE, /* with the flipped viewport: y-up CCW is front */
+        .lineWidth = 1.0f,
+    };
+    VkPipelineMultisampleStateCreateInfo ms = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+        .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT,
+    };
+    VkPipelineColorBlendAttachmentState cba = {.colorWriteMask = 0xF};
+    VkPipelineColorBlendStateCreateInfo cb = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO, .attachmentCount = 1, .pAttachments = &cba};
+    VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_CULL_MODE};
+    VkPipelineDynamicStateCreateInfo ds = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO, .dynamicStateCount = 3, .pDynamicStates = dyn};
+    VkFormat fmt = VK_FORMAT_R8G8B8A8_UNORM;
+    VkPipelineRenderingCreateInfo rci = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO, .colorAttachmentCount = 1,
+        .pColorAttachmentFormats = &fmt};
+    VkGraphicsPipelineCreateInfo gpci = {
+        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+        .pNext = &rci,
+        .stageCount = 2,
+        .pStages = stages,
+        .pVertexInputState = &vi,
+        .pInputAssemblyState = &ia,
+        .pViewportState = &vp,
+        .pRasterizationState = &rs,
+        .pMultisampleState = &ms,
+        .pColorBlendState = &cb,
+        .pDynamicState = &ds,
+        .layout = d->layout,
+    };
+    r = pvk_vk_check(ctx, ctx->vk.vkCreateGraphicsPipelines(ctx->device, VK_NULL_HANDLE, 1, &gpci, NULL, &d->pipeline),
+                     "vkCreateGraphicsPipelines");
+out:
+    for (int i = 0; i < 2; i++)
+        if (mods[i])
+            ctx->vk.vkDestroyShaderModule(ctx->device, mods[i], NULL);
+    return r;
+}
+
+static void destroy_target(pvk_context *ctx, struct pvk_draw *d)
+{
+    if (d->rt_view)
+        ctx->vk.vkDestroyImageView(ctx->device, d->rt_view, NULL);
+    if (d->rt)
+        ctx->vk.vkDestroyImage(ctx->device, d->rt, NULL);
+    if (d->rt_mem)
+        ctx->vk.vkFreeMemory(ctx->device, d->rt_mem, NULL);
+    d->rt_view = VK_NULL_HANDLE;
+    d->rt = VK_NULL_HANDLE;
+    d->rt_mem = VK_NULL_HANDLE;
+    d->rt_w = d->rt_h = 0;
+}
+
+static pvk_result ensure_target(pvk_context *ctx, struct pvk_draw *d, uint32_t w, uint32_t h)
+{
+    if (d->rt && d->rt_w == w && d->rt_h == h)
+        return PVK_SUCCESS;
+    destroy_target(ctx, d);
+    VkImageCreateInfo ici = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+        .imageType = VK_IMAGE_TYPE_2D,
+        .format = VK_FORMAT_R8G8B8A8_UNORM,
+        .extent = {w, h, 1},
+        .mipLevels = 1,
+        .arrayLayers = 1,
+        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .tiling = VK_IMAGE_TILING_OPTIMAL,
+        .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                 VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+    };
+    pvk_result r;
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImage(ctx->device, &ici, NULL, &d->rt), "vkCreateImage")))
+        return r;
+    VkMemoryRequirements req;
+    ctx->vk.vkGetImageMemoryRequirements(ctx->device, d->rt, &req);
+    int type = pvk_find_memory_type(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    if (type < 0)
+        return PVK_ERROR_MISSING_FEATURE;
+    VkMemoryAllocateInfo mai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size, .memoryTypeIndex = (uint32_t)type};
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkAllocateMemory(ctx->device, &mai, NULL, &d->rt_mem), "vkAllocateMemory")) ||
+        (r = pvk_vk_check(ctx, ctx->vk.vkBindImageMemory(ctx->device, d->rt, d->rt_mem, 0), "vkBindImageMemory")))
+        return r;
+    VkImageViewCreateInfo vci = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+        .image = d->rt,
+        .viewType = VK_IMAGE_VIEW_TYPE_2D,
+        .format = VK_FORMAT_R8G8B8A8_UNORM,
+        .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
+    };
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImageView(ctx->device, &vci, NULL, &d->rt_view), "vkCreateImageView")))
+        return r;
+    d->rt_w = w;
+    d->rt_h = h;
+    return PVK_SUCCESS;
+}
+
+static pvk_result ensure_vertices(pvk_context *ctx, struct pvk_draw *d, VkDeviceSize bytes)
+{
+    if (bytes <= d->vcap)
+        return PVK_SUCCESS;
+    if (d->vbuf)
+        ctx->vk.vkDestroyBuffer(ctx->device, d->vbuf, NULL);
+    if (d->vbuf_mem)
+        ctx->vk.vkFreeMemory(ctx->device, d->vbuf_mem, NULL);
+    d->vbuf = VK_NULL_HANDLE;
+    d->vbuf_mem = VK_NULL_HANDLE;
+    d->vcap = 0;
+    VkDeviceSize cap = 1 << 16;
+    while (cap < bytes)
+        cap *= 2;
+    pvk_result r = pvk_create_buffer(ctx, cap, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
+                                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                     &d->vbuf, &d->vbuf_mem);
+    if (r)
+        return r;
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkMapMemory(ctx->device, d->vbuf_mem, 0, VK_WHOLE_SIZE, 0, &d->vmap),
+                          "vkMapMemory")))
+        return r;
+    d->vcap = cap;
+    return PVK_SUCCESS;
+}
+
+static void image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage img, VkImageLayout from, VkImageLayout to)
+{
+    VkImageMemoryBarrier2 b = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
+        .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+        .srcAccessMask = VK_ACCESS_2_MEMORY_WRITE_BIT,
+        .dstStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+        .dstAccessMask = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT,
+        .oldLayout = from,
+        .newLayout = to,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .image = img,
+        .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
+    };
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1,
+                           .pImageMemoryBarriers = &b};
+    ctx->vk.vkCmdPipelineBarrier2(cmd, &di);
+}
+
+static float f24_reg(const pvk_context *ctx, uint32_t id)
+{
+    uint32_t bits = pvk_f24_to_f32(ctx->pica.regs[id] & 0xFFFFFF);
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static int32_t sign10(uint32_t v)
+{
+    return (int32_t)(v << 22) >> 22;
+}
+
+static void draw_retire(pvk_context *ctx, const pvk_pending *p)
+{
+    pvk_guest_span s;
+    if (pvk_guest_resolve(ctx, p->dst_addr, p->dst_len, NULL, &s))
+        pvk_guest_download(ctx, &s);
+}
+
+/* Run the CPU stages for every vertex of the draw and assemble triangles
+ * into the vertex buffer; returns the vertex count in *out_n. */
+static pvk_result build_vertices(pvk_context *ctx, struct pvk_draw *d, const pvk_pica_draw *draw, uint32_t *out_n)
+{
+    uint32_t count = draw->count;
+    bool elements = draw->kind == PVK_PICA_DRAW_ELEMENTS;
+    *out_n = 0;
+    if (count == 0)
+        return PVK_SUCCESS;
+    if (count > (1u << 20)) {
+        pvk_bad_input(ctx, "draw of %u vertices exceeds picavk's limit of %u; dropped", count, 1u << 20);
+        return PVK_ERROR_BAD_PARAMETERS;
+    }
+    pvk_attrib_plan plan;
+    pvk_result r = pvk_attrib_plan_build(ctx, &plan);
+    if (r)
+        return r;
+    pvk_vertex *verts = malloc(sizeof *verts * count);
+    uint32_t *tris = malloc(sizeof *tris * 3 * (size_t)count);
+    if (!verts || !tris) {
+        free(verts);
+        free(tris);
+        return PVK_ERROR_OUT_OF_MEMORY;
+    }
+    for (uint32_t i = 0; i < count && !r; i++) {
+        uint32_t index;
+        float v[PVK_SH_INPUTS][4] = {{0}}, o[PVK_SH_OUTPUTS][4] = {{0}};
+        if ((r = pvk_draw_vertex_index(ctx, elements, i, &index)) || (r = pvk_attrib_fetch(ctx, &plan, index, v)) ||
+            (r = pvk_vs_run(ctx, v, o)))
+            break;
+        pvk_vs_outmap(ctx, o, &verts[i]);
+    }
+    uint32_t n = r ? 0 : pvk_assemble_triangles(pvk_primitive_mode(ctx->pica.regs[PVK_GPUREG_PRIMITIVE_CONFIG]),
+                                                count, tris);
+    if (!r && n && !(r = ensure_vertices(ctx, d, (VkDeviceSize)n * sizeof(draw_vertex)))) {
+        draw_vertex *dv = d->vmap;
+        for (uint32_t k = 0; k < n; k++) {
+            memcpy(dv[k].pos, verts[tris[k]].pos, sizeof dv[k].pos);
+            memcpy(dv[k].color, verts[tris[k]].color, sizeof dv[k].color);
+        }
+        *out_n = n;
+    }
+    free(verts);
+    free(tris);
+    return r;
+}
+
+static pvk_result on_draw(pvk_context *ctx, void *user, const pvk_pica_draw *draw)
+{
+    struct pvk_draw *d = user;
+    const uint32_t *regs = ctx->pica.regs;
+    if (draw->kind == PVK_PICA_DRAW_IMMEDIATE) {
+        pvk_unsupported(ctx, "immediate-mode vertices are not drawn yet");
+        return PVK_SUCCESS;
+    }
+    if (!d->announced) {
+        pvk_log(ctx, PVK_LOG_INFO, "drawing without the fragment pipeline: fragments are the interpolated primary "
+                                   "colour, no depth buffer, blending or textures yet");
+        d->announced = true;
+    }
+    uint32_t dim = regs[PVK_GPUREG_FRAMEBUFFER_DIM];
+    uint32_t w = dim & 0x7FF, h = ((dim >> 12) & 0x3FF) + 1;
+    int fmt = color_format_to_transfer(pvk_colorbuffer_format(regs[PVK_GPUREG_COLORBUFFER_FORMAT]));
+    uint32_t addr = (regs[PVK_GPUREG_COLORBUFFER_LOC] & 0x0FFFFFFF) << 3;
+    if (w == 0 || w % 8 || h % 8 || w > MAX_DIM || h > MAX_DIM) {
+        pvk_bad_input(ctx, "draw: colour buffer size %ux%u is not a multiple of 8 tiles in 1..%u; dropped", w, h,
+                      MAX_DIM);
+        return PVK_SUCCESS;
+    }
+    if (fmt < 0) {
+        pvk_bad_input(ctx, "draw: colour buffer format %u is unknown; dropped",
+                      pvk_colorbuffer_format(regs[PVK_GPUREG_COLORBUFFER_FORMAT]));
+        return PVK_SUCCESS;
+    }
+    if (pvk_fragop_clip_enable(regs[PVK_GPUREG_FRAGOP_CLIP]))
+        pvk_unsupported(ctx, "draw: the user clip plane is not applied yet");
+    uint32_t bpp = fmt == 0 ? 4 : fmt == 1 ? 3 : 2;
+    pvk_guest_span span;
+    if (!pvk_guest_resolve(ctx, addr, w * h * bpp, "draw colour buffer", &span))
+        return PVK_SUCCESS; /* logged and counted; the list goes on */
+
+    /* The vertex buffer and render target are shared by all draws: wait for
+     * the previous user before writing them. */
+    pvk_result r = pvk_retire(ctx, true);
+    if (r)
+        return r;
+    uint32_t n;
+    if ((r = build_vertices(ctx, d, draw, &n)))
+        return r == PVK_ERROR_DEVICE_LOST || r == PVK_ERROR_OUT_OF_MEMORY ? r : PVK_SUCCESS;
+    if (n == 0)
+        return PVK_SUCCESS;
+    if ((r = ensure_target(ctx, d, w, h)))
+        return r;
+    pvk_buffer_range guest;
+    uint32_t sub;
+    if (!pvk_guest_bind(ctx, &span, &guest, &sub, "draw colour buffer"))
+        return PVK_SUCCESS;
+    if (span.region->mirror)
+        pvk_guest_upload(ctx, &span);
+    pvk_buffer_range staging = {d->staging, 0, (VkDeviceSize)w * h * 4};
+
+    pvk_op op;
+    if ((r = pvk_op_begin(ctx, &op)))
+        return r;
+    VkCommandBuffer cmd = op.cmd;
+    /* load: tiled guest colour -> linear RGBA8 (memory byte order) -> image */
+    pvk_transfer_record_convert(ctx, &op, guest, sub, staging, 0, w, w, h, (uint32_t)fmt, 0, 0);
+    pvk_op_barrier(ctx, &op);
+    image_barrier(ctx, cmd, d->rt, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
+    ctx->vk.vkCmdCopyBufferToImage(cmd, d->staging, d->rt, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
+    image_barrier(ctx, cmd, d->rt, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+
+    VkRenderingAttachmentInfo att = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+        .imageView = d->rt_view,
+        .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+        .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
+        .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+    };
+    VkRenderingInfo ri = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
+        .renderArea = {{0, 0}, {w, h}},
+        .layerCount = 1,
+        .colorAttachmentCount = 1,
+        .pColorAttachments = &att,
+    };
+    ctx->vk.vkCmdBeginRendering(cmd, &ri);
+    ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, d->pipeline);
+    /* Viewport: PICA window x = (ndc.x + 1) * W/2 + x0, y likewise upwards;
+     * attachment row = h - window y. */
+    float vw = 2.0f * f24_reg(ctx, PVK_GPUREG_VIEWPORT_WIDTH), vh = 2.0f * f24_reg(ctx, PVK_GPUREG_VIEWPORT_HEIGHT);
+    uint32_t xy = regs[PVK_GPUREG_VIEWPORT_XY];
+    float vx = (float)sign10(pvk_viewport_x(xy)), vy = (float)sign10(pvk_viewport_y(xy));
+    if (!(vw > 0 && vw <= 8192) || !(vh > 0 && vh <= 8192)) {
+        pvk_bad_input(ctx, "draw: viewport %gx%g is not drawable; dropped", vw, vh);
+        ctx->vk.vkCmdEndRendering(cmd);
+        pvk_op_abort(ctx, &op);
+        return PVK_SUCCESS;
+    }
+    VkViewport viewport = {vx, (float)h - vy, vw, -vh, 0.0f, 1.0f};
+    ctx->vk.vkCmdSetViewport(cmd, 0, 1, &viewport);
+    VkRect2D scissor = {{0, 0}, {w, h}};
+    int32_t exclude[4] = {1, 1, 0, 0}; /* x1 < x0: none */
+    uint32_t smode = pvk_scissortest_mode(regs[PVK_GPUREG_SCISSORTEST_MODE]);
+    if (smode == 1 || smode == 3) {
+        int32_t x0 = (int32_t)pvk_scissor_x(regs[PVK_GPUREG_SCISSORTEST_POS]);
+        int32_t y0 = (int32_t)pvk_scissor_y(regs[PVK_GPUREG_SCISSORTEST_POS]);
+        int32_t x1 = (int32_t)pvk_scissor_x(regs[PVK_GPUREG_SCISSORTEST_DIM]);
+        int32_t y1 = (int32_t)pvk_scissor_y(regs[PVK_GPUREG_SCISSORTEST_DIM]);
+        /* inclusive window rectangle (y up) -> attachment rows */
+        int32_t r0 = (int32_t)h - 1 - y1, r1 = (int32_t)h - 1 - y0;
+        if (smode == 3) {
+            int32_t cx0 = x0 < 0 ? 0 : x0, cr0 = r0 < 0 ? 0 : r0;
+            int32_t cx1 = x1 >= (int32_t)w ? (int32_t)w - 1 : x1, cr1 = r1 >= (int32_t)h ? (int32_t)h - 1 : r1;
+            if (cx1 < cx0 || cr1 < cr0)
+                scissor = (VkRect2D){{0, 0}, {0, 0}};
+            else
+                scissor = (VkRect2D){{cx0, cr0}, {(uint32_t)(cx1 - cx0 + 1), (uint32_t)(cr1 - cr0 + 1)}};
+        } else {
+            exclude[0] = x0, exclude[1] = r0, exclude[2] = x1, exclude[3] = r1;
+        }
+    }
+    ctx->vk.vkCmdSetScissor(cmd, 0, 1, &scissor);
+    ctx->vk.vkCmdPushConstants(cmd, d->layout, VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof exclude, exclude);
+    /* FACECULLING_CONFIG: 1 keeps clockwise triangles, 2 counter-clockwise
+     * (window y up), 0 keeps all. */
+    uint32_t cull = pvk_faceculling_mode(regs[PVK_GPUREG_FACECULLING_CONFIG]);
+    ctx->vk.vkCmdSetCullMode(cmd, cull == 1 ? VK_CULL_MODE_FRONT_BIT : cull == 2 ? VK_CULL_MODE_BACK_BIT
+                                                                                 : VK_CULL_MODE_NONE);
+    VkDeviceSize zero = 0;
+    ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &zero);
+    ctx->vk.vkCmdDraw(cmd, n, 1, 0, 0);
+    ctx->vk.vkCmdEndRendering(cmd);
+
+    /* store: image -> linear staging -> tiled guest colour */
+    image_barrier(ctx, cmd, d->rt, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    ctx->vk.vkCmdCopyImageToBuffer(cmd, d->rt, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->staging, 1, &bic);
+    pvk_op_barrier(ctx, &op);
+    pvk_transfer_record_convert(ctx, &op, staging, 0, guest, sub, w, w, h, 0, (uint32_t)fmt, 2);
+    op.p.retire = draw_retire;
+    op.p.dst_addr = addr;
+    op.p.dst_len = w * h * bpp;
+    pvk_mmio_count(ctx, PVK_REG_TRAFFIC_FIRST + 0x2C, w * h * bpp); /* POLYGON_COLORBUFFER_WRITES */
+    return pvk_op_submit(ctx, &op);
+}
+
+pvk_result pvk_draw_init(pvk_context *ctx)
+{
+    struct pvk_draw *d = calloc(1, sizeof *d);
+    if (!d)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    ctx->draw = d;
+    pvk_result r;
+    if ((r = create_pipeline(ctx, d)) ||
+        (r = pvk_create_buffer(ctx, (VkDeviceSize)MAX_DIM * MAX_DIM * 4,
+                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                   VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                               VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &d->staging, &d->staging_mem)))
+        return r;
+    pvk_pica_hooks hooks = ctx->pica.hooks;
+    hooks.draw = on_draw;
+    hooks.draw_user = d;
+    pvk_pica_set_hooks(ctx, &hooks);
+    return PVK_SUCCESS;
+}
+
+void pvk_draw_destroy(pvk_context *ctx)
+{
+    struct pvk_draw *d = ctx->draw;
+    if (!d)
+        return;
+    destroy_target(ctx, d);
+    if (d->vbuf)
+        ctx->vk.vkDestroyBuffer(ctx->device, d->vbuf, NULL);
+    if (d->vbuf_mem)
+        ctx->vk.vkFreeMemory(ctx->device, d->vbuf_mem, NULL);
+    if (d->staging)
+        ctx->vk.vkDestroyBuffer(ctx->device, d->staging, NULL);
+    if (d->staging_mem)
+        ctx->vk.vkFreeMemory(ctx->device, d->staging_mem, NULL);
+    if (d->pipeline)
+        ctx->vk.vkDestroyPipeline(ctx->device, d->pipeline, NULL);
+    if (d->layout)
+        ctx->vk.vkDestroyPipelineLayout(ctx->device, d->layout, NULL);
+    free(d);
+    ctx->draw = NULL;
+}

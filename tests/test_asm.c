@@ -1,0 +1,649 @@
+/* The PICA shader assembler: instruction words hand-encoded from 3dbrew's
+ * "GPU/Shader Instruction Set" formats, operand descriptors, flow control,
+ * directives, the output map, errors with line numbers, the SHBIN file and
+ * the register writes that upload a shader, checked against the vertex
+ * shader unit they land in (MMIO and command list). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "runtime/runtime.h"
+#include "translator/asm.h"
+
+static pvk_shbin *g_sh; /* large: one on the heap */
+static char g_err[512];
+
+static pvk_result assemble(const char *src)
+{
+    return pvk_pica_asm(src, strlen(src), g_sh, g_err, sizeof g_err);
+}
+
+/* One instruction (with a `.fvec` block for uniforms when needed): word 0. */
+static uint32_t one(const char *line)
+{
+    char src[512];
+    snprintf(src, sizeof src, ".fvec arr[4]\n%s\n", line);
+    pvk_result r = assemble(src);
+    if (r) {
+        fprintf(stderr, "'%s': %s\n", line, g_err);
+        return 0xDEADBEEF;
+    }
+    return g_sh->code[0];
+}
+
+#define WORD(line, expect)                                                                        \
+    do {                                                                                          \
+        uint32_t w_ = one(line);                                                                  \
+        if (w_ != (uint32_t)(expect))                                                             \
+            fprintf(stderr, "  '%s' -> 0x%08X, want 0x%08X\n", line, w_, (uint32_t)(expect)); \
+        CHECK_EQ(w_, expect);                                                                     \
+    } while (0)
+
+/* Registers used below: r1 = 0x11, r2 = 0x12, v3 = 0x03, o2 = 0x02, c5 = 0x25. */
+static void test_formats(void)
+{
+    /* format 1: op<<26 | dst<<21 | idx<<19 | src1(7)<<12 | src2(5)<<7 | desc */
+    WORD("add r1, c5, r2", 0x02225900);
+    WORD("dp3 r1, c5, r2", 0x06225900);
+    WORD("dp4 o2, v3, r2", 0x08403900);
+    WORD("dph r1, c5, r2", 0x0E225900);
+    WORD("dst r1, c5, r2", 0x12225900);
+    WORD("mul r1, c5, r2", 0x22225900);
+    WORD("sge r1, c5, r2", 0x26225900);
+    WORD("slt r1, c5, r2", 0x2A225900);
+    WORD("max r1, c5, r2", 0x32225900);
+    WORD("min r1, c5, r2", 0x36225900);
+    /* format 1i: the uniform in src2 picks DPHI/DSTI/SGEI/SLTI: src1(5)<<14, src2(7)<<7 */
+    WORD("dph r1, r2, c5", 0x62249280);
+    WORD("dphi r1, r2, c5", 0x62249280);
+    WORD("dsti r1, r2, c5", 0x66249280);
+    WORD("sge r1, r2, c5", 0x6A249280);
+    WORD("slt r1, r2, c5", 0x6E249280);
+    WORD("dphi r1, r2, v3", 0x62248180); /* forced inverted form */
+    /* format 1u */
+    WORD("ex2 r1, c5", 0x16225000);
+    WORD("lg2 r1, c5", 0x1A225000);
+    WORD("litp r1, c5", 0x1E225000);
+    WORD("flr r1, c5", 0x2E225000);
+    WORD("rcp r1, c5", 0x3A225000);
+    WORD("rsq r1, c5", 0x3E225000);
+    WORD("mov r1, c5", 0x4E225000);
+    WORD("mov o6, v15", 0x4CC0F000);
+    WORD("mov r15, c95", 0x4FE7F000);
+    WORD("mova a0.xy, c5", 0x48025000);
+    WORD("mova a0, r2", 0x48012000);
+    /* format 0 */
+    WORD("break", 0x80000000);
+    WORD("nop", 0x84000000);
+    WORD("end", 0x88000000);
+    WORD("emit", 0xA8000000);
+    /* format 1c: 0x2E<<26 | cmpx<<24 | cmpy<<21 | ... (eq ne lt le gt ge = 0..5) */
+    WORD("cmp c5, lt, ge, r2", 0xBAA25900);
+    WORD("cmp v3, eq, ne, r1", 0xB8203880);
+    WORD("cmp r1, ge, gt, r2", 0xBD811900);
+    /* format 5: 0b111<<29 | dst<<24 | idx<<22 | src1(5)<<17 | src2(7)<<10 | src3(5)<<5 | desc(5) */
+    WORD("mad r1, v3, c5, r2", 0xF1069640);
+    /* format 5i (MADI): src2(5)<<12 | src3(7)<<5 */
+    WORD("mad r1, v3, r2, c5", 0xD10724A0);
+    WORD("madi r1, v3, r2, r2", 0xD1072240);
+    /* format 4 */
+    WORD("setemit 1, prim inv", 0xADC00000);
+    WORD("setemit 2", 0xAE000000);
+    /* relative addressing: idx 1 a0.x, 2 a0.y, 3 aL */
+    WORD("mov r1, c[a0.x + 3]", 0x4E2A3000);
+    WORD("mov r1, c[3+a0]", 0x4E2A3000);
+    WORD("mov r1, arr[lcnt+2]", 0x4E3A2000);
+    WORD("mov r1, arr[aL]", 0x4E3A0000);
+    WORD("add r1, c[a0.y], r2", 0x02320900);
+    WORD("add r1, c[a1 + 5], r2", 0x02325900);
+    WORD("mad r1, v3, c[a0.x+2], r2", 0xF1468A40);
+    WORD("mad r1, v3, r2, c[a2+2]", 0xD1C72440);
+    WORD("dph r1, r2, c[a0.y + 1]", 0x62349080);
+    /* indexing */
+    WORD("mov r1, c8[4]", 0x4E22C000);
+    WORD("mov r1, r4[-2]", 0x4E212000);
+}
+
+static void test_opdescs(void)
+{
+    /* mask bit 3 = x; src1 neg bit 4, swizzle 12:5; src2 neg 13, swizzle 21:14;
+     * src3 neg 22, swizzle 30:23; xyzw = 0x1B */
+    CHECK_EQ(assemble("mov r0, v0\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc_len, 1);
+    CHECK_EQ(g_sh->opdesc[0], 0x36F);
+    CHECK_EQ(assemble("add r0, c0, r1\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc[0], 0x6C36F);
+    CHECK_EQ(assemble("mov r1.xz, -c5.wzyx\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc[0], 0xA | 0x10 | 0xE4 << 5);
+    CHECK_EQ(assemble("add r0.y, -r1.xxyy, -r2.w\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc[0], 0x4 | 0x10 | 0x05 << 5 | 1u << 13 | 0xFFu << 14);
+    CHECK_EQ(assemble("mov r0, c0.xy\n"), PVK_SUCCESS); /* short swizzles repeat the last letter */
+    CHECK_EQ(g_sh->opdesc[0], 0xF | 0x15 << 5);
+    CHECK_EQ(assemble("mad r0.w, -v0.x, c1.y, -r2.z\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc[0], 0x1 | 0x10 | 0x00 << 5 | 0x55u << 14 | 1u << 22 | 0xAAu << 23);
+    CHECK_EQ(assemble("cmp c0.yx, lt, lt, r1.wz\n"), PVK_SUCCESS); /* no destination mask */
+    CHECK_EQ(g_sh->opdesc[0], 0x40u << 5 | 0xEAu << 14);
+    CHECK_EQ(g_sh->opdesc[0] & 0xF, 0);
+    /* an alias's swizzle composes with the operand's */
+    CHECK_EQ(assemble(".alias foo c5.wzyx\n.alias nfoo -c5\nmov r0, foo.xxyy\nmov r1, -nfoo.y\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc[0], 0xF | 0xFAu << 5);
+    CHECK_EQ(g_sh->opdesc[1], 0xF | 0x55u << 5); /* -(-c5) */
+    CHECK_EQ(g_sh->code[0], 0x4E025000);
+    CHECK_EQ(g_sh->code[1], 0x4E225001);
+
+    /* sharing: equal fields, and fields an instruction ignores */
+    CHECK_EQ(assemble("mov r0, v0\nmov r1, v1\nmov o0, c4\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc_len, 1);
+    CHECK_EQ(g_sh->code[2] & 0x7F, 0);
+    CHECK_EQ(assemble("rcp r0, c0.x\nrcp r1, c1.xyzw\nrsq r2, c2.xwzy\n"), PVK_SUCCESS); /* only lane 0 counts */
+    CHECK_EQ(g_sh->opdesc_len, 1);
+    CHECK_EQ(assemble("mov r0.x, c0.xyzw\nmov r1.x, c1.xwww\nmov r1.y, c1.xwww\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc_len, 2);
+    CHECK_EQ(g_sh->code[2] & 0x7F, 1);
+    CHECK_EQ(assemble("mov r0, v0\nmov r0.x, v0\n"), PVK_SUCCESS); /* the mask always counts */
+    CHECK_EQ(g_sh->opdesc_len, 2);
+    CHECK_EQ(assemble("mov r0, c0\nadd r0, c0, r1.wwww\nadd r1, c1, r2.wwww\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc_len, 1); /* the unary one takes src2 from the later user */
+    CHECK_EQ(g_sh->opdesc[0], 0xF | 0x1B << 5 | 0xFFu << 14);
+
+    /* MAD indexes descriptors with 5 bits: its descriptors come first */
+    char src[8192] = "";
+    size_t n = 0;
+    for (int i = 0; i < 40; i++)
+        n += (size_t)snprintf(src + n, sizeof src - n, "mov r0, c0.%c%c%c%c\n", "xyzw"[i & 3], "xyzw"[i >> 2 & 3],
+                              "xyzw"[i >> 4 & 3], "xyzw"[3]);
+    snprintf(src + n, sizeof src - n, "mad r0, v0, c1, r1.wzyx\n");
+    CHECK_EQ(assemble(src), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc_len, 40); /* mov c0.xyzw shares the MAD one */
+    CHECK_EQ(g_sh->code[40] & 0x1F, 0);
+    CHECK_EQ(g_sh->opdesc[0], 0xF | 0x1B << 5 | 0x1Bu << 14 | 0xE4u << 23);
+    CHECK_EQ(g_sh->code[0] & 0x7F, 1);
+}
+
+static void test_flow(void)
+{
+    const char *src =
+        ".proc main\n"          /* line 1 */
+        "    call sub\n"        /* 0 */
+        "    ifu b1\n"          /* 1 */
+        "        mov r0, v0\n"  /* 2 */
+        "    .else\n"
+        "        mov r1, v0\n"  /* 3 */
+        "    .end\n"
+        "    for i2\n"          /* 4 */
+        "        add r0, c0, r1\n" /* 5 */
+        "    .end\n"
+        "    jmpc !cmp.x, done\n" /* 6 */
+        "    mov r3, v0\n"      /* 7 */
+        "done:\n"
+        "    end\n"             /* 8 */
+        ".end\n"
+        ".proc sub\n"
+        "    mov r2, v1\n"      /* 9 */
+        ".end\n";
+    CHECK_EQ(assemble(src), PVK_SUCCESS);
+    CHECK_EQ(g_sh->code_len, 10);
+    CHECK_EQ(g_sh->code[0], 0x90002401);      /* CALL dst 9 num 1 */
+    CHECK_EQ(g_sh->code[1], 0x9C400C01);      /* IFU b1 dst 3 (else) num 1 */
+    CHECK_EQ(g_sh->code[4], 0xA4801400);      /* LOOP i2, last instruction 5 */
+    CHECK_EQ(g_sh->code[6], 0xB1802000);      /* JMPC refx 0, condop 2 (x), dst 8 */
+    CHECK_EQ(g_sh->code[8], 0x88000000);
+    CHECK_EQ(g_sh->entry, 0);
+    CHECK_EQ(g_sh->entry_end, 9);
+
+    src = ".proc sub\n  mov r2, v1\n  mov r3, v1\n.end\n"
+          ".proc main\n"
+          "  callc cmp.x && !cmp.y, sub\n"   /* 2 */
+          "  callu b3, sub\n"                /* 3 */
+          "  jmpu !b4, skip\n"               /* 4 */
+          "  jmpu b5, skip\n"                /* 5 */
+          "  ifc cmp.y\n"                    /* 6 */
+          "    mov r0, v0\n"                 /* 7 */
+          "  .end\n"
+          "  ifc !cmp.x | cmp.y\n"           /* 8 */
+          "    mov r0, v0\n"                 /* 9 */
+          "  .end\n"
+          "skip: for i0\n"                   /* 10 */
+          "    breakc cmp.x || cmp.y\n"      /* 11, then a padding NOP (12) */
+          "  .end\n"
+          "  break\n"                        /* 13 */
+          "  end\n"                          /* 14 */
+          ".end\n";
+    CHECK_EQ(assemble(src), PVK_SUCCESS);
+    CHECK_EQ(g_sh->entry, 2);
+    CHECK_EQ(g_sh->entry_end, 15);
+    CHECK_EQ(g_sh->code[2], 0x96400002);          /* CALLC refx 1 refy 0 AND, dst 0 num 2 */
+    CHECK_EQ(g_sh->code[3], 0x98C00002);          /* CALLU b3 */
+    CHECK_EQ(g_sh->code[4], 0xB5000001 | 10 << 10); /* JMPU !b4: num bit 0 set */
+    CHECK_EQ(g_sh->code[5], 0xB5400000 | 10 << 10);
+    CHECK_EQ(g_sh->code[6], 0xA3C00000 | 8 << 10); /* IFC y only, dst after the body */
+    CHECK_EQ(g_sh->code[8], 0xA1000000 | 10 << 10); /* refx 0 refy 1 OR */
+    CHECK_EQ(g_sh->code[10], 0xA4000000 | 12 << 10);
+    CHECK_EQ(g_sh->code[11], 0x8F000000);
+    CHECK_EQ(g_sh->code[12], 0x84000000);
+    CHECK_EQ(g_sh->code[13], 0x80000000);
+
+    /* nested ends: a NOP keeps the outer block from ending where the inner does */
+    CHECK_EQ(assemble("ifu b0\n ifu b1\n  mov r0, v0\n .end\n.end\nend\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->code_len, 5);
+    CHECK_EQ(g_sh->code[0], 0x9C001000);
+    CHECK_EQ(g_sh->code[1], 0x9C400C00);
+    CHECK_EQ(g_sh->code[3], 0x84000000);
+    /* empty bodies and a block ending in a call are padded */
+    CHECK_EQ(assemble(".proc f\n.end\n.proc main\n ifu b0\n .end\n ifu b1\n  call f\n .end\n end\n.end\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->code_len, 7);
+    CHECK_EQ(g_sh->code[0], 0x84000000); /* f: a NOP */
+    CHECK_EQ(g_sh->code[1], 0x9C000C00); /* ifu b0 -> 3 */
+    CHECK_EQ(g_sh->code[2], 0x84000000);
+    CHECK_EQ(g_sh->code[3], 0x9C400000 | 6 << 10);
+    CHECK_EQ(g_sh->code[4], 0x90000001);
+    CHECK_EQ(g_sh->code[5], 0x84000000);
+    /* .entry picks another procedure; labels as jump targets inside main */
+    CHECK_EQ(assemble(".entry vmain\n.proc other\n end\n.end\n.proc vmain\nloop: nop\n jmpc cmp.x, loop\n end\n.end\n"),
+             PVK_SUCCESS);
+    CHECK_EQ(g_sh->entry, 1);
+    CHECK_EQ(g_sh->entry_end, 4);
+    CHECK_EQ(g_sh->code[2], 0xB3800000 | 1 << 10); /* refy stays 1 for an x-only test */
+}
+
+static void test_directives(void)
+{
+    const char *src =
+        "; uniforms, constants, outputs\n"
+        ".fvec m[4], scale\n"
+        ".ivec counts\n"
+        ".bool flags[2], _private\n"
+        ".constf one(1.0, -2.5, 0.0, 0.125)\n"
+        ".constf two(2, 0.5, -0, 1e3)\n"
+        ".consti loops(4, 0, 1, 255)\n"
+        ".setf c10(0.25, 0.25, 0.25, 0.25)\n"
+        ".seti i0(1, 2, 3, -1)\n"
+        ".setb b2 true\n"
+        ".setb b7 off\n"
+        ".in pos\n"
+        ".in nrm v5\n"
+        ".out opos position\n"
+        ".out oclr color\n"
+        ".out otc texcoord0.xy\n"
+        ".out - texcoord0w o2.z\n"
+        ".out oq normalquat\n"
+        ".out ov view.xyz\n"
+        ".out otc1 tcoord1\n"
+        ".out otc2 texcoord2.xy\n"
+        ".out - dummy o7\n"
+        ".alias zero two.yyyy\n"
+        ".proc main\n"
+        "  mov opos, m[2]\n"
+        "  mov oclr, scale\n"
+        "  mov otc, one\n"
+        "  mov ov.w, two\n"
+        "  mov r0, nrm\n"
+        "  dp4 oq, pos, r0\n"
+        "  for loops\n"
+        "   nop\n"
+        "  .end\n"
+        "  ifu flags[1]\n"
+        "   mov otc2, zero\n"
+        "  .end\n"
+        "  end\n"
+        ".end\n";
+    CHECK_EQ(assemble(src), PVK_SUCCESS);
+    if (g_err[0])
+        fprintf(stderr, "%s\n", g_err);
+    const pvk_shbin *s = g_sh;
+    CHECK_EQ(s->code[0], 0x4C022000);           /* m[2] = c2 -> o0 */
+    CHECK_EQ(s->code[1], 0x4C224000);           /* scale = c4 -> o1 */
+    CHECK_EQ(s->code[2], 0x4C47F000);           /* one = c95 -> o2 */
+    CHECK_EQ(s->code[3] & ~0x7Fu, 0x4C87E000);  /* two = c94 -> o4.w */
+    CHECK_EQ(s->code[4], 0x4E005000);           /* nrm = v5 */
+    CHECK_EQ(s->code[5] & ~0x7Fu, 0x08600800);  /* pos = v0, o3 */
+    CHECK_EQ(s->code[6] >> 22, 0x29u << 4 | 3); /* loops = i3 */
+    CHECK_EQ(s->code[8] >> 22, 0x27u << 4 | 1); /* flags[1] = b1 */
+    CHECK_EQ(s->input_mask, 0x21);
+    /* constants: f24 = sign:1 exponent(bias 63):7 mantissa:16 */
+    CHECK_EQ(s->fconst_count, 3);
+    CHECK_EQ(s->fconst[0].reg, 95);
+    CHECK_EQ(s->fconst[0].f24[0], 0x3F0000);
+    CHECK_EQ(s->fconst[0].f24[1], 0xC04000);
+    CHECK_EQ(s->fconst[0].f24[2], 0x000000);
+    CHECK_EQ(s->fconst[0].f24[3], 0x3C0000);
+    CHECK_EQ(s->fconst[1].reg, 94);
+    CHECK_EQ(s->fconst[1].f24[0], 0x400000);
+    CHECK_EQ(s->fconst[1].f24[1], 0x3E0000);
+    CHECK_EQ(s->fconst[1].f24[2], 0x800000); /* -0 keeps its sign */
+    CHECK_EQ(s->fconst[1].f24[3], 0x48F400); /* 1000 = 1.953125 * 2^9 */
+    CHECK_EQ(s->fconst[2].reg, 10);
+    CHECK_EQ(s->fconst[2].f24[3], 0x3D0000);
+    CHECK_EQ(s->iconst_count, 2);
+    CHECK_EQ(s->iconst[0].reg, 3);
+    CHECK(!memcmp(s->iconst[0].v, "\x04\x00\x01\xFF", 4));
+    CHECK_EQ(s->iconst[1].reg, 0);
+    CHECK(!memcmp(s->iconst[1].v, "\x01\x02\x03\xFF", 4));
+    CHECK_EQ(s->bconst_count, 2);
+    CHECK_EQ(s->bconst[0].reg, 2);
+    CHECK_EQ(s->bconst[0].value, 1);
+    CHECK_EQ(s->bconst[1].reg, 7);
+    CHECK_EQ(s->bconst[1].value, 0);
+    /* uniforms in the DVLE register space; _private is left out */
+    CHECK_EQ(s->uniform_count, 6);
+    CHECK(!strcmp(s->uniform[0].name, "m"));
+    CHECK_EQ(s->uniform[0].first, 0x10);
+    CHECK_EQ(s->uniform[0].last, 0x13);
+    CHECK_EQ(s->uniform[1].first, 0x14);
+    CHECK_EQ(s->uniform[2].first, 0x70);
+    CHECK_EQ(s->uniform[3].first, 0x78);
+    CHECK_EQ(s->uniform[3].last, 0x79);
+    CHECK(!strcmp(s->uniform[4].name, "pos"));
+    CHECK_EQ(s->uniform[4].first, 0x00);
+    CHECK_EQ(s->uniform[5].first, 0x05);
+    /* output map: position 0-3, quaternion 4-7, colour 8-11, texcoord0 12-13,
+     * texcoord1 14-15, texcoord0.w 16, view 18-20, texcoord2 22-23, unused 0x1F */
+    CHECK_EQ(s->outmap[0], 0x03020100);
+    CHECK_EQ(s->outmap[1], 0x0B0A0908);
+    CHECK_EQ(s->outmap[2], 0x1F100D0C);
+    CHECK_EQ(s->outmap[3], 0x07060504);
+    CHECK_EQ(s->outmap[4], 0x1F141312);
+    CHECK_EQ(s->outmap[5], 0x1F1F0F0E); /* texcoord1 with the default mask xyzw */
+    CHECK_EQ(s->outmap[6], 0x1F1F1716);
+    CHECK_EQ(s->outmap_mask, 0xFF);
+    CHECK_EQ(s->outmap_total, 8);
+    CHECK_EQ(s->out_count, 9);
+    CHECK_EQ(s->out[3].type, PVK_SHBIN_OUT_TEXCOORD0W);
+    CHECK_EQ(s->out[3].reg, 2);
+    CHECK_EQ(s->out[3].mask, 0x4);
+
+    /* unmapped registers stay 0x1F; the mask says which are written */
+    CHECK_EQ(assemble(".out p position\n.out c color o3\nmov p, v0\nmov c, v1\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->outmap[0], 0x03020100);
+    CHECK_EQ(g_sh->outmap[1], 0x1F1F1F1F);
+    CHECK_EQ(g_sh->outmap[3], 0x0B0A0908);
+    CHECK_EQ(g_sh->outmap_mask, 0x9);
+    CHECK_EQ(g_sh->outmap_total, 2);
+    CHECK_EQ(g_sh->code[1] >> 21 & 0x1F, 3);
+    /* comments, CRLF, labels on their own line, case */
+    CHECK_EQ(assemble("; header\r\n\r\n  MOV r0, V0 ; trailing\r\nL1:\r\n  End\r\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->code_len, 2);
+    CHECK_EQ(g_sh->code[1], 0x88000000);
+}
+
+static void expect_error(const char *src, const char *want)
+{
+    pvk_result r = assemble(src);
+    CHECK_EQ(r, PVK_ERROR_BAD_DATA);
+    bool ok = strstr(g_err, want) != NULL;
+    if (!ok)
+        fprintf(stderr, "  error '%s' lacks '%s'\n", g_err, want);
+    CHECK(ok);
+    CHECK_EQ(g_sh->code_len, 0); /* nothing half-assembled is left */
+}
+
+static void test_errors(void)
+{
+    expect_error("mov r0, v0\nfrob r1, r2\n", "line 2: unknown instruction 'frob'");
+    expect_error("\n\nmov r0, r16\n", "line 3: invalid register");
+    expect_error("mov r0, x3\n", "line 1: invalid register 'x3'");
+    expect_error("mov c0, r1\n", "line 1: invalid destination register 'c0'");
+    expect_error("mov r0, c96\n", "line 1: invalid register");
+    expect_error("add r0, r1, c2\n", "line 1: invalid register for src2");
+    expect_error("mad r0, c1, r1, r2\n", "line 1: invalid register for src1");
+    expect_error("add r0, v0, v1\n", "line 1: source operands must not be different input registers");
+    expect_error("mov r0, r1.xyzwx\n", "line 1: invalid swizzle");
+    expect_error("mov r0\n", "line 1: mov takes 2 operands, not 1");
+    expect_error("ifu b0\nmov r0, v0\n", "line 1: block not closed");
+    expect_error(".else\n", "line 1: .else without");
+    expect_error(".end\n", "line 1: .end without");
+    expect_error("nop\n\njmpc cmp.x, nowhere\nend\n", "line 3: undefined label 'nowhere'");
+    expect_error("call nope\n", "line 1: undefined procedure 'nope'");
+    expect_error("ifc cmp.z\n.end\n", "line 1: invalid condition");
+    expect_error("for b0\n.end\n", "line 1: invalid integer uniform");
+    expect_error("ifu !b0\n.end\n", "line 1: ifu cannot test a negated boolean");
+    expect_error(".entry start\nnop\n", "line 1: entry point 'start' is undefined");
+    expect_error("", "entry point 'main' is undefined");
+    expect_error(".alias x r0\n.alias x r1\n", "line 2: 'x' is already defined");
+    expect_error(".out a position\n.out b color o0\n", "line 2: output o0.xyzw collides");
+    expect_error(".out a texture\n", "line 1: unknown output type 'texture'");
+    expect_error(".out a color o7\n", "line 1: o7 can only be a dummy output");
+    expect_error(".constf k(1, 2, 3)\n", "line 1: expected four values");
+    expect_error(".constf k(1, 2, 3, x)\n", "line 1: invalid number 'x'");
+    expect_error(".fvec a[90]\n.fvec b[7]\n", "line 2: not enough uniform registers");
+    expect_error(".gsh\n", "line 1: directive .gsh is not supported");
+    expect_error("mov r0, c[a0.x + a0.y]\n", "line 1: bad index register use");
+    expect_error("add r0, c0, r[a0]\n", "line 1: invalid register");
+
+    /* 129 different operand descriptors */
+    char *src = malloc(1 << 16);
+    size_t n = 0;
+    for (int i = 0; i < 129; i++)
+        n += (size_t)snprintf(src + n, (1 << 16) - n, "mov r0, c0.%c%c%c%c\n", "xyzw"[i & 3], "xyzw"[i >> 2 & 3],
+                              "xyzw"[i >> 4 & 3], "xyzw"[i >> 6 & 3]);
+    expect_error(src, "line 129: too many operand descriptors (limit 128)");
+    n = 0;
+    for (int i = 0; i < 128; i++)
+        n += (size_t)snprintf(src + n, (1 << 16) - n, "mov r0, c0.%c%c%c%c\n", "xyzw"[i & 3], "xyzw"[i >> 2 & 3],
+                              "xyzw"[i >> 4 & 3], "xyzw"[i >> 6 & 3]);
+    CHECK_EQ(assemble(src), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc_len, 128);
+    /* 33 different MAD descriptors */
+    n = 0;
+    for (int i = 0; i < 33; i++)
+        n += (size_t)snprintf(src + n, (1 << 16) - n, "mad r0, v0, c0.%c%c%c%c, r1\n", "xyzw"[i & 3],
+                              "xyzw"[i >> 2 & 3], "xyzw"[i >> 4 & 3], "xyzw"[3]);
+    expect_error(src, "line 33: too many operand descriptors for MAD");
+    /* 4097 instructions */
+    n = 0;
+    for (int i = 0; i < 4097; i++)
+        n += (size_t)snprintf(src + n, (1 << 16) - n, "nop\n");
+    expect_error(src, "line 4097: program too long (limit 4096 instructions)");
+    src[n - 4] = 0;
+    CHECK_EQ(assemble(src), PVK_SUCCESS);
+    CHECK_EQ(g_sh->code_len, 4096);
+    /* a procedure too long to CALL (NUM is 8 bits) */
+    n = (size_t)snprintf(src, 1 << 16, ".proc big\n");
+    for (int i = 0; i < 256; i++)
+        n += (size_t)snprintf(src + n, (1 << 16) - n, "nop\n");
+    snprintf(src + n, (1 << 16) - n, ".end\n.proc main\ncall big\nend\n.end\n");
+    expect_error(src, "line 260: procedure 'big' is too long to call");
+    free(src);
+
+    /* garbage never crashes: mutate a valid source at random */
+    const char *base = ".fvec m[4]\n.out p position\n.proc main\n dp4 p.x, m[0], v0\n ifu b0\n mov r0.xy, -c[a0.x+1].wz\n"
+                       " .else\n for i0\n breakc !cmp.x && cmp.y\n .end\n .end\n end\n.end\n";
+    size_t blen = strlen(base);
+    char buf[256];
+    static const char junk[] = "[]().,-+!;:&|\n xyzwrcvob0123456789";
+    for (int iter = 0; iter < 3000; iter++) {
+        memcpy(buf, base, blen);
+        for (int k = 0; k < 3; k++)
+            buf[th_rand() % blen] = junk[th_rand() % (sizeof junk - 1)];
+        pvk_result r = pvk_pica_asm(buf, blen, g_sh, g_err, sizeof g_err);
+        CHECK(r == PVK_SUCCESS || (r == PVK_ERROR_BAD_DATA && !strncmp(g_err, "line ", 5)) ||
+              (r == PVK_ERROR_BAD_DATA && strstr(g_err, "entry point")));
+    }
+    CHECK_EQ(pvk_pica_asm(NULL, 4, g_sh, NULL, 0), PVK_ERROR_INVALID_ARGUMENT);
+}
+
+static const char *g_full =
+    ".fvec proj[4]\n"
+    ".constf k(1.0, 0.5, -3.25, 100.0)\n"
+    ".constf k2(0.0, 0.0, 0.0, 1.0)\n"
+    ".consti lp(3, 0, 1, 0)\n"
+    ".setb b3 1\n"
+    ".setb b9 true\n"
+    ".out opos position\n"
+    ".out oclr color\n"
+    ".out otc texcoord0.xy\n"
+    ".proc main\n"
+    "  mov r0, v0\n"
+    "  mov r0.w, k.x\n"
+    "  dp4 opos.x, proj[0], r0\n"
+    "  dp4 opos.y, proj[1], r0\n"
+    "  dp4 opos.z, proj[2], r0\n"
+    "  dp4 opos.w, proj[3], r0\n"
+    "  mad oclr, v1, k.yyyy, r1\n"
+    "  for lp\n"
+    "   add r1, k, r1\n"
+    "  .end\n"
+    "  mov otc, v2\n"
+    "  end\n"
+    ".end\n";
+
+static void test_shbin_file(void)
+{
+    CHECK_EQ(assemble(g_full), PVK_SUCCESS);
+    pvk_shbin *back = malloc(sizeof *back);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    CHECK_EQ(pvk_shbin_write(g_sh, &data, &size), PVK_SUCCESS);
+    CHECK(data && size > 0x40);
+    CHECK(!memcmp(data, "DVLB", 4));
+    CHECK_EQ(data[4], 1);
+    CHECK(!memcmp(data + 12, "DVLP", 4));
+    uint32_t dvle = data[8] | data[9] << 8;
+    CHECK(!memcmp(data + dvle, "DVLE", 4));
+    CHECK_EQ(pvk_shbin_read(data, size, back), PVK_SUCCESS);
+    CHECK_EQ(back->code_len, g_sh->code_len);
+    CHECK(!memcmp(back->code, g_sh->code, 4 * g_sh->code_len));
+    CHECK_EQ(back->opdesc_len, g_sh->opdesc_len);
+    CHECK(!memcmp(back->opdesc, g_sh->opdesc, 4 * g_sh->opdesc_len));
+    CHECK_EQ(back->entry, g_sh->entry);
+    CHECK_EQ(back->entry_end, g_sh->entry_end);
+    CHECK(!memcmp(back->outmap, g_sh->outmap, sizeof back->outmap));
+    CHECK_EQ(back->outmap_mask, g_sh->outmap_mask);
+    CHECK_EQ(back->input_mask, g_sh->input_mask);
+    CHECK_EQ(back->fconst_count, g_sh->fconst_count);
+    CHECK(!memcmp(back->fconst, g_sh->fconst, sizeof back->fconst[0] * back->fconst_count));
+    CHECK_EQ(back->iconst_count, 1);
+    CHECK_EQ(back->bconst_count, 2);
+    CHECK_EQ(back->uniform_count, 1);
+    CHECK(!strcmp(back->uniform[0].name, "proj"));
+
+    /* the public API writes the same file */
+    void *pub = NULL;
+    size_t pub_size = 0;
+    CHECK_EQ(pvk_shader_assemble(g_full, strlen(g_full), &pub, &pub_size, g_err, sizeof g_err), PVK_SUCCESS);
+    CHECK(pub_size == size && !memcmp(pub, data, size));
+    free(pub);
+    CHECK_EQ(pvk_shader_assemble("bogus\n", 6, &pub, &pub_size, g_err, sizeof g_err), PVK_ERROR_BAD_DATA);
+    CHECK(pub == NULL);
+    CHECK(!strcmp(g_err, "line 1: unknown instruction 'bogus'"));
+
+    /* truncated or corrupted files are refused, never read out of bounds */
+    for (size_t cut = 0; cut < size; cut++) {
+        uint8_t *t = malloc(cut ? cut : 1);
+        memcpy(t, data, cut);
+        pvk_result r = pvk_shbin_read(t, cut, back);
+        CHECK(r == PVK_ERROR_BAD_DATA || cut + 3 >= size); /* only symbol padding may go */
+        free(t);
+    }
+    for (int iter = 0; iter < 2000; iter++) {
+        uint8_t *t = malloc(size);
+        memcpy(t, data, size);
+        t[th_rand() % size] ^= (uint8_t)(1u << (th_rand() % 8));
+        pvk_result r = pvk_shbin_read(t, size, back);
+        CHECK(r == PVK_SUCCESS || r == PVK_ERROR_BAD_DATA);
+        free(t);
+    }
+    free(data);
+    free(back);
+}
+
+/* Compare the vertex unit with the assembled shader. */
+static void check_unit(pvk_context *ctx, const pvk_shbin *s)
+{
+    const pvk_shader_unit *u = &ctx->pica.sh[1];
+    CHECK(!memcmp(u->code, s->code, 4 * s->code_len));
+    CHECK(!memcmp(u->opdesc, s->opdesc, 4 * s->opdesc_len));
+    for (uint32_t i = 0; i < s->fconst_count; i++)
+        for (int c = 0; c < 4; c++)
+            CHECK_EQ(u->f[s->fconst[i].reg][c], s->fconst[i].f24[c]);
+    CHECK_EQ(u->i[3], 3u | 0u << 8 | 1u << 16 | 0u << 24);
+    CHECK_EQ(u->b, 1u << 3 | 1u << 9);
+    const uint32_t *regs = ctx->pica.regs;
+    CHECK_EQ(regs[PVK_GPUREG_VSH_ENTRYPOINT] & 0xFFFF, s->entry);
+    CHECK_EQ(regs[PVK_GPUREG_VSH_OUTMAP_MASK], 0x7);
+    CHECK_EQ(regs[PVK_GPUREG_SH_OUTMAP_TOTAL], 3);
+    CHECK_EQ(regs[PVK_GPUREG_VSH_OUTMAP_TOTAL1], 2);
+    CHECK_EQ(regs[PVK_GPUREG_SH_OUTMAP_O0], 0x03020100);
+    CHECK_EQ(regs[PVK_GPUREG_SH_OUTMAP_O1], 0x0B0A0908);
+    CHECK_EQ(regs[PVK_GPUREG_SH_OUTMAP_O2], 0x1F1F0D0C);
+    CHECK_EQ(regs[PVK_GPUREG_SH_OUTMAP_O3], 0x1F1F1F1F);
+}
+
+static void test_upload(void)
+{
+    CHECK_EQ(assemble(g_full), PVK_SUCCESS);
+    const pvk_shbin *s = g_sh;
+    CHECK_EQ(s->fconst_count, 2);
+    CHECK_EQ(s->fconst[0].reg, 95);
+    CHECK_EQ(s->fconst[0].f24[2], 0xC0A000); /* -3.25 */
+    CHECK_EQ(s->fconst[0].f24[3], 0x459000); /* 100 = 1.5625 * 2^6 */
+
+    uint32_t n = pvk_shbin_upload(s, NULL, 0);
+    CHECK(n <= PVK_SHBIN_UPLOAD_MAX);
+    pvk_reg_write *w = calloc(n, sizeof *w);
+    CHECK_EQ(pvk_shbin_upload(s, w, n), n);
+    CHECK_EQ(w[0].id, PVK_GPUREG_VSH_CODETRANSFER_CONFIG);
+    CHECK_EQ(w[1].id, PVK_GPUREG_VSH_CODETRANSFER_DATA);
+    CHECK_EQ(w[1].value, s->code[0]);
+    /* f24 mode: the index, then w:z:y:x as three words, most significant first */
+    uint32_t k = 0;
+    while (k < n && w[k].id != PVK_GPUREG_VSH_FLOATUNIFORM_CONFIG)
+        k++;
+    CHECK(k + 3 < n);
+    CHECK_EQ(w[k].value, 95);
+    CHECK_EQ(w[k + 1].value, 0x459000u << 8 | 0xC0A000u >> 16);
+    CHECK_EQ(w[k + 2].value, (0xC0A000u & 0xFFFF) << 16 | 0x3E0000u >> 8);
+    CHECK_EQ(w[k + 3].value, (0x3E0000u & 0xFF) << 24 | 0x3F0000u);
+
+    pvk_context *ctx = th_context(NULL, 0);
+    /* CPU writes to the 0x10401000 + 4*id window */
+    pvk_pica_reset(ctx);
+    for (uint32_t i = 0; i < n; i++)
+        CHECK_EQ(pvk_mmio_write32(ctx, 0x10401000u + 4 * w[i].id, w[i].value), PVK_SUCCESS);
+    check_unit(ctx, s);
+    CHECK_EQ(ctx->pica.sh[1].code_pos, s->code_len);
+
+    /* the same writes as a command list: one single-parameter command each */
+    pvk_pica_reset(ctx);
+    CHECK_EQ(ctx->pica.sh[1].code[0], 0);
+    uint32_t *list = calloc(2 * n, sizeof *list);
+    for (uint32_t i = 0; i < n; i++) {
+        list[2 * i] = w[i].value;
+        list[2 * i + 1] = pvk_cmd_header(w[i].id, 0xF, 0, 0);
+    }
+    CHECK_EQ(pvk_cmdlist_run_words(ctx, list, 2 * n), PVK_SUCCESS);
+    check_unit(ctx, s);
+
+    /* and as a SHBIN file read back */
+    uint8_t *data;
+    size_t size;
+    pvk_shbin *back = malloc(sizeof *back);
+    CHECK_EQ(pvk_shbin_write(s, &data, &size), PVK_SUCCESS);
+    CHECK_EQ(pvk_shbin_read(data, size, back), PVK_SUCCESS);
+    pvk_reg_write *w2 = calloc(n, sizeof *w2);
+    CHECK_EQ(pvk_shbin_upload(back, w2, n), n);
+    CHECK(!memcmp(w, w2, n * sizeof *w));
+    CHECK_EQ(pvk_shbin_upload(back, w2, 3), n); /* a short buffer still reports the count */
+
+    free(w2);
+    free(back);
+    free(data);
+    free(list);
+    free(w);
+    th_release(ctx);
+}
+
+int main(void)
+{
+    g_sh = malloc(sizeof *g_sh);
+    test_formats();
+    test_opdescs();
+    test_flow();
+    test_directives();
+    test_errors();
+    test_shbin_file();
+    test_upload();
+    free(g_sh);
+    return th_finish("test_asm");
+}

@@ -1,0 +1,225 @@
+/* Drawing: triangles through attribute loading, the vertex shader and the
+ * Vulkan rasterizer cover exactly the pixels whose centres lie inside them
+ * (coordinates are chosen so no centre lies on an edge), in the colour the
+ * vertices carry; culling, strips, fans, viewport offsets and both scissor
+ * modes; the colour buffer lands tiled in guest memory in its format. */
+#include "harness.h"
+#include "translator/regs.h"
+
+#define FB 0x18000000u
+#define VB 0x18200000u
+#define W 64u
+#define H 48u
+
+static pvk_context *ctx;
+
+static void reg(uint32_t id, uint32_t v)
+{
+    CHECK_EQ(pvk_mmio_write32(ctx, 0x10401000u + 4 * id, v), PVK_SUCCESS);
+}
+
+static uint32_t f24(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return pvk_f32_to_f24(b);
+}
+
+/* MOV o0, v0; MOV o1, v1; END with one identity operand descriptor. */
+static void upload_shader(void)
+{
+    const uint32_t code[] = {(0x13u << 26) | (0u << 21) | (0u << 12), (0x13u << 26) | (1u << 21) | (1u << 12),
+                             0x22u << 26};
+    reg(PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
+    for (unsigned i = 0; i < 3; i++)
+        reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, code[i]);
+    reg(PVK_GPUREG_VSH_CODETRANSFER_END, 1);
+    reg(PVK_GPUREG_VSH_OPDESCS_CONFIG, 0);
+    reg(PVK_GPUREG_VSH_OPDESCS_DATA, 0xF | (0x1Bu << 5) | (0x1Bu << 14) | (0x1Bu << 23));
+    reg(PVK_GPUREG_VSH_ENTRYPOINT, 0x7FFF0000u);
+    reg(PVK_GPUREG_VSH_OUTMAP_MASK, 0x3);
+    reg(PVK_GPUREG_SH_OUTMAP_TOTAL, 2);
+    reg(PVK_GPUREG_SH_OUTMAP_O0, 0x03020100); /* position x y z w */
+    reg(PVK_GPUREG_SH_OUTMAP_O0 + 1, 0x0B0A0908); /* colour r g b a */
+    reg(PVK_GPUREG_VSH_INPUTBUFFER_CONFIG, 0xA0000000u | 1);
+    reg(PVK_GPUREG_VSH_NUM_ATTR, 1);
+    reg(PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW, 0x10);
+    reg(PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_HIGH, 0);
+}
+
+/* Two float4 attributes (position, colour) interleaved in one buffer. */
+static void setup_attribs(void)
+{
+    reg(PVK_GPUREG_ATTRIBBUFFERS_LOC, VB >> 3);
+    reg(PVK_GPUREG_ATTRIBBUFFERS_FORMAT_LOW, 0xFF);               /* attr 0, 1: float x4 */
+    reg(PVK_GPUREG_ATTRIBBUFFERS_FORMAT_HIGH, 1u << 28);          /* 2 attributes, none fixed */
+    reg(PVK_GPUREG_ATTRIBBUFFER0_OFFSET, 0);
+    reg(PVK_GPUREG_ATTRIBBUFFER0_CONFIG1, 0x10);                  /* components: attr 0, attr 1 */
+    reg(PVK_GPUREG_ATTRIBBUFFER0_CONFIG2, (32u << 16) | (2u << 28)); /* 32-byte stride, 2 components */
+}
+
+static void setup_fb(uint32_t fmt_code)
+{
+    reg(PVK_GPUREG_COLORBUFFER_FORMAT, (fmt_code << 16) | (fmt_code == 0 ? 2 : 0));
+    reg(PVK_GPUREG_COLORBUFFER_LOC, FB >> 3);
+    reg(PVK_GPUREG_FRAMEBUFFER_DIM, W | ((H - 1) << 12) | (1u << 24));
+    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(W / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(H / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_XY, 0);
+    reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
+    reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
+}
+
+/* Window-space (pixels, y up) vertices -> clip space for a W x H viewport at `ox`, `oy`. */
+typedef struct { float x, y; } pt;
+
+static void put_vertices(const pt *p, unsigned n, const float color[4], int ox, int oy)
+{
+    float *v = pvk_guest_ptr(ctx, VB, n * 32);
+    for (unsigned i = 0; i < n; i++) {
+        v[i * 8 + 0] = (p[i].x - (float)ox) / (W / 2.0f) - 1.0f;
+        v[i * 8 + 1] = (p[i].y - (float)oy) / (H / 2.0f) - 1.0f;
+        v[i * 8 + 2] = -0.5f;
+        v[i * 8 + 3] = 1.0f;
+        memcpy(&v[i * 8 + 4], color, 16);
+    }
+    pvk_guest_written(ctx, VB, n * 32);
+}
+
+static void draw(uint32_t mode, uint32_t n)
+{
+    reg(PVK_GPUREG_PRIMITIVE_CONFIG, (mode << 8) | 1);
+    reg(PVK_GPUREG_NUMVERTICES, n);
+    reg(PVK_GPUREG_VERTEX_OFFSET, 0);
+    reg(PVK_GPUREG_DRAWARRAYS, 1);
+    CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+}
+
+static void clear_fb(void)
+{
+    pvk_wait_idle(ctx);
+    memset(pvk_guest_ptr(ctx, FB, W * H * 4), 0, W * H * 4);
+    pvk_guest_written(ctx, FB, W * H * 4);
+}
+
+/* RGBA8 word of window pixel (x, y), y up: tiled, row 0 at the top. */
+static uint32_t pixel(uint32_t x, uint32_t y)
+{
+    uint32_t row = H - 1 - y;
+    uint32_t m = (x & 1) | (row & 1) << 1 | (x & 2) << 1 | (row & 2) << 2 | (x & 4) << 2 | (row & 4) << 3;
+    uint32_t idx = (row & ~7u) * W + (x & ~7u) * 8 + m;
+    const uint8_t *p = (const uint8_t *)pvk_guest_ptr(ctx, FB, W * H * 4) + idx * 4;
+    return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static float edge(pt a, pt b, float x, float y)
+{
+    return (b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x);
+}
+
+static int inside(const pt t[3], float x, float y)
+{
+    float e0 = edge(t[0], t[1], x, y), e1 = edge(t[1], t[2], x, y), e2 = edge(t[2], t[0], x, y);
+    return (e0 > 0 && e1 > 0 && e2 > 0) || (e0 < 0 && e1 < 0 && e2 < 0);
+}
+
+/* Every pixel: `want` where any of the triangles covers its centre (and the
+ * optional rectangle test passes), 0 elsewhere. */
+static void expect_cover(const pt *tris, unsigned ntris, uint32_t want, int rx0, int ry0, int rx1, int ry1, int excl)
+{
+    int bad = 0;
+    for (uint32_t y = 0; y < H; y++)
+        for (uint32_t x = 0; x < W; x++) {
+            int in = 0;
+            for (unsigned t = 0; t < ntris; t++)
+                in |= inside(&tris[3 * t], (float)x + 0.5f, (float)y + 0.5f);
+            if (rx1 >= rx0) {
+                int r = (int)x >= rx0 && (int)x <= rx1 && (int)y >= ry0 && (int)y <= ry1;
+                in &= excl ? !r : r;
+            }
+            uint32_t got = pixel(x, y), exp = in ? want : 0;
+            if (got != exp && bad++ < 5)
+                fprintf(stderr, "pixel (%u,%u): got 0x%08X, want 0x%08X\n", x, y, got, exp);
+        }
+    CHECK_EQ(bad, 0);
+}
+
+static const float RED[4] = {1, 0, 0, 1};
+
+int main(void)
+{
+    for (int mirror = 0; mirror < 2; mirror++) {
+        ctx = th_context(NULL, mirror);
+        upload_shader();
+        setup_attribs();
+        setup_fb(0);
+        /* a counter-clockwise triangle (y up) */
+        const pt ccw[3] = {{5.25f, 4.25f}, {50.75f, 9.5f}, {20.5f, 40.75f}};
+        const pt cw[3] = {ccw[0], ccw[2], ccw[1]};
+        clear_fb();
+        put_vertices(ccw, 3, RED, 0, 0);
+        draw(0, 3);
+        expect_cover(ccw, 1, 0xFF0000FF, 0, 0, -1, -1, 0);
+        /* culling: mode 2 keeps counter-clockwise, mode 1 keeps clockwise */
+        for (uint32_t mode = 1; mode <= 2; mode++)
+            for (int wind = 0; wind < 2; wind++) {
+                clear_fb();
+                reg(PVK_GPUREG_FACECULLING_CONFIG, mode);
+                put_vertices(wind ? cw : ccw, 3, RED, 0, 0);
+                draw(0, 3);
+                int kept = (mode == 2) == (wind == 0);
+                expect_cover(ccw, kept ? 1 : 0, 0xFF0000FF, 0, 0, -1, -1, 0);
+            }
+        reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
+        /* strip and fan of four vertices: a quad */
+        const pt quad[4] = {{3.25f, 3.25f}, {40.75f, 5.5f}, {6.5f, 30.75f}, {44.25f, 36.5f}};
+        const float GREEN[4] = {0, 1, 0, 1};
+        clear_fb();
+        put_vertices(quad, 4, GREEN, 0, 0);
+        draw(1, 4);
+        const pt strip_tris[6] = {quad[0], quad[1], quad[2], quad[2], quad[1], quad[3]};
+        expect_cover(strip_tris, 2, 0x00FF00FF, 0, 0, -1, -1, 0);
+        const pt fan[4] = {quad[0], quad[1], quad[3], quad[2]};
+        clear_fb();
+        put_vertices(fan, 4, GREEN, 0, 0);
+        draw(2, 4);
+        const pt fan_tris[6] = {fan[0], fan[1], fan[2], fan[0], fan[2], fan[3]};
+        expect_cover(fan_tris, 2, 0x00FF00FF, 0, 0, -1, -1, 0);
+        /* viewport offset: the same window triangle through a shifted viewport;
+         * primitives are clipped to the viewport (x >= 7, y >= 5 here) */
+        clear_fb();
+        reg(PVK_GPUREG_VIEWPORT_XY, 7u | (5u << 16));
+        put_vertices(ccw, 3, RED, 7, 5);
+        draw(0, 3);
+        expect_cover(ccw, 1, 0xFF0000FF, 7, 5, W - 1, H - 1, 0);
+        reg(PVK_GPUREG_VIEWPORT_XY, 0);
+        /* scissor include (mode 3) and exclude (mode 1): inclusive rectangle */
+        for (uint32_t smode = 1; smode <= 3; smode += 2) {
+            clear_fb();
+            reg(PVK_GPUREG_SCISSORTEST_MODE, smode);
+            reg(PVK_GPUREG_SCISSORTEST_POS, 10u | (8u << 16));
+            reg(PVK_GPUREG_SCISSORTEST_DIM, 30u | (20u << 16));
+            put_vertices(ccw, 3, RED, 0, 0);
+            draw(0, 3);
+            expect_cover(ccw, 1, 0xFF0000FF, 10, 8, 30, 20, smode == 1);
+        }
+        reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
+        /* RGB565 colour buffer: a blue triangle lands as 0x001F */
+        clear_fb();
+        setup_fb(3);
+        const float BLUE[4] = {0, 0, 1, 1};
+        put_vertices(ccw, 3, BLUE, 0, 0);
+        draw(0, 3);
+        const uint16_t *fb16 = pvk_guest_ptr(ctx, FB, W * H * 2);
+        int blue = 0, other = 0;
+        for (uint32_t i = 0; i < W * H; i++)
+            blue += fb16[i] == 0x001F, other += fb16[i] != 0x001F && fb16[i] != 0;
+        CHECK(blue > 300);
+        CHECK_EQ(other, 0);
+        pvk_stats st;
+        pvk_get_stats(ctx, &st);
+        CHECK_EQ(st.bad_input, 0);
+        th_release(ctx);
+    }
+    return th_finish("test_draw");
+}

@@ -1,0 +1,1768 @@
+/* The PICA200 shader assembler: devkitPro picasso syntax (common subset).
+ *
+ * Encodings are those of 3dbrew "GPU/Shader Instruction Set":
+ *   1   op[31:26] dst[25:21] idx[20:19] src1[18:12] src2[11:7] desc[6:0]
+ *   1i  op[31:26] dst[25:21] idx[20:19] src1[18:14] src2[13:7] desc[6:0]
+ *   1c  op[31:27] cmpx[26:24] cmpy[23:21] idx[20:19] src1[18:12] src2[11:7] desc[6:0]
+ *   2   op[31:26] refx[25] refy[24] condop[23:22] dst[21:10] num[7:0]
+ *   3   op[31:26] bool/int id[25:22] dst[21:10] num[7:0]
+ *   4   op[31:26] vtx[25:24] prim[23] inv[22]                       (SETEMIT)
+ *   5   op[31:29] dst[28:24] idx[23:22] src1[21:17] src2[16:10] src3[9:5] desc[4:0]
+ *   5i  op[31:29] dst[28:24] idx[23:22] src1[21:17] src2[16:12] src3[11:5] desc[4:0]
+ * Operand descriptor: dst mask[3:0] (bit 3 = x), src1 neg[4] swizzle[12:5],
+ * src2 neg[13] swizzle[21:14], src3 neg[22] swizzle[30:23]; a swizzle holds
+ * component 0 in its top two bits (xyzw = 0x1B).
+ *
+ * Supported: every instruction, .proc/.end, ifu/ifc/for blocks with .else and
+ * .end, labels, .alias, .fvec/.ivec/.bool, .constf/.consti, .setf/.seti/.setb,
+ * .in, .out (position normalquat color texcoord0 texcoord0w texcoord1
+ * texcoord2 view dummy and short names, optional mask or register), .entry,
+ * swizzles, negation, indexing (c8[4]) and relative addressing
+ * (c[a0.x + 3], arr[lcnt+2]; a0/a0.x, a1/a0.y, a2/lcnt/aL).  Not supported:
+ * .constfa arrays, .gsh, .nodvle, several files in one shbin.
+ *
+ * Allocation follows picasso: .fvec/.ivec/.bool from the bottom of their
+ * register file, .constf/.consti from the top; padding NOPs where a block
+ * would end on a flow-control instruction.  Operand descriptors are shared
+ * when the fields an instruction uses agree; the ones MAD/MADI use (5-bit
+ * index) are allocated first. */
+#include "translator/asm.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    OP_ADD = 0x00, OP_DP3 = 0x01, OP_DP4 = 0x02, OP_DPH = 0x03, OP_DST = 0x04, OP_EX2 = 0x05,
+    OP_LG2 = 0x06, OP_LITP = 0x07, OP_MUL = 0x08, OP_SGE = 0x09, OP_SLT = 0x0A, OP_FLR = 0x0B,
+    OP_MAX = 0x0C, OP_MIN = 0x0D, OP_RCP = 0x0E, OP_RSQ = 0x0F, OP_MOVA = 0x12, OP_MOV = 0x13,
+    OP_DPHI = 0x18, OP_DSTI = 0x19, OP_SGEI = 0x1A, OP_SLTI = 0x1B,
+    OP_BREAK = 0x20, OP_NOP = 0x21, OP_END = 0x22, OP_BREAKC = 0x23, OP_CALL = 0x24, OP_CALLC = 0x25,
+    OP_CALLU = 0x26, OP_IFU = 0x27, OP_IFC = 0x28, OP_LOOP = 0x29, OP_EMIT = 0x2A, OP_SETEMIT = 0x2B,
+    OP_JMPC = 0x2C, OP_JMPU = 0x2D, OP_CMP = 0x2E, OP_MADI = 0x30, OP_MAD = 0x38,
+};
+
+/* ---- limits of the assembler's own tables ---- */
+#define MAX_NAME 64
+#define MAX_LINE 1024
+#define MAX_ALIASES 512
+#define MAX_LABELS 512
+#define MAX_PROCS 256
+#define MAX_RELOCS PVK_SH_CODE_WORDS
+#define MAX_DEPTH 16
+
+typedef enum { RK_NONE, RK_V, RK_R, RK_C, RK_I, RK_B, RK_O } rkind;
+
+typedef struct operand {
+    rkind kind;
+    int index;
+    uint8_t swz[4];   /* component read for lanes 0-3 (0 x .. 3 w) */
+    bool neg;
+    int idx;          /* relative addressing: 0 none, 1 a0.x, 2 a0.y, 3 aL */
+} operand;
+
+typedef struct alias {
+    char name[MAX_NAME];
+    operand op;
+} alias;
+
+typedef struct symbol {
+    char name[MAX_NAME];
+    uint32_t pos, size;
+} symbol;
+
+typedef struct reloc {
+    char name[MAX_NAME];
+    uint32_t at;
+    int line;
+    bool proc;        /* CALL*: dst and num from a procedure; else dst of a label */
+} reloc;
+
+typedef enum { BLK_PROC, BLK_IF, BLK_FOR } blk_type;
+typedef struct block {
+    blk_type type;
+    uint32_t pos, else_pos;
+    bool has_else;
+    char name[MAX_NAME];
+    int line;
+} block;
+
+typedef struct asm_state {
+    pvk_shbin *out;
+    char *err;
+    size_t err_len;
+    int line;
+    bool failed;
+
+    /* operand descriptors wanted per instruction, allocated at the end */
+    uint32_t want_val[PVK_SH_CODE_WORDS], want_mask[PVK_SH_CODE_WORDS];
+    uint8_t want_kind[PVK_SH_CODE_WORDS]; /* 0 none, 1 7-bit index, 2 5-bit index (MAD) */
+    int want_line[PVK_SH_CODE_WORDS];
+    uint32_t desc_mask[PVK_SH_OPDESCS];   /* bits some user of each descriptor relies on */
+
+    alias aliases[MAX_ALIASES];
+    uint32_t alias_count;
+    symbol labels[MAX_LABELS], procs[MAX_PROCS];
+    uint32_t label_count, proc_count;
+    reloc relocs[MAX_RELOCS];
+    uint32_t reloc_count;
+    block stack[MAX_DEPTH];
+    uint32_t depth;
+    bool last_was_end;                    /* the last thing was the end of an IF/FOR */
+
+    char entry[MAX_NAME];
+    int entry_line;
+    int fvec_lo, fvec_hi, ivec_lo, ivec_hi, bool_lo; /* allocation cursors */
+    uint32_t out_used;                    /* 4 bits per o register: components claimed */
+} asm_state;
+
+static bool fail(asm_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool fail(asm_state *s, const char *fmt, ...)
+{
+    if (s->failed)
+        return false;
+    s->failed = true;
+    if (s->err && s->err_len) {
+        int n = s->line > 0 ? snprintf(s->err, s->err_len, "line %d: ", s->line) : 0;
+        if (n >= 0 && (size_t)n < s->err_len) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(s->err + n, s->err_len - (size_t)n, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return false;
+}
+
+/* ---- text helpers ---- */
+
+static char *trim(char *p)
+{
+    while (*p && isspace((unsigned char)*p))
+        p++;
+    size_t n = strlen(p);
+    while (n && isspace((unsigned char)p[n - 1]))
+        p[--n] = 0;
+    return p;
+}
+
+static bool is_ident(const char *p)
+{
+    if (!*p || isdigit((unsigned char)*p))
+        return false;
+    for (; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '$')
+            return false;
+    return true;
+}
+
+static bool ieq(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return false;
+    return *a == *b;
+}
+
+/* Split `p` at top-level commas (not inside () or []); returns the count. */
+static int split_args(char *p, char **argv, int max)
+{
+    int n = 0, depth = 0;
+    p = trim(p);
+    if (!*p)
+        return 0;
+    argv[n++] = p;
+    for (; *p; p++) {
+        if (*p == '(' || *p == '[')
+            depth++;
+        else if ((*p == ')' || *p == ']') && depth)
+            depth--;
+        else if (*p == ',' && !depth) {
+            *p = 0;
+            if (n == max)
+                return max + 1;
+            argv[n++] = p + 1;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        argv[i] = trim(argv[i]);
+    return n;
+}
+
+static bool parse_int(const char *p, long lo, long hi, long *v)
+{
+    char *end;
+    if (!*p)
+        return false;
+    long x = strtol(p, &end, 0);
+    while (isspace((unsigned char)*end))
+        end++;
+    if (end == p || *end || x < lo || x > hi)
+        return false;
+    *v = x;
+    return true;
+}
+
+static bool copy_name(asm_state *s, char *dst, const char *src)
+{
+    if (strlen(src) >= MAX_NAME)
+        return fail(s, "name too long: '%s'", src);
+    strcpy(dst, src);
+    return true;
+}
+
+/* ---- symbols ---- */
+
+static alias *find_alias(asm_state *s, const char *name)
+{
+    for (uint32_t i = 0; i < s->alias_count; i++)
+        if (!strcmp(s->aliases[i].name, name))
+            return &s->aliases[i];
+    return NULL;
+}
+
+static symbol *find_sym(symbol *t, uint32_t n, const char *name)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!strcmp(t[i].name, name))
+            return &t[i];
+    return NULL;
+}
+
+/* A plain register name: o0-o15 v0-v15 r0-r15 c0-c95 i0-i3 b0-b15. */
+static bool reg_name(const char *p, rkind *kind, int *index)
+{
+    static const struct { char c; rkind k; } t[] = {
+        {'o', RK_O}, {'v', RK_V}, {'r', RK_R}, {'c', RK_C}, {'i', RK_I}, {'b', RK_B},
+    };
+    if (!p[0] || !isdigit((unsigned char)p[1]))
+        return false;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        if (tolower((unsigned char)p[0]) != t[i].c)
+            continue;
+        long v;
+        for (const char *q = p + 1; *q; q++)
+            if (!isdigit((unsigned char)*q))
+                return false;
+        if (strlen(p + 1) > 3 || !parse_int(p + 1, 0, 999, &v))
+            return false;
+        *kind = t[i].k;
+        *index = (int)v;
+        return true;
+    }
+    return false;
+}
+
+static int reg_count(rkind k)
+{
+    switch (k) {
+    case RK_C: return 96;
+    case RK_I: return 4;
+    case RK_NONE: return 0;
+    default: return 16;
+    }
+}
+
+static const char *kind_letter(rkind k)
+{
+    switch (k) {
+    case RK_V: return "v";
+    case RK_R: return "r";
+    case RK_C: return "c";
+    case RK_I: return "i";
+    case RK_B: return "b";
+    case RK_O: return "o";
+    default: return "?";
+    }
+}
+
+/* Swizzle letters (1-4, the last repeats) into lanes. */
+static bool parse_swizzle(const char *p, uint8_t swz[4])
+{
+    size_t n = strlen(p);
+    if (n < 1 || n > 4)
+        return false;
+    for (size_t i = 0; i < 4; i++) {
+        char c = (char)tolower((unsigned char)p[i < n ? i : n - 1]);
+        const char *at = strchr("xyzw", c);
+        if (!c || !at)
+            return false;
+        swz[i] = (uint8_t)(at - "xyzw");
+    }
+    return true;
+}
+
+static int index_reg(const char *p)
+{
+    if (ieq(p, "a0") || ieq(p, "a0.x"))
+        return 1;
+    if (ieq(p, "a1") || ieq(p, "a0.y"))
+        return 2;
+    if (ieq(p, "a2") || ieq(p, "lcnt") || ieq(p, "al"))
+        return 3;
+    return 0;
+}
+
+/* A register operand: [-]base[ [terms] ][.swizzle] where base is a register,
+ * an alias, or `c` alone before brackets (c[a0.x + 3]), and terms add
+ * integers and at most one index register. */
+static bool parse_operand(asm_state *s, const char *text, operand *op)
+{
+    char buf[MAX_LINE];
+    if (strlen(text) >= sizeof buf)
+        return fail(s, "operand too long");
+    strcpy(buf, text);
+    char *p = trim(buf);
+    memset(op, 0, sizeof *op);
+    for (int i = 0; i < 4; i++)
+        op->swz[i] = (uint8_t)i;
+    if (*p == '-') {
+        op->neg = true;
+        p = trim(p + 1);
+    }
+    char *swz = NULL, *br = strchr(p, '[');
+    long offset = 0;
+    if (br) {
+        char *close = strchr(br, ']');
+        if (!close)
+            return fail(s, "missing ']' in '%s'", text);
+        *close = 0;
+        *br = 0;
+        char *rest = trim(close + 1);
+        if (*rest == '.')
+            swz = rest + 1;
+        else if (*rest)
+            return fail(s, "unexpected '%s' after ']' in '%s'", rest, text);
+        /* terms: [+|-] (integer | index register) ... */
+        char *q = trim(br + 1);
+        if (!*q)
+            return fail(s, "empty index in '%s'", text);
+        while (*q) {
+            int sign = 1;
+            while (*q == '+' || *q == '-' || isspace((unsigned char)*q)) {
+                if (*q == '-')
+                    sign = -sign;
+                q++;
+            }
+            char term[MAX_NAME];
+            size_t n = 0;
+            while (*q && *q != '+' && *q != '-' && !isspace((unsigned char)*q) && n < sizeof term - 1)
+                term[n++] = *q++;
+            term[n] = 0;
+            while (isspace((unsigned char)*q))
+                q++;
+            if (!n)
+                return fail(s, "bad index in '%s'", text);
+            int ir = index_reg(term);
+            long v;
+            if (ir) {
+                if (op->idx || sign < 0)
+                    return fail(s, "bad index register use in '%s'", text);
+                op->idx = ir;
+            } else if (parse_int(term, -255, 255, &v)) {
+                offset += sign * v;
+            } else {
+                return fail(s, "bad index term '%s' in '%s'", term, text);
+            }
+        }
+    } else {
+        char *dot = strchr(p, '.');
+        if (dot) {
+            *dot = 0;
+            swz = dot + 1;
+        }
+    }
+    p = trim(p);
+    alias *a = find_alias(s, p);
+    if (a) {
+        operand base = a->op;
+        op->kind = base.kind;
+        op->index = base.index;
+        op->neg ^= base.neg;
+        if (base.idx && op->idx)
+            return fail(s, "two index registers in '%s'", text);
+        op->idx |= base.idx;
+        memcpy(op->swz, base.swz, 4);
+    } else if (br && ieq(p, "c")) {
+        op->kind = RK_C;
+        op->index = 0;
+    } else if (!reg_name(p, &op->kind, &op->index)) {
+        return fail(s, "invalid register '%s'", p);
+    }
+    op->index += (int)offset;
+    if (op->index < 0 || op->index >= reg_count(op->kind))
+        return fail(s, "invalid register '%s' (%s%d is out of range)", text, kind_letter(op->kind), op->index);
+    if (swz) {
+        uint8_t user[4];
+        if (!parse_swizzle(swz, user))
+            return fail(s, "invalid swizzle '.%s'", swz);
+        uint8_t comb[4];
+        for (int i = 0; i < 4; i++)
+            comb[i] = op->swz[user[i]];
+        memcpy(op->swz, comb, 4);
+    }
+    return true;
+}
+
+static uint32_t selector(const operand *op)
+{
+    return (uint32_t)op->swz[0] << 6 | (uint32_t)op->swz[1] << 4 | (uint32_t)op->swz[2] << 2 | op->swz[3];
+}
+
+/* Destination mask (bit 3 = x) from the lanes a destination names. */
+static uint32_t dest_mask(const operand *op)
+{
+    uint32_t m = 0;
+    for (int i = 0; i < 4; i++)
+        m |= 8u >> op->swz[i];
+    return m;
+}
+
+/* ---- operand roles ---- */
+
+static bool src_wide(asm_state *s, const operand *op, const char *text, int n)
+{
+    if (op->kind != RK_V && op->kind != RK_R && op->kind != RK_C)
+        return fail(s, "invalid register for src%d: '%s' (v0-v15, r0-r15 or c0-c95)", n, text);
+    if (op->kind == RK_V)
+        s->out->input_mask |= 1u << op->index;
+    return true;
+}
+
+static bool src_narrow(asm_state *s, const operand *op, const char *text, int n)
+{
+    if (op->kind != RK_V && op->kind != RK_R)
+        return fail(s, "invalid register for src%d: '%s' (v0-v15 or r0-r15 only)", n, text);
+    if (op->idx)
+        return fail(s, "relative addressing is not available for src%d: '%s'", n, text);
+    s->out->input_mask |= 1u << op->index;
+    return true;
+}
+
+static uint32_t src_code(const operand *op)
+{
+    switch (op->kind) {
+    case RK_V: return (uint32_t)op->index;
+    case RK_R: return 0x10u + (uint32_t)op->index;
+    default: return 0x20u + (uint32_t)op->index;
+    }
+}
+
+static bool dest(asm_state *s, const char *text, operand *op, uint32_t *code)
+{
+    if (!parse_operand(s, text, op))
+        return false;
+    if (op->kind != RK_O && op->kind != RK_R)
+        return fail(s, "invalid destination register '%s' (o0-o15 or r0-r15)", text);
+    if (op->neg || op->idx)
+        return fail(s, "a destination cannot be negated or indexed: '%s'", text);
+    *code = op->kind == RK_O ? (uint32_t)op->index : 0x10u + (uint32_t)op->index;
+    return true;
+}
+
+/* Reading two different input registers in one instruction is not possible. */
+static bool inputs_ok(asm_state *s, const operand *a, const operand *b, const operand *c)
+{
+    const operand *o[3] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (o[i] && o[j] && o[i]->kind == RK_V && o[j]->kind == RK_V && o[i]->index != o[j]->index)
+                return fail(s, "source operands must not be different input registers (v%d, v%d)", o[i]->index,
+                            o[j]->index);
+    return true;
+}
+
+/* ---- code emission ---- */
+
+static bool emit(asm_state *s, uint32_t word)
+{
+    pvk_shbin *o = s->out;
+    if (o->code_len >= PVK_SH_CODE_WORDS)
+        return fail(s, "program too long (limit %d instructions)", PVK_SH_CODE_WORDS);
+    s->want_kind[o->code_len] = 0;
+    o->code[o->code_len++] = word;
+    s->last_was_end = false;
+    return true;
+}
+
+/* Operand-descriptor field bits for source n (1-3), and for one lane of it. */
+static uint32_t src_field(int n) { return 0x1FFu << (4 + 9 * (n - 1)); }
+static uint32_t lane_bits(int n, int lane) { return 3u << (4 + 9 * (n - 1) + 1 + 6 - 2 * lane); }
+
+/* Which descriptor bits `op` depends on, given the value it wants. */
+static uint32_t relevant_bits(int op, uint32_t val, int nsrc)
+{
+    uint32_t m = 0;
+    for (int n = 1; n <= nsrc; n++)
+        m |= src_field(n);
+    if (op != OP_CMP)
+        m |= 0xF;
+    switch (op) {
+    case OP_ADD: case OP_MUL: case OP_SGE: case OP_SLT: case OP_SGEI: case OP_SLTI:
+    case OP_FLR: case OP_MAX: case OP_MIN: case OP_MOV: case OP_MAD: case OP_MADI:
+        for (int lane = 0; lane < 4; lane++)
+            if (!(val & (8u >> lane)))
+                for (int n = 1; n <= nsrc; n++)
+                    m &= ~lane_bits(n, lane);
+        break;
+    case OP_DP3:
+        m &= ~(lane_bits(1, 3) | lane_bits(2, 3));
+        break;
+    case OP_DPH: case OP_DPHI:
+        m &= ~lane_bits(1, 3);
+        break;
+    case OP_EX2: case OP_LG2: case OP_RCP: case OP_RSQ:
+        m &= ~(lane_bits(1, 1) | lane_bits(1, 2) | lane_bits(1, 3));
+        break;
+    case OP_MOVA:
+        if (!(val & 8))
+            m &= ~lane_bits(1, 0);
+        if (!(val & 4))
+            m &= ~lane_bits(1, 1);
+        m &= ~(lane_bits(1, 2) | lane_bits(1, 3));
+        break;
+    case OP_CMP:
+        m &= ~(lane_bits(1, 2) | lane_bits(1, 3) | lane_bits(2, 2) | lane_bits(2, 3));
+        break;
+    }
+    return m;
+}
+
+/* Emit an instruction that needs an operand descriptor (patched in later). */
+static bool emit_desc(asm_state *s, uint32_t word, int op, uint32_t dmask, const operand *s1, const operand *s2,
+                      const operand *s3, bool mad)
+{
+    uint32_t val = dmask & 0xF;
+    const operand *src[3] = {s1, s2, s3};
+    int nsrc = 0;
+    for (int n = 0; n < 3; n++) {
+        if (!src[n])
+            continue;
+        nsrc = n + 1;
+        val |= (uint32_t)src[n]->neg << (4 + 9 * n) | selector(src[n]) << (5 + 9 * n);
+    }
+    uint32_t at = s->out->code_len;
+    if (!emit(s, word))
+        return false;
+    s->want_val[at] = val;
+    s->want_mask[at] = relevant_bits(op, val, nsrc);
+    s->want_kind[at] = mad ? 2 : 1;
+    s->want_line[at] = s->line;
+    return true;
+}
+
+/* Share or allocate descriptors; MAD users first (they index with 5 bits). */
+static bool alloc_opdescs(asm_state *s)
+{
+    pvk_shbin *o = s->out;
+    for (int pass = 2; pass >= 1; pass--) {
+        for (uint32_t i = 0; i < o->code_len; i++) {
+            if (s->want_kind[i] != pass)
+                continue;
+            uint32_t v = s->want_val[i], m = s->want_mask[i], k;
+            for (k = 0; k < o->opdesc_len; k++) {
+                uint32_t both = m & s->desc_mask[k];
+                if (((o->opdesc[k] ^ v) & both) == 0)
+                    break;
+            }
+            uint32_t limit = pass == 2 ? 32 : PVK_SH_OPDESCS;
+            if (k == o->opdesc_len) {
+                if (k >= limit) {
+                    s->line = s->want_line[i];
+                    return pass == 2 ? fail(s, "too many operand descriptors for MAD (limit 32)")
+                                     : fail(s, "too many operand descriptors (limit %d)", PVK_SH_OPDESCS);
+                }
+                o->opdesc[k] = v;
+                s->desc_mask[k] = 0;
+                o->opdesc_len++;
+            }
+            o->opdesc[k] = (o->opdesc[k] & ~m) | (v & m);
+            s->desc_mask[k] |= m;
+            o->code[i] |= pass == 2 ? k & 0x1F : k & 0x7F;
+        }
+    }
+    return true;
+}
+
+/* ---- instructions ---- */
+
+typedef enum { F_0, F_1, F_1U, F_MOVA, F_CMP, F_MAD, F_COND, F_CALL, F_BOOL, F_LOOP, F_SETEMIT } insn_fmt;
+
+typedef struct insn {
+    const char *name;
+    insn_fmt fmt;
+    uint8_t op, opi;   /* opi: the inverted form (0 = none) */
+    bool inv;          /* the mnemonic asks for the inverted form */
+} insn;
+
+static const insn insns[] = {
+    {"nop", F_0, OP_NOP, 0, false},       {"end", F_0, OP_END, 0, false},
+    {"emit", F_0, OP_EMIT, 0, false},     {"break", F_0, OP_BREAK, 0, false},
+    {"add", F_1, OP_ADD, 0, false},       {"dp3", F_1, OP_DP3, 0, false},
+    {"dp4", F_1, OP_DP4, 0, false},       {"dph", F_1, OP_DPH, OP_DPHI, false},
+    {"dphi", F_1, OP_DPH, OP_DPHI, true}, {"dst", F_1, OP_DST, OP_DSTI, false},
+    {"dsti", F_1, OP_DST, OP_DSTI, true}, {"mul", F_1, OP_MUL, 0, false},
+    {"sge", F_1, OP_SGE, OP_SGEI, false}, {"sgei", F_1, OP_SGE, OP_SGEI, true},
+    {"slt", F_1, OP_SLT, OP_SLTI, false}, {"slti", F_1, OP_SLT, OP_SLTI, true},
+    {"max", F_1, OP_MAX, 0, false},       {"min", F_1, OP_MIN, 0, false},
+    {"ex2", F_1U, OP_EX2, 0, false},      {"lg2", F_1U, OP_LG2, 0, false},
+    {"litp", F_1U, OP_LITP, 0, false},    {"flr", F_1U, OP_FLR, 0, false},
+    {"rcp", F_1U, OP_RCP, 0, false},      {"rsq", F_1U, OP_RSQ, 0, false},
+    {"mov", F_1U, OP_MOV, 0, false},      {"mova", F_MOVA, OP_MOVA, 0, false},
+    {"cmp", F_CMP, OP_CMP, 0, false},     {"mad", F_MAD, OP_MAD, OP_MADI, false},
+    {"madi", F_MAD, OP_MAD, OP_MADI, true}, {"breakc", F_COND, OP_BREAKC, 0, false},
+    {"callc", F_COND, OP_CALLC, 0, false}, {"ifc", F_COND, OP_IFC, 0, false},
+    {"jmpc", F_COND, OP_JMPC, 0, false},  {"call", F_CALL, OP_CALL, 0, false},
+    {"callu", F_BOOL, OP_CALLU, 0, false}, {"ifu", F_BOOL, OP_IFU, 0, false},
+    {"jmpu", F_BOOL, OP_JMPU, 0, false},  {"for", F_LOOP, OP_LOOP, 0, false},
+    {"loop", F_LOOP, OP_LOOP, 0, false},  {"setemit", F_SETEMIT, OP_SETEMIT, 0, false},
+};
+
+static bool nargs(asm_state *s, const char *name, int have, int lo, int hi)
+{
+    if (have < lo || have > hi) {
+        if (lo == hi)
+            return fail(s, "%s takes %d operand%s, not %d", name, lo, lo == 1 ? "" : "s", have);
+        return fail(s, "%s takes %d to %d operands, not %d", name, lo, hi, have);
+    }
+    return true;
+}
+
+static bool push_block(asm_state *s, blk_type t, const char *name)
+{
+    if (s->depth == MAX_DEPTH)
+        return fail(s, "blocks nested too deeply (limit %d)", MAX_DEPTH);
+    block *b = &s->stack[s->depth++];
+    memset(b, 0, sizeof *b);
+    b->type = t;
+    b->pos = t == BLK_PROC ? s->out->code_len : s->out->code_len - 1;
+    b->line = s->line;
+    if (name)
+        strcpy(b->name, name);
+    return true;
+}
+
+static bool add_reloc(asm_state *s, const char *name, bool proc)
+{
+    if (!is_ident(name))
+        return fail(s, "invalid %s name '%s'", proc ? "procedure" : "label", name);
+    if (s->reloc_count == MAX_RELOCS)
+        return fail(s, "too many references");
+    reloc *r = &s->relocs[s->reloc_count++];
+    if (!copy_name(s, r->name, name))
+        return false;
+    r->at = s->out->code_len - 1;
+    r->line = s->line;
+    r->proc = proc;
+    return true;
+}
+
+/* cmp.x, !cmp.y, a && b, a || b (single & and | too) -> refx refy condop bits. */
+static bool parse_cond(asm_state *s, const char *text, uint32_t *bits)
+{
+    char buf[MAX_LINE];
+    snprintf(buf, sizeof buf, "%s", text);
+    char *ops[2] = {buf, NULL};
+    uint32_t condop = 0;
+    char *amp = strpbrk(buf, "&|");
+    if (amp) {
+        char c = *amp;
+        *amp = 0;
+        ops[1] = amp + 1 + (amp[1] == c);
+        condop = c == '&' ? 1 : 0;
+    }
+    uint32_t ref[2] = {1, 1};
+    int seen[2] = {0, 0}, which0 = -1;
+    for (int k = 0; k < 2 && ops[k]; k++) {
+        char *p = trim(ops[k]);
+        uint32_t neg = 0;
+        for (; *p == '!'; p++)
+            neg ^= 1;
+        p = trim(p);
+        int w = ieq(p, "cmp.x") ? 0 : ieq(p, "cmp.y") ? 1 : -1;
+        if (w < 0)
+            return fail(s, "invalid condition '%s' (cmp.x, cmp.y, negated with !)", p);
+        if (seen[w]++)
+            return fail(s, "condition tests cmp.%c twice", "xy"[w]);
+        ref[w] = !neg;
+        if (k == 0)
+            which0 = w;
+    }
+    if (!ops[1])
+        condop = which0 == 0 ? 2 : 3;
+    *bits = ref[0] << 25 | ref[1] << 24 | condop << 22;
+    return true;
+}
+
+static bool bool_reg(asm_state *s, const char *text, int *id, bool *neg)
+{
+    operand op;
+    *neg = false;
+    while (*text == '!') {
+        *neg = !*neg;
+        text++;
+    }
+    if (!parse_operand(s, text, &op))
+        return false;
+    if (op.kind != RK_B || op.neg || op.idx)
+        return fail(s, "invalid boolean uniform '%s' (b0-b15)", text);
+    *id = op.index;
+    return true;
+}
+
+static bool do_insn(asm_state *s, const insn *in, int argc, char **argv)
+{
+    operand d, a, b, c;
+    uint32_t dc;
+    switch (in->fmt) {
+    case F_0:
+        if (!nargs(s, in->name, argc, 0, 0))
+            return false;
+        return emit(s, (uint32_t)in->op << 26);
+
+    case F_1: {
+        if (!nargs(s, in->name, argc, 3, 3) || !dest(s, argv[0], &d, &dc) || !parse_operand(s, argv[1], &a) ||
+            !parse_operand(s, argv[2], &b))
+            return false;
+        bool wide2 = b.kind == RK_C || b.idx;
+        bool inv = in->opi && (in->inv || (wide2 && a.kind != RK_C && !a.idx));
+        if (!inv) {
+            if (!src_wide(s, &a, argv[1], 1) || !src_narrow(s, &b, argv[2], 2))
+                return false;
+        } else if (!src_narrow(s, &a, argv[1], 1) || !src_wide(s, &b, argv[2], 2)) {
+            return false;
+        }
+        if (!inputs_ok(s, &a, &b, NULL))
+            return false;
+        uint32_t w;
+        if (!inv)
+            w = (uint32_t)in->op << 26 | dc << 21 | (uint32_t)a.idx << 19 | src_code(&a) << 12 | src_code(&b) << 7;
+        else
+            w = (uint32_t)in->opi << 26 | dc << 21 | (uint32_t)b.idx << 19 | src_code(&a) << 14 | src_code(&b) << 7;
+        return emit_desc(s, w, inv ? in->opi : in->op, dest_mask(&d), &a, &b, NULL, false);
+    }
+
+    case F_1U:
+        if (!nargs(s, in->name, argc, 2, 2) || !dest(s, argv[0], &d, &dc) || !parse_operand(s, argv[1], &a) ||
+            !src_wide(s, &a, argv[1], 1))
+            return false;
+        return emit_desc(s, (uint32_t)in->op << 26 | dc << 21 | (uint32_t)a.idx << 19 | src_code(&a) << 12, in->op,
+                         dest_mask(&d), &a, NULL, NULL, false);
+
+    case F_MOVA: {
+        /* mova a0.x|a0.y|a0.xy|a0|a1|a01, src  (picasso: a0 = x, a1 = y) */
+        if (!nargs(s, in->name, argc, 2, 2))
+            return false;
+        uint32_t m;
+        const char *t = argv[0];
+        if (ieq(t, "a0") || ieq(t, "a0.x"))
+            m = 8;
+        else if (ieq(t, "a1") || ieq(t, "a0.y"))
+            m = 4;
+        else if (ieq(t, "a01") || ieq(t, "a0.xy"))
+            m = 12;
+        else
+            return fail(s, "invalid destination for mova: '%s' (a0.x, a0.y or a0.xy)", t);
+        if (!parse_operand(s, argv[1], &a) || !src_wide(s, &a, argv[1], 1))
+            return false;
+        return emit_desc(s, (uint32_t)OP_MOVA << 26 | (uint32_t)a.idx << 19 | src_code(&a) << 12, OP_MOVA, m, &a,
+                         NULL, NULL, false);
+    }
+
+    case F_CMP: {
+        static const char *const ops[] = {"eq", "ne", "lt", "le", "gt", "ge", "6", "7"};
+        if (!nargs(s, in->name, argc, 4, 4) || !parse_operand(s, argv[0], &a) || !src_wide(s, &a, argv[0], 1))
+            return false;
+        uint32_t cx = 8, cy = 8;
+        for (uint32_t k = 0; k < 8; k++) {
+            if (ieq(argv[1], ops[k]))
+                cx = k;
+            if (ieq(argv[2], ops[k]))
+                cy = k;
+        }
+        if (cx == 8 || cy == 8)
+            return fail(s, "invalid comparison '%s' (eq ne lt le gt ge)", cx == 8 ? argv[1] : argv[2]);
+        if (!parse_operand(s, argv[3], &b) || !src_narrow(s, &b, argv[3], 2) || !inputs_ok(s, &a, &b, NULL))
+            return false;
+        uint32_t w = (uint32_t)OP_CMP << 26 | cx << 24 | cy << 21 | (uint32_t)a.idx << 19 | src_code(&a) << 12 |
+                     src_code(&b) << 7;
+        return emit_desc(s, w, OP_CMP, 0, &a, &b, NULL, false);
+    }
+
+    case F_MAD: {
+        if (!nargs(s, in->name, argc, 4, 4) || !dest(s, argv[0], &d, &dc) || !parse_operand(s, argv[1], &a) ||
+            !parse_operand(s, argv[2], &b) || !parse_operand(s, argv[3], &c) || !src_narrow(s, &a, argv[1], 1))
+            return false;
+        bool inv = in->inv || ((c.kind == RK_C || c.idx) && b.kind != RK_C && !b.idx);
+        if (!inv) {
+            if (!src_wide(s, &b, argv[2], 2) || !src_narrow(s, &c, argv[3], 3))
+                return false;
+        } else if (!src_narrow(s, &b, argv[2], 2) || !src_wide(s, &c, argv[3], 3)) {
+            return false;
+        }
+        if (!inputs_ok(s, &a, &b, &c))
+            return false;
+        uint32_t w;
+        if (!inv)
+            w = (uint32_t)OP_MAD << 26 | dc << 24 | (uint32_t)b.idx << 22 | src_code(&a) << 17 | src_code(&b) << 10 |
+                src_code(&c) << 5;
+        else
+            w = (uint32_t)OP_MADI << 26 | dc << 24 | (uint32_t)c.idx << 22 | src_code(&a) << 17 |
+                src_code(&b) << 12 | src_code(&c) << 5;
+        return emit_desc(s, w, inv ? OP_MADI : OP_MAD, dest_mask(&d), &a, &b, &c, true);
+    }
+
+    case F_COND: {
+        bool target = in->op == OP_CALLC || in->op == OP_JMPC;
+        uint32_t bits = 0;
+        if (!nargs(s, in->name, argc, target ? 2 : 1, target ? 2 : 1) || !parse_cond(s, argv[0], &bits) ||
+            !emit(s, (uint32_t)in->op << 26 | bits))
+            return false;
+        if (in->op == OP_IFC)
+            return push_block(s, BLK_IF, NULL);
+        return target ? add_reloc(s, argv[1], in->op == OP_CALLC) : true;
+    }
+
+    case F_CALL:
+        if (!nargs(s, in->name, argc, 1, 1) || !emit(s, (uint32_t)OP_CALL << 26))
+            return false;
+        return add_reloc(s, argv[0], true);
+
+    case F_BOOL: {
+        bool target = in->op != OP_IFU, neg;
+        int id;
+        if (!nargs(s, in->name, argc, target ? 2 : 1, target ? 2 : 1) || !bool_reg(s, argv[0], &id, &neg))
+            return false;
+        if (neg && in->op != OP_JMPU)
+            return fail(s, "%s cannot test a negated boolean", in->name);
+        if (!emit(s, (uint32_t)in->op << 26 | (uint32_t)id << 22 | (uint32_t)neg))
+            return false;
+        if (in->op == OP_IFU)
+            return push_block(s, BLK_IF, NULL);
+        return add_reloc(s, argv[1], in->op == OP_CALLU);
+    }
+
+    case F_LOOP:
+        if (!nargs(s, in->name, argc, 1, 1) || !parse_operand(s, argv[0], &a))
+            return false;
+        if (a.kind != RK_I || a.neg || a.idx)
+            return fail(s, "invalid integer uniform '%s' (i0-i3)", argv[0]);
+        if (!emit(s, (uint32_t)OP_LOOP << 26 | (uint32_t)a.index << 22))
+            return false;
+        return push_block(s, BLK_FOR, NULL);
+
+    case F_SETEMIT: {
+        long vtx;
+        if (!nargs(s, in->name, argc, 1, 2))
+            return false;
+        if (!parse_int(argv[0], 0, 2, &vtx))
+            return fail(s, "invalid vertex id '%s' (0-2)", argv[0]);
+        uint32_t prim = 0, inv = 0;
+        if (argc == 2) {
+            char *save = NULL;
+            for (char *f = strtok_r(argv[1], " \t", &save); f; f = strtok_r(NULL, " \t", &save)) {
+                if (ieq(f, "prim") || ieq(f, "primitive"))
+                    prim = 1;
+                else if (ieq(f, "inv") || ieq(f, "invert"))
+                    inv = 1;
+                else
+                    return fail(s, "unknown setemit flag '%s'", f);
+            }
+        }
+        return emit(s, (uint32_t)OP_SETEMIT << 26 | (uint32_t)vtx << 24 | prim << 23 | inv << 22);
+    }
+    }
+    return fail(s, "internal error");
+}
+
+/* ---- blocks ---- */
+
+static bool is_jump_or_call(uint32_t w)
+{
+    uint32_t op = w >> 26;
+    return op == OP_JMPC || op == OP_JMPU || op == OP_CALL || op == OP_CALLC || op == OP_CALLU;
+}
+
+/* picasso's padding rule: a block must not end on another block's end, on a
+ * jump or call (or, in a loop, BREAKC), nor be empty. */
+static bool pad_before_close(asm_state *s, const block *b)
+{
+    pvk_shbin *o = s->out;
+    uint32_t n = o->code_len;
+    bool pad;
+    if (s->last_was_end)
+        pad = true;
+    else if (n == 0)
+        pad = true;
+    else {
+        uint32_t last = o->code[n - 1];
+        uint32_t min = b->type == BLK_PROC ? 1 : 2;
+        pad = is_jump_or_call(last) || (b->type == BLK_FOR && last >> 26 == OP_BREAKC) || n - b->pos < min;
+    }
+    return pad ? emit(s, (uint32_t)OP_NOP << 26) : true;
+}
+
+static bool dir_else(asm_state *s)
+{
+    if (!s->depth || s->stack[s->depth - 1].type != BLK_IF)
+        return fail(s, ".else without ifu/ifc");
+    block *b = &s->stack[s->depth - 1];
+    if (b->has_else)
+        return fail(s, "second .else in one block");
+    if (!pad_before_close(s, b))
+        return false;
+    b->has_else = true;
+    b->else_pos = s->out->code_len;
+    s->out->code[b->pos] = (s->out->code[b->pos] & ~(0xFFFu << 10)) | b->else_pos << 10;
+    return true;
+}
+
+static bool dir_end(asm_state *s)
+{
+    if (!s->depth)
+        return fail(s, ".end without .proc, ifu, ifc or for");
+    block *b = &s->stack[s->depth - 1];
+    if (!pad_before_close(s, b))
+        return false;
+    s->depth--;
+    pvk_shbin *o = s->out;
+    uint32_t cur = o->code_len;
+    switch (b->type) {
+    case BLK_PROC: {
+        if (s->proc_count == MAX_PROCS)
+            return fail(s, "too many procedures");
+        symbol *p = &s->procs[s->proc_count++];
+        strcpy(p->name, b->name);
+        p->pos = b->pos;
+        p->size = cur - b->pos;
+        break;
+    }
+    case BLK_FOR:
+        o->code[b->pos] = (o->code[b->pos] & ~(0xFFFu << 10)) | (cur - 1) << 10;
+        s->last_was_end = true;
+        break;
+    case BLK_IF:
+        if (!b->has_else) {
+            o->code[b->pos] = (o->code[b->pos] & ~(0xFFFu << 10)) | cur << 10;
+        } else {
+            if (cur - b->else_pos > 0xFF)
+                return fail(s, ".else block too long (limit 255 instructions)");
+            o->code[b->pos] = (o->code[b->pos] & ~0xFFu) | (cur - b->else_pos);
+        }
+        s->last_was_end = true;
+        break;
+    }
+    return true;
+}
+
+/* ---- directives ---- */
+
+static bool add_alias(asm_state *s, const char *name, const operand *op)
+{
+    if (!is_ident(name))
+        return fail(s, "invalid name '%s'", name);
+    rkind k;
+    int idx;
+    if (reg_name(name, &k, &idx))
+        return fail(s, "'%s' is a register name", name);
+    if (find_alias(s, name))
+        return fail(s, "'%s' is already defined", name);
+    if (s->alias_count == MAX_ALIASES)
+        return fail(s, "too many names (limit %d)", MAX_ALIASES);
+    alias *a = &s->aliases[s->alias_count++];
+    if (!copy_name(s, a->name, name))
+        return false;
+    a->op = *op;
+    return true;
+}
+
+static operand plain(rkind k, int index)
+{
+    operand op = {k, index, {0, 1, 2, 3}, false, 0};
+    return op;
+}
+
+static bool add_uniform(asm_state *s, const char *name, uint16_t first, uint16_t last)
+{
+    if (name[0] == '_')
+        return true; /* private: not in the DVLE table */
+    pvk_shbin *o = s->out;
+    if (o->uniform_count == PVK_SHBIN_MAX_UNIFORMS)
+        return fail(s, "too many uniforms (limit %d)", PVK_SHBIN_MAX_UNIFORMS);
+    if (strlen(name) >= PVK_SHBIN_NAME_LEN)
+        return fail(s, "name too long: '%s'", name);
+    strcpy(o->uniform[o->uniform_count].name, name);
+    o->uniform[o->uniform_count].first = first;
+    o->uniform[o->uniform_count].last = last;
+    o->uniform_count++;
+    return true;
+}
+
+/* .fvec/.ivec/.bool name, name[n], ... */
+static bool dir_uniform(asm_state *s, rkind k, int argc, char **argv)
+{
+    if (!argc)
+        return fail(s, "missing uniform name");
+    for (int i = 0; i < argc; i++) {
+        char *name = argv[i], *br = strchr(name, '[');
+        long n = 1;
+        if (br) {
+            char *close = strchr(br, ']');
+            if (!close || *trim(close + 1))
+                return fail(s, "bad array size in '%s'", argv[i]);
+            *close = 0;
+            *br = 0;
+            if (!parse_int(trim(br + 1), 1, 96, &n))
+                return fail(s, "bad array size in '%s'", argv[i]);
+            name = trim(name);
+        }
+        int *lo = k == RK_C ? &s->fvec_lo : k == RK_I ? &s->ivec_lo : &s->bool_lo;
+        int hi = k == RK_C ? s->fvec_hi : k == RK_I ? s->ivec_hi : 15;
+        if (*lo + n - 1 > hi)
+            return fail(s, "not enough uniform registers for '%s'", name);
+        int first = *lo;
+        *lo += (int)n;
+        operand op = plain(k, first);
+        uint16_t base = k == RK_C ? 0x10 : k == RK_I ? 0x70 : 0x78;
+        if (!add_alias(s, name, &op) || !add_uniform(s, name, (uint16_t)(base + first), (uint16_t)(base + first + n - 1)))
+            return false;
+    }
+    return true;
+}
+
+/* "name(x, y, z, w)" -> name and the four value strings. */
+static bool split_paren(asm_state *s, char *text, char **name, char **vals)
+{
+    char *open = strchr(text, '('), *close = strrchr(text, ')');
+    if (!open || !close || close < open || *trim(close + 1))
+        return fail(s, "expected name(x, y, z, w)");
+    *open = 0;
+    *close = 0;
+    *name = trim(text);
+    int n = split_args(open + 1, vals, 4);
+    if (n != 4)
+        return fail(s, "expected four values, got %d", n > 4 ? 5 : n);
+    return true;
+}
+
+static bool add_fconst(asm_state *s, int reg, char **vals)
+{
+    pvk_shbin *o = s->out;
+    if (o->fconst_count == PVK_SH_FLOAT_UNIFORMS)
+        return fail(s, "too many float constants");
+    o->fconst[o->fconst_count].reg = (uint8_t)reg;
+    for (int i = 0; i < 4; i++) {
+        char *end;
+        float f = strtof(vals[i], &end);
+        if (end == vals[i] || *trim(end))
+            return fail(s, "invalid number '%s'", vals[i]);
+        uint32_t bits;
+        memcpy(&bits, &f, 4);
+        o->fconst[o->fconst_count].f24[i] = pvk_f32_to_f24(bits);
+    }
+    o->fconst_count++;
+    return true;
+}
+
+static bool add_iconst(asm_state *s, int reg, char **vals)
+{
+    pvk_shbin *o = s->out;
+    if (o->iconst_count == sizeof o->iconst / sizeof o->iconst[0])
+        return fail(s, "too many integer constants");
+    o->iconst[o->iconst_count].reg = (uint8_t)reg;
+    for (int i = 0; i < 4; i++) {
+        long v;
+        if (!parse_int(vals[i], -128, 255, &v))
+            return fail(s, "invalid integer '%s' (-128..255)", vals[i]);
+        o->iconst[o->iconst_count].v[i] = (uint8_t)v;
+    }
+    o->iconst_count++;
+    return true;
+}
+
+/* .constf/.consti name(x, y, z, w): a register from the top, preloaded. */
+static bool dir_const(asm_state *s, rkind k, char *rest)
+{
+    char *name, *vals[5];
+    if (!split_paren(s, rest, &name, vals))
+        return false;
+    int *hi = k == RK_C ? &s->fvec_hi : &s->ivec_hi;
+    int lo = k == RK_C ? s->fvec_lo : s->ivec_lo;
+    if (*hi < lo)
+        return fail(s, "not enough uniform registers for constant '%s'", name);
+    int reg = (*hi)--;
+    operand op = plain(k, reg);
+    if (!add_alias(s, name, &op))
+        return false;
+    return k == RK_C ? add_fconst(s, reg, vals) : add_iconst(s, reg, vals);
+}
+
+/* .setf/.seti reg(x, y, z, w) */
+static bool dir_set(asm_state *s, rkind k, char *rest)
+{
+    char *name, *vals[5];
+    operand op;
+    if (!split_paren(s, rest, &name, vals) || !parse_operand(s, name, &op))
+        return false;
+    if (op.kind != k || op.idx)
+        return fail(s, "'%s' is not %s", name, k == RK_C ? "a float uniform (c0-c95)" : "an integer uniform (i0-i3)");
+    return k == RK_C ? add_fconst(s, op.index, vals) : add_iconst(s, op.index, vals);
+}
+
+static bool dir_setb(asm_state *s, char *rest)
+{
+    char *save = NULL, *reg = strtok_r(rest, " \t", &save), *val = strtok_r(NULL, " \t", &save);
+    if (!reg || !val || strtok_r(NULL, " \t", &save))
+        return fail(s, "expected .setb bN value");
+    int id;
+    bool neg;
+    if (!bool_reg(s, reg, &id, &neg))
+        return false;
+    if (neg)
+        return fail(s, "invalid boolean uniform '%s'", reg);
+    int v = ieq(val, "true") || ieq(val, "on") || !strcmp(val, "1") ? 1
+            : ieq(val, "false") || ieq(val, "off") || !strcmp(val, "0") ? 0
+                                                                          : -1;
+    if (v < 0)
+        return fail(s, "invalid boolean value '%s'", val);
+    pvk_shbin *o = s->out;
+    if (o->bconst_count == sizeof o->bconst / sizeof o->bconst[0])
+        return fail(s, "too many boolean constants");
+    o->bconst[o->bconst_count].reg = (uint8_t)id;
+    o->bconst[o->bconst_count].value = (uint8_t)v;
+    o->bconst_count++;
+    return true;
+}
+
+static int out_type(const char *t)
+{
+    static const struct { const char *a, *b; int type; } names[] = {
+        {"position", "pos", PVK_SHBIN_OUT_POSITION},    {"normalquat", "nquat", PVK_SHBIN_OUT_NORMALQUAT},
+        {"color", "clr", PVK_SHBIN_OUT_COLOR},          {"texcoord0", "tcoord0", PVK_SHBIN_OUT_TEXCOORD0},
+        {"texcoord0w", "tcoord0w", PVK_SHBIN_OUT_TEXCOORD0W}, {"texcoord1", "tcoord1", PVK_SHBIN_OUT_TEXCOORD1},
+        {"texcoord2", "tcoord2", PVK_SHBIN_OUT_TEXCOORD2}, {"view", "view", PVK_SHBIN_OUT_VIEW},
+        {"dummy", "dummy", PVK_SHBIN_OUT_DUMMY},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (ieq(t, names[i].a) || ieq(t, names[i].b))
+            return names[i].type;
+    return -1;
+}
+
+/* .out name|- type[.mask] [oN[.mask]] */
+static bool dir_out(asm_state *s, char *rest)
+{
+    char *save = NULL, *name = strtok_r(rest, " \t", &save), *type = strtok_r(NULL, " \t", &save),
+         *reg = strtok_r(NULL, " \t", &save);
+    if (!name || !type || strtok_r(NULL, " \t", &save))
+        return fail(s, "expected .out name type [register]");
+    uint8_t swz[4] = {0, 1, 2, 3};
+    int oid = -1;
+    if (reg) {
+        operand op;
+        if (!parse_operand(s, reg, &op))
+            return false;
+        if (op.kind != RK_O || op.neg || op.idx)
+            return fail(s, "invalid output register '%s'", reg);
+        oid = op.index;
+        memcpy(swz, op.swz, 4);
+    }
+    char *dot = strchr(type, '.');
+    if (dot) {
+        *dot = 0;
+        if (reg)
+            return fail(s, "give the output mask on the type or on the register, not both");
+        if (!parse_swizzle(dot + 1, swz))
+            return fail(s, "invalid output mask '.%s'", dot + 1);
+    }
+    int t = out_type(type);
+    if (t < 0)
+        return fail(s, "unknown output type '%s'", type);
+    uint32_t mask = 0;
+    for (int i = 0; i < 4; i++)
+        mask |= 1u << swz[i];
+    pvk_shbin *o = s->out;
+    if (oid < 0) {
+        for (int i = 0; i < 16 && oid < 0; i++)
+            if (!(o->outmap_mask & 1u << i))
+                oid = i;
+        if (oid < 0)
+            return fail(s, "too many outputs");
+    } else if (s->out_used >> (4 * oid) & mask) {
+        return fail(s, "output o%d.%s collides with an earlier .out", oid, dot ? dot + 1 : "xyzw");
+    }
+    if (oid >= 7 && t != PVK_SHBIN_OUT_DUMMY)
+        return fail(s, "o%d can only be a dummy output", oid);
+    if (o->out_count == PVK_SHBIN_MAX_OUTPUTS)
+        return fail(s, "too many outputs");
+    if (strcmp(name, "-")) {
+        operand op = plain(RK_O, oid);
+        if (!add_alias(s, name, &op))
+            return false;
+    }
+    o->out[o->out_count].type = (uint8_t)t;
+    o->out[o->out_count].reg = (uint8_t)oid;
+    o->out[o->out_count].mask = (uint8_t)mask;
+    o->out_count++;
+    o->outmap_mask |= 1u << oid;
+    s->out_used |= mask << (4 * oid);
+    return true;
+}
+
+/* .in name [vN] */
+static bool dir_in(asm_state *s, int argc, char **argv)
+{
+    char *save = NULL, *name = argc == 1 ? strtok_r(argv[0], " \t", &save) : NULL;
+    char *reg = name ? strtok_r(NULL, " \t", &save) : NULL;
+    if (!name || strtok_r(NULL, " \t", &save))
+        return fail(s, "expected .in name [register]");
+    int id = -1;
+    if (reg) {
+        operand op;
+        if (!parse_operand(s, reg, &op))
+            return false;
+        if (op.kind != RK_V || op.neg || op.idx)
+            return fail(s, "invalid input register '%s'", reg);
+        id = op.index;
+    } else {
+        for (int i = 0; i < 16 && id < 0; i++) {
+            bool used = false;
+            for (uint32_t u = 0; u < s->out->uniform_count; u++)
+                used |= s->out->uniform[u].first == i;
+            if (!used)
+                id = i;
+        }
+        if (id < 0)
+            return fail(s, "too many inputs");
+    }
+    operand op = plain(RK_V, id);
+    return add_alias(s, name, &op) && add_uniform(s, name, (uint16_t)id, (uint16_t)id);
+}
+
+static bool do_directive(asm_state *s, const char *dir, char *rest)
+{
+    char *argv[32];
+    if (ieq(dir, ".constf"))
+        return dir_const(s, RK_C, rest);
+    if (ieq(dir, ".consti"))
+        return dir_const(s, RK_I, rest);
+    if (ieq(dir, ".setf"))
+        return dir_set(s, RK_C, rest);
+    if (ieq(dir, ".seti"))
+        return dir_set(s, RK_I, rest);
+    if (ieq(dir, ".setb"))
+        return dir_setb(s, rest);
+    if (ieq(dir, ".out"))
+        return dir_out(s, rest);
+    int argc = split_args(rest, argv, 32);
+    if (argc > 32)
+        return fail(s, "too many operands");
+    if (ieq(dir, ".proc")) {
+        if (argc != 1 || !is_ident(argv[0]))
+            return fail(s, "expected .proc name");
+        if (s->depth)
+            return fail(s, ".proc inside another block");
+        if (find_sym(s->procs, s->proc_count, argv[0]))
+            return fail(s, "procedure '%s' is already defined", argv[0]);
+        if (strlen(argv[0]) >= MAX_NAME)
+            return fail(s, "name too long: '%s'", argv[0]);
+        return push_block(s, BLK_PROC, argv[0]);
+    }
+    if (ieq(dir, ".end"))
+        return argc ? fail(s, ".end takes no operands") : dir_end(s);
+    if (ieq(dir, ".else"))
+        return argc ? fail(s, ".else takes no operands") : dir_else(s);
+    if (ieq(dir, ".alias")) {
+        char *save = NULL, *name = argc == 1 ? strtok_r(argv[0], " \t", &save) : NULL;
+        char *reg = name ? strtok_r(NULL, "", &save) : NULL;
+        operand op;
+        if (!name || !reg)
+            return fail(s, "expected .alias name register");
+        return parse_operand(s, trim(reg), &op) && add_alias(s, name, &op);
+    }
+    if (ieq(dir, ".fvec"))
+        return dir_uniform(s, RK_C, argc, argv);
+    if (ieq(dir, ".ivec"))
+        return dir_uniform(s, RK_I, argc, argv);
+    if (ieq(dir, ".bool"))
+        return dir_uniform(s, RK_B, argc, argv);
+    if (ieq(dir, ".in"))
+        return dir_in(s, argc, argv);
+    if (ieq(dir, ".entry")) {
+        if (argc != 1 || !is_ident(argv[0]))
+            return fail(s, "expected .entry name");
+        s->entry_line = s->line;
+        return copy_name(s, s->entry, argv[0]);
+    }
+    if (ieq(dir, ".constfa") || ieq(dir, ".gsh") || ieq(dir, ".nodvle"))
+        return fail(s, "directive %s is not supported", dir);
+    return fail(s, "unknown directive '%s'", dir);
+}
+
+/* ---- lines ---- */
+
+static bool do_line(asm_state *s, char *line)
+{
+    char *semi = strchr(line, ';');
+    if (semi)
+        *semi = 0;
+    char *p = trim(line);
+    /* labels: ident ':' (repeatable) */
+    for (;;) {
+        char *q = p;
+        while (isalnum((unsigned char)*q) || *q == '_' || *q == '$')
+            q++;
+        char *r = q;
+        while (*r == ' ' || *r == '\t')
+            r++;
+        if (q == p || *r != ':')
+            break;
+        *q = 0;
+        if (!is_ident(p))
+            return fail(s, "invalid label '%s'", p);
+        if (find_sym(s->labels, s->label_count, p))
+            return fail(s, "label '%s' is already defined", p);
+        if (s->label_count == MAX_LABELS)
+            return fail(s, "too many labels");
+        symbol *l = &s->labels[s->label_count++];
+        if (!copy_name(s, l->name, p))
+            return false;
+        l->pos = s->out->code_len;
+        p = trim(r + 1);
+    }
+    if (!*p)
+        return true;
+    char *rest = p;
+    while (*rest && !isspace((unsigned char)*rest))
+        rest++;
+    if (*rest)
+        *rest++ = 0;
+    if (*p == '.')
+        return do_directive(s, p, rest);
+    for (size_t i = 0; i < sizeof insns / sizeof insns[0]; i++) {
+        if (!ieq(p, insns[i].name))
+            continue;
+        char *argv[8];
+        int argc = split_args(rest, argv, 6);
+        return do_insn(s, &insns[i], argc, argv);
+    }
+    return fail(s, "unknown instruction '%s'", p);
+}
+
+static bool finish(asm_state *s)
+{
+    pvk_shbin *o = s->out;
+    if (s->depth) {
+        block *b = &s->stack[s->depth - 1];
+        s->line = b->line;
+        return fail(s, "block not closed with .end");
+    }
+    for (uint32_t i = 0; i < s->reloc_count; i++) {
+        reloc *r = &s->relocs[i];
+        s->line = r->line;
+        symbol *p = find_sym(s->procs, s->proc_count, r->name);
+        uint32_t w = o->code[r->at];
+        if (r->proc) {
+            if (!p)
+                return fail(s, "undefined procedure '%s'", r->name);
+            if (p->size > 0xFF)
+                return fail(s, "procedure '%s' is too long to call (limit 255 instructions)", r->name);
+            w = (w & ~0x3FFFFFu) | p->pos << 10 | p->size;
+        } else {
+            symbol *l = find_sym(s->labels, s->label_count, r->name);
+            if (!l && !p)
+                return fail(s, "undefined label '%s'", r->name);
+            w = (w & ~(0xFFFu << 10)) | (l ? l->pos : p->pos) << 10;
+        }
+        o->code[r->at] = w;
+    }
+    s->line = s->entry_line;
+    const char *entry = s->entry[0] ? s->entry : "main";
+    symbol *p = find_sym(s->procs, s->proc_count, entry);
+    symbol *l = find_sym(s->labels, s->label_count, entry);
+    if (p) {
+        o->entry = p->pos;
+        o->entry_end = p->pos + p->size;
+    } else if (l) {
+        o->entry = l->pos;
+        o->entry_end = o->code_len;
+    } else if (!s->entry[0] && o->code_len) {
+        o->entry = 0; /* no main: start at the first instruction */
+        o->entry_end = o->code_len;
+    } else {
+        return fail(s, "entry point '%s' is undefined", entry);
+    }
+    if (!alloc_opdescs(s))
+        return false;
+    pvk_shbin_build_outmap(o);
+    return true;
+}
+
+pvk_result pvk_pica_asm(const char *src, size_t len, pvk_shbin *out, char *err, size_t err_len)
+{
+    if (err && err_len)
+        err[0] = 0;
+    if (!out || (!src && len))
+        return PVK_ERROR_INVALID_ARGUMENT;
+    asm_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    memset(out, 0, sizeof *out);
+    s->out = out;
+    s->err = err;
+    s->err_len = err_len;
+    s->fvec_lo = 0;
+    s->fvec_hi = 95;
+    s->ivec_lo = 0;
+    s->ivec_hi = 3;
+    s->bool_lo = 0;
+
+    char line[MAX_LINE];
+    size_t pos = 0;
+    bool ok = true;
+    while (ok && pos < len) {
+        s->line++;
+        size_t end = pos;
+        while (end < len && src[end] != '\n')
+            end++;
+        size_t n = end - pos;
+        if (n && src[pos + n - 1] == '\r')
+            n--;
+        if (n >= sizeof line) {
+            ok = fail(s, "line too long (limit %d characters)", MAX_LINE - 1);
+            break;
+        }
+        memcpy(line, src + pos, n);
+        line[n] = 0;
+        if (memchr(line, 0, n))
+            ok = fail(s, "NUL character in source");
+        else
+            ok = do_line(s, line);
+        pos = end + 1;
+    }
+    if (ok)
+        ok = finish(s);
+    free(s);
+    if (!ok) {
+        memset(out, 0, sizeof *out);
+        return PVK_ERROR_BAD_DATA;
+    }
+    return PVK_SUCCESS;
+}
+
+/* ---- output map ---- */
+
+void pvk_shbin_build_outmap(pvk_shbin *sh)
+{
+    for (int i = 0; i < 7; i++)
+        sh->outmap[i] = 0x1F1F1F1Fu;
+    sh->outmap_mask = 0;
+    sh->outmap_total = 0;
+    for (uint32_t e = 0; e < sh->out_count; e++) {
+        uint32_t reg = sh->out[e].reg & 0xF, sem = 0x1F, num = 0;
+        if (!(sh->outmap_mask & 1u << reg)) {
+            sh->outmap_mask |= 1u << reg;
+            sh->outmap_total++;
+        }
+        switch (sh->out[e].type) {
+        case PVK_SHBIN_OUT_POSITION: sem = 0x00; num = 4; break;
+        case PVK_SHBIN_OUT_NORMALQUAT: sem = 0x04; num = 4; break;
+        case PVK_SHBIN_OUT_COLOR: sem = 0x08; num = 4; break;
+        case PVK_SHBIN_OUT_TEXCOORD0: sem = 0x0C; num = 2; break;
+        case PVK_SHBIN_OUT_TEXCOORD1: sem = 0x0E; num = 2; break;
+        case PVK_SHBIN_OUT_TEXCOORD0W: sem = 0x10; num = 1; break;
+        case PVK_SHBIN_OUT_VIEW: sem = 0x12; num = 3; break;
+        case PVK_SHBIN_OUT_TEXCOORD2: sem = 0x16; num = 2; break;
+        default: break; /* dummy: written but not mapped */
+        }
+        if (reg >= 7 || !num)
+            continue;
+        /* semantics go to the masked components in order; extras stay unused */
+        for (uint32_t c = 0; c < 4; c++) {
+            if (!(sh->out[e].mask & 1u << c))
+                continue;
+            uint32_t v = num ? sem : 0x1F;
+            sh->outmap[reg] = (sh->outmap[reg] & ~(0xFFu << (8 * c))) | v << (8 * c);
+            if (num) {
+                sem++;
+                num--;
+            }
+        }
+    }
+}
+
+/* ---- upload ---- */
+
+uint32_t pvk_shbin_upload(const pvk_shbin *sh, pvk_reg_write *out, uint32_t cap)
+{
+    uint32_t n = 0;
+#define PUT(reg, val)                                   \
+    do {                                                \
+        if (out && n < cap) {                           \
+            out[n].id = (reg);                          \
+            out[n].value = (val);                       \
+        }                                               \
+        n++;                                            \
+    } while (0)
+    uint32_t code = sh->code_len < PVK_SH_CODE_WORDS ? sh->code_len : PVK_SH_CODE_WORDS;
+    uint32_t ops = sh->opdesc_len < PVK_SH_OPDESCS ? sh->opdesc_len : PVK_SH_OPDESCS;
+    PUT(PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
+    for (uint32_t i = 0; i < code; i++)
+        PUT(PVK_GPUREG_VSH_CODETRANSFER_DATA, sh->code[i]);
+    PUT(PVK_GPUREG_VSH_CODETRANSFER_END, 1);
+    PUT(PVK_GPUREG_VSH_OPDESCS_CONFIG, 0);
+    for (uint32_t i = 0; i < ops; i++)
+        PUT(PVK_GPUREG_VSH_OPDESCS_DATA, sh->opdesc[i]);
+    for (uint32_t i = 0; i < sh->fconst_count && i < PVK_SH_FLOAT_UNIFORMS; i++) {
+        uint32_t w[3];
+        pvk_pack_f24x4(sh->fconst[i].f24, w);
+        PUT(PVK_GPUREG_VSH_FLOATUNIFORM_CONFIG, sh->fconst[i].reg); /* bit 31 clear: f24 */
+        PUT(PVK_GPUREG_VSH_FLOATUNIFORM_DATA, w[0]);
+        PUT(PVK_GPUREG_VSH_FLOATUNIFORM_DATA, w[1]);
+        PUT(PVK_GPUREG_VSH_FLOATUNIFORM_DATA, w[2]);
+    }
+    for (uint32_t i = 0; i < sh->iconst_count && i < 8; i++) {
+        const uint8_t *v = sh->iconst[i].v;
+        PUT(PVK_GPUREG_VSH_INTUNIFORM_I0 + (sh->iconst[i].reg & 3),
+            (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 | (uint32_t)v[3] << 24);
+    }
+    if (sh->bconst_count) {
+        uint32_t bits = 0;
+        for (uint32_t i = 0; i < sh->bconst_count && i < 32; i++) {
+            uint32_t bit = 1u << (sh->bconst[i].reg & 15);
+            bits = sh->bconst[i].value ? bits | bit : bits & ~bit;
+        }
+        PUT(PVK_GPUREG_VSH_BOOLUNIFORM, 0x7FFF0000u | bits);
+    }
+    PUT(PVK_GPUREG_VSH_ENTRYPOINT, 0x7FFF0000u | (sh->entry & 0xFFFF));
+    PUT(PVK_GPUREG_VSH_OUTMAP_MASK, sh->outmap_mask & 0xFFFF);
+    if (sh->outmap_total) {
+        PUT(PVK_GPUREG_VSH_OUTMAP_TOTAL1, sh->outmap_total - 1);
+        PUT(PVK_GPUREG_VSH_OUTMAP_TOTAL2, sh->outmap_total - 1);
+    }
+    PUT(PVK_GPUREG_SH_OUTMAP_TOTAL, sh->outmap_total);
+    for (uint32_t i = 0; i < 7; i++)
+        PUT(PVK_GPUREG_SH_OUTMAP_O0 + i, sh->outmap[i]);
+#undef PUT
+    return n;
+}
+
+/* ---- SHBIN files ---- */
+
+static void put16(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+static void put32(uint8_t *p, uint32_t v)
+{
+    put16(p, v);
+    put16(p + 2, v >> 16);
+}
+static uint32_t get16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
+static uint32_t get32(const uint8_t *p) { return get16(p) | get16(p + 2) << 16; }
+
+/* Layout: DVLB header (12 bytes), DVLP (0x28-byte header, code, operand
+ * descriptors as 8-byte entries), DVLE (0x40-byte header, constants,
+ * labels (none), outputs, uniforms, symbol table). */
+pvk_result pvk_shbin_write(const pvk_shbin *sh, uint8_t **data, size_t *size)
+{
+    if (!sh || !data || !size || sh->code_len > PVK_SH_CODE_WORDS || sh->opdesc_len > PVK_SH_OPDESCS ||
+        sh->out_count > PVK_SHBIN_MAX_OUTPUTS || sh->uniform_count > PVK_SHBIN_MAX_UNIFORMS ||
+        sh->fconst_count > PVK_SH_FLOAT_UNIFORMS || sh->iconst_count > 8 || sh->bconst_count > 32)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    uint32_t nconst = sh->fconst_count + sh->iconst_count + sh->bconst_count;
+    uint32_t sym = 0;
+    for (uint32_t i = 0; i < sh->uniform_count; i++)
+        sym += (uint32_t)strnlen(sh->uniform[i].name, PVK_SHBIN_NAME_LEN - 1) + 1;
+    uint32_t dvlp = 12, dvlp_code = 0x28, dvlp_ops = dvlp_code + 4 * sh->code_len,
+             dvlp_sym = dvlp_ops + 8 * sh->opdesc_len;
+    uint32_t dvle = dvlp + dvlp_sym;
+    uint32_t e_const = 0x40, e_label = e_const + 20 * nconst, e_out = e_label, e_unif = e_out + 8 * sh->out_count,
+             e_sym = e_unif + 8 * sh->uniform_count;
+    size_t total = dvle + e_sym + ((sym + 3) & ~3u);
+    uint8_t *b = calloc(1, total);
+    if (!b)
+        return PVK_ERROR_OUT_OF_MEMORY;
+
+    memcpy(b, "DVLB", 4);
+    put32(b + 4, 1);
+    put32(b + 8, dvle);
+
+    uint8_t *p = b + dvlp;
+    memcpy(p, "DVLP", 4);
+    put32(p + 0x08, dvlp_code);
+    put32(p + 0x0C, sh->code_len);
+    put32(p + 0x10, dvlp_ops);
+    put32(p + 0x14, sh->opdesc_len);
+    put32(p + 0x18, dvlp_sym);
+    put32(p + 0x20, dvlp_sym);
+    for (uint32_t i = 0; i < sh->code_len; i++)
+        put32(p + dvlp_code + 4 * i, sh->code[i]);
+    for (uint32_t i = 0; i < sh->opdesc_len; i++)
+        put32(p + dvlp_ops + 8 * i, sh->opdesc[i]);
+
+    uint8_t *e = b + dvle;
+    memcpy(e, "DVLE", 4);
+    e[6] = 0; /* vertex shader */
+    put32(e + 0x08, sh->entry);
+    put32(e + 0x0C, sh->entry_end);
+    put16(e + 0x10, sh->input_mask);
+    put16(e + 0x12, sh->outmap_mask);
+    put32(e + 0x18, e_const);
+    put32(e + 0x1C, nconst);
+    put32(e + 0x20, e_label);
+    put32(e + 0x24, 0);
+    put32(e + 0x28, e_out);
+    put32(e + 0x2C, sh->out_count);
+    put32(e + 0x30, e_unif);
+    put32(e + 0x34, sh->uniform_count);
+    put32(e + 0x38, e_sym);
+    put32(e + 0x3C, sym);
+    uint8_t *c = e + e_const;
+    for (uint32_t i = 0; i < sh->bconst_count; i++, c += 20) {
+        put16(c, 0);
+        put16(c + 2, sh->bconst[i].reg);
+        c[4] = sh->bconst[i].value;
+    }
+    for (uint32_t i = 0; i < sh->iconst_count; i++, c += 20) {
+        put16(c, 1);
+        put16(c + 2, sh->iconst[i].reg);
+        memcpy(c + 4, sh->iconst[i].v, 4);
+    }
+    for (uint32_t i = 0; i < sh->fconst_count; i++, c += 20) {
+        put16(c, 2);
+        put16(c + 2, sh->fconst[i].reg);
+        for (int k = 0; k < 4; k++)
+            put32(c + 4 + 4 * k, sh->fconst[i].f24[k] & 0xFFFFFF);
+    }
+    for (uint32_t i = 0; i < sh->out_count; i++) {
+        put16(e + e_out + 8 * i, sh->out[i].type);
+        put16(e + e_out + 8 * i + 2, sh->out[i].reg);
+        put16(e + e_out + 8 * i + 4, sh->out[i].mask);
+    }
+    uint32_t so = 0;
+    for (uint32_t i = 0; i < sh->uniform_count; i++) {
+        size_t n = strnlen(sh->uniform[i].name, PVK_SHBIN_NAME_LEN - 1);
+        put32(e + e_unif + 8 * i, so);
+        put16(e + e_unif + 8 * i + 4, sh->uniform[i].first);
+        put16(e + e_unif + 8 * i + 6, sh->uniform[i].last);
+        memcpy(e + e_sym + so, sh->uniform[i].name, n);
+        so += (uint32_t)n + 1;
+    }
+    *data = b;
+    *size = total;
+    return PVK_SUCCESS;
+}
+
+/* [off, off+n) inside [0, size)? */
+static bool in_file(size_t size, uint64_t off, uint64_t n) { return off <= size && n <= size - off; }
+
+pvk_result pvk_shbin_read(const uint8_t *d, size_t size, pvk_shbin *out)
+{
+    if (!d || !out)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (!in_file(size, 0, 16) || memcmp(d, "DVLB", 4) || get32(d + 4) == 0 || !in_file(size, 8, 4ull * get32(d + 4)))
+        return PVK_ERROR_BAD_DATA;
+    uint64_t dvlp = 8 + 4ull * get32(d + 4);
+    if (!in_file(size, dvlp, 0x28) || memcmp(d + dvlp, "DVLP", 4))
+        return PVK_ERROR_BAD_DATA;
+    const uint8_t *p = d + dvlp;
+    uint64_t code = dvlp + get32(p + 0x08), ncode = get32(p + 0x0C);
+    uint64_t ops = dvlp + get32(p + 0x10), nops = get32(p + 0x14);
+    if (ncode > PVK_SH_CODE_WORDS || nops > PVK_SH_OPDESCS || !in_file(size, code, 4 * ncode) ||
+        !in_file(size, ops, 8 * nops))
+        return PVK_ERROR_BAD_DATA;
+    for (uint32_t i = 0; i < ncode; i++)
+        out->code[i] = get32(d + code + 4 * i);
+    for (uint32_t i = 0; i < nops; i++)
+        out->opdesc[i] = get32(d + ops + 8 * i);
+    out->code_len = (uint32_t)ncode;
+    out->opdesc_len = (uint32_t)nops;
+
+    uint64_t dvle = get32(d + 8);
+    if (!in_file(size, dvle, 0x40) || memcmp(d + dvle, "DVLE", 4))
+        goto bad;
+    const uint8_t *e = d + dvle;
+    out->entry = get32(e + 0x08);
+    out->entry_end = get32(e + 0x0C);
+    out->input_mask = get16(e + 0x10);
+    uint64_t c = dvle + get32(e + 0x18), nc = get32(e + 0x1C);
+    uint64_t o = dvle + get32(e + 0x28), no = get32(e + 0x2C);
+    uint64_t u = dvle + get32(e + 0x30), nu = get32(e + 0x34);
+    uint64_t sy = dvle + get32(e + 0x38), nsy = get32(e + 0x3C);
+    if (out->entry >= PVK_SH_CODE_WORDS || !in_file(size, c, 20 * nc) || !in_file(size, o, 8 * no) ||
+        no > PVK_SHBIN_MAX_OUTPUTS || !in_file(size, u, 8 * nu) || nu > PVK_SHBIN_MAX_UNIFORMS ||
+        !in_file(size, sy, nsy))
+        goto bad;
+    for (uint64_t i = 0; i < nc; i++) {
+        const uint8_t *k = d + c + 20 * i;
+        uint32_t type = get16(k), reg = get16(k + 2);
+        if (type == 0 && reg < 16 && out->bconst_count < 32) {
+            out->bconst[out->bconst_count].reg = (uint8_t)reg;
+            out->bconst[out->bconst_count++].value = k[4] != 0;
+        } else if (type == 1 && reg < 4 && out->iconst_count < 8) {
+            out->iconst[out->iconst_count].reg = (uint8_t)reg;
+            memcpy(out->iconst[out->iconst_count++].v, k + 4, 4);
+        } else if (type == 2 && reg < PVK_SH_FLOAT_UNIFORMS && out->fconst_count < PVK_SH_FLOAT_UNIFORMS) {
+            out->fconst[out->fconst_count].reg = (uint8_t)reg;
+            for (int j = 0; j < 4; j++)
+                out->fconst[out->fconst_count].f24[j] = get32(k + 4 + 4 * j) & 0xFFFFFF;
+            out->fconst_count++;
+        } else {
+            goto bad;
+        }
+    }
+    for (uint64_t i = 0; i < no; i++) {
+        const uint8_t *k = d + o + 8 * i;
+        if (get16(k + 2) >= 16)
+            goto bad;
+        out->out[i].type = (uint8_t)get16(k);
+        out->out[i].reg = (uint8_t)get16(k + 2);
+        out->out[i].mask = (uint8_t)(k[4] & 0xF);
+    }
+    out->out_count = (uint32_t)no;
+    for (uint64_t i = 0; i < nu; i++) {
+        const uint8_t *k = d + u + 8 * i;
+        uint32_t so = get32(k);
+        if (so >= nsy)
+            goto bad;
+        size_t n = strnlen((const char *)d + sy + so, nsy - so);
+        if (n >= PVK_SHBIN_NAME_LEN)
+            n = PVK_SHBIN_NAME_LEN - 1;
+        memcpy(out->uniform[i].name, d + sy + so, n);
+        out->uniform[i].name[n] = 0;
+        out->uniform[i].first = (uint16_t)get16(k + 4);
+        out->uniform[i].last = (uint16_t)get16(k + 6);
+    }
+    out->uniform_count = (uint32_t)nu;
+    pvk_shbin_build_outmap(out);
+    return PVK_SUCCESS;
+bad:
+    memset(out, 0, sizeof *out);
+    return PVK_ERROR_BAD_DATA;
+}
+
+/* ---- public entry point (include/picavk/picavk.h) ---- */
+
+pvk_result pvk_shader_assemble(const char *src, size_t len, void **data, size_t *size, char *err, size_t err_len)
+{
+    if (!data || !size)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    *data = NULL;
+    *size = 0;
+    pvk_shbin *sh = malloc(sizeof *sh);
+    if (!sh)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    pvk_result r = pvk_pica_asm(src, len, sh, err, err_len);
+    uint8_t *bytes = NULL;
+    if (!r)
+        r = pvk_shbin_write(sh, &bytes, size);
+    free(sh);
+    *data = bytes;
+    return r;
+}

@@ -1,0 +1,131 @@
+/* translator/: the geometry stages on the CPU, in the order a draw runs them:
+ * vertex index -> attribute loading -> vertex shader -> output map ->
+ * primitive assembly.  Each stage reads the PICA state in ctx->pica (regs.h
+ * names every register) and never calls Vulkan. */
+#ifndef PVK_GEOMETRY_H
+#define PVK_GEOMETRY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "picavk/picavk.h"
+#include "translator/translator.h"
+
+#define PVK_SH_INPUTS 16  /* v0-v15 */
+#define PVK_SH_OUTPUTS 16 /* o0-o15 */
+#define PVK_MAX_ATTRIBS 12
+
+/* ---- attribute loading (translator/attrib.c) ---- */
+
+/* One draw's attribute configuration decoded from ATTRIBBUFFERS_*,
+ * VSH_NUM_ATTR, VSH_ATTRIBUTES_PERMUTATION_* and the fixed attributes.
+ * Attribute i (0-11) is loaded from a buffer when a buffer's order list names
+ * it (that overrides the fixed mask; the last buffer naming it wins), else
+ * from fixed attribute i when its FORMAT_HIGH mask bit is set, else not at
+ * all (its input register keeps its value). */
+typedef struct pvk_attrib_plan {
+    uint32_t base;                 /* ATTRIBBUFFERS_LOC byte address */
+    uint32_t attribs;              /* attributes fed to the shader: min(FORMAT_HIGH total, VSH_NUM_ATTR + 1) */
+    struct {
+        uint8_t type;              /* 0 s8, 1 u8, 2 s16, 3 f32 */
+        uint8_t comps;             /* 1-4 */
+        bool fixed;                /* comes from the fixed attribute / default value */
+        bool loaded;               /* comes from buffer buf[`buf`] at byte `offset` of a vertex */
+        uint8_t reg;               /* input register v0-v15 (permutation) */
+        uint8_t buf;               /* index into buf[] (loaded attributes) */
+        uint16_t offset;           /* byte offset inside the buffer's vertex (aligned) */
+        float fixed_value[4];
+    } a[PVK_MAX_ATTRIBS];
+    uint32_t buffers;              /* loaders in use (component count > 0), packed in buf[] */
+    struct pvk_attrib_buffer {
+        uint32_t offset;           /* from `base` */
+        uint32_t stride;           /* bytes per vertex */
+        uint32_t count;            /* components in the buffer's order list */
+        uint32_t extent;           /* bytes of a vertex actually read (end of the last attribute) */
+        uint8_t loader;            /* ATTRIBBUFFERi: i */
+        uint8_t order[12];         /* attribute index, or 12-15 = padding of 4/8/12/16 bytes */
+    } buf[12];
+} pvk_attrib_plan;
+
+/* Decode the registers into `plan`.  A configuration no vertex can be loaded
+ * from (e.g. more than 12 attributes) is logged, counted and refused. */
+pvk_result pvk_attrib_plan_build(pvk_context *ctx, pvk_attrib_plan *plan);
+/* Input registers for vertex `index` (the final index: VERTEX_OFFSET and the
+ * index buffer already applied).  Registers no attribute maps stay as the
+ * caller left them.  Reads outside guest memory are logged, counted and
+ * refused (PVK_ERROR_OUT_OF_RANGE). */
+pvk_result pvk_attrib_fetch(pvk_context *ctx, const pvk_attrib_plan *plan, uint32_t index,
+                            float v[PVK_SH_INPUTS][4]);
+/* The vertex index of element `i` of the current draw: VERTEX_OFFSET + i for
+ * DRAWARRAYS; for DRAWELEMENTS the u8 or u16 index buffer entry
+ * (INDEXBUFFER_CONFIG) at ATTRIBBUFFERS_LOC base + offset. */
+pvk_result pvk_draw_vertex_index(pvk_context *ctx, bool elements, uint32_t i, uint32_t *index);
+
+/* ---- vertex shader (translator/shader.c) ---- */
+
+/* Run the vertex shader unit (ctx->pica.sh[1]) from GPUREG_VSH_ENTRYPOINT on
+ * inputs v0-v15 and write o0-o15 (unwritten outputs keep the caller's
+ * values).  Runaway programs stop after a bounded number of instructions,
+ * logged and counted (PVK_ERROR_BAD_DATA). */
+pvk_result pvk_vs_run(pvk_context *ctx, const float v[PVK_SH_INPUTS][4], float o[PVK_SH_OUTPUTS][4]);
+
+#define PVK_SH_MAX_STEPS (1u << 20) /* instructions per invocation before it counts as runaway */
+
+/* EMIT of a geometry shader: the vertex in o0-o15 with the last SETEMIT's fields. */
+typedef void (*pvk_sh_emit_fn)(void *user, unsigned vtxid, bool primemit, bool winding,
+                               const float o[PVK_SH_OUTPUTS][4]);
+
+/* What an invocation leaves behind besides the outputs (tests, debugging). */
+typedef struct pvk_sh_regs {
+    float r[16][4];
+    int32_t a0[2];
+    uint8_t aL;
+    bool cmp[2];
+    uint32_t steps, end_pc; /* instructions executed, PC of the END */
+} pvk_sh_regs;
+
+/* One invocation of a shader unit with everything explicit: no register
+ * file needed, so tests can run programs without building a command list. */
+typedef struct pvk_sh_run_info {
+    const pvk_shader_unit *unit;  /* code, operand descriptors, float uniforms */
+    uint32_t entry;               /* first instruction (word index) */
+    uint32_t bools;               /* b0-b15 */
+    uint32_t ints[4];             /* i0-i3: x | y << 8 | z << 16 */
+    pvk_sh_emit_fn emit;          /* NULL: EMIT/SETEMIT are logged as unsupported (vertex unit) */
+    void *emit_user;
+    uint32_t max_steps;           /* 0: PVK_SH_MAX_STEPS */
+    pvk_sh_regs *regs_out;        /* optional */
+} pvk_sh_run_info;
+
+/* `ctx` may be NULL (nothing logged or counted).  Inputs are rounded to f24
+ * as the attribute loader would; outputs are f24 values stored as float. */
+pvk_result pvk_sh_run(pvk_context *ctx, const pvk_sh_run_info *info, const float v[PVK_SH_INPUTS][4],
+                      float o[PVK_SH_OUTPUTS][4]);
+/* Run unit 0 (geometry) or 1 (vertex) of ctx->pica with its entry point
+ * register and uniforms; `emit` as above (NULL for the vertex unit). */
+pvk_result pvk_sh_run_unit(pvk_context *ctx, unsigned unit, const float v[PVK_SH_INPUTS][4],
+                           float o[PVK_SH_OUTPUTS][4], pvk_sh_emit_fn emit, void *emit_user);
+
+/* ---- output map (translator/geometry.c) ---- */
+
+/* A transformed vertex by meaning (SH_OUTMAP_O0-6 semantics). */
+typedef struct pvk_vertex {
+    float pos[4];
+    float quat[4];
+    float color[4];
+    float tc0[2], tc1[2], tc2[2];
+    float tc0_w;
+    float view[3];
+} pvk_vertex;
+
+void pvk_vs_outmap(const pvk_context *ctx, const float o[PVK_SH_OUTPUTS][4], pvk_vertex *out);
+
+/* ---- primitive assembly (translator/geometry.c) ---- */
+
+/* Vertex numbers (0..count-1) of the triangles a PRIMITIVE_CONFIG mode
+ * makes of `count` vertices, three per triangle, into `out` (room for
+ * 3 * count); returns how many were written.  Mode 3 (geometry shader
+ * primitives) is drawn as a triangle list. */
+uint32_t pvk_assemble_triangles(uint32_t mode, uint32_t count, uint32_t *out);
+
+#endif
