@@ -151,6 +151,10 @@ static bool probe_device(VkPhysicalDevice phys, pvk_features *f, feature_chain *
     VkFormatProperties fp;
     vkGetPhysicalDeviceFormatProperties(phys, VK_FORMAT_D24_UNORM_S8_UINT, &fp);
     f->d24s8 = !!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT);
+    if (!c->f2.features.shaderClipDistance) {
+        *why = "shaderClipDistance is required";
+        return false;
+    }
     if (!f->push_descriptor) {
         *why = "VK_KHR_push_descriptor is required";
         return false;
@@ -299,6 +303,7 @@ static pvk_result create_device(pvk_context *ctx, feature_chain *c)
     want.independentBlend = c->f2.features.independentBlend;
     want.fragmentStoresAndAtomics = c->f2.features.fragmentStoresAndAtomics;
     want.shaderInt16 = c->f2.features.shaderInt16;
+    want.shaderClipDistance = VK_TRUE;
     c->f2.features = want;
     VkPhysicalDeviceVulkan11Features v11 = {.sType = c->v11.sType, .pNext = c->v11.pNext,
                                             .storageBuffer16BitAccess = c->v11.storageBuffer16BitAccess};

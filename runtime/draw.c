@@ -9,7 +9,8 @@
  *
  * Coordinates: PICA window y runs up and memory row 0 is the top of the
  * buffer (row = height - 1 - y), so the Vulkan viewport is flipped (negative
- * height).  Vulkan's rasterization rules (pixel centres, top-left fill) stand
+ * height).  Primitives are clipped to the viewport and to -w <= z <= 0, as
+ * the emulators' hardware renderers do, and to the user clip plane.  Vulkan's rasterization rules (pixel centres, top-left fill) stand
  * for the PICA's, which are not publicly measured. */
 #include <math.h>
 #include <stdlib.h>
@@ -38,6 +39,8 @@ struct pvk_draw {
     void *vmap;
     VkDeviceSize vcap;
     bool announced;
+    pvk_vertex imm[3]; /* immediate mode: vertices the next triangle needs */
+    uint32_t imm_count;
 };
 
 /* PICA colour buffer format (COLORBUFFER_FORMAT bits 16-18) -> transfer
@@ -57,11 +60,12 @@ static int color_format_to_transfer(uint32_t f)
 static pvk_result create_pipeline(pvk_context *ctx, struct pvk_draw *d)
 {
     pvk_result r;
-    VkPushConstantRange pcr = {.stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT, .size = 16};
+    /* vertex: clip plane (32 bytes); fragment: scissor exclude rectangle */
+    VkPushConstantRange pcr[2] = {{VK_SHADER_STAGE_VERTEX_BIT, 0, 32}, {VK_SHADER_STAGE_FRAGMENT_BIT, 32, 16}};
     VkPipelineLayoutCreateInfo plci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-        .pushConstantRangeCount = 1,
-        .pPushConstantRanges = &pcr,
+        .pushConstantRangeCount = 2,
+        .pPushConstantRanges = pcr,
     };
     if ((r = pvk_vk_check(ctx, ctx->vk.vkCreatePipelineLayout(ctx->device, &plci, NULL, &d->layout),
                           "vkCreatePipelineLayout")))
@@ -314,40 +318,117 @@ static pvk_result build_vertices(pvk_context *ctx, struct pvk_draw *d, const pvk
     return r;
 }
 
+/* The render target of the current registers, or false (logged) when the
+ * draw cannot go anywhere. */
+typedef struct target {
+    uint32_t w, h, bpp, addr;
+    int fmt;
+    pvk_guest_span span;
+} target;
+
+static bool current_target(pvk_context *ctx, target *t)
+{
+    const uint32_t *regs = ctx->pica.regs;
+    uint32_t dim = regs[PVK_GPUREG_FRAMEBUFFER_DIM];
+    t->w = dim & 0x7FF;
+    t->h = ((dim >> 12) & 0x3FF) + 1;
+    t->fmt = color_format_to_transfer(pvk_colorbuffer_format(regs[PVK_GPUREG_COLORBUFFER_FORMAT]));
+    t->addr = (regs[PVK_GPUREG_COLORBUFFER_LOC] & 0x0FFFFFFF) << 3;
+    if (t->w == 0 || t->w % 8 || t->h % 8 || t->w > MAX_DIM || t->h > MAX_DIM) {
+        pvk_bad_input(ctx, "draw: colour buffer size %ux%u is not a multiple of 8 tiles in 1..%u; dropped", t->w,
+                      t->h, MAX_DIM);
+        return false;
+    }
+    if (t->fmt < 0) {
+        pvk_bad_input(ctx, "draw: colour buffer format %u is unknown; dropped",
+                      pvk_colorbuffer_format(regs[PVK_GPUREG_COLORBUFFER_FORMAT]));
+        return false;
+    }
+    t->bpp = t->fmt == 0 ? 4 : t->fmt == 1 ? 3 : 2;
+    return pvk_guest_resolve(ctx, t->addr, t->w * t->h * t->bpp, "draw colour buffer", &t->span);
+}
+
+static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, uint32_t n);
+
+/* One immediate-mode vertex (FIXEDATTRIB_INDEX = 0xF then its attributes):
+ * triangles are drawn as they complete; a write to PRIMITIVE_CONFIG or
+ * RESTART_PRIMITIVE starts a new primitive. */
+static pvk_result on_immediate(pvk_context *ctx, struct pvk_draw *d, const pvk_pica_draw *draw)
+{
+    if (ctx->pica.dirty & PVK_DIRTY_PRIMITIVE) {
+        ctx->pica.dirty &= ~(uint32_t)PVK_DIRTY_PRIMITIVE;
+        d->imm_count = 0;
+    }
+    float v[PVK_SH_INPUTS][4] = {{0}}, o[PVK_SH_OUTPUTS][4] = {{0}};
+    uint64_t perm = ctx->pica.regs[PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW] |
+                    (uint64_t)ctx->pica.regs[PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_HIGH] << 32;
+    for (uint32_t a = 0; a < draw->attr_count && a < PVK_MAX_ATTRIBS; a++)
+        for (int c = 0; c < 4; c++) {
+            uint32_t bits = pvk_f24_to_f32(draw->attrs[a][c]);
+            memcpy(&v[(perm >> (4 * a)) & 0xF][c], &bits, 4);
+        }
+    pvk_vertex vx;
+    pvk_result r = pvk_vs_run(ctx, v, o);
+    if (r)
+        return r == PVK_ERROR_DEVICE_LOST ? r : PVK_SUCCESS;
+    pvk_vs_outmap(ctx, o, &vx);
+    uint32_t mode = pvk_primitive_mode(ctx->pica.regs[PVK_GPUREG_PRIMITIVE_CONFIG]);
+    uint32_t k = d->imm_count++;
+    /* keep what the next triangle needs: list 3, strip last 2, fan first + last */
+    pvk_vertex tri[3];
+    bool done = false;
+    if (mode == 1 || mode == 2) {
+        if (k >= 2) {
+            if (mode == 2)
+                tri[0] = d->imm[0], tri[1] = d->imm[1], tri[2] = vx;
+            else if (k & 1)
+                tri[0] = d->imm[1], tri[1] = d->imm[0], tri[2] = vx;
+            else
+                tri[0] = d->imm[0], tri[1] = d->imm[1], tri[2] = vx;
+            done = true;
+        }
+        if (mode == 2 && k >= 1)
+            d->imm[1] = vx;
+        else if (mode == 1 && k >= 2)
+            d->imm[0] = d->imm[1], d->imm[1] = vx;
+        else
+            d->imm[k] = vx;
+    } else {
+        d->imm[k % 3] = vx;
+        if (k % 3 == 2) {
+            tri[0] = d->imm[0], tri[1] = d->imm[1], tri[2] = d->imm[2];
+            done = true;
+        }
+    }
+    if (!done)
+        return PVK_SUCCESS;
+    target t;
+    if (!current_target(ctx, &t))
+        return PVK_SUCCESS;
+    if ((r = pvk_retire(ctx, true)) || (r = ensure_vertices(ctx, d, 3 * sizeof(draw_vertex))))
+        return r;
+    draw_vertex *dv = d->vmap;
+    for (int i = 0; i < 3; i++) {
+        memcpy(dv[i].pos, tri[i].pos, sizeof dv[i].pos);
+        memcpy(dv[i].color, tri[i].color, sizeof dv[i].color);
+    }
+    return render(ctx, d, &t, 3);
+}
+
 static pvk_result on_draw(pvk_context *ctx, void *user, const pvk_pica_draw *draw)
 {
     struct pvk_draw *d = user;
-    const uint32_t *regs = ctx->pica.regs;
-    if (draw->kind == PVK_PICA_DRAW_IMMEDIATE) {
-        pvk_unsupported(ctx, "immediate-mode vertices are not drawn yet");
-        return PVK_SUCCESS;
-    }
     if (!d->announced) {
         pvk_log(ctx, PVK_LOG_INFO, "drawing without the fragment pipeline: fragments are the interpolated primary "
                                    "colour, no depth buffer, blending or textures yet");
         d->announced = true;
     }
-    uint32_t dim = regs[PVK_GPUREG_FRAMEBUFFER_DIM];
-    uint32_t w = dim & 0x7FF, h = ((dim >> 12) & 0x3FF) + 1;
-    int fmt = color_format_to_transfer(pvk_colorbuffer_format(regs[PVK_GPUREG_COLORBUFFER_FORMAT]));
-    uint32_t addr = (regs[PVK_GPUREG_COLORBUFFER_LOC] & 0x0FFFFFFF) << 3;
-    if (w == 0 || w % 8 || h % 8 || w > MAX_DIM || h > MAX_DIM) {
-        pvk_bad_input(ctx, "draw: colour buffer size %ux%u is not a multiple of 8 tiles in 1..%u; dropped", w, h,
-                      MAX_DIM);
-        return PVK_SUCCESS;
-    }
-    if (fmt < 0) {
-        pvk_bad_input(ctx, "draw: colour buffer format %u is unknown; dropped",
-                      pvk_colorbuffer_format(regs[PVK_GPUREG_COLORBUFFER_FORMAT]));
-        return PVK_SUCCESS;
-    }
-    if (pvk_fragop_clip_enable(regs[PVK_GPUREG_FRAGOP_CLIP]))
-        pvk_unsupported(ctx, "draw: the user clip plane is not applied yet");
-    uint32_t bpp = fmt == 0 ? 4 : fmt == 1 ? 3 : 2;
-    pvk_guest_span span;
-    if (!pvk_guest_resolve(ctx, addr, w * h * bpp, "draw colour buffer", &span))
+    if (draw->kind == PVK_PICA_DRAW_IMMEDIATE)
+        return on_immediate(ctx, d, draw);
+    d->imm_count = 0;
+    target t;
+    if (!current_target(ctx, &t))
         return PVK_SUCCESS; /* logged and counted; the list goes on */
-
     /* The vertex buffer and render target are shared by all draws: wait for
      * the previous user before writing them. */
     pvk_result r = pvk_retire(ctx, true);
@@ -358,6 +439,17 @@ static pvk_result on_draw(pvk_context *ctx, void *user, const pvk_pica_draw *dra
         return r == PVK_ERROR_DEVICE_LOST || r == PVK_ERROR_OUT_OF_MEMORY ? r : PVK_SUCCESS;
     if (n == 0)
         return PVK_SUCCESS;
+    return render(ctx, d, &t, n);
+}
+
+/* Load the colour buffer, draw the `n` vertices in the vertex buffer, store it back. */
+static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, uint32_t n)
+{
+    const uint32_t *regs = ctx->pica.regs;
+    uint32_t w = t->w, h = t->h, bpp = t->bpp, addr = t->addr;
+    int fmt = t->fmt;
+    pvk_guest_span span = t->span;
+    pvk_result r;
     if ((r = ensure_target(ctx, d, w, h)))
         return r;
     pvk_buffer_range guest;
@@ -431,7 +523,12 @@ static pvk_result on_draw(pvk_context *ctx, void *user, const pvk_pica_draw *dra
         }
     }
     ctx->vk.vkCmdSetScissor(cmd, 0, 1, &scissor);
-    ctx->vk.vkCmdPushConstants(cmd, d->layout, VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof exclude, exclude);
+    ctx->vk.vkCmdPushConstants(cmd, d->layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof exclude, exclude);
+    struct { float plane[4]; uint32_t enable, pad[3]; } clip = {
+        {f24_reg(ctx, PVK_GPUREG_FRAGOP_CLIP_DATA0), f24_reg(ctx, PVK_GPUREG_FRAGOP_CLIP_DATA1),
+         f24_reg(ctx, PVK_GPUREG_FRAGOP_CLIP_DATA2), f24_reg(ctx, PVK_GPUREG_FRAGOP_CLIP_DATA3)},
+        pvk_fragop_clip_enable(regs[PVK_GPUREG_FRAGOP_CLIP]), {0, 0, 0}};
+    ctx->vk.vkCmdPushConstants(cmd, d->layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof clip, &clip);
     /* FACECULLING_CONFIG: 1 keeps clockwise triangles, 2 counter-clockwise
      * (window y up), 0 keeps all. */
     uint32_t cull = pvk_faceculling_mode(regs[PVK_GPUREG_FACECULLING_CONFIG]);

@@ -10,6 +10,8 @@
 #include <strings.h>
 
 #include "runtime/runtime.h"
+#include "translator/asm.h"
+#include "translator/regs.h"
 
 #define MAX_LINE 4096
 #define MAX_CMDLIST_WORDS (1u << 20)
@@ -20,6 +22,11 @@ typedef struct scene {
     const char *dir;   /* for `mem ADDR file NAME`, may be NULL */
     int line;
     int failures;      /* probes that did not match */
+    /* shader source being collected (`shader vs` ... `endshader`) */
+    bool in_shader;
+    char *sh_src;
+    size_t sh_len, sh_cap;
+    int sh_line;       /* line of `shader`, for messages */
     /* command list being assembled */
     bool in_cmdlist;
     uint32_t cl_addr;
@@ -188,6 +195,34 @@ static pvk_result st_mem(scene *s, char *p)
         memcpy(dst, bytes, n);
         return pvk_guest_written(s->ctx, addr, n);
     }
+    if (!strcmp(t, "f32") || !strcmp(t, "u32")) {
+        /* little-endian words: floats or integers */
+        bool is_float = t[0] == 'f';
+        uint8_t bytes[MAX_LINE];
+        uint32_t n = 0;
+        while ((t = token(&p))) {
+            uint32_t w;
+            if (is_float) {
+                char *end;
+                float f = strtof(t, &end);
+                if (*end || !*t)
+                    return fail(s, "bad float '%s'", t);
+                memcpy(&w, &f, 4);
+            } else if (!parse_u32(t, &w)) {
+                return fail(s, "bad word '%s'", t);
+            }
+            for (int i = 0; i < 4; i++)
+                bytes[n++] = (uint8_t)(w >> (8 * i));
+        }
+        if (!n)
+            return fail(s, "no values");
+        uint8_t *dst = pvk_guest_ptr(s->ctx, addr, n);
+        if (!dst)
+            return fail(s, "0x%08X+%u is outside guest memory", addr, n);
+        pvk_retire(s->ctx, true);
+        memcpy(dst, bytes, n);
+        return pvk_guest_written(s->ctx, addr, n);
+    }
     if (!strcmp(t, "fill")) {
         uint32_t len, v;
         if (!parse_u32(token(&p), &len) || !parse_u32(token(&p), &v) || v > 0xFF)
@@ -228,7 +263,7 @@ static pvk_result st_mem(scene *s, char *p)
         fclose(f);
         return r;
     }
-    return fail(s, "expected '=', 'file' or 'fill' after the address");
+    return fail(s, "expected '=', 'f32', 'u32', 'file' or 'fill' after the address");
 }
 
 static pvk_result cl_push(scene *s, uint32_t w)
@@ -317,11 +352,101 @@ static pvk_result cl_end(scene *s)
     return pvk_guest_written(s->ctx, s->cl_addr, bytes);
 }
 
+/* Assemble the collected source and upload it to the vertex unit as a
+ * program would (register writes through the CPU window). */
+static pvk_result shader_end(scene *s)
+{
+    s->in_shader = false;
+    pvk_shbin *sh = calloc(1, sizeof *sh);
+    pvk_reg_write *w = malloc(sizeof *w * PVK_SHBIN_UPLOAD_MAX);
+    pvk_result r = PVK_SUCCESS;
+    char err[256];
+    if (!sh || !w) {
+        r = PVK_ERROR_OUT_OF_MEMORY;
+    } else if (pvk_pica_asm(s->sh_src ? s->sh_src : "", s->sh_len, sh, err, sizeof err)) {
+        int line = s->line;
+        s->line = s->sh_line;
+        r = fail(s, "shader: %s (counting from the line after 'shader')", err);
+        s->line = line;
+    } else {
+        uint32_t n = pvk_shbin_upload(sh, w, PVK_SHBIN_UPLOAD_MAX);
+        for (uint32_t i = 0; i < n && !r; i++)
+            if (pvk_mmio_write32(s->ctx, PVK_MMIO_BASE + 0x1000 + 4 * w[i].id, w[i].value) == PVK_ERROR_DEVICE_LOST)
+                r = PVK_ERROR_DEVICE_LOST;
+    }
+    free(sh);
+    free(w);
+    s->sh_len = 0;
+    return r;
+}
+
+static pvk_result shader_line(scene *s, const char *line)
+{
+    size_t n = strlen(line);
+    if (s->sh_len + n + 2 > s->sh_cap) {
+        size_t cap = (s->sh_len + n + 2) * 2;
+        if (cap > (1u << 20))
+            return fail(s, "shader source longer than 1 MiB");
+        char *p = realloc(s->sh_src, cap);
+        if (!p)
+            return PVK_ERROR_OUT_OF_MEMORY;
+        s->sh_src = p;
+        s->sh_cap = cap;
+    }
+    memcpy(s->sh_src + s->sh_len, line, n);
+    s->sh_len += n;
+    s->sh_src[s->sh_len++] = '\n';
+    s->sh_src[s->sh_len] = 0;
+    return PVK_SUCCESS;
+}
+
+/* `probe color X Y rgba(...)`: window pixel (x, y up) of the colour buffer
+ * the PICA registers name, decoded from its tiled guest bytes. */
+static pvk_result probe_color(scene *s, char *p)
+{
+    const uint32_t *regs = s->ctx->pica.regs;
+    uint32_t x, y, c[4];
+    if (!parse_u32(token(&p), &x) || !parse_u32(token(&p), &y) ||
+        sscanf(skip_ws(p), "rgba(%u,%u,%u,%u)", &c[0], &c[1], &c[2], &c[3]) != 4)
+        return fail(s, "expected 'probe color X Y rgba(R,G,B,A)'");
+    uint32_t dim = regs[PVK_GPUREG_FRAMEBUFFER_DIM], w = dim & 0x7FF, h = ((dim >> 12) & 0x3FF) + 1;
+    uint32_t fmt = pvk_colorbuffer_format(regs[PVK_GPUREG_COLORBUFFER_FORMAT]);
+    static const uint8_t bpp_of[5] = {4, 3, 2, 2, 2}; /* RGBA8 RGB8 RGB5A1 RGB565 RGBA4 */
+    if (x >= w || y >= h || fmt > 4)
+        return fail(s, "(%u,%u) is outside the %ux%u colour buffer (or its format %u is unknown)", x, y, w, h, fmt);
+    uint32_t row = h - 1 - y, b = bpp_of[fmt];
+    uint32_t m = (x & 1) | (row & 1) << 1 | (x & 2) << 1 | (row & 2) << 2 | (x & 4) << 2 | (row & 4) << 3;
+    uint32_t addr = ((regs[PVK_GPUREG_COLORBUFFER_LOC] & 0x0FFFFFFF) << 3) + ((row & ~7u) * w + (x & ~7u) * 8 + m) * b;
+    pvk_guest_flush(s->ctx, addr, b);
+    const uint8_t *q = pvk_guest_ptr(s->ctx, addr, b);
+    if (!q)
+        return fail(s, "the colour buffer is outside guest memory");
+    uint32_t v = q[0] | (b > 1 ? q[1] << 8 : 0) | (b > 2 ? q[2] << 16 : 0) | (b > 3 ? (uint32_t)q[3] << 24 : 0);
+    uint32_t g[4];
+    switch (fmt) {
+    case 0: g[0] = v >> 24, g[1] = (v >> 16) & 255, g[2] = (v >> 8) & 255, g[3] = v & 255; break;
+    case 1: g[0] = v >> 16, g[1] = (v >> 8) & 255, g[2] = v & 255, g[3] = 255; break;
+    case 2: g[0] = (v >> 11) * 255 / 31, g[1] = ((v >> 6) & 31) * 255 / 31, g[2] = ((v >> 1) & 31) * 255 / 31,
+            g[3] = (v & 1) * 255; break;
+    case 3: g[0] = (v >> 11) * 255 / 31, g[1] = ((v >> 5) & 63) * 255 / 63, g[2] = (v & 31) * 255 / 31, g[3] = 255;
+            break;
+    default: g[0] = (v >> 12) * 17, g[1] = ((v >> 8) & 15) * 17, g[2] = ((v >> 4) & 15) * 17, g[3] = (v & 15) * 17;
+    }
+    if (memcmp(g, c, sizeof g)) {
+        s->failures++;
+        pvk_log(s->ctx, PVK_LOG_ERROR, "%s:%d: probe color %u %u: got rgba(%u,%u,%u,%u), want rgba(%u,%u,%u,%u)",
+                s->name, s->line, x, y, g[0], g[1], g[2], g[3], c[0], c[1], c[2], c[3]);
+    }
+    return PVK_SUCCESS;
+}
+
 static pvk_result st_probe(scene *s, char *p)
 {
     char *what = token(&p);
     if (!what)
         return fail(s, "expected 'top', 'top-right', 'bottom', 'mem' or 'reg'");
+    if (!strcmp(what, "color"))
+        return probe_color(s, p);
     if (!strcmp(what, "mem")) {
         uint32_t addr, want;
         char *type = NULL;
@@ -433,6 +558,14 @@ static pvk_result st_expect(scene *s, char *p)
 
 static pvk_result statement(scene *s, char *line)
 {
+    if (s->in_shader) { /* the assembler sees the lines as written (';' comments) */
+        char copy[MAX_LINE];
+        snprintf(copy, sizeof copy, "%s", line);
+        char *p = copy, *kw = token(&p);
+        if (kw && !strcmp(kw, "endshader") && !token(&p)) /* `end` is an instruction */
+            return shader_end(s);
+        return shader_line(s, line);
+    }
     char *hash = strchr(line, '#');
     if (hash)
         *hash = 0;
@@ -459,6 +592,15 @@ static pvk_result statement(scene *s, char *line)
             return fail(s, "expected a 16-byte aligned address");
         s->in_cmdlist = true;
         s->cl_len = 0;
+        return PVK_SUCCESS;
+    }
+    if (!strcmp(kw, "shader")) {
+        char *unit = token(&p);
+        if (!unit || strcmp(unit, "vs") || token(&p))
+            return fail(s, "expected 'shader vs' (the geometry unit is not supported yet)");
+        s->in_shader = true;
+        s->sh_line = s->line;
+        s->sh_len = 0;
         return PVK_SUCCESS;
     }
     if (!strcmp(kw, "vblank"))
@@ -504,7 +646,10 @@ pvk_result pvk_scene_run_text(pvk_context *ctx, const char *text, size_t len, co
     }
     if (!r && s.in_cmdlist)
         r = fail(&s, "command list not closed with 'end'");
+    if (!r && s.in_shader)
+        r = fail(&s, "shader not closed with 'endshader'");
     free(s.cl);
+    free(s.sh_src);
     if (!r)
         r = pvk_wait_idle(ctx);
     if (failures)

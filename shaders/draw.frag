@@ -5,7 +5,7 @@
 layout(location = 0) in vec4 color;
 layout(location = 0) out vec4 out_color;
 layout(push_constant) uniform Push {
-    ivec4 exclude; // scissor "exclude" rectangle in attachment pixels: x0, y0, x1, y1 (inclusive); x1 < x0 = none
+    layout(offset = 32) ivec4 exclude; // scissor "exclude" rectangle in attachment pixels: x0, y0, x1, y1 (inclusive); x1 < x0 = none
 };
 void main()
 {

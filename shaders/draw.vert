@@ -1,12 +1,19 @@
 // Pass-through vertex shader for vertices the CPU shader stage transformed.
 // PICA clip space keeps -w <= z <= 0 visible; Vulkan keeps 0 <= z <= w, so z
-// is negated.  x and y pass as they are (the viewport flips y).
+// is negated.  x and y pass as they are (the viewport flips y).  The user
+// clip plane works on the PICA position.
 #version 460
 layout(location = 0) in vec4 in_pos;
 layout(location = 1) in vec4 in_color;
 layout(location = 0) out vec4 color;
+layout(push_constant) uniform Push {
+    vec4 clip_plane; // FRAGOP_CLIP_DATA0-3: kept where dot(plane, position) >= 0
+    uint clip_enable;
+};
+out float gl_ClipDistance[1];
 void main()
 {
     gl_Position = vec4(in_pos.x, in_pos.y, -in_pos.z, in_pos.w);
+    gl_ClipDistance[0] = clip_enable != 0u ? dot(clip_plane, in_pos) : 1.0;
     color = in_color;
 }

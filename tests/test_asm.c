@@ -10,6 +10,7 @@
 #include "harness.h"
 #include "runtime/runtime.h"
 #include "translator/asm.h"
+#include "translator/geometry.h"
 
 static pvk_shbin *g_sh; /* large: one on the heap */
 static char g_err[512];
@@ -634,6 +635,65 @@ static void test_upload(void)
     th_release(ctx);
 }
 
+/* Cross-check with the vertex shader interpreter: an assembled program,
+ * uploaded through the registers, computes what its source says. */
+static void test_interpreter(void)
+{
+    const char *src =
+        ".fvec m[4]\n"
+        ".constf k(2.0, 0.5, -1.0, 3.0)\n"
+        ".consti lp(2, 0, 1, 0)\n"
+        ".setb b1 true\n"
+        ".out opos position\n"
+        ".out oclr color\n"
+        ".proc main\n"
+        "  dp4 opos.x, m[0], v0\n"       /* 1*1 + 2*2 + 3*3 + 4*1 = 18 */
+        "  dph opos.y, v0, m[1]\n"       /* dphi: 1 + 2 + 3 + 1 = 7 (m1 = 1) */
+        "  mov r1, v1\n"
+        "  mad opos.z, v0.x, k.x, r1.y\n" /* 1*2 + 20 = 22 */
+        "  mov opos.w, -k.z\n"           /* 1 */
+        "  mov r0, k.wwww\n"
+        "  for lp\n"                      /* three passes: 3 + 3*0.5 */
+        "    add r0, k.y, r0\n"
+        "  .end\n"
+        "  mov oclr, r0\n"
+        "  ifu b1\n"
+        "    mov oclr.y, k.x\n"
+        "  .else\n"
+        "    mov oclr.y, k.z\n"
+        "  .end\n"
+        "  cmp v0, lt, gt, v0.yxzw\n"     /* x: 1 < 2, y: 2 > 1 */
+        "  ifc cmp.x && cmp.y\n"
+        "    mov oclr.z, -k.w\n"
+        "  .end\n"
+        "  end\n"
+        ".end\n";
+    CHECK_EQ(assemble(src), PVK_SUCCESS);
+    uint32_t n = pvk_shbin_upload(g_sh, NULL, 0);
+    pvk_reg_write *w = calloc(n, sizeof *w);
+    pvk_shbin_upload(g_sh, w, n);
+    pvk_context *ctx = th_context(NULL, 0);
+    pvk_pica_reset(ctx);
+    for (uint32_t i = 0; i < n; i++)
+        pvk_mmio_write32(ctx, 0x10401000u + 4 * w[i].id, w[i].value);
+    /* m[0] = (1, 2, 3, 1), m[1] = 1 (uploaded as f32 uniforms) */
+    static const uint32_t f32_words[] = {0x3F800000, 0x40400000, 0x40000000, 0x3F800000,  /* w z y x */
+                                         0x3F800000, 0x3F800000, 0x3F800000, 0x3F800000};
+    pvk_mmio_write32(ctx, 0x10401000u + 4 * PVK_GPUREG_VSH_FLOATUNIFORM_CONFIG, 0x80000000u);
+    for (int i = 0; i < 8; i++)
+        pvk_mmio_write32(ctx, 0x10401000u + 4 * PVK_GPUREG_VSH_FLOATUNIFORM_DATA, f32_words[i]);
+    float v[PVK_SH_INPUTS][4] = {{1, 2, 3, 4}, {10, 20, 30, 40}};
+    float o[PVK_SH_OUTPUTS][4] = {{0}};
+    CHECK_EQ(pvk_vs_run(ctx, v, o), PVK_SUCCESS);
+    CHECK(o[0][0] == 18.0f && o[0][1] == 7.0f && o[0][2] == 22.0f && o[0][3] == 1.0f);
+    CHECK(o[1][0] == 4.5f && o[1][1] == 2.0f && o[1][2] == -3.0f && o[1][3] == 4.5f);
+    if (o[0][0] != 18.0f || o[1][0] != 4.5f || o[1][2] != -3.0f)
+        fprintf(stderr, "  interpreter: o0 %g %g %g %g, o1 %g %g %g %g\n", o[0][0], o[0][1], o[0][2], o[0][3],
+                o[1][0], o[1][1], o[1][2], o[1][3]);
+    free(w);
+    th_release(ctx);
+}
+
 int main(void)
 {
     g_sh = malloc(sizeof *g_sh);
@@ -644,6 +704,7 @@ int main(void)
     test_errors();
     test_shbin_file();
     test_upload();
+    test_interpreter();
     free(g_sh);
     return th_finish("test_asm");
 }

@@ -146,6 +146,28 @@ static void expect_cover(const pt *tris, unsigned ntris, uint32_t want, int rx0,
 
 static const float RED[4] = {1, 0, 0, 1};
 
+/* Immediate mode: FIXEDATTRIB_INDEX = 0xF, then each vertex's attributes
+ * (position, colour) as three f24-packed words each. */
+static void immediate(uint32_t mode, const pt *p, unsigned n, const float color[4])
+{
+    reg(PVK_GPUREG_PRIMITIVE_CONFIG, (mode << 8) | 1);
+    reg(PVK_GPUREG_RESTART_PRIMITIVE, 1);
+    reg(PVK_GPUREG_FIXEDATTRIB_INDEX, 0xF);
+    for (unsigned i = 0; i < n; i++) {
+        float pos[4] = {p[i].x / (W / 2.0f) - 1.0f, p[i].y / (H / 2.0f) - 1.0f, -0.5f, 1.0f};
+        const float *attrs[2] = {pos, color};
+        for (int a = 0; a < 2; a++) {
+            uint32_t f[4], words[3];
+            for (int c = 0; c < 4; c++)
+                f[c] = f24(attrs[a][c]);
+            pvk_pack_f24x4(f, words);
+            for (int k = 0; k < 3; k++)
+                reg(PVK_GPUREG_FIXEDATTRIB_DATA0 + (uint32_t)k, words[k]);
+        }
+    }
+    CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+}
+
 int main(void)
 {
     for (int mirror = 0; mirror < 2; mirror++) {
@@ -204,6 +226,24 @@ int main(void)
             expect_cover(ccw, 1, 0xFF0000FF, 10, 8, 30, 20, smode == 1);
         }
         reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
+        /* user clip plane: x >= 0 in clip space keeps window x >= 32 */
+        clear_fb();
+        reg(PVK_GPUREG_FRAGOP_CLIP, 1);
+        reg(PVK_GPUREG_FRAGOP_CLIP_DATA0, f24(1.0f));
+        reg(PVK_GPUREG_FRAGOP_CLIP_DATA1, 0);
+        reg(PVK_GPUREG_FRAGOP_CLIP_DATA2, 0);
+        reg(PVK_GPUREG_FRAGOP_CLIP_DATA3, 0);
+        put_vertices(ccw, 3, RED, 0, 0);
+        draw(0, 3);
+        expect_cover(ccw, 1, 0xFF0000FF, 32, 0, W - 1, H - 1, 0);
+        reg(PVK_GPUREG_FRAGOP_CLIP, 0);
+        /* immediate mode: a triangle list and a strip */
+        clear_fb();
+        immediate(0, ccw, 3, RED);
+        expect_cover(ccw, 1, 0xFF0000FF, 0, 0, -1, -1, 0);
+        clear_fb();
+        immediate(1, quad, 4, GREEN);
+        expect_cover(strip_tris, 2, 0x00FF00FF, 0, 0, -1, -1, 0);
         /* RGB565 colour buffer: a blue triangle lands as 0x001F */
         clear_fb();
         setup_fb(3);

@@ -69,6 +69,11 @@ int main(void)
         "probe mem 0x18000000 u64 0\n",
         "expect frame-hash 1234\n",
         "expect errors\n",
+        "shader vs\n    frobnicate r0\nendshader\n",
+        "shader gs\nendshader\n",
+        "shader vs\n    .proc main\n    end\n    .end\n",
+        "mem 0x18000000 f32 1.0 x\n",
+        "probe color 0 0 rgba(0,0,0,0)\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int failures = 0;
