@@ -30,15 +30,12 @@ typedef struct draw_vertex {
 struct pvk_draw {
     VkPipelineLayout layout;
     VkPipeline pipeline;
-    VkImage rt;
-    VkDeviceMemory rt_mem;
-    VkImageView rt_view;
-    uint32_t rt_w, rt_h;
+    pvk_image rt;
     VkBuffer staging, vbuf;
     VkDeviceMemory staging_mem, vbuf_mem;
     void *vmap;
     VkDeviceSize vcap;
-    bool announced;
+    bool announced, gs_logged;
     pvk_vertex imm[3]; /* immediate mode: vertices the next triangle needs */
     uint32_t imm_count;
 };
@@ -146,63 +143,12 @@ out:
     return r;
 }
 
-static void destroy_target(pvk_context *ctx, struct pvk_draw *d)
-{
-    if (d->rt_view)
-        ctx->vk.vkDestroyImageView(ctx->device, d->rt_view, NULL);
-    if (d->rt)
-        ctx->vk.vkDestroyImage(ctx->device, d->rt, NULL);
-    if (d->rt_mem)
-        ctx->vk.vkFreeMemory(ctx->device, d->rt_mem, NULL);
-    d->rt_view = VK_NULL_HANDLE;
-    d->rt = VK_NULL_HANDLE;
-    d->rt_mem = VK_NULL_HANDLE;
-    d->rt_w = d->rt_h = 0;
-}
-
 static pvk_result ensure_target(pvk_context *ctx, struct pvk_draw *d, uint32_t w, uint32_t h)
 {
-    if (d->rt && d->rt_w == w && d->rt_h == h)
-        return PVK_SUCCESS;
-    destroy_target(ctx, d);
-    VkImageCreateInfo ici = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
-        .imageType = VK_IMAGE_TYPE_2D,
-        .format = VK_FORMAT_R8G8B8A8_UNORM,
-        .extent = {w, h, 1},
-        .mipLevels = 1,
-        .arrayLayers = 1,
-        .samples = VK_SAMPLE_COUNT_1_BIT,
-        .tiling = VK_IMAGE_TILING_OPTIMAL,
-        .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                 VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-    };
-    pvk_result r;
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImage(ctx->device, &ici, NULL, &d->rt), "vkCreateImage")))
-        return r;
-    VkMemoryRequirements req;
-    ctx->vk.vkGetImageMemoryRequirements(ctx->device, d->rt, &req);
-    int type = pvk_find_memory_type(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    if (type < 0)
-        return PVK_ERROR_MISSING_FEATURE;
-    VkMemoryAllocateInfo mai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size, .memoryTypeIndex = (uint32_t)type};
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkAllocateMemory(ctx->device, &mai, NULL, &d->rt_mem), "vkAllocateMemory")) ||
-        (r = pvk_vk_check(ctx, ctx->vk.vkBindImageMemory(ctx->device, d->rt, d->rt_mem, 0), "vkBindImageMemory")))
-        return r;
-    VkImageViewCreateInfo vci = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-        .image = d->rt,
-        .viewType = VK_IMAGE_VIEW_TYPE_2D,
-        .format = VK_FORMAT_R8G8B8A8_UNORM,
-        .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
-    };
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImageView(ctx->device, &vci, NULL, &d->rt_view), "vkCreateImageView")))
-        return r;
-    d->rt_w = w;
-    d->rt_h = h;
-    return PVK_SUCCESS;
+    return pvk_image_ensure(ctx, &d->rt, w, h,
+                            VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                            true);
 }
 
 static pvk_result ensure_vertices(pvk_context *ctx, struct pvk_draw *d, VkDeviceSize bytes)
@@ -303,8 +249,12 @@ static pvk_result build_vertices(pvk_context *ctx, struct pvk_draw *d, const pvk
             break;
         pvk_vs_outmap(ctx, o, &verts[i]);
     }
-    uint32_t n = r ? 0 : pvk_assemble_triangles(pvk_primitive_mode(ctx->pica.regs[PVK_GPUREG_PRIMITIVE_CONFIG]),
-                                                count, tris);
+    uint32_t mode = pvk_primitive_mode(ctx->pica.regs[PVK_GPUREG_PRIMITIVE_CONFIG]);
+    if (mode == 3 && !d->gs_logged) {
+        pvk_unsupported(ctx, "geometry shader primitives are drawn as a triangle list until geometry shaders exist");
+        d->gs_logged = true;
+    }
+    uint32_t n = r ? 0 : pvk_assemble_triangles(mode, count, tris);
     if (!r && n && !(r = ensure_vertices(ctx, d, (VkDeviceSize)n * sizeof(draw_vertex)))) {
         draw_vertex *dv = d->vmap;
         for (uint32_t k = 0; k < n; k++) {
@@ -467,14 +417,14 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
     /* load: tiled guest colour -> linear RGBA8 (memory byte order) -> image */
     pvk_transfer_record_convert(ctx, &op, guest, sub, staging, 0, w, w, h, (uint32_t)fmt, 0, 0);
     pvk_op_barrier(ctx, &op);
-    image_barrier(ctx, cmd, d->rt, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
     VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
-    ctx->vk.vkCmdCopyBufferToImage(cmd, d->staging, d->rt, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
-    image_barrier(ctx, cmd, d->rt, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+    ctx->vk.vkCmdCopyBufferToImage(cmd, d->staging, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
+    image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
 
     VkRenderingAttachmentInfo att = {
         .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-        .imageView = d->rt_view,
+        .imageView = d->rt.view,
         .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
         .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
         .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
@@ -540,8 +490,8 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
     ctx->vk.vkCmdEndRendering(cmd);
 
     /* store: image -> linear staging -> tiled guest colour */
-    image_barrier(ctx, cmd, d->rt, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-    ctx->vk.vkCmdCopyImageToBuffer(cmd, d->rt, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->staging, 1, &bic);
+    image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    ctx->vk.vkCmdCopyImageToBuffer(cmd, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->staging, 1, &bic);
     pvk_op_barrier(ctx, &op);
     pvk_transfer_record_convert(ctx, &op, staging, 0, guest, sub, w, w, h, 0, (uint32_t)fmt, 2);
     op.p.retire = draw_retire;
@@ -576,7 +526,7 @@ void pvk_draw_destroy(pvk_context *ctx)
     struct pvk_draw *d = ctx->draw;
     if (!d)
         return;
-    destroy_target(ctx, d);
+    pvk_image_destroy(ctx, &d->rt);
     if (d->vbuf)
         ctx->vk.vkDestroyBuffer(ctx->device, d->vbuf, NULL);
     if (d->vbuf_mem)

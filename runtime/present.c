@@ -48,12 +48,7 @@ typedef struct lcd_screen {
     uint32_t width, height; /* 0 x 0: absent this frame */
 } lcd_screen;
 
-typedef struct lcd_image {
-    VkImage image;
-    VkImageView view;
-    VkDeviceMemory mem;
-    uint32_t w, h;
-} lcd_image;
+typedef pvk_image lcd_image;
 
 /* One set of output images; the host holds it between acquire and release. */
 typedef struct frame_slot {
@@ -83,69 +78,17 @@ struct pvk_lcd {
 
 static void destroy_image(pvk_context *ctx, lcd_image *im)
 {
-    if (im->view)
-        ctx->vk.vkDestroyImageView(ctx->device, im->view, NULL);
-    if (im->image)
-        ctx->vk.vkDestroyImage(ctx->device, im->image, NULL);
-    if (im->mem)
-        ctx->vk.vkFreeMemory(ctx->device, im->mem, NULL);
-    memset(im, 0, sizeof *im);
+    pvk_image_destroy(ctx, im);
 }
 
-/* (Re)create `im` at w x h unless it already is that size. */
+/* (Re)create `im` at w x h unless it already is that size; output images
+ * are sampled by the host and get a view. */
 static pvk_result ensure_image(pvk_context *ctx, lcd_image *im, uint32_t w, uint32_t h, bool output)
 {
-    if (im->image && im->w == w && im->h == h)
-        return PVK_SUCCESS;
-    destroy_image(ctx, im);
-    VkImageCreateInfo ici = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
-        .imageType = VK_IMAGE_TYPE_2D,
-        .format = VK_FORMAT_R8G8B8A8_UNORM,
-        .extent = {w, h, 1},
-        .mipLevels = 1,
-        .arrayLayers = 1,
-        .samples = VK_SAMPLE_COUNT_1_BIT,
-        .tiling = VK_IMAGE_TILING_OPTIMAL,
-        .usage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                 (output ? VK_IMAGE_USAGE_SAMPLED_BIT : 0),
-        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
-        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-    };
-    pvk_result r;
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImage(ctx->device, &ici, NULL, &im->image), "vkCreateImage")))
-        goto fail;
-    VkMemoryRequirements req;
-    ctx->vk.vkGetImageMemoryRequirements(ctx->device, im->image, &req);
-    int type = pvk_find_memory_type(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    if (type < 0)
-        type = pvk_find_memory_type(ctx, req.memoryTypeBits, 0);
-    VkMemoryAllocateInfo mai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-        .allocationSize = req.size,
-        .memoryTypeIndex = (uint32_t)type,
-    };
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkAllocateMemory(ctx->device, &mai, NULL, &im->mem), "vkAllocateMemory")) ||
-        (r = pvk_vk_check(ctx, ctx->vk.vkBindImageMemory(ctx->device, im->image, im->mem, 0), "vkBindImageMemory")))
-        goto fail;
-    if (output) {
-        VkImageViewCreateInfo vci = {
-            .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-            .image = im->image,
-            .viewType = VK_IMAGE_VIEW_TYPE_2D,
-            .format = VK_FORMAT_R8G8B8A8_UNORM,
-            .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
-        };
-        if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImageView(ctx->device, &vci, NULL, &im->view),
-                              "vkCreateImageView")))
-            goto fail;
-    }
-    im->w = w;
-    im->h = h;
-    return PVK_SUCCESS;
-fail:
-    destroy_image(ctx, im);
-    return r;
+    return pvk_image_ensure(ctx, im, w, h,
+                            VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                (output ? VK_IMAGE_USAGE_SAMPLED_BIT : 0),
+                            output);
 }
 
 pvk_result pvk_lcd_init(pvk_context *ctx)

@@ -166,6 +166,17 @@ static pvk_result st_reg(scene *s, char *p)
     return r == PVK_ERROR_DEVICE_LOST ? r : PVK_SUCCESS;
 }
 
+/* Bytes into guest memory as the host would write them. */
+static pvk_result write_guest(scene *s, uint32_t addr, const uint8_t *bytes, uint32_t n)
+{
+    uint8_t *dst = pvk_guest_ptr(s->ctx, addr, n);
+    if (!dst)
+        return fail(s, "0x%08X+%u is outside guest memory", addr, n);
+    pvk_retire(s->ctx, true); /* the GPU may still read the old bytes */
+    memcpy(dst, bytes, n);
+    return pvk_guest_written(s->ctx, addr, n);
+}
+
 static pvk_result st_mem(scene *s, char *p)
 {
     uint32_t addr;
@@ -188,12 +199,7 @@ static pvk_result st_mem(scene *s, char *p)
         }
         if (!n)
             return fail(s, "no bytes");
-        uint8_t *dst = pvk_guest_ptr(s->ctx, addr, n);
-        if (!dst)
-            return fail(s, "0x%08X+%u is outside guest memory", addr, n);
-        pvk_retire(s->ctx, true);
-        memcpy(dst, bytes, n);
-        return pvk_guest_written(s->ctx, addr, n);
+        return write_guest(s, addr, bytes, n);
     }
     if (!strcmp(t, "f32") || !strcmp(t, "u32")) {
         /* little-endian words: floats or integers */
@@ -216,12 +222,7 @@ static pvk_result st_mem(scene *s, char *p)
         }
         if (!n)
             return fail(s, "no values");
-        uint8_t *dst = pvk_guest_ptr(s->ctx, addr, n);
-        if (!dst)
-            return fail(s, "0x%08X+%u is outside guest memory", addr, n);
-        pvk_retire(s->ctx, true);
-        memcpy(dst, bytes, n);
-        return pvk_guest_written(s->ctx, addr, n);
+        return write_guest(s, addr, bytes, n);
     }
     if (!strcmp(t, "fill")) {
         uint32_t len, v;

@@ -15,7 +15,9 @@ void main()
 {
     uint c = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * 65535u * 64u;
     if (c >= chunks) return;
-    uint s = (c / in_width) * (in_width + in_gap) + c % in_width;
-    uint d = (c / out_width) * (out_width + out_gap) + c % out_width;
+    // Without gaps there is nothing to divide: CPU drivers run integer
+    // division one lane at a time.
+    uint s = in_gap == 0u ? c : (c / in_width) * (in_width + in_gap) + c % in_width;
+    uint d = out_gap == 0u ? c : (c / out_width) * (out_width + out_gap) + c % out_width;
     dst[dst_first + d] = src[src_first + s];
 }
