@@ -9,6 +9,9 @@
 
 #include "runtime/runtime.h"
 
+/* Copies of at most this many runs use vkCmdCopyBuffer instead of a shader. */
+#define MAX_COPY_REGIONS 256
+
 /* Bytes per pixel of a transfer/framebuffer colour format (3 bits; 4-7 are RGBA4). */
 static uint32_t format_bpp(uint32_t f)
 {
@@ -102,11 +105,17 @@ pvk_result pvk_transfer_fill(pvk_context *ctx, int unit)
         fill_done(ctx, unit);
         return r;
     }
-    uint32_t chunks = span.len / 16;
-    uint32_t push[4] = {b.sub / 16, chunks, value, width};
-    uint32_t gx, gy;
-    groups_1d(chunks, &gx, &gy);
-    pvk_op_dispatch(ctx, &op, PVK_PIPE_FILL, &b.range, push, gx, gy, 1);
+    if (width != 1) {
+        /* 16- and 32-bit patterns repeat every 4 bytes: the device's fill */
+        uint32_t word = width == 2 ? value : (value & 0xFFFF) * 0x10001u;
+        ctx->vk.vkCmdFillBuffer(op.cmd, b.range.buffer, b.range.offset + b.sub, span.len, word);
+    } else {
+        uint32_t chunks = span.len / 16;
+        uint32_t push[4] = {b.sub / 16, chunks, value, width};
+        uint32_t gx, gy;
+        groups_1d(chunks, &gx, &gy);
+        pvk_op_dispatch(ctx, &op, PVK_PIPE_FILL, &b.range, push, gx, gy, 1);
+    }
     op.p.retire = fill_retire;
     op.p.arg = (uint32_t)unit;
     op.p.dst_addr = start;
@@ -159,7 +168,8 @@ static bool resolve64(pvk_context *ctx, uint32_t paddr, uint64_t len, const char
  * one dispatch.  `push` gets the source and destination sub-offsets in its
  * first two words, divided by `unit`. */
 static pvk_result run_copy(pvk_context *ctx, int pipe, const pvk_guest_span *src, const pvk_guest_span *dst,
-                           uint32_t *push, uint32_t unit, uint32_t gx, uint32_t gy)
+                           uint32_t *push, uint32_t unit, uint32_t gx, uint32_t gy, VkBufferCopy *regions,
+                           uint32_t n_regions)
 {
     bound_span bs, bd;
     if (!bind_span(ctx, src, &bs, "memcopy source") || !bind_span(ctx, dst, &bd, "memcopy destination")) {
@@ -176,7 +186,9 @@ static pvk_result run_copy(pvk_context *ctx, int pipe, const pvk_guest_span *src
     bool overlap = src->region == dst->region && src->offset < dst->offset + dst->len &&
                    dst->offset < src->offset + src->len;
     if (overlap) {
-        if ((r = pvk_create_buffer(ctx, bs.range.range, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        if ((r = pvk_create_buffer(ctx, bs.range.range,
+                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                    VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &op.p.scratch, &op.p.scratch_mem))) {
             pvk_op_abort(ctx, &op);
             copy_done(ctx);
@@ -188,10 +200,19 @@ static pvk_result run_copy(pvk_context *ctx, int pipe, const pvk_guest_span *src
         bs.range.buffer = op.p.scratch;
         bs.range.offset = 0;
     }
-    push[0] = bs.sub / unit;
-    push[1] = bd.sub / unit;
-    pvk_buffer_range ranges[2] = {bs.range, bd.range};
-    pvk_op_dispatch(ctx, &op, pipe, ranges, push, gx, gy, 1);
+    if (regions) {
+        /* plain runs of bytes: the device's copy engine (a memcpy on CPU drivers) */
+        for (uint32_t i = 0; i < n_regions; i++) {
+            regions[i].srcOffset += bs.range.offset + bs.sub;
+            regions[i].dstOffset += bd.range.offset + bd.sub;
+        }
+        ctx->vk.vkCmdCopyBuffer(op.cmd, bs.range.buffer, bd.range.buffer, n_regions, regions);
+    } else {
+        push[0] = bs.sub / unit;
+        push[1] = bd.sub / unit;
+        pvk_buffer_range ranges[2] = {bs.range, bd.range};
+        pvk_op_dispatch(ctx, &op, pipe, ranges, push, gx, gy, 1);
+    }
     op.p.retire = copy_retire;
     op.p.dst_addr = dst->region->base + dst->offset;
     op.p.dst_len = dst->len;
@@ -212,12 +233,28 @@ static pvk_result chunk_copy(pvk_context *ctx, uint32_t src_addr, uint32_t dst_a
         copy_done(ctx);
         return PVK_ERROR_OUT_OF_RANGE;
     }
+    /* A copy made of few runs goes through vkCmdCopyBuffer: a run ends where
+     * an input or an output line does. */
+    VkBufferCopy regions[MAX_COPY_REGIONS];
+    uint32_t n = 0;
+    for (uint64_t i = 0; i < size && n <= MAX_COPY_REGIONS;) {
+        uint64_t len = size - i, in_left = in_w - i % in_w, out_left = out_w - i % out_w;
+        len = len < in_left ? len : in_left;
+        len = len < out_left ? len : out_left;
+        if (n < MAX_COPY_REGIONS)
+            regions[n] = (VkBufferCopy){(i / in_w) * (in_w + in_gap) + i % in_w,
+                                        (i / out_w) * (out_w + out_gap) + i % out_w, len};
+        n++;
+        i += len;
+    }
+    if (n <= MAX_COPY_REGIONS)
+        return run_copy(ctx, PVK_PIPE_TEXTURE_COPY, &src, &dst, NULL, 16, 0, 0, regions, n);
     /* both spans lie inside a region now, so size / 16 fits in 32 bits */
     uint32_t chunks = (uint32_t)(size / 16);
     uint32_t push[8] = {0, 0, chunks, in_w / 16, in_gap / 16, out_w / 16, out_gap / 16, 0};
     uint32_t gx, gy;
     groups_1d(chunks, &gx, &gy);
-    return run_copy(ctx, PVK_PIPE_TEXTURE_COPY, &src, &dst, push, 16, gx, gy);
+    return run_copy(ctx, PVK_PIPE_TEXTURE_COPY, &src, &dst, push, 16, gx, gy, NULL, 0);
 }
 
 static pvk_result refuse(pvk_context *ctx, const char *why, uint32_t flags)
@@ -296,9 +333,10 @@ static pvk_result display_transfer(pvk_context *ctx, uint32_t src_addr, uint32_t
      * multiples of 8 (register masks) and addresses of 16 bytes. */
     bool quads = in_fmt == 0 && out_fmt == 0 && scale == 0;
     uint32_t push[16] = {0, 0, iw, w, h, in_fmt, out_fmt, mode};
+    /* the RGBA8 path runs one invocation per 2x2 quad */
     uint32_t cw = quads ? w / 2 : w, ch = quads ? h / 2 : h;
     return run_copy(ctx, quads ? PVK_PIPE_DISPLAY_QUAD : PVK_PIPE_DISPLAY_TRANSFER, &src, &dst, push, 1,
-                    (cw + 7) / 8, (ch + 7) / 8);
+                    (cw + 7) / 8, (ch + 7) / 8, NULL, 0);
 }
 
 pvk_result pvk_transfer_memcopy(pvk_context *ctx)
