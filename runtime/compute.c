@@ -12,6 +12,7 @@ static const struct { uint32_t buffers, push_size; } pipe_layouts[PVK_PIPE_COUNT
     [PVK_PIPE_DISPLAY_QUAD] = {2, 64},
     [PVK_PIPE_TEXTURE_COPY] = {2, 32},
     [PVK_PIPE_SCANOUT] = {4, 64}, /* framebuffer A, B, output, LUT */
+    [PVK_PIPE_DEPTH_IO] = {2, 32}, /* guest depth buffer, linear float depth */
 };
 
 static pvk_result create_pipeline(pvk_context *ctx, int which)

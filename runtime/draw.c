@@ -4,8 +4,17 @@
  *
  * Until the surface cache exists every draw loads the colour buffer from
  * guest memory (detile + convert on the GPU), renders, and stores it back, in
- * one submission: guest memory stays the truth after each draw.  No depth
- * buffer yet; fragments are the interpolated primary colour.
+ * one submission: guest memory stays the truth after each draw.  Fragments
+ * are the interpolated primary colour.
+ *
+ * Depth: when DEPTH_COLOR_MASK enables the test or writes, the guest depth
+ * buffer (same size and tiling as the colour buffer; D16, D24 or D24S8) is
+ * detiled by shaders/depth_io.comp into a linear buffer of q * 2^-24 for the
+ * integer depth q, copied into a D32_SFLOAT attachment, and stored back the
+ * same way when writes are on and allowed (DEPTHBUFFER_WRITE bit 1); D24S8
+ * stencil bytes are kept.  The fragment shader computes q (see draw.frag);
+ * the float encoding is exact, so the test and the round trip are too.  As in
+ * Citra, writes without the test enabled use Always (3dbrew agrees).
  *
  * Coordinates: PICA window y runs up and memory row 0 is the top of the
  * buffer (row = height - 1 - y), so the Vulkan viewport is flipped (negative
@@ -28,6 +37,7 @@ typedef struct draw_vertex {
 } draw_vertex;
 
 struct pvk_draw {
+    uint64_t budget; /* shader instructions left in this guest call */
     VkPipelineLayout layout;
     VkPipeline pipeline;
     pvk_image rt;
@@ -35,6 +45,14 @@ struct pvk_draw {
     VkDeviceMemory staging_mem, vbuf_mem;
     void *vmap;
     VkDeviceSize vcap;
+    VkImage dimg; /* depth attachment (VK_NULL_HANDLE until needed) */
+    VkImageView dview;
+    VkDeviceMemory dimg_mem;
+    uint32_t dw, dh;
+    VkFormat dfmt; /* VK_FORMAT_UNDEFINED: the device cannot, draws go without depth */
+    VkBuffer dstaging;
+    VkDeviceMemory dstaging_mem;
+    uint32_t depth_addr, depth_len; /* guest depth range the draw in flight writes */
     bool announced, gs_logged;
     pvk_vertex imm[3]; /* immediate mode: vertices the next triangle needs */
     uint32_t imm_count;
@@ -57,8 +75,8 @@ static int color_format_to_transfer(uint32_t f)
 static pvk_result create_pipeline(pvk_context *ctx, struct pvk_draw *d)
 {
     pvk_result r;
-    /* vertex: clip plane (32 bytes); fragment: scissor exclude rectangle */
-    VkPushConstantRange pcr[2] = {{VK_SHADER_STAGE_VERTEX_BIT, 0, 32}, {VK_SHADER_STAGE_FRAGMENT_BIT, 32, 16}};
+    /* vertex: clip plane (32 bytes); fragment: scissor exclude rectangle, depth map */
+    VkPushConstantRange pcr[2] = {{VK_SHADER_STAGE_VERTEX_BIT, 0, 32}, {VK_SHADER_STAGE_FRAGMENT_BIT, 32, 32}};
     VkPipelineLayoutCreateInfo plci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
         .pushConstantRangeCount = 2,
@@ -113,13 +131,19 @@ static pvk_result create_pipeline(pvk_context *ctx, struct pvk_draw *d)
     VkPipelineColorBlendAttachmentState cba = {.colorWriteMask = 0xF};
     VkPipelineColorBlendStateCreateInfo cb = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO, .attachmentCount = 1, .pAttachments = &cba};
-    VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_CULL_MODE};
+    VkPipelineDepthStencilStateCreateInfo dss = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+    VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT,          VK_DYNAMIC_STATE_SCISSOR,
+                            VK_DYNAMIC_STATE_CULL_MODE,         VK_DYNAMIC_STATE_DEPTH_TEST_ENABLE,
+                            VK_DYNAMIC_STATE_DEPTH_WRITE_ENABLE, VK_DYNAMIC_STATE_DEPTH_COMPARE_OP};
+    bool depth = d->dfmt != VK_FORMAT_UNDEFINED;
     VkPipelineDynamicStateCreateInfo ds = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO, .dynamicStateCount = 3, .pDynamicStates = dyn};
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO, .dynamicStateCount = depth ? 6 : 3,
+        .pDynamicStates = dyn};
     VkFormat fmt = VK_FORMAT_R8G8B8A8_UNORM;
     VkPipelineRenderingCreateInfo rci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO, .colorAttachmentCount = 1,
-        .pColorAttachmentFormats = &fmt};
+        .pColorAttachmentFormats = &fmt, .depthAttachmentFormat = d->dfmt};
     VkGraphicsPipelineCreateInfo gpci = {
         .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
         .pNext = &rci,
@@ -131,6 +155,7 @@ static pvk_result create_pipeline(pvk_context *ctx, struct pvk_draw *d)
         .pRasterizationState = &rs,
         .pMultisampleState = &ms,
         .pColorBlendState = &cb,
+        .pDepthStencilState = depth ? &dss : NULL,
         .pDynamicState = &ds,
         .layout = d->layout,
     };
@@ -149,6 +174,68 @@ static pvk_result ensure_target(pvk_context *ctx, struct pvk_draw *d, uint32_t w
                             VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                                 VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                             true);
+}
+
+static void destroy_depth_image(pvk_context *ctx, struct pvk_draw *d)
+{
+    if (d->dview)
+        ctx->vk.vkDestroyImageView(ctx->device, d->dview, NULL);
+    if (d->dimg)
+        ctx->vk.vkDestroyImage(ctx->device, d->dimg, NULL);
+    if (d->dimg_mem)
+        ctx->vk.vkFreeMemory(ctx->device, d->dimg_mem, NULL);
+    d->dview = VK_NULL_HANDLE;
+    d->dimg = VK_NULL_HANDLE;
+    d->dimg_mem = VK_NULL_HANDLE;
+    d->dw = d->dh = 0;
+}
+
+static pvk_result ensure_depth_image(pvk_context *ctx, struct pvk_draw *d, uint32_t w, uint32_t h)
+{
+    if (d->dimg && d->dw == w && d->dh == h)
+        return PVK_SUCCESS;
+    destroy_depth_image(ctx, d);
+    VkImageCreateInfo ici = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+        .imageType = VK_IMAGE_TYPE_2D,
+        .format = d->dfmt,
+        .extent = {w, h, 1},
+        .mipLevels = 1,
+        .arrayLayers = 1,
+        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .tiling = VK_IMAGE_TILING_OPTIMAL,
+        .usage = VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                 VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+    };
+    pvk_result r;
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImage(ctx->device, &ici, NULL, &d->dimg), "vkCreateImage")))
+        goto fail;
+    VkMemoryRequirements req;
+    ctx->vk.vkGetImageMemoryRequirements(ctx->device, d->dimg, &req);
+    int type = pvk_find_memory_type(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    if (type < 0)
+        type = pvk_find_memory_type(ctx, req.memoryTypeBits, 0);
+    VkMemoryAllocateInfo mai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size, .memoryTypeIndex = (uint32_t)type};
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkAllocateMemory(ctx->device, &mai, NULL, &d->dimg_mem), "vkAllocateMemory")) ||
+        (r = pvk_vk_check(ctx, ctx->vk.vkBindImageMemory(ctx->device, d->dimg, d->dimg_mem, 0), "vkBindImageMemory")))
+        goto fail;
+    VkImageViewCreateInfo vci = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+        .image = d->dimg,
+        .viewType = VK_IMAGE_VIEW_TYPE_2D,
+        .format = d->dfmt,
+        .subresourceRange = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1},
+    };
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImageView(ctx->device, &vci, NULL, &d->dview), "vkCreateImageView")))
+        goto fail;
+    d->dw = w;
+    d->dh = h;
+    return PVK_SUCCESS;
+fail:
+    destroy_depth_image(ctx, d);
+    return r;
 }
 
 static pvk_result ensure_vertices(pvk_context *ctx, struct pvk_draw *d, VkDeviceSize bytes)
@@ -177,7 +264,8 @@ static pvk_result ensure_vertices(pvk_context *ctx, struct pvk_draw *d, VkDevice
     return PVK_SUCCESS;
 }
 
-static void image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage img, VkImageLayout from, VkImageLayout to)
+static void image_barrier_aspect(pvk_context *ctx, VkCommandBuffer cmd, VkImage img, VkImageAspectFlags aspect,
+                                 VkImageLayout from, VkImageLayout to)
 {
     VkImageMemoryBarrier2 b = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
@@ -190,11 +278,16 @@ static void image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage img, Vk
         .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
         .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
         .image = img,
-        .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
+        .subresourceRange = {aspect, 0, 1, 0, 1},
     };
     VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1,
                            .pImageMemoryBarriers = &b};
     ctx->vk.vkCmdPipelineBarrier2(cmd, &di);
+}
+
+static void image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage img, VkImageLayout from, VkImageLayout to)
+{
+    image_barrier_aspect(ctx, cmd, img, VK_IMAGE_ASPECT_COLOR_BIT, from, to);
 }
 
 static float f24_reg(const pvk_context *ctx, uint32_t id)
@@ -210,11 +303,56 @@ static int32_t sign10(uint32_t v)
     return (int32_t)(v << 22) >> 22;
 }
 
+/* The vertex shader under the per-call budget: a guest call (one register
+ * write, which may run a whole command list) gets PVK_SHADER_BUDGET
+ * instructions across all its vertices, so no input can make picavk spin.
+ * A runaway program or an exhausted budget is an error that stops the list. */
+#define PVK_SHADER_BUDGET (1ull << 27)
+
+void pvk_draw_new_call(pvk_context *ctx)
+{
+    if (ctx->draw)
+        ctx->draw->budget = PVK_SHADER_BUDGET;
+}
+
+static pvk_result run_vs(pvk_context *ctx, struct pvk_draw *d, const float v[PVK_SH_INPUTS][4],
+                         float o[PVK_SH_OUTPUTS][4])
+{
+    if (d->budget == 0) {
+        pvk_bad_input(ctx, "draw: more than %llu shader instructions in one call; the command list stops",
+                      (unsigned long long)PVK_SHADER_BUDGET);
+        return PVK_ERROR_BAD_DATA;
+    }
+    const pvk_shader_unit *sh = &ctx->pica.sh[1];
+    pvk_sh_regs regs;
+    pvk_sh_run_info info = {
+        .unit = sh,
+        .entry = pvk_sh_entrypoint(ctx->pica.regs[PVK_GPUREG_VSH_ENTRYPOINT]),
+        .bools = sh->b,
+        .max_steps = d->budget < PVK_SH_MAX_STEPS ? (uint32_t)d->budget : PVK_SH_MAX_STEPS,
+        .regs_out = &regs,
+    };
+    for (unsigned i = 0; i < 4; i++)
+        info.ints[i] = sh->i[i];
+    regs.steps = 0;
+    pvk_result r = pvk_sh_run(ctx, &info, v, o);
+    d->budget -= regs.steps < d->budget ? regs.steps : d->budget;
+    if (r)
+        d->budget = 0; /* a runaway program: nothing more this call */
+    return r;
+}
+
 static void draw_retire(pvk_context *ctx, const pvk_pending *p)
 {
     pvk_guest_span s;
     if (pvk_guest_resolve(ctx, p->dst_addr, p->dst_len, NULL, &s))
         pvk_guest_download(ctx, &s);
+    struct pvk_draw *d = ctx->draw; /* one draw in flight at most: its depth range is here */
+    if (!d)
+        return;
+    if (d->depth_len && pvk_guest_resolve(ctx, d->depth_addr, d->depth_len, NULL, &s))
+        pvk_guest_download(ctx, &s);
+    d->depth_len = 0;
 }
 
 /* Run the CPU stages for every vertex of the draw and assemble triangles
@@ -245,7 +383,7 @@ static pvk_result build_vertices(pvk_context *ctx, struct pvk_draw *d, const pvk
         uint32_t index;
         float v[PVK_SH_INPUTS][4] = {{0}}, o[PVK_SH_OUTPUTS][4] = {{0}};
         if ((r = pvk_draw_vertex_index(ctx, elements, i, &index)) || (r = pvk_attrib_fetch(ctx, &plan, index, v)) ||
-            (r = pvk_vs_run(ctx, v, o)))
+            (r = run_vs(ctx, d, v, o)))
             break;
         pvk_vs_outmap(ctx, o, &verts[i]);
     }
@@ -298,6 +436,42 @@ static bool current_target(pvk_context *ctx, target *t)
     return pvk_guest_resolve(ctx, t->addr, t->w * t->h * t->bpp, "draw colour buffer", &t->span);
 }
 
+/* The depth buffer a draw uses: `use` when the test or writes are on (and
+ * the buffer is valid), `write` when its contents go back to guest memory. */
+typedef struct depth_state {
+    bool use, write;
+    VkCompareOp op;
+    uint32_t bpp, addr, bits;
+    pvk_guest_span span;
+} depth_state;
+
+static bool current_depth(pvk_context *ctx, struct pvk_draw *d, const target *t, depth_state *ds)
+{
+    static const VkCompareOp ops[8] = {VK_COMPARE_OP_NEVER,   VK_COMPARE_OP_ALWAYS,        VK_COMPARE_OP_EQUAL,
+                                       VK_COMPARE_OP_NOT_EQUAL, VK_COMPARE_OP_LESS,         VK_COMPARE_OP_LESS_OR_EQUAL,
+                                       VK_COMPARE_OP_GREATER, VK_COMPARE_OP_GREATER_OR_EQUAL};
+    const uint32_t *regs = ctx->pica.regs;
+    uint32_t mask = regs[PVK_GPUREG_DEPTH_COLOR_MASK];
+    bool test = pvk_depth_test_enable(mask), write = pvk_depth_write_enable(mask);
+    memset(ds, 0, sizeof *ds);
+    if ((!test && !write) || d->dfmt == VK_FORMAT_UNDEFINED)
+        return true;
+    uint32_t fmt = pvk_depthbuffer_format(regs[PVK_GPUREG_DEPTHBUFFER_FORMAT]);
+    if (fmt == 1) {
+        pvk_bad_input(ctx, "draw: depth buffer format 1 is reserved; dropped");
+        return false;
+    }
+    ds->bpp = fmt == 0 ? 2 : fmt == 2 ? 3 : 4;
+    ds->bits = fmt == 0 ? 16 : 24;
+    ds->addr = pvk_buffer_loc(regs[PVK_GPUREG_DEPTHBUFFER_LOC]) << 6;
+    if (!pvk_guest_resolve(ctx, ds->addr, t->w * t->h * ds->bpp, "draw depth buffer", &ds->span))
+        return false;
+    ds->use = true;
+    ds->write = write && pvk_depthbuffer_access_depth(regs[PVK_GPUREG_DEPTHBUFFER_WRITE]);
+    ds->op = test ? ops[pvk_depth_func(mask)] : VK_COMPARE_OP_ALWAYS;
+    return true;
+}
+
 static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, uint32_t n);
 
 /* One immediate-mode vertex (FIXEDATTRIB_INDEX = 0xF then its attributes):
@@ -318,9 +492,9 @@ static pvk_result on_immediate(pvk_context *ctx, struct pvk_draw *d, const pvk_p
             memcpy(&v[(perm >> (4 * a)) & 0xF][c], &bits, 4);
         }
     pvk_vertex vx;
-    pvk_result r = pvk_vs_run(ctx, v, o);
+    pvk_result r = run_vs(ctx, d, v, o);
     if (r)
-        return r == PVK_ERROR_DEVICE_LOST ? r : PVK_SUCCESS;
+        return r; /* stops the list: see run_vs */
     pvk_vs_outmap(ctx, o, &vx);
     uint32_t mode = pvk_primitive_mode(ctx->pica.regs[PVK_GPUREG_PRIMITIVE_CONFIG]);
     uint32_t k = d->imm_count++;
@@ -370,7 +544,7 @@ static pvk_result on_draw(pvk_context *ctx, void *user, const pvk_pica_draw *dra
     struct pvk_draw *d = user;
     if (!d->announced) {
         pvk_log(ctx, PVK_LOG_INFO, "drawing without the fragment pipeline: fragments are the interpolated primary "
-                                   "colour, no depth buffer, blending or textures yet");
+                                   "colour, no stencil, blending or textures yet");
         d->announced = true;
     }
     if (draw->kind == PVK_PICA_DRAW_IMMEDIATE)
@@ -386,7 +560,7 @@ static pvk_result on_draw(pvk_context *ctx, void *user, const pvk_pica_draw *dra
         return r;
     uint32_t n;
     if ((r = build_vertices(ctx, d, draw, &n)))
-        return r == PVK_ERROR_DEVICE_LOST || r == PVK_ERROR_OUT_OF_MEMORY ? r : PVK_SUCCESS;
+        return r == PVK_ERROR_OUT_OF_RANGE || r == PVK_ERROR_BAD_PARAMETERS ? PVK_SUCCESS : r; /* bad attributes: dropped */
     if (n == 0)
         return PVK_SUCCESS;
     return render(ctx, d, &t, n);
@@ -409,6 +583,23 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
     if (span.region->mirror)
         pvk_guest_upload(ctx, &span);
     pvk_buffer_range staging = {d->staging, 0, (VkDeviceSize)w * h * 4};
+    depth_state dst;
+    if (!current_depth(ctx, d, t, &dst))
+        return PVK_SUCCESS; /* logged and counted */
+    pvk_buffer_range dguest = {0}, dstaging = {d->dstaging, 0, (VkDeviceSize)w * h * 4};
+    uint32_t dsub = 0;
+    if (dst.use) {
+        if (!pvk_guest_bind(ctx, &dst.span, &dguest, &dsub, "draw depth buffer"))
+            return PVK_SUCCESS;
+        if (dsub % 4) { /* cannot happen with 8-byte addresses and aligned regions */
+            pvk_bad_input(ctx, "draw: depth buffer at 0x%08X is not word aligned in its binding; dropped", dst.addr);
+            return PVK_SUCCESS;
+        }
+        if (dst.span.region->mirror)
+            pvk_guest_upload(ctx, &dst.span);
+    }
+    if (d->dfmt != VK_FORMAT_UNDEFINED && (r = ensure_depth_image(ctx, d, w, h)))
+        return r;
 
     pvk_op op;
     if ((r = pvk_op_begin(ctx, &op)))
@@ -421,6 +612,23 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
     VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
     ctx->vk.vkCmdCopyBufferToImage(cmd, d->staging, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
     image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+    /* depth: tiled guest -> linear q * 2^-24 -> D32 image */
+    struct { uint32_t base, width, height, bpp, mode, count, pad[2]; } io = {dsub, w, h, dst.bpp, 0, w * h, {0, 0}};
+    VkBufferImageCopy dbic = {.imageSubresource = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
+    if (dst.use) {
+        pvk_buffer_range bufs[2] = {dguest, dstaging};
+        pvk_op_dispatch(ctx, &op, PVK_PIPE_DEPTH_IO, bufs, &io, (io.count + 63) / 64, 1, 1);
+        pvk_op_barrier(ctx, &op);
+        pvk_mmio_count(ctx, PVK_REG_TRAFFIC_FIRST + 0x20, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_READS */
+        image_barrier_aspect(ctx, cmd, d->dimg, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                             VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        ctx->vk.vkCmdCopyBufferToImage(cmd, d->dstaging, d->dimg, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &dbic);
+        image_barrier_aspect(ctx, cmd, d->dimg, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                             VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
+    } else if (d->dimg) {
+        image_barrier_aspect(ctx, cmd, d->dimg, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                             VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
+    }
 
     VkRenderingAttachmentInfo att = {
         .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
@@ -429,12 +637,20 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
         .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
         .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
     };
+    VkRenderingAttachmentInfo datt = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+        .imageView = d->dview,
+        .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+        .loadOp = dst.use ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR,
+        .storeOp = dst.write ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE,
+    };
     VkRenderingInfo ri = {
         .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
         .renderArea = {{0, 0}, {w, h}},
         .layerCount = 1,
         .colorAttachmentCount = 1,
         .pColorAttachments = &att,
+        .pDepthAttachment = d->dimg ? &datt : NULL,
     };
     ctx->vk.vkCmdBeginRendering(cmd, &ri);
     ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, d->pipeline);
@@ -473,7 +689,16 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
         }
     }
     ctx->vk.vkCmdSetScissor(cmd, 0, 1, &scissor);
-    ctx->vk.vkCmdPushConstants(cmd, d->layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof exclude, exclude);
+    struct { int32_t exclude[4]; float scale, offset, max; uint32_t w_buffer; } fpush = {
+        {exclude[0], exclude[1], exclude[2], exclude[3]},
+        f24_reg(ctx, PVK_GPUREG_DEPTHMAP_SCALE), f24_reg(ctx, PVK_GPUREG_DEPTHMAP_OFFSET),
+        (float)((1u << (dst.bits ? dst.bits : 24)) - 1), !pvk_depthmap_enable(regs[PVK_GPUREG_DEPTHMAP_ENABLE])};
+    ctx->vk.vkCmdPushConstants(cmd, d->layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof fpush, &fpush);
+    if (d->dimg) {
+        ctx->vk.vkCmdSetDepthTestEnable(cmd, dst.use);
+        ctx->vk.vkCmdSetDepthWriteEnable(cmd, dst.write);
+        ctx->vk.vkCmdSetDepthCompareOp(cmd, dst.use ? dst.op : VK_COMPARE_OP_ALWAYS);
+    }
     struct { float plane[4]; uint32_t enable, pad[3]; } clip = {
         {f24_reg(ctx, PVK_GPUREG_FRAGOP_CLIP_DATA0), f24_reg(ctx, PVK_GPUREG_FRAGOP_CLIP_DATA1),
          f24_reg(ctx, PVK_GPUREG_FRAGOP_CLIP_DATA2), f24_reg(ctx, PVK_GPUREG_FRAGOP_CLIP_DATA3)},
@@ -492,8 +717,23 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
     /* store: image -> linear staging -> tiled guest colour */
     image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
     ctx->vk.vkCmdCopyImageToBuffer(cmd, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->staging, 1, &bic);
+    if (dst.write) {
+        image_barrier_aspect(ctx, cmd, d->dimg, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+                             VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+        ctx->vk.vkCmdCopyImageToBuffer(cmd, d->dimg, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->dstaging, 1, &dbic);
+    }
     pvk_op_barrier(ctx, &op);
     pvk_transfer_record_convert(ctx, &op, staging, 0, guest, sub, w, w, h, 0, (uint32_t)fmt, 2);
+    d->depth_len = 0;
+    if (dst.write) {
+        pvk_buffer_range bufs[2] = {dguest, dstaging};
+        io.mode = 1;
+        io.count = w * h * dst.bpp / 4;
+        pvk_op_dispatch(ctx, &op, PVK_PIPE_DEPTH_IO, bufs, &io, (io.count + 63) / 64, 1, 1);
+        d->depth_addr = dst.addr;
+        d->depth_len = w * h * dst.bpp;
+        pvk_mmio_count(ctx, PVK_REG_TRAFFIC_FIRST + 0x24, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_WRITES */
+    }
     op.p.retire = draw_retire;
     op.p.dst_addr = addr;
     op.p.dst_len = w * h * bpp;
@@ -507,8 +747,23 @@ pvk_result pvk_draw_init(pvk_context *ctx)
     if (!d)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->draw = d;
+    d->budget = PVK_SHADER_BUDGET;
+    /* D32_SFLOAT holds every 24-bit depth exactly (see draw.frag); Vulkan
+     * requires it for depth attachments and transfers, but check anyway. */
+    VkFormatProperties fp;
+    vkGetPhysicalDeviceFormatProperties(ctx->phys, VK_FORMAT_D32_SFLOAT, &fp);
+    VkFormatFeatureFlags need = VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_FORMAT_FEATURE_TRANSFER_SRC_BIT |
+                                VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+    if ((fp.optimalTilingFeatures & need) == need)
+        d->dfmt = VK_FORMAT_D32_SFLOAT;
+    else
+        pvk_log(ctx, PVK_LOG_ERROR, "device lacks D32_SFLOAT depth attachments: draws ignore the depth buffer");
     pvk_result r;
     if ((r = create_pipeline(ctx, d)) ||
+        (r = pvk_create_buffer(ctx, (VkDeviceSize)MAX_DIM * MAX_DIM * 4,
+                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                   VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                               VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &d->dstaging, &d->dstaging_mem)) ||
         (r = pvk_create_buffer(ctx, (VkDeviceSize)MAX_DIM * MAX_DIM * 4,
                                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                    VK_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -527,6 +782,11 @@ void pvk_draw_destroy(pvk_context *ctx)
     if (!d)
         return;
     pvk_image_destroy(ctx, &d->rt);
+    destroy_depth_image(ctx, d);
+    if (d->dstaging)
+        ctx->vk.vkDestroyBuffer(ctx->device, d->dstaging, NULL);
+    if (d->dstaging_mem)
+        ctx->vk.vkFreeMemory(ctx->device, d->dstaging_mem, NULL);
     if (d->vbuf)
         ctx->vk.vkDestroyBuffer(ctx->device, d->vbuf, NULL);
     if (d->vbuf_mem)

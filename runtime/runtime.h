@@ -36,6 +36,7 @@ enum {
     PVK_PIPE_DISPLAY_QUAD,
     PVK_PIPE_TEXTURE_COPY,
     PVK_PIPE_SCANOUT,
+    PVK_PIPE_DEPTH_IO, /* runtime/draw.c: depth buffer load/store */
     PVK_PIPE_COUNT,
 };
 
@@ -163,6 +164,8 @@ void pvk_trace_touch(pvk_context *ctx, const pvk_guest_span *s);
 
 /* ---- drawing (runtime/draw.c) ---- */
 pvk_result pvk_draw_init(pvk_context *ctx);
+/* A guest call starts (a register write): refill the shader work budget. */
+void pvk_draw_new_call(pvk_context *ctx);
 void pvk_draw_destroy(pvk_context *ctx);
 
 /* ---- LCD (runtime/present.c) ---- */

@@ -2,6 +2,7 @@
  * embedded here (the headers are generated into the build tree). */
 #include "runtime/runtime.h"
 
+#include "depth_io.comp.spv.h"
 #include "display_quad.comp.spv.h"
 #include "display_transfer.comp.spv.h"
 #include "fill.comp.spv.h"
@@ -18,6 +19,7 @@ pvk_spirv pvk_builtin_spirv(int pipe)
     case PVK_PIPE_DISPLAY_QUAD: return (pvk_spirv){pvk_spv_display_quad_comp, sizeof pvk_spv_display_quad_comp};
     case PVK_PIPE_TEXTURE_COPY: return (pvk_spirv){pvk_spv_texture_copy_comp, sizeof pvk_spv_texture_copy_comp};
     case PVK_PIPE_SCANOUT: return (pvk_spirv){pvk_spv_scanout_comp, sizeof pvk_spv_scanout_comp};
+    case PVK_PIPE_DEPTH_IO: return (pvk_spirv){pvk_spv_depth_io_comp, sizeof pvk_spv_depth_io_comp};
     }
     return (pvk_spirv){0, 0};
 }

@@ -1,11 +1,15 @@
 // Pass-through vertex shader for vertices the CPU shader stage transformed.
 // PICA clip space keeps -w <= z <= 0 visible; Vulkan keeps 0 <= z <= w, so z
-// is negated.  x and y pass as they are (the viewport flips y).  The user
-// clip plane works on the PICA position.
+// is negated for clipping.  x and y pass as they are (the viewport flips y).
+// The user clip plane works on the PICA position.  The PICA depth is computed
+// in the fragment shader from z/w (linear in screen space, as the rasterizer
+// interpolates it) and w (perspective correct, for the W-buffer).
 #version 460
 layout(location = 0) in vec4 in_pos;
 layout(location = 1) in vec4 in_color;
 layout(location = 0) out vec4 color;
+layout(location = 1) noperspective out float z_over_w;
+layout(location = 2) out float clip_w;
 layout(push_constant) uniform Push {
     vec4 clip_plane; // FRAGOP_CLIP_DATA0-3: kept where dot(plane, position) >= 0
     uint clip_enable;
@@ -16,4 +20,6 @@ void main()
     gl_Position = vec4(in_pos.x, in_pos.y, -in_pos.z, in_pos.w);
     gl_ClipDistance[0] = clip_enable != 0u ? dot(clip_plane, in_pos) : 1.0;
     color = in_color;
+    z_over_w = in_pos.z / in_pos.w;
+    clip_w = in_pos.w;
 }

@@ -4,6 +4,7 @@
  * vertices carry; culling, strips, fans, viewport offsets and both scissor
  * modes; the colour buffer lands tiled in guest memory in its format. */
 #include "harness.h"
+#include "translator/asm.h"
 #include "translator/regs.h"
 
 #define FB 0x18000000u
@@ -168,6 +169,44 @@ static void immediate(uint32_t mode, const pt *p, unsigned n, const float color[
     CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
 }
 
+/* A runaway vertex shader fed by immediate-mode vertices from a command
+ * list that jumps to itself: the list stops after the first runaway vertex
+ * (logged, counted) instead of running 65536 jumps of million-step shaders. */
+static void runaway_in_a_loop(void)
+{
+    static const char src[] = ".proc main\nstart:\n    jmpu !b15, start\n    end\n.end\n";
+    pvk_shbin *sh = calloc(1, sizeof *sh);
+    pvk_reg_write *w = malloc(sizeof *w * PVK_SHBIN_UPLOAD_MAX);
+    char err[128];
+    CHECK_EQ(pvk_pica_asm(src, sizeof src - 1, sh, err, sizeof err), PVK_SUCCESS);
+    uint32_t n = pvk_shbin_upload(sh, w, PVK_SHBIN_UPLOAD_MAX);
+    for (uint32_t i = 0; i < n; i++)
+        reg(w[i].id, w[i].value);
+    free(sh);
+    free(w);
+    reg(PVK_GPUREG_VSH_NUM_ATTR, 0); /* one attribute per vertex */
+    /* list: FIXEDATTRIB_INDEX = 0xF, one vertex (3 words), jump back to the start */
+    const uint32_t list[] = {0xF, 0x000F0000u | PVK_GPUREG_FIXEDATTRIB_INDEX,
+                             0, 0x002F0000u | PVK_GPUREG_FIXEDATTRIB_DATA0, 0, 0,
+                             VB >> 3, 0x000F0000u | PVK_GPUREG_CMDBUF_ADDR0,
+                             8, 0x000F0000u | PVK_GPUREG_CMDBUF_SIZE0,
+                             0, 0x000F0000u | PVK_GPUREG_VERTEX_OFFSET,
+                             1, 0x000F0000u | PVK_GPUREG_CMDBUF_JUMP0, 0, 0};
+    _Static_assert(sizeof list == 64, "a 16-byte multiple");
+    memcpy(pvk_guest_ptr(ctx, VB, sizeof list), list, sizeof list);
+    pvk_guest_written(ctx, VB, sizeof list);
+    pvk_stats a, b;
+    pvk_get_stats(ctx, &a);
+    th_quiet_errors = 1;
+    pvk_result r = pvk_command_list_run(ctx, VB, sizeof list);
+    th_quiet_errors = 0;
+    CHECK(r != PVK_SUCCESS);
+    pvk_get_stats(ctx, &b);
+    CHECK(b.bad_input > a.bad_input);
+    CHECK(b.bad_input - a.bad_input < 10); /* stopped at once, not once per jump */
+    CHECK(strstr(th_last_error, "runaway") || strstr(th_last_error, "instructions"));
+}
+
 int main(void)
 {
     for (int mirror = 0; mirror < 2; mirror++) {
@@ -259,6 +298,7 @@ int main(void)
         pvk_stats st;
         pvk_get_stats(ctx, &st);
         CHECK_EQ(st.bad_input, 0);
+        runaway_in_a_loop();
         th_release(ctx);
     }
     return th_finish("test_draw");

@@ -170,8 +170,32 @@ static void hostile_files(void)
     remove("ok.pvt");
 }
 
+/* A draw through a real shader replays to the same colour buffer. */
+static void draw_roundtrip(void)
+{
+    pvk_context *ctx = th_context(NULL, 0);
+    int failures = -1;
+    CHECK_EQ(pvk_trace_begin(ctx, "draw.pvt"), PVK_SUCCESS);
+    CHECK_EQ(pvk_scene_run_file(ctx, PVK_SCENE_DIR "/triangle_shader.pvs", &failures), PVK_SUCCESS);
+    CHECK_EQ(failures, 0);
+    CHECK_EQ(pvk_trace_end(ctx), PVK_SUCCESS);
+    static uint8_t fb[64 * 48 * 4];
+    memcpy(fb, pvk_guest_ptr(ctx, PVK_VRAM_BASE, sizeof fb), sizeof fb);
+    th_release(ctx);
+    int drawn = 0;
+    for (size_t i = 0; i < sizeof fb; i++)
+        drawn += fb[i] != 0;
+    CHECK(drawn > 1000);
+    ctx = th_context(NULL, 0);
+    CHECK_EQ(pvk_trace_replay(ctx, "draw.pvt", NULL, NULL), PVK_SUCCESS);
+    CHECK(memcmp(fb, pvk_guest_ptr(ctx, PVK_VRAM_BASE, sizeof fb), sizeof fb) == 0);
+    th_release(ctx);
+    remove("draw.pvt");
+}
+
 int main(void)
 {
+    draw_roundtrip();
     for (int mirror = 0; mirror < 2; mirror++) {
         /* record */
         pvk_context *ctx = th_context(NULL, mirror);

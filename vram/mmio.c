@@ -360,6 +360,7 @@ pvk_result pvk_mmio_write32(pvk_context *ctx, uint32_t paddr, uint32_t value)
     pvk_result r = check_addr(ctx, paddr, "pvk_mmio_write32");
     if (r)
         return r;
+    pvk_draw_new_call(ctx);
     r = mmio_write(ctx, paddr, value);
     /* Recorded after the write's own work: the guest memory that work used
      * enters the trace before the write that started it. */

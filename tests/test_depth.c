@@ -1,0 +1,370 @@
+/* Depth buffer: exact integer depths in guest memory for D16, D24 and D24S8
+ * after drawing triangles at known z with known DEPTHMAP_SCALE/_OFFSET, the
+ * W-buffer mode, clamping, every depth function with two overlapping
+ * triangles, writes gated by DEPTH_COLOR_MASK and DEPTHBUFFER_WRITE, and the
+ * D24S8 stencil bytes left alone.
+ *
+ * Expected depths follow FACTS.md "Output merger" (Citra's rasterizer):
+ * d = z/w * scale + offset (times w in W-buffer mode, DEPTHMAP_ENABLE = 0),
+ * clamped to [0, 1], times 2^bits - 1, truncated.  The values are chosen so
+ * every float32 step is exact and the double result agrees. */
+#include <math.h>
+
+#include "harness.h"
+#include "translator/regs.h"
+
+#define FB 0x18000000u
+#define DB 0x18100000u
+#define VB 0x18200000u
+#define W 64u
+#define H 48u
+
+static pvk_context *ctx;
+
+static void reg(uint32_t id, uint32_t v)
+{
+    CHECK_EQ(pvk_mmio_write32(ctx, 0x10401000u + 4 * id, v), PVK_SUCCESS);
+}
+
+static uint32_t f24(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return pvk_f32_to_f24(b);
+}
+
+/* MOV o0, v0; MOV o1, v1; END with one identity operand descriptor. */
+static void upload_shader(void)
+{
+    const uint32_t code[] = {(0x13u << 26) | (0u << 21) | (0u << 12), (0x13u << 26) | (1u << 21) | (1u << 12),
+                             0x22u << 26};
+    reg(PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
+    for (unsigned i = 0; i < 3; i++)
+        reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, code[i]);
+    reg(PVK_GPUREG_VSH_CODETRANSFER_END, 1);
+    reg(PVK_GPUREG_VSH_OPDESCS_CONFIG, 0);
+    reg(PVK_GPUREG_VSH_OPDESCS_DATA, 0xF | (0x1Bu << 5) | (0x1Bu << 14) | (0x1Bu << 23));
+    reg(PVK_GPUREG_VSH_ENTRYPOINT, 0x7FFF0000u);
+    reg(PVK_GPUREG_VSH_OUTMAP_MASK, 0x3);
+    reg(PVK_GPUREG_SH_OUTMAP_TOTAL, 2);
+    reg(PVK_GPUREG_SH_OUTMAP_O0, 0x03020100);     /* position x y z w */
+    reg(PVK_GPUREG_SH_OUTMAP_O0 + 1, 0x0B0A0908); /* colour r g b a */
+    reg(PVK_GPUREG_VSH_INPUTBUFFER_CONFIG, 0xA0000000u | 1);
+    reg(PVK_GPUREG_VSH_NUM_ATTR, 1);
+    reg(PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW, 0x10);
+    reg(PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_HIGH, 0);
+}
+
+/* Two float4 attributes (position, colour) interleaved in one buffer. */
+static void setup_attribs(void)
+{
+    reg(PVK_GPUREG_ATTRIBBUFFERS_LOC, VB >> 3);
+    reg(PVK_GPUREG_ATTRIBBUFFERS_FORMAT_LOW, 0xFF);
+    reg(PVK_GPUREG_ATTRIBBUFFERS_FORMAT_HIGH, 1u << 28);
+    reg(PVK_GPUREG_ATTRIBBUFFER0_OFFSET, 0);
+    reg(PVK_GPUREG_ATTRIBBUFFER0_CONFIG1, 0x10);
+    reg(PVK_GPUREG_ATTRIBBUFFER0_CONFIG2, (32u << 16) | (2u << 28));
+}
+
+static void setup_fb(uint32_t depth_fmt)
+{
+    reg(PVK_GPUREG_COLORBUFFER_FORMAT, 2);
+    reg(PVK_GPUREG_COLORBUFFER_LOC, FB >> 3);
+    reg(PVK_GPUREG_DEPTHBUFFER_FORMAT, depth_fmt);
+    reg(PVK_GPUREG_DEPTHBUFFER_LOC, DB >> 3);
+    reg(PVK_GPUREG_FRAMEBUFFER_DIM, W | ((H - 1) << 12) | (1u << 24));
+    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(W / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(H / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_XY, 0);
+    reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
+    reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
+    reg(PVK_GPUREG_COLORBUFFER_READ, 0xF);
+    reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
+    reg(PVK_GPUREG_DEPTHBUFFER_READ, 3);
+    reg(PVK_GPUREG_DEPTHBUFFER_WRITE, 3);
+}
+
+static void depthmap(int zbuffer, float scale, float offset)
+{
+    reg(PVK_GPUREG_DEPTHMAP_ENABLE, zbuffer ? 1 : 0);
+    reg(PVK_GPUREG_DEPTHMAP_SCALE, f24(scale));
+    reg(PVK_GPUREG_DEPTHMAP_OFFSET, f24(offset));
+}
+
+/* DEPTH_COLOR_MASK: test enable, function, RGBA writes on, depth write enable. */
+static void depth_mask(int test, uint32_t func, int write)
+{
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, (test ? 1u : 0u) | (func << 4) | (0xFu << 8) | (write ? 1u << 12 : 0u));
+}
+
+typedef struct { float x, y; } pt;
+
+/* Window-space (pixels, y up) vertices at clip z and w (x, y scaled by w). */
+static void put_vertices(const pt *p, unsigned n, const float color[4], float z, float w)
+{
+    float *v = pvk_guest_ptr(ctx, VB, n * 32);
+    for (unsigned i = 0; i < n; i++) {
+        v[i * 8 + 0] = (p[i].x / (W / 2.0f) - 1.0f) * w;
+        v[i * 8 + 1] = (p[i].y / (H / 2.0f) - 1.0f) * w;
+        v[i * 8 + 2] = z;
+        v[i * 8 + 3] = w;
+        memcpy(&v[i * 8 + 4], color, 16);
+    }
+    pvk_guest_written(ctx, VB, n * 32);
+}
+
+static void draw(void)
+{
+    reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
+    reg(PVK_GPUREG_NUMVERTICES, 3);
+    reg(PVK_GPUREG_VERTEX_OFFSET, 0);
+    reg(PVK_GPUREG_DRAWARRAYS, 1);
+    CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+}
+
+static void clear_fb(void)
+{
+    pvk_wait_idle(ctx);
+    memset(pvk_guest_ptr(ctx, FB, W * H * 4), 0, W * H * 4);
+    pvk_guest_written(ctx, FB, W * H * 4);
+}
+
+/* Tiled index of window pixel (x, y), y up, row 0 at the top. */
+static uint32_t tiled(uint32_t x, uint32_t y)
+{
+    uint32_t row = H - 1 - y;
+    uint32_t m = (x & 1) | (row & 1) << 1 | (x & 2) << 1 | (row & 2) << 2 | (x & 4) << 2 | (row & 4) << 3;
+    return (row & ~7u) * W + (x & ~7u) * 8 + m;
+}
+
+static uint32_t pixel(uint32_t x, uint32_t y)
+{
+    const uint8_t *p = (const uint8_t *)pvk_guest_ptr(ctx, FB, W * H * 4) + tiled(x, y) * 4;
+    return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint32_t bpp_of(uint32_t fmt) { return fmt == 0 ? 2 : fmt == 2 ? 3 : 4; }
+
+static uint8_t *depth_bytes(uint32_t fmt) { return pvk_guest_ptr(ctx, DB, W * H * bpp_of(fmt)); }
+
+static uint32_t depth_at(uint32_t fmt, uint32_t x, uint32_t y)
+{
+    const uint8_t *p = depth_bytes(fmt) + tiled(x, y) * bpp_of(fmt);
+    return fmt == 0 ? (uint32_t)(p[0] | p[1] << 8) : (uint32_t)(p[0] | p[1] << 8 | p[2] << 16);
+}
+
+/* Every pixel's depth set to `q`; the D24S8 stencil bytes to a pattern. */
+static void fill_depth(uint32_t fmt, uint32_t q)
+{
+    pvk_wait_idle(ctx);
+    uint32_t bpp = bpp_of(fmt);
+    uint8_t *p = depth_bytes(fmt);
+    for (uint32_t i = 0; i < W * H; i++)
+        for (uint32_t b = 0; b < bpp; b++)
+            p[i * bpp + b] = b == 3 ? (uint8_t)(i * 7 + 3) : (uint8_t)(q >> (8 * b));
+    pvk_guest_written(ctx, DB, W * H * bpp);
+}
+
+/* Pseudo-random bytes everywhere (stencil included). */
+static void fill_depth_random(uint32_t fmt, uint32_t seed)
+{
+    pvk_wait_idle(ctx);
+    uint8_t *p = depth_bytes(fmt);
+    for (uint32_t i = 0; i < W * H * bpp_of(fmt); i++) {
+        seed = seed * 1664525u + 1013904223u;
+        p[i] = (uint8_t)(seed >> 24);
+    }
+    pvk_guest_written(ctx, DB, W * H * bpp_of(fmt));
+}
+
+static float edge(pt a, pt b, float x, float y)
+{
+    return (b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x);
+}
+
+static int inside(const pt t[3], uint32_t x, uint32_t y)
+{
+    float px = (float)x + 0.5f, py = (float)y + 0.5f;
+    float e0 = edge(t[0], t[1], px, py), e1 = edge(t[1], t[2], px, py), e2 = edge(t[2], t[0], px, py);
+    return (e0 > 0 && e1 > 0 && e2 > 0) || (e0 < 0 && e1 < 0 && e2 < 0);
+}
+
+/* The formula, in float32 as the fragment shader runs it; the double
+ * evaluation must agree (the test's values avoid rounding cases). */
+static uint32_t expect_depth(float z, float w, float scale, float offset, int wbuffer, uint32_t bits)
+{
+    float maxq = (float)((1u << bits) - 1);
+    volatile float d = z / w * scale;
+    d = d + offset;
+    if (wbuffer)
+        d = d * w;
+    float c = d < 0.0f ? 0.0f : d > 1.0f ? 1.0f : d;
+    volatile float prod = c * maxq;
+    uint32_t q = (uint32_t)prod;
+    double dd = (double)z / w * scale + offset;
+    if (wbuffer)
+        dd *= w;
+    dd = dd < 0 ? 0 : dd > 1 ? 1 : dd;
+    CHECK_EQ(q, (uint32_t)floor(dd * ((1u << bits) - 1)));
+    return q;
+}
+
+static const float RED[4] = {1, 0, 0, 1}, GREEN[4] = {0, 1, 0, 1};
+static const pt TRI_A[3] = {{5.25f, 4.25f}, {50.75f, 9.5f}, {20.5f, 40.75f}};
+static const pt TRI_B[3] = {{28.25f, 2.75f}, {60.5f, 30.25f}, {12.75f, 44.5f}};
+
+/* After a draw of TRI_A at depth `q` over a buffer filled with `bg` by
+ * fill_depth: inside pixels hold q, outside bg, all stencil bytes intact. */
+static void expect_depths(uint32_t fmt, uint32_t q, uint32_t bg)
+{
+    int bad = 0;
+    for (uint32_t y = 0; y < H; y++)
+        for (uint32_t x = 0; x < W; x++) {
+            uint32_t want = inside(TRI_A, x, y) ? q : bg, got = depth_at(fmt, x, y);
+            if (got != want && bad++ < 5)
+                fprintf(stderr, "fmt %u pixel (%u,%u): depth 0x%06X, want 0x%06X\n", fmt, x, y, got, want);
+            uint32_t i = tiled(x, y);
+            if (fmt == 3 && depth_bytes(fmt)[i * 4 + 3] != (uint8_t)(i * 7 + 3) && bad++ < 5)
+                fprintf(stderr, "pixel (%u,%u): stencil byte changed\n", x, y);
+            uint32_t col = pixel(x, y), wantc = inside(TRI_A, x, y) ? 0xFF0000FFu : 0;
+            if (col != wantc && bad++ < 5)
+                fprintf(stderr, "fmt %u pixel (%u,%u): colour 0x%08X, want 0x%08X\n", fmt, x, y, col, wantc);
+        }
+    CHECK_EQ(bad, 0);
+}
+
+typedef struct { float z, w, scale, offset; int wbuffer; } depth_case;
+
+static void test_formats(void)
+{
+    const depth_case cases[] = {
+        {-0.375f, 1.0f, -0.5f, 0.0625f, 0},  /* 0.25 */
+        {-0.875f, 1.0f, -0.5f, 0.0625f, 0},  /* 0.5 */
+        {-0.375f, 1.0f, -4.0f, 0.0f, 0},     /* 1.5: clamped to 1 */
+        {-0.375f, 1.0f, -0.5f, -0.5f, 0},    /* -0.3125: clamped to 0 */
+        {-0.75f, 2.0f, -0.5f, 0.03125f, 0},  /* z/w = -0.375: 0.21875 */
+        {-0.75f, 2.0f, -0.5f, 0.03125f, 1},  /* W-buffer: 0.4375 = z*scale + w*offset */
+        {-0.5f, 1.0f, 1.0f, 0.75f, 1},       /* W-buffer, w = 1: 0.25 */
+    };
+    const uint32_t fmts[3] = {0, 2, 3};
+    for (unsigned f = 0; f < 3; f++) {
+        uint32_t fmt = fmts[f], bits = fmt == 0 ? 16 : 24;
+        setup_fb(fmt);
+        for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            const depth_case *k = &cases[c];
+            /* the W-buffer with w != 1 interpolates w: exact to D16 only */
+            if (k->wbuffer && k->w != 1.0f && bits == 24)
+                continue;
+            uint32_t q = expect_depth(k->z, k->w, k->scale, k->offset, k->wbuffer, bits);
+            uint32_t bg = 0x5A3C1E & ((1u << bits) - 1);
+            clear_fb();
+            fill_depth(fmt, bg);
+            depthmap(!k->wbuffer, k->scale, k->offset);
+            depth_mask(1, 1 /* always */, 1);
+            put_vertices(TRI_A, 3, RED, k->z, k->w);
+            draw();
+            expect_depths(fmt, q, bg);
+        }
+        /* write-only (test bit clear) behaves as Always */
+        uint32_t q = expect_depth(-0.375f, 1.0f, -0.5f, 0.0625f, 0, bits);
+        clear_fb();
+        fill_depth(fmt, 0);
+        depthmap(1, -0.5f, 0.0625f);
+        depth_mask(0, 0 /* never, ignored */, 1);
+        put_vertices(TRI_A, 3, RED, -0.375f, 1.0f);
+        draw();
+        expect_depths(fmt, q, 0);
+    }
+}
+
+/* TRI_A (red) at qA, then TRI_B (green) at qB < qA with each function over
+ * a background of qB: the B-only region compares equal, the overlap less. */
+static void test_functions(void)
+{
+    const uint32_t fmt = 2;
+    setup_fb(fmt);
+    depthmap(1, -0.5f, 0.0625f);
+    uint32_t qa = expect_depth(-0.875f, 1.0f, -0.5f, 0.0625f, 0, 24);
+    uint32_t qb = expect_depth(-0.375f, 1.0f, -0.5f, 0.0625f, 0, 24);
+    CHECK(qb < qa);
+    /* pass on (qB == stored, qB < stored) */
+    static const int pass[8][2] = {{0, 0}, {1, 1}, {1, 0}, {0, 1}, {0, 1}, {1, 1}, {0, 0}, {1, 0}};
+    for (uint32_t func = 0; func < 8; func++) {
+        clear_fb();
+        fill_depth(fmt, qb);
+        depth_mask(0, 0, 1); /* write-only: Always */
+        put_vertices(TRI_A, 3, RED, -0.875f, 1.0f);
+        draw();
+        depth_mask(1, func, 1);
+        put_vertices(TRI_B, 3, GREEN, -0.375f, 1.0f);
+        draw();
+        int bad = 0;
+        for (uint32_t y = 0; y < H; y++)
+            for (uint32_t x = 0; x < W; x++) {
+                int a = inside(TRI_A, x, y), b = inside(TRI_B, x, y);
+                int b_wins = b && pass[func][a ? 1 : 0];
+                uint32_t wantc = b_wins ? 0x00FF00FFu : a ? 0xFF0000FFu : 0;
+                uint32_t wantd = b_wins ? qb : a ? qa : qb;
+                uint32_t col = pixel(x, y), dep = depth_at(fmt, x, y);
+                if ((col != wantc || dep != wantd) && bad++ < 5)
+                    fprintf(stderr, "func %u pixel (%u,%u): colour 0x%08X depth 0x%06X, want 0x%08X 0x%06X\n",
+                            func, x, y, col, dep, wantc, wantd);
+            }
+        CHECK_EQ(bad, 0);
+    }
+}
+
+/* Depth writes off (mask bit clear, or DEPTHBUFFER_WRITE without bit 1):
+ * guest depth (and stencil) stay byte for byte; the test still applies. */
+static void test_write_disable(void)
+{
+    const uint32_t fmt = 3, size = W * H * 4;
+    setup_fb(fmt);
+    depthmap(1, -0.5f, 0.0625f);
+    uint8_t *before = malloc(size);
+    for (int variant = 0; variant < 2; variant++) {
+        clear_fb();
+        fill_depth(fmt, 0x600000); /* above 0.25 * (2^24 - 1): LESS passes */
+        memcpy(before, depth_bytes(fmt), size);
+        if (variant == 0) {
+            depth_mask(1, 4 /* less */, 0);
+        } else {
+            depth_mask(1, 4, 1);
+            reg(PVK_GPUREG_DEPTHBUFFER_WRITE, 1); /* stencil only */
+        }
+        put_vertices(TRI_A, 3, RED, -0.375f, 1.0f);
+        draw();
+        CHECK(memcmp(before, depth_bytes(fmt), size) == 0);
+        int bad = 0;
+        for (uint32_t y = 0; y < H; y++)
+            for (uint32_t x = 0; x < W; x++)
+                bad += pixel(x, y) != (inside(TRI_A, x, y) ? 0xFF0000FFu : 0);
+        CHECK_EQ(bad, 0);
+    }
+    /* random depth and stencil bytes survive a draw that writes depth */
+    reg(PVK_GPUREG_DEPTHBUFFER_WRITE, 3);
+    fill_depth_random(fmt, 12345);
+    memcpy(before, depth_bytes(fmt), size);
+    depth_mask(1, 0 /* never */, 1);
+    put_vertices(TRI_A, 3, RED, -0.375f, 1.0f);
+    draw();
+    CHECK(memcmp(before, depth_bytes(fmt), size) == 0);
+    free(before);
+}
+
+int main(void)
+{
+    for (int mirror = 0; mirror < 2; mirror++) {
+        ctx = th_context(NULL, mirror);
+        upload_shader();
+        setup_attribs();
+        test_formats();
+        test_functions();
+        test_write_disable();
+        pvk_stats st;
+        pvk_get_stats(ctx, &st);
+        CHECK_EQ(st.bad_input, 0);
+        th_release(ctx);
+    }
+    return th_finish("test_depth");
+}
