@@ -470,16 +470,18 @@ void pvk_image_destroy(pvk_context *ctx, pvk_image *im)
     memset(im, 0, sizeof *im);
 }
 
-pvk_result pvk_image_ensure(pvk_context *ctx, pvk_image *im, uint32_t w, uint32_t h, VkImageUsageFlags usage,
-                            bool view)
+pvk_result pvk_image_ensure(pvk_context *ctx, pvk_image *im, uint32_t w, uint32_t h, VkFormat format,
+                            VkImageUsageFlags usage, bool view)
 {
     if (im->image && im->w == w && im->h == h)
         return PVK_SUCCESS;
     pvk_image_destroy(ctx, im);
+    bool depth = format == VK_FORMAT_D16_UNORM || format == VK_FORMAT_X8_D24_UNORM_PACK32 ||
+                 format == VK_FORMAT_D32_SFLOAT || format == VK_FORMAT_D24_UNORM_S8_UINT;
     VkImageCreateInfo ici = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
         .imageType = VK_IMAGE_TYPE_2D,
-        .format = VK_FORMAT_R8G8B8A8_UNORM,
+        .format = format,
         .extent = {w, h, 1},
         .mipLevels = 1,
         .arrayLayers = 1,
@@ -510,8 +512,8 @@ pvk_result pvk_image_ensure(pvk_context *ctx, pvk_image *im, uint32_t w, uint32_
             .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
             .image = im->image,
             .viewType = VK_IMAGE_VIEW_TYPE_2D,
-            .format = VK_FORMAT_R8G8B8A8_UNORM,
-            .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
+            .format = format,
+            .subresourceRange = {depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
         };
         if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImageView(ctx->device, &vci, NULL, &im->view),
                               "vkCreateImageView")))

@@ -45,10 +45,7 @@ struct pvk_draw {
     VkDeviceMemory staging_mem, vbuf_mem;
     void *vmap;
     VkDeviceSize vcap;
-    VkImage dimg; /* depth attachment (VK_NULL_HANDLE until needed) */
-    VkImageView dview;
-    VkDeviceMemory dimg_mem;
-    uint32_t dw, dh;
+    pvk_image depth; /* depth attachment (no image until needed) */
     VkFormat dfmt; /* VK_FORMAT_UNDEFINED: the device cannot, draws go without depth */
     VkBuffer dstaging;
     VkDeviceMemory dstaging_mem;
@@ -170,72 +167,18 @@ out:
 
 static pvk_result ensure_target(pvk_context *ctx, struct pvk_draw *d, uint32_t w, uint32_t h)
 {
-    return pvk_image_ensure(ctx, &d->rt, w, h,
+    return pvk_image_ensure(ctx, &d->rt, w, h, VK_FORMAT_R8G8B8A8_UNORM,
                             VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                                 VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                             true);
 }
 
-static void destroy_depth_image(pvk_context *ctx, struct pvk_draw *d)
-{
-    if (d->dview)
-        ctx->vk.vkDestroyImageView(ctx->device, d->dview, NULL);
-    if (d->dimg)
-        ctx->vk.vkDestroyImage(ctx->device, d->dimg, NULL);
-    if (d->dimg_mem)
-        ctx->vk.vkFreeMemory(ctx->device, d->dimg_mem, NULL);
-    d->dview = VK_NULL_HANDLE;
-    d->dimg = VK_NULL_HANDLE;
-    d->dimg_mem = VK_NULL_HANDLE;
-    d->dw = d->dh = 0;
-}
-
 static pvk_result ensure_depth_image(pvk_context *ctx, struct pvk_draw *d, uint32_t w, uint32_t h)
 {
-    if (d->dimg && d->dw == w && d->dh == h)
-        return PVK_SUCCESS;
-    destroy_depth_image(ctx, d);
-    VkImageCreateInfo ici = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
-        .imageType = VK_IMAGE_TYPE_2D,
-        .format = d->dfmt,
-        .extent = {w, h, 1},
-        .mipLevels = 1,
-        .arrayLayers = 1,
-        .samples = VK_SAMPLE_COUNT_1_BIT,
-        .tiling = VK_IMAGE_TILING_OPTIMAL,
-        .usage = VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                 VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-    };
-    pvk_result r;
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImage(ctx->device, &ici, NULL, &d->dimg), "vkCreateImage")))
-        goto fail;
-    VkMemoryRequirements req;
-    ctx->vk.vkGetImageMemoryRequirements(ctx->device, d->dimg, &req);
-    int type = pvk_find_memory_type(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    if (type < 0)
-        type = pvk_find_memory_type(ctx, req.memoryTypeBits, 0);
-    VkMemoryAllocateInfo mai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size, .memoryTypeIndex = (uint32_t)type};
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkAllocateMemory(ctx->device, &mai, NULL, &d->dimg_mem), "vkAllocateMemory")) ||
-        (r = pvk_vk_check(ctx, ctx->vk.vkBindImageMemory(ctx->device, d->dimg, d->dimg_mem, 0), "vkBindImageMemory")))
-        goto fail;
-    VkImageViewCreateInfo vci = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-        .image = d->dimg,
-        .viewType = VK_IMAGE_VIEW_TYPE_2D,
-        .format = d->dfmt,
-        .subresourceRange = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1},
-    };
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImageView(ctx->device, &vci, NULL, &d->dview), "vkCreateImageView")))
-        goto fail;
-    d->dw = w;
-    d->dh = h;
-    return PVK_SUCCESS;
-fail:
-    destroy_depth_image(ctx, d);
-    return r;
+    return pvk_image_ensure(ctx, &d->depth, w, h, d->dfmt,
+                            VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                            true);
 }
 
 static pvk_result ensure_vertices(pvk_context *ctx, struct pvk_draw *d, VkDeviceSize bytes)
@@ -620,13 +563,13 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
         pvk_op_dispatch(ctx, &op, PVK_PIPE_DEPTH_IO, bufs, &io, (io.count + 63) / 64, 1, 1);
         pvk_op_barrier(ctx, &op);
         pvk_mmio_count(ctx, PVK_REG_TRAFFIC_FIRST + 0x20, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_READS */
-        image_barrier_aspect(ctx, cmd, d->dimg, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+        image_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
                              VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-        ctx->vk.vkCmdCopyBufferToImage(cmd, d->dstaging, d->dimg, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &dbic);
-        image_barrier_aspect(ctx, cmd, d->dimg, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+        ctx->vk.vkCmdCopyBufferToImage(cmd, d->dstaging, d->depth.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &dbic);
+        image_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                              VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
-    } else if (d->dimg) {
-        image_barrier_aspect(ctx, cmd, d->dimg, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+    } else if (d->depth.image) {
+        image_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
                              VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
     }
 
@@ -639,7 +582,7 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
     };
     VkRenderingAttachmentInfo datt = {
         .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-        .imageView = d->dview,
+        .imageView = d->depth.view,
         .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
         .loadOp = dst.use ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR,
         .storeOp = dst.write ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE,
@@ -650,7 +593,7 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
         .layerCount = 1,
         .colorAttachmentCount = 1,
         .pColorAttachments = &att,
-        .pDepthAttachment = d->dimg ? &datt : NULL,
+        .pDepthAttachment = d->depth.image ? &datt : NULL,
     };
     ctx->vk.vkCmdBeginRendering(cmd, &ri);
     ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, d->pipeline);
@@ -694,7 +637,7 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
         f24_reg(ctx, PVK_GPUREG_DEPTHMAP_SCALE), f24_reg(ctx, PVK_GPUREG_DEPTHMAP_OFFSET),
         (float)((1u << (dst.bits ? dst.bits : 24)) - 1), !pvk_depthmap_enable(regs[PVK_GPUREG_DEPTHMAP_ENABLE])};
     ctx->vk.vkCmdPushConstants(cmd, d->layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof fpush, &fpush);
-    if (d->dimg) {
+    if (d->depth.image) {
         ctx->vk.vkCmdSetDepthTestEnable(cmd, dst.use);
         ctx->vk.vkCmdSetDepthWriteEnable(cmd, dst.write);
         ctx->vk.vkCmdSetDepthCompareOp(cmd, dst.use ? dst.op : VK_COMPARE_OP_ALWAYS);
@@ -718,9 +661,9 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
     image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
     ctx->vk.vkCmdCopyImageToBuffer(cmd, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->staging, 1, &bic);
     if (dst.write) {
-        image_barrier_aspect(ctx, cmd, d->dimg, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+        image_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                              VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-        ctx->vk.vkCmdCopyImageToBuffer(cmd, d->dimg, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->dstaging, 1, &dbic);
+        ctx->vk.vkCmdCopyImageToBuffer(cmd, d->depth.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->dstaging, 1, &dbic);
     }
     pvk_op_barrier(ctx, &op);
     pvk_transfer_record_convert(ctx, &op, staging, 0, guest, sub, w, w, h, 0, (uint32_t)fmt, 2);
@@ -782,7 +725,7 @@ void pvk_draw_destroy(pvk_context *ctx)
     if (!d)
         return;
     pvk_image_destroy(ctx, &d->rt);
-    destroy_depth_image(ctx, d);
+    pvk_image_destroy(ctx, &d->depth);
     if (d->dstaging)
         ctx->vk.vkDestroyBuffer(ctx->device, d->dstaging, NULL);
     if (d->dstaging_mem)

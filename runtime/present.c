@@ -85,7 +85,7 @@ static void destroy_image(pvk_context *ctx, lcd_image *im)
  * are sampled by the host and get a view. */
 static pvk_result ensure_image(pvk_context *ctx, lcd_image *im, uint32_t w, uint32_t h, bool output)
 {
-    return pvk_image_ensure(ctx, im, w, h,
+    return pvk_image_ensure(ctx, im, w, h, VK_FORMAT_R8G8B8A8_UNORM,
                             VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                                 (output ? VK_IMAGE_USAGE_SAMPLED_BIT : 0),
                             output);

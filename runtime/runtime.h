@@ -116,7 +116,7 @@ void pvk_device_destroy(pvk_context *ctx);
 int pvk_find_memory_type(const pvk_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags want);
 pvk_result pvk_create_buffer(pvk_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage,
                              VkMemoryPropertyFlags props, VkBuffer *buf, VkDeviceMemory *mem);
-/* An RGBA8 2D image with its memory and (optionally) a view. */
+/* A 2D image with its memory and (optionally) a view. */
 typedef struct pvk_image {
     VkImage image;
     VkImageView view;
@@ -124,8 +124,8 @@ typedef struct pvk_image {
     uint32_t w, h;
 } pvk_image;
 /* (Re)create `im` at w x h unless it already is that size. */
-pvk_result pvk_image_ensure(pvk_context *ctx, pvk_image *im, uint32_t w, uint32_t h, VkImageUsageFlags usage,
-                            bool view);
+pvk_result pvk_image_ensure(pvk_context *ctx, pvk_image *im, uint32_t w, uint32_t h, VkFormat format,
+                            VkImageUsageFlags usage, bool view);
 void pvk_image_destroy(pvk_context *ctx, pvk_image *im);
 
 /* ---- compute and submission (runtime/compute.c) ---- */

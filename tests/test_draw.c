@@ -3,61 +3,8 @@
  * (coordinates are chosen so no centre lies on an edge), in the colour the
  * vertices carry; culling, strips, fans, viewport offsets and both scissor
  * modes; the colour buffer lands tiled in guest memory in its format. */
-#include "harness.h"
+#include "draw_common.h"
 #include "translator/asm.h"
-#include "translator/regs.h"
-
-#define FB 0x18000000u
-#define VB 0x18200000u
-#define W 64u
-#define H 48u
-
-static pvk_context *ctx;
-
-static void reg(uint32_t id, uint32_t v)
-{
-    CHECK_EQ(pvk_mmio_write32(ctx, 0x10401000u + 4 * id, v), PVK_SUCCESS);
-}
-
-static uint32_t f24(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    return pvk_f32_to_f24(b);
-}
-
-/* MOV o0, v0; MOV o1, v1; END with one identity operand descriptor. */
-static void upload_shader(void)
-{
-    const uint32_t code[] = {(0x13u << 26) | (0u << 21) | (0u << 12), (0x13u << 26) | (1u << 21) | (1u << 12),
-                             0x22u << 26};
-    reg(PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
-    for (unsigned i = 0; i < 3; i++)
-        reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, code[i]);
-    reg(PVK_GPUREG_VSH_CODETRANSFER_END, 1);
-    reg(PVK_GPUREG_VSH_OPDESCS_CONFIG, 0);
-    reg(PVK_GPUREG_VSH_OPDESCS_DATA, 0xF | (0x1Bu << 5) | (0x1Bu << 14) | (0x1Bu << 23));
-    reg(PVK_GPUREG_VSH_ENTRYPOINT, 0x7FFF0000u);
-    reg(PVK_GPUREG_VSH_OUTMAP_MASK, 0x3);
-    reg(PVK_GPUREG_SH_OUTMAP_TOTAL, 2);
-    reg(PVK_GPUREG_SH_OUTMAP_O0, 0x03020100); /* position x y z w */
-    reg(PVK_GPUREG_SH_OUTMAP_O0 + 1, 0x0B0A0908); /* colour r g b a */
-    reg(PVK_GPUREG_VSH_INPUTBUFFER_CONFIG, 0xA0000000u | 1);
-    reg(PVK_GPUREG_VSH_NUM_ATTR, 1);
-    reg(PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW, 0x10);
-    reg(PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_HIGH, 0);
-}
-
-/* Two float4 attributes (position, colour) interleaved in one buffer. */
-static void setup_attribs(void)
-{
-    reg(PVK_GPUREG_ATTRIBBUFFERS_LOC, VB >> 3);
-    reg(PVK_GPUREG_ATTRIBBUFFERS_FORMAT_LOW, 0xFF);               /* attr 0, 1: float x4 */
-    reg(PVK_GPUREG_ATTRIBBUFFERS_FORMAT_HIGH, 1u << 28);          /* 2 attributes, none fixed */
-    reg(PVK_GPUREG_ATTRIBBUFFER0_OFFSET, 0);
-    reg(PVK_GPUREG_ATTRIBBUFFER0_CONFIG1, 0x10);                  /* components: attr 0, attr 1 */
-    reg(PVK_GPUREG_ATTRIBBUFFER0_CONFIG2, (32u << 16) | (2u << 28)); /* 32-byte stride, 2 components */
-}
 
 static void setup_fb(uint32_t fmt_code)
 {
