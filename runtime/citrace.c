@@ -72,7 +72,10 @@ static void write_sized(pvk_context *ctx, uint32_t addr, uint32_t size_code, uin
         return;
     }
     uint32_t mask = (bytes == 1 ? 0xFFu : 0xFFFFu) << shift;
-    pvk_mmio_read32(ctx, word, &old);
+    if (word >= PVK_MMIO_BASE && word - PVK_MMIO_BASE < 0x1000)
+        old = pvk_mmio_reg(ctx, word - PVK_MMIO_BASE); /* a read could have side effects */
+    else if (word >= PVK_MMIO_BASE + 0x1000 && word - PVK_MMIO_BASE < PVK_MMIO_SIZE)
+        old = ctx->pica.regs[(word - PVK_MMIO_BASE - 0x1000) / 4];
     pvk_mmio_write32(ctx, word, (old & ~mask) | (((uint32_t)value << shift) & mask));
 }
 
@@ -89,8 +92,10 @@ static pvk_result load_initial_state(pvk_context *ctx, const ct_file *f, const u
     /* The external (GPU) and internal (PICA) register files go in as stored,
      * without side effects; the LCD block belongs to another unit. */
     uint32_t off = rd32(h + 12 + 8 * CT_GPU_REGS), n = rd32(h + 16 + 8 * CT_GPU_REGS);
+    static uint32_t gpu[PVK_MMIO_WORDS];
     for (uint32_t i = 0; i < n && i < PVK_MMIO_WORDS; i++)
-        ctx->mmio.regs[i] = rd32(f->data + off + 4 * i);
+        gpu[i] = rd32(f->data + off + 4 * i);
+    pvk_mmio_load(ctx, gpu, NULL, n < PVK_MMIO_WORDS ? n : PVK_MMIO_WORDS);
     off = rd32(h + 12 + 8 * CT_PICA_REGS);
     n = rd32(h + 16 + 8 * CT_PICA_REGS);
     for (uint32_t i = 0; i < n && i < PVK_PICA_REG_COUNT; i++)

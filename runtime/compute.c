@@ -227,8 +227,10 @@ pvk_result pvk_op_submit(pvk_context *ctx, pvk_op *op)
     ctx->pending[slot] = op->p;
     ctx->pending_count++;
     op->cmd = VK_NULL_HANDLE;
+    /* The operation is submitted whatever waiting for it says: its retire
+     * callback runs exactly once (a lost device is sticky for later calls). */
     if (ctx->debug & PVK_DEBUG_SYNC)
-        return pvk_retire(ctx, true);
+        pvk_retire(ctx, true);
     return PVK_SUCCESS;
 }
 

@@ -364,7 +364,7 @@ static bool current_target(pvk_context *ctx, target *t)
     t->w = dim & 0x7FF;
     t->h = ((dim >> 12) & 0x3FF) + 1;
     t->fmt = color_format_to_transfer(pvk_colorbuffer_format(regs[PVK_GPUREG_COLORBUFFER_FORMAT]));
-    t->addr = (regs[PVK_GPUREG_COLORBUFFER_LOC] & 0x0FFFFFFF) << 3;
+    t->addr = pvk_buffer_loc(regs[PVK_GPUREG_COLORBUFFER_LOC]) << 6; /* 64-byte units (3dbrew) */
     if (t->w == 0 || t->w % 8 || t->h % 8 || t->w > MAX_DIM || t->h > MAX_DIM) {
         pvk_bad_input(ctx, "draw: colour buffer size %ux%u is not a multiple of 8 tiles in 1..%u; dropped", t->w,
                       t->h, MAX_DIM);

@@ -55,32 +55,42 @@ static char *skip_ws(char *p)
     return p;
 }
 
-/* Next whitespace-separated token (also split at '=' and ','), or NULL. */
+/* Next whitespace-separated token, or NULL.  Lines are normalised first
+ * (split_operators), so '=' and ',' are tokens of their own. */
 static char *token(char **pp)
 {
     char *p = skip_ws(*pp);
     if (!*p)
         return NULL;
     char *start = p;
-    if (*p == '=' || *p == ',') {
+    while (*p && *p != ' ' && *p != '\t')
         p++;
-    } else {
-        while (*p && *p != ' ' && *p != '\t' && *p != '=' && *p != ',')
-            p++;
-    }
-    if (*p == ' ' || *p == '\t') {
+    if (*p)
         *p++ = 0;
-    } else if (*p) {
-        /* keep the delimiter for the next call: move the token */
-        static char buf[MAX_LINE];
-        size_t n = (size_t)(p - start);
-        memcpy(buf, start, n);
-        buf[n] = 0;
-        *pp = p;
-        return buf;
-    }
     *pp = p;
     return start;
+}
+
+/* Copy `in` to `out` with spaces around '=' and ',' outside parentheses
+ * (so `a=b,c` tokenises like `a = b , c` and `rgba(1,2,3,4)` stays whole).
+ * False when the result does not fit. */
+static bool split_operators(const char *in, char *out, size_t cap)
+{
+    size_t n = 0;
+    int depth = 0;
+    for (; *in; in++) {
+        depth += *in == '(' ? 1 : *in == ')' ? -1 : 0;
+        bool op = depth <= 0 && (*in == '=' || *in == ',');
+        if (n + 4 > cap)
+            return false;
+        if (op)
+            out[n++] = ' ';
+        out[n++] = *in;
+        if (op)
+            out[n++] = ' ';
+    }
+    out[n] = 0;
+    return true;
 }
 
 static bool parse_u32(const char *t, uint32_t *v)
@@ -195,6 +205,8 @@ static pvk_result st_mem(scene *s, char *p)
                 return fail(s, "bad byte '%s'", t);
             if (b > 0xFF)
                 return fail(s, "byte 0x%X out of range", b);
+            if (n == sizeof bytes)
+                return fail(s, "too many bytes on one line");
             bytes[n++] = (uint8_t)b;
         }
         if (!n)
@@ -217,6 +229,8 @@ static pvk_result st_mem(scene *s, char *p)
             } else if (!parse_u32(t, &w)) {
                 return fail(s, "bad word '%s'", t);
             }
+            if (n + 4 > sizeof bytes)
+                return fail(s, "too many values on one line");
             for (int i = 0; i < 4; i++)
                 bytes[n++] = (uint8_t)(w >> (8 * i));
         }
@@ -417,7 +431,7 @@ static pvk_result probe_color(scene *s, char *p)
         return fail(s, "(%u,%u) is outside the %ux%u colour buffer (or its format %u is unknown)", x, y, w, h, fmt);
     uint32_t row = h - 1 - y, b = bpp_of[fmt];
     uint32_t m = (x & 1) | (row & 1) << 1 | (x & 2) << 1 | (row & 2) << 2 | (x & 4) << 2 | (row & 4) << 3;
-    uint32_t addr = ((regs[PVK_GPUREG_COLORBUFFER_LOC] & 0x0FFFFFFF) << 3) + ((row & ~7u) * w + (x & ~7u) * 8 + m) * b;
+    uint32_t addr = (pvk_buffer_loc(regs[PVK_GPUREG_COLORBUFFER_LOC]) << 6) + ((row & ~7u) * w + (x & ~7u) * 8 + m) * b;
     pvk_guest_flush(s->ctx, addr, b);
     const uint8_t *q = pvk_guest_ptr(s->ctx, addr, b);
     if (!q)
@@ -570,7 +584,10 @@ static pvk_result statement(scene *s, char *line)
     char *hash = strchr(line, '#');
     if (hash)
         *hash = 0;
-    char *p = line;
+    char norm[3 * MAX_LINE];
+    if (!split_operators(line, norm, sizeof norm))
+        return fail(s, "line too long");
+    char *p = norm;
     char *kw = token(&p);
     if (!kw)
         return PVK_SUCCESS;

@@ -238,6 +238,21 @@ pvk_result pvk_frame_hash(pvk_context *ctx, uint64_t *hash)
 
 /* ---- replay ---- */
 
+/* Every FIFO position of a loaded translator state inside its table. */
+static bool pica_state_valid(const pvk_pica *p)
+{
+    for (int u = 0; u < 2; u++) {
+        const pvk_shader_unit *sh = &p->sh[u];
+        if (sh->code_pos > PVK_SH_CODE_WORDS || sh->opdesc_pos > PVK_SH_OPDESCS ||
+            sh->float_index > PVK_SH_FLOAT_UNIFORMS || sh->float_words >= 4)
+            return false;
+    }
+    return p->lighting_pos <= PVK_LUT_ENTRIES * PVK_LIGHTING_LUTS && p->fog_pos <= PVK_FOG_LUT_ENTRIES &&
+           p->gas_pos <= PVK_GAS_LUT_ENTRIES && p->proctex_pos <= PVK_LUT_ENTRIES * PVK_PROCTEX_LUT_TABLES &&
+           p->attr_words < 3 && (p->fixed_index <= PVK_FIXED_ATTRS || p->fixed_index == 0xF) &&
+           p->imm_count < PVK_MAX_VS_INPUTS;
+}
+
 typedef struct reader {
     FILE *f;
     ZSTD_DCtx *dc;
@@ -341,15 +356,39 @@ pvk_result pvk_trace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_
         case REC_EXTERNAL:
             if (len != sizeof ctx->mmio.regs + sizeof ctx->mmio.lut)
                 goto bad_len;
+        {
             pvk_retire(ctx, true);
-            memcpy(ctx->mmio.regs, p, sizeof ctx->mmio.regs);
-            memcpy(ctx->mmio.lut, p + sizeof ctx->mmio.regs, sizeof ctx->mmio.lut);
+            static uint32_t regs[PVK_MMIO_WORDS], lut[2][PVK_LCD_LUT_SIZE];
+            memcpy(regs, p, sizeof regs);
+            memcpy(lut, p + sizeof regs, sizeof lut);
+            pvk_mmio_load(ctx, regs, (const uint32_t(*)[PVK_LCD_LUT_SIZE])lut, PVK_MMIO_WORDS);
+        }
             break;
         case REC_INTERNAL:
             if (len != sizeof ctx->pica.regs + PICA_STATE_LEN)
                 goto bad_len;
-            memcpy(ctx->pica.regs, p, sizeof ctx->pica.regs);
-            memcpy((uint8_t *)&ctx->pica + PICA_STATE_OFF, p + sizeof ctx->pica.regs, PICA_STATE_LEN);
+        {
+            /* the positions inside the state index the translator's tables:
+             * check them before anything uses them */
+            pvk_pica *st = malloc(sizeof *st);
+            if (!st) {
+                err = PVK_ERROR_OUT_OF_MEMORY;
+                goto out;
+            }
+            *st = ctx->pica;
+            memcpy((uint8_t *)st + PICA_STATE_OFF, p + sizeof ctx->pica.regs, PICA_STATE_LEN);
+            bool ok = pica_state_valid(st);
+            if (ok) {
+                memcpy(ctx->pica.regs, p, sizeof ctx->pica.regs);
+                memcpy((uint8_t *)&ctx->pica + PICA_STATE_OFF, (uint8_t *)st + PICA_STATE_OFF, PICA_STATE_LEN);
+            }
+            free(st);
+            if (!ok) {
+                pvk_bad_input(ctx, "trace: the internal register snapshot has positions outside its tables");
+                err = PVK_ERROR_BAD_DATA;
+                goto out;
+            }
+        }
             break;
         case REC_MMIO:
             if (len != 8)

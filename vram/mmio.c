@@ -173,6 +173,44 @@ void pvk_mmio_reset(pvk_context *ctx)
         m->lut[0][i] = m->lut[1][i] = 0x010101u * i;
 }
 
+/* Bits of the special registers a snapshot may set besides their writable
+ * ones: the finished flags, the PDC select/status bits, the LUT index. */
+static uint32_t snapshot_mask(uint32_t off, int pdc, const reg_info *r)
+{
+    if (pdc >= 0) {
+        switch (off & 0xFF) {
+        case PVK_PDC_SELECT: return 0x70011;
+        case PVK_PDC_LUT_INDEX: return 0xFF;
+        case PVK_PDC_LUT_DATA: return 0;
+        }
+        return r->wmask;
+    }
+    switch (off) {
+    case 0x01C:
+    case 0x02C: return 0x001F0302; /* never busy: nothing runs for a snapshot */
+    case PVK_REG_MEMCOPY_CNT: return 0x100;
+    case PVK_REG_MAKE_SOMETHING: return 0xFFFFFFFF;
+    case PVK_REG_MAKE_MESS: return 0x3F3F0100;
+    }
+    return r->wmask;
+}
+
+void pvk_mmio_load(pvk_context *ctx, const uint32_t *regs, const uint32_t lut[2][PVK_LCD_LUT_SIZE], uint32_t count)
+{
+    pvk_mmio *m = &ctx->mmio;
+    for (uint32_t i = 0; i < PVK_MMIO_WORDS; i++) {
+        int pdc;
+        const reg_info *r = lookup(i * 4, &pdc);
+        if (!r || (r->flags & F_RO))
+            continue; /* unnamed: stays 0; read-only: picavk's own */
+        m->regs[i] = i < count ? regs[i] & snapshot_mask(i * 4, pdc, r) : r->reset;
+    }
+    if (lut)
+        for (int p = 0; p < 2; p++)
+            for (int k = 0; k < PVK_LCD_LUT_SIZE; k++)
+                m->lut[p][k] = lut[p][k] & 0x00FFFFFFu;
+}
+
 uint32_t pvk_mmio_reg(const pvk_context *ctx, uint32_t off)
 {
     return ctx->mmio.regs[(off & 0xFFC) / 4];

@@ -227,6 +227,10 @@ static pvk_result run_copy(pvk_context *ctx, int pipe, const pvk_guest_span *src
 static pvk_result chunk_copy(pvk_context *ctx, uint32_t src_addr, uint32_t dst_addr, uint64_t size, uint32_t in_w,
                              uint32_t in_gap, uint32_t out_w, uint32_t out_gap)
 {
+    if (size == 0) { /* only from a zero-height raw copy: nothing to do */
+        copy_done(ctx);
+        return PVK_SUCCESS;
+    }
     pvk_guest_span src, dst;
     if (!resolve64(ctx, src_addr, strided_span(size, in_w, in_gap), "memcopy source", &src) ||
         !resolve64(ctx, dst_addr, strided_span(size, out_w, out_gap), "memcopy destination", &dst)) {
@@ -355,7 +359,8 @@ void pvk_transfer_record_convert(pvk_context *ctx, pvk_op *op, pvk_buffer_range 
                                  pvk_buffer_range dst, uint32_t dst_sub, uint32_t in_width, uint32_t w, uint32_t h,
                                  uint32_t in_fmt, uint32_t out_fmt, uint32_t mode)
 {
-    bool quads = in_fmt == 0 && out_fmt == 0;
+    /* the vector path needs 16-byte aligned rows and tiles */
+    bool quads = in_fmt == 0 && out_fmt == 0 && src_sub % 16 == 0 && dst_sub % 16 == 0;
     uint32_t push[16] = {src_sub, dst_sub, in_width, w, h, in_fmt, out_fmt, mode & 3};
     uint32_t cw = quads ? w / 2 : w, ch = quads ? h / 2 : h;
     pvk_buffer_range ranges[2] = {src, dst};

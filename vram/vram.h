@@ -144,6 +144,10 @@ enum {
 /* Name of the external register at `offset`, or NULL when unnamed. */
 const char *pvk_mmio_name(uint32_t offset);
 void pvk_mmio_reset(pvk_context *ctx);
+/* Load a register snapshot (a trace's, a CiTrace's) of `count` words: every
+ * register keeps only the bits a write could set, read-only registers stay
+ * picavk's own; `lut` may be NULL. */
+void pvk_mmio_load(pvk_context *ctx, const uint32_t *regs, const uint32_t lut[2][PVK_LCD_LUT_SIZE], uint32_t count);
 uint32_t pvk_mmio_reg(const pvk_context *ctx, uint32_t offset); /* stored value */
 /* Add to a read-only traffic counter (wraps like hardware counters). */
 void pvk_mmio_count(pvk_context *ctx, uint32_t offset, uint32_t amount);
