@@ -354,6 +354,7 @@ static pvk_result build_vertices(pvk_context *ctx, struct pvk_draw *d, const pvk
 typedef struct target {
     uint32_t w, h, bpp, addr;
     int fmt;
+    bool color; /* colour writes allowed (COLORBUFFER_WRITE): the buffer is loaded and stored */
     pvk_guest_span span;
 } target;
 
@@ -376,6 +377,12 @@ static bool current_target(pvk_context *ctx, target *t)
         return false;
     }
     t->bpp = t->fmt == 0 ? 4 : t->fmt == 1 ? 3 : 2;
+    /* Without colour writes (depth-only passes: citro3d binds no colour
+     * buffer and clears the access registers) the colour buffer is left
+     * alone; nothing reads it until blending exists. */
+    t->color = pvk_colorbuffer_access(regs[PVK_GPUREG_COLORBUFFER_WRITE]) != 0;
+    if (!t->color)
+        return true;
     return pvk_guest_resolve(ctx, t->addr, t->w * t->h * t->bpp, "draw colour buffer", &t->span);
 }
 
@@ -519,12 +526,14 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
     pvk_result r;
     if ((r = ensure_target(ctx, d, w, h)))
         return r;
-    pvk_buffer_range guest;
-    uint32_t sub;
-    if (!pvk_guest_bind(ctx, &span, &guest, &sub, "draw colour buffer"))
-        return PVK_SUCCESS;
-    if (span.region->mirror)
-        pvk_guest_upload(ctx, &span);
+    pvk_buffer_range guest = {0};
+    uint32_t sub = 0;
+    if (t->color) {
+        if (!pvk_guest_bind(ctx, &span, &guest, &sub, "draw colour buffer"))
+            return PVK_SUCCESS;
+        if (span.region->mirror)
+            pvk_guest_upload(ctx, &span);
+    }
     pvk_buffer_range staging = {d->staging, 0, (VkDeviceSize)w * h * 4};
     depth_state dst;
     if (!current_depth(ctx, d, t, &dst))
@@ -549,12 +558,17 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
         return r;
     VkCommandBuffer cmd = op.cmd;
     /* load: tiled guest colour -> linear RGBA8 (memory byte order) -> image */
-    pvk_transfer_record_convert(ctx, &op, guest, sub, staging, 0, w, w, h, (uint32_t)fmt, 0, 0);
-    pvk_op_barrier(ctx, &op);
-    image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
     VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
-    ctx->vk.vkCmdCopyBufferToImage(cmd, d->staging, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
-    image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+    if (t->color) {
+        pvk_transfer_record_convert(ctx, &op, guest, sub, staging, 0, w, w, h, (uint32_t)fmt, 0, 0);
+        pvk_op_barrier(ctx, &op);
+        image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        ctx->vk.vkCmdCopyBufferToImage(cmd, d->staging, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
+        image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                      VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+    } else {
+        image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+    }
     /* depth: tiled guest -> linear q * 2^-24 -> D32 image */
     struct { uint32_t base, width, height, bpp, mode, count, pad[2]; } io = {dsub, w, h, dst.bpp, 0, w * h, {0, 0}};
     VkBufferImageCopy dbic = {.imageSubresource = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
@@ -658,15 +672,19 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
     ctx->vk.vkCmdEndRendering(cmd);
 
     /* store: image -> linear staging -> tiled guest colour */
-    image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-    ctx->vk.vkCmdCopyImageToBuffer(cmd, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->staging, 1, &bic);
+    if (t->color) {
+        image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                      VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+        ctx->vk.vkCmdCopyImageToBuffer(cmd, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->staging, 1, &bic);
+    }
     if (dst.write) {
         image_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                              VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
         ctx->vk.vkCmdCopyImageToBuffer(cmd, d->depth.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->dstaging, 1, &dbic);
     }
     pvk_op_barrier(ctx, &op);
-    pvk_transfer_record_convert(ctx, &op, staging, 0, guest, sub, w, w, h, 0, (uint32_t)fmt, 2);
+    if (t->color)
+        pvk_transfer_record_convert(ctx, &op, staging, 0, guest, sub, w, w, h, 0, (uint32_t)fmt, 2);
     d->depth_len = 0;
     if (dst.write) {
         pvk_buffer_range bufs[2] = {dguest, dstaging};
@@ -679,8 +697,9 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
     }
     op.p.retire = draw_retire;
     op.p.dst_addr = addr;
-    op.p.dst_len = w * h * bpp;
-    pvk_mmio_count(ctx, PVK_REG_TRAFFIC_FIRST + 0x2C, w * h * bpp); /* POLYGON_COLORBUFFER_WRITES */
+    op.p.dst_len = t->color ? w * h * bpp : 0;
+    if (t->color)
+        pvk_mmio_count(ctx, PVK_REG_TRAFFIC_FIRST + 0x2C, w * h * bpp); /* POLYGON_COLORBUFFER_WRITES */
     return pvk_op_submit(ctx, &op);
 }
 

@@ -296,8 +296,11 @@ static void scan_pdc(pvk_context *ctx, pvk_op *op, int pdc)
     uint32_t n = s.lines;
     lcd_screen *right = &lcd->screens[PVK_SCREEN_TOP_RIGHT];
     if (pdc == 0 && s.mode >= MODE_AB) {
-        /* stereo panel: each eye sees the lines of its framebuffer */
-        uint32_t eye = n / 2 ? n / 2 : 1;
+        /* stereo panel: each eye sees the lines of its framebuffer.  A window of
+         * 800 scanlines (the panel programmed for 3D) splits between the eyes;
+         * a smaller one (the 2D value, or never written, as GSP-level hosts
+         * leave it: libctru's 3D is two 400-line buffers) is each eye's. */
+        uint32_t eye = n >= 800 ? n / 2 : n;
         scan(ctx, op, 0, &s, MODE_A, s.addr_a, eye, 0, 0, eye, &lcd->screens[PVK_SCREEN_TOP]);
         if (s.addr_b != s.addr_a)
             scan(ctx, op, 0, &s, MODE_A, s.addr_b, eye, 0, 0, eye, right);

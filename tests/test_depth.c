@@ -18,6 +18,8 @@ static void setup_fb(uint32_t depth_fmt)
 {
     reg(PVK_GPUREG_COLORBUFFER_FORMAT, 2);
     reg(PVK_GPUREG_COLORBUFFER_LOC, FB >> 3);
+    reg(PVK_GPUREG_COLORBUFFER_READ, 0xF);
+    reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
     reg(PVK_GPUREG_DEPTHBUFFER_FORMAT, depth_fmt);
     reg(PVK_GPUREG_DEPTHBUFFER_LOC, DB >> 3);
     reg(PVK_GPUREG_FRAMEBUFFER_DIM, W | ((H - 1) << 12) | (1u << 24));

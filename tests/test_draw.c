@@ -10,6 +10,8 @@ static void setup_fb(uint32_t fmt_code)
 {
     reg(PVK_GPUREG_COLORBUFFER_FORMAT, (fmt_code << 16) | (fmt_code == 0 ? 2 : 0));
     reg(PVK_GPUREG_COLORBUFFER_LOC, FB >> 3);
+    reg(PVK_GPUREG_COLORBUFFER_READ, 0xF); /* colour reads and writes allowed, as citro3d binds it */
+    reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
     reg(PVK_GPUREG_FRAMEBUFFER_DIM, W | ((H - 1) << 12) | (1u << 24));
     reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(W / 2.0f));
     reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(H / 2.0f));
@@ -230,6 +232,13 @@ int main(void)
         clear_fb();
         immediate(1, quad, 4, GREEN);
         expect_cover(strip_tris, 2, 0x00FF00FF, 0, 0, -1, -1, 0);
+        /* colour writes disallowed (a depth-only pass): the colour buffer stays as it was */
+        clear_fb();
+        reg(PVK_GPUREG_COLORBUFFER_WRITE, 0);
+        put_vertices(ccw, 3, RED, 0, 0);
+        draw(0, 3);
+        expect_cover(ccw, 0, 0xFF0000FF, 0, 0, -1, -1, 0);
+        reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
         /* RGB565 colour buffer: a blue triangle lands as 0x001F */
         clear_fb();
         setup_fb(3);

@@ -1,4 +1,5 @@
 /* The output map and primitive assembly. */
+#include <math.h>
 #include <string.h>
 
 #include "runtime/runtime.h"
@@ -32,6 +33,12 @@ void pvk_vs_outmap(const pvk_context *ctx, const float o[PVK_SH_OUTPUTS][4], pvk
                 *dst[sem] = o[reg][c];
         }
         slot++;
+    }
+    /* The hardware takes the absolute value of vertex colours and saturates
+     * them before interpolation (Citra, from hardware tests). */
+    for (int c = 0; c < 4; c++) {
+        float v = fabsf(out->color[c]);
+        out->color[c] = v > 1.0f ? 1.0f : v;
     }
 }
 
