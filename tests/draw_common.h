@@ -59,4 +59,29 @@ static void setup_attribs(void)
     reg(PVK_GPUREG_ATTRIBBUFFER0_CONFIG2, (32u << 16) | (2u << 28)); /* 32-byte stride, 2 components */
 }
 
+/* DRAWARRAYS of `n` vertices in PRIMITIVE_CONFIG mode `mode` (2 outputs), then wait. */
+static void draw_arrays(uint32_t mode, uint32_t n)
+{
+    reg(PVK_GPUREG_PRIMITIVE_CONFIG, (mode << 8) | 1);
+    reg(PVK_GPUREG_NUMVERTICES, n);
+    reg(PVK_GPUREG_VERTEX_OFFSET, 0);
+    reg(PVK_GPUREG_DRAWARRAYS, 1);
+    CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+}
+
+static void clear_fb(void)
+{
+    pvk_wait_idle(ctx);
+    memset(pvk_guest_ptr(ctx, FB, W * H * 4), 0, W * H * 4);
+    pvk_guest_written(ctx, FB, W * H * 4);
+}
+
+/* Tiled pixel index of window pixel (x, y): y up, memory row 0 at the top. */
+static uint32_t tiled_index(uint32_t x, uint32_t y)
+{
+    uint32_t row = H - 1 - y;
+    uint32_t m = (x & 1) | (row & 1) << 1 | (x & 2) << 1 | (row & 2) << 2 | (x & 4) << 2 | (row & 4) << 3;
+    return (row & ~7u) * W + (x & ~7u) * 8 + m;
+}
+
 #endif

@@ -63,33 +63,9 @@ static void put_vertices(const pt *p, unsigned n, const float color[4], float z,
     pvk_guest_written(ctx, VB, n * 32);
 }
 
-static void draw(void)
-{
-    reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
-    reg(PVK_GPUREG_NUMVERTICES, 3);
-    reg(PVK_GPUREG_VERTEX_OFFSET, 0);
-    reg(PVK_GPUREG_DRAWARRAYS, 1);
-    CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
-}
-
-static void clear_fb(void)
-{
-    pvk_wait_idle(ctx);
-    memset(pvk_guest_ptr(ctx, FB, W * H * 4), 0, W * H * 4);
-    pvk_guest_written(ctx, FB, W * H * 4);
-}
-
-/* Tiled index of window pixel (x, y), y up, row 0 at the top. */
-static uint32_t tiled(uint32_t x, uint32_t y)
-{
-    uint32_t row = H - 1 - y;
-    uint32_t m = (x & 1) | (row & 1) << 1 | (x & 2) << 1 | (row & 2) << 2 | (x & 4) << 2 | (row & 4) << 3;
-    return (row & ~7u) * W + (x & ~7u) * 8 + m;
-}
-
 static uint32_t pixel(uint32_t x, uint32_t y)
 {
-    const uint8_t *p = (const uint8_t *)pvk_guest_ptr(ctx, FB, W * H * 4) + tiled(x, y) * 4;
+    const uint8_t *p = (const uint8_t *)pvk_guest_ptr(ctx, FB, W * H * 4) + tiled_index(x, y) * 4;
     return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
@@ -99,7 +75,7 @@ static uint8_t *depth_bytes(uint32_t fmt) { return pvk_guest_ptr(ctx, DB, W * H 
 
 static uint32_t depth_at(uint32_t fmt, uint32_t x, uint32_t y)
 {
-    const uint8_t *p = depth_bytes(fmt) + tiled(x, y) * bpp_of(fmt);
+    const uint8_t *p = depth_bytes(fmt) + tiled_index(x, y) * bpp_of(fmt);
     return fmt == 0 ? (uint32_t)(p[0] | p[1] << 8) : (uint32_t)(p[0] | p[1] << 8 | p[2] << 16);
 }
 
@@ -173,7 +149,7 @@ static void expect_depths(uint32_t fmt, uint32_t q, uint32_t bg)
             uint32_t want = inside(TRI_A, x, y) ? q : bg, got = depth_at(fmt, x, y);
             if (got != want && bad++ < 5)
                 fprintf(stderr, "fmt %u pixel (%u,%u): depth 0x%06X, want 0x%06X\n", fmt, x, y, got, want);
-            uint32_t i = tiled(x, y);
+            uint32_t i = tiled_index(x, y);
             if (fmt == 3 && depth_bytes(fmt)[i * 4 + 3] != (uint8_t)(i * 7 + 3) && bad++ < 5)
                 fprintf(stderr, "pixel (%u,%u): stencil byte changed\n", x, y);
             uint32_t col = pixel(x, y), wantc = inside(TRI_A, x, y) ? 0xFF0000FFu : 0;
@@ -212,7 +188,7 @@ static void test_formats(void)
             depthmap(!k->wbuffer, k->scale, k->offset);
             depth_mask(1, 1 /* always */, 1);
             put_vertices(TRI_A, 3, RED, k->z, k->w);
-            draw();
+            draw_arrays(0, 3);
             expect_depths(fmt, q, bg);
         }
         /* write-only (test bit clear) behaves as Always */
@@ -222,7 +198,7 @@ static void test_formats(void)
         depthmap(1, -0.5f, 0.0625f);
         depth_mask(0, 0 /* never, ignored */, 1);
         put_vertices(TRI_A, 3, RED, -0.375f, 1.0f);
-        draw();
+        draw_arrays(0, 3);
         expect_depths(fmt, q, 0);
     }
 }
@@ -244,10 +220,10 @@ static void test_functions(void)
         fill_depth(fmt, qb);
         depth_mask(0, 0, 1); /* write-only: Always */
         put_vertices(TRI_A, 3, RED, -0.875f, 1.0f);
-        draw();
+        draw_arrays(0, 3);
         depth_mask(1, func, 1);
         put_vertices(TRI_B, 3, GREEN, -0.375f, 1.0f);
-        draw();
+        draw_arrays(0, 3);
         int bad = 0;
         for (uint32_t y = 0; y < H; y++)
             for (uint32_t x = 0; x < W; x++) {
@@ -283,7 +259,7 @@ static void test_write_disable(void)
             reg(PVK_GPUREG_DEPTHBUFFER_WRITE, 1); /* stencil only */
         }
         put_vertices(TRI_A, 3, RED, -0.375f, 1.0f);
-        draw();
+        draw_arrays(0, 3);
         CHECK(memcmp(before, depth_bytes(fmt), size) == 0);
         int bad = 0;
         for (uint32_t y = 0; y < H; y++)
@@ -297,7 +273,7 @@ static void test_write_disable(void)
     memcpy(before, depth_bytes(fmt), size);
     depth_mask(1, 0 /* never */, 1);
     put_vertices(TRI_A, 3, RED, -0.375f, 1.0f);
-    draw();
+    draw_arrays(0, 3);
     CHECK(memcmp(before, depth_bytes(fmt), size) == 0);
     free(before);
 }

@@ -36,28 +36,10 @@ static void put_vertices(const pt *p, unsigned n, const float color[4], int ox, 
     pvk_guest_written(ctx, VB, n * 32);
 }
 
-static void draw(uint32_t mode, uint32_t n)
-{
-    reg(PVK_GPUREG_PRIMITIVE_CONFIG, (mode << 8) | 1);
-    reg(PVK_GPUREG_NUMVERTICES, n);
-    reg(PVK_GPUREG_VERTEX_OFFSET, 0);
-    reg(PVK_GPUREG_DRAWARRAYS, 1);
-    CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
-}
-
-static void clear_fb(void)
-{
-    pvk_wait_idle(ctx);
-    memset(pvk_guest_ptr(ctx, FB, W * H * 4), 0, W * H * 4);
-    pvk_guest_written(ctx, FB, W * H * 4);
-}
-
 /* RGBA8 word of window pixel (x, y), y up: tiled, row 0 at the top. */
 static uint32_t pixel(uint32_t x, uint32_t y)
 {
-    uint32_t row = H - 1 - y;
-    uint32_t m = (x & 1) | (row & 1) << 1 | (x & 2) << 1 | (row & 2) << 2 | (x & 4) << 2 | (row & 4) << 3;
-    uint32_t idx = (row & ~7u) * W + (x & ~7u) * 8 + m;
+    uint32_t idx = tiled_index(x, y);
     const uint8_t *p = (const uint8_t *)pvk_guest_ptr(ctx, FB, W * H * 4) + idx * 4;
     return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
@@ -168,7 +150,7 @@ int main(void)
         const pt cw[3] = {ccw[0], ccw[2], ccw[1]};
         clear_fb();
         put_vertices(ccw, 3, RED, 0, 0);
-        draw(0, 3);
+        draw_arrays(0, 3);
         expect_cover(ccw, 1, 0xFF0000FF, 0, 0, -1, -1, 0);
         /* culling: mode 2 keeps counter-clockwise, mode 1 keeps clockwise */
         for (uint32_t mode = 1; mode <= 2; mode++)
@@ -176,7 +158,7 @@ int main(void)
                 clear_fb();
                 reg(PVK_GPUREG_FACECULLING_CONFIG, mode);
                 put_vertices(wind ? cw : ccw, 3, RED, 0, 0);
-                draw(0, 3);
+                draw_arrays(0, 3);
                 int kept = (mode == 2) == (wind == 0);
                 expect_cover(ccw, kept ? 1 : 0, 0xFF0000FF, 0, 0, -1, -1, 0);
             }
@@ -186,13 +168,13 @@ int main(void)
         const float GREEN[4] = {0, 1, 0, 1};
         clear_fb();
         put_vertices(quad, 4, GREEN, 0, 0);
-        draw(1, 4);
+        draw_arrays(1, 4);
         const pt strip_tris[6] = {quad[0], quad[1], quad[2], quad[2], quad[1], quad[3]};
         expect_cover(strip_tris, 2, 0x00FF00FF, 0, 0, -1, -1, 0);
         const pt fan[4] = {quad[0], quad[1], quad[3], quad[2]};
         clear_fb();
         put_vertices(fan, 4, GREEN, 0, 0);
-        draw(2, 4);
+        draw_arrays(2, 4);
         const pt fan_tris[6] = {fan[0], fan[1], fan[2], fan[0], fan[2], fan[3]};
         expect_cover(fan_tris, 2, 0x00FF00FF, 0, 0, -1, -1, 0);
         /* viewport offset: the same window triangle through a shifted viewport;
@@ -200,7 +182,7 @@ int main(void)
         clear_fb();
         reg(PVK_GPUREG_VIEWPORT_XY, 7u | (5u << 16));
         put_vertices(ccw, 3, RED, 7, 5);
-        draw(0, 3);
+        draw_arrays(0, 3);
         expect_cover(ccw, 1, 0xFF0000FF, 7, 5, W - 1, H - 1, 0);
         reg(PVK_GPUREG_VIEWPORT_XY, 0);
         /* scissor include (mode 3) and exclude (mode 1): inclusive rectangle */
@@ -210,7 +192,7 @@ int main(void)
             reg(PVK_GPUREG_SCISSORTEST_POS, 10u | (8u << 16));
             reg(PVK_GPUREG_SCISSORTEST_DIM, 30u | (20u << 16));
             put_vertices(ccw, 3, RED, 0, 0);
-            draw(0, 3);
+            draw_arrays(0, 3);
             expect_cover(ccw, 1, 0xFF0000FF, 10, 8, 30, 20, smode == 1);
         }
         reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
@@ -222,7 +204,7 @@ int main(void)
         reg(PVK_GPUREG_FRAGOP_CLIP_DATA2, 0);
         reg(PVK_GPUREG_FRAGOP_CLIP_DATA3, 0);
         put_vertices(ccw, 3, RED, 0, 0);
-        draw(0, 3);
+        draw_arrays(0, 3);
         expect_cover(ccw, 1, 0xFF0000FF, 32, 0, W - 1, H - 1, 0);
         reg(PVK_GPUREG_FRAGOP_CLIP, 0);
         /* immediate mode: a triangle list and a strip */
@@ -236,7 +218,7 @@ int main(void)
         clear_fb();
         reg(PVK_GPUREG_COLORBUFFER_WRITE, 0);
         put_vertices(ccw, 3, RED, 0, 0);
-        draw(0, 3);
+        draw_arrays(0, 3);
         expect_cover(ccw, 0, 0xFF0000FF, 0, 0, -1, -1, 0);
         reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
         /* RGB565 colour buffer: a blue triangle lands as 0x001F */
@@ -244,7 +226,7 @@ int main(void)
         setup_fb(3);
         const float BLUE[4] = {0, 0, 1, 1};
         put_vertices(ccw, 3, BLUE, 0, 0);
-        draw(0, 3);
+        draw_arrays(0, 3);
         const uint16_t *fb16 = pvk_guest_ptr(ctx, FB, W * H * 2);
         int blue = 0, other = 0;
         for (uint32_t i = 0; i < W * H; i++)
