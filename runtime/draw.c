@@ -50,7 +50,7 @@ struct pvk_draw {
     VkBuffer dstaging;
     VkDeviceMemory dstaging_mem;
     uint32_t depth_addr, depth_len; /* guest depth range the draw in flight writes */
-    bool announced, gs_logged;
+    bool gs_logged;
     pvk_vertex imm[3]; /* immediate mode: vertices the next triangle needs */
     uint32_t imm_count;
 };
@@ -492,11 +492,6 @@ static pvk_result on_immediate(pvk_context *ctx, struct pvk_draw *d, const pvk_p
 static pvk_result on_draw(pvk_context *ctx, void *user, const pvk_pica_draw *draw)
 {
     struct pvk_draw *d = user;
-    if (!d->announced) {
-        pvk_log(ctx, PVK_LOG_INFO, "drawing without the fragment pipeline: fragments are the interpolated primary "
-                                   "colour, no stencil, blending or textures yet");
-        d->announced = true;
-    }
     if (draw->kind == PVK_PICA_DRAW_IMMEDIATE)
         return on_immediate(ctx, d, draw);
     d->imm_count = 0;
@@ -710,6 +705,8 @@ pvk_result pvk_draw_init(pvk_context *ctx)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->draw = d;
     d->budget = PVK_SHADER_BUDGET;
+    pvk_log(ctx, PVK_LOG_INFO, "drawing without the fragment pipeline: fragments are the interpolated primary "
+                               "colour (no textures, combiners, blending or stencil yet)");
     /* D32_SFLOAT holds every 24-bit depth exactly (see draw.frag); Vulkan
      * requires it for depth attachments and transfers, but check anyway. */
     VkFormatProperties fp;
