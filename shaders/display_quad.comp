@@ -1,14 +1,13 @@
-// Display transfer, RGBA8 -> RGBA8 without scaling: one 2x2 quad per
-// invocation.  A quad at even (x, y) is 16 contiguous bytes in a tiled image
-// (the low Morton bits are x0, y0) and two 8-byte runs in a linear one, so the
-// common framebuffer copy moves whole vectors.  A separate pipeline because
-// the general shader's size costs CPU drivers several times its work.
+// Display transfer, RGBA8 -> RGBA8 without scaling: one 4x2 pixel block per
+// invocation.  Two horizontally adjacent 2x2 quads of a tile are 32
+// contiguous bytes in tiled memory (their Morton indices differ only in x1)
+// and two 16-byte runs in a linear one, so the common framebuffer copy moves
+// only whole 16-byte vectors.  A separate pipeline because the general
+// shader's size costs CPU drivers several times its work.
 #version 460
 layout(local_size_x = 8, local_size_y = 8) in;
-layout(std430, set = 0, binding = 0) readonly buffer SrcQ { uvec4 src128[]; };
-layout(std430, set = 0, binding = 0) readonly buffer SrcD { uvec2 src64[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer DstQ { uvec4 dst128[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer DstD { uvec2 dst64[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Src { uvec4 src[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Dst { uvec4 dst[]; };
 layout(push_constant) uniform Push {
     uint src_base, dst_base;  // byte offsets (multiples of 16) inside each binding
     uint in_width;            // input row length in pixels
@@ -22,6 +21,7 @@ uint morton(uint x, uint y)
     return (x & 1u) | ((y & 1u) << 1) | ((x & 2u) << 1) | ((y & 2u) << 2) | ((x & 4u) << 2) | ((y & 4u) << 3);
 }
 
+// Pixel index of (x, y) in a tiled image `w` pixels wide.
 uint tiled_index(uint x, uint y, uint w)
 {
     return (y & ~7u) * w + (x & ~7u) * 8u + morton(x & 7u, y & 7u);
@@ -29,19 +29,22 @@ uint tiled_index(uint x, uint y, uint w)
 
 void main()
 {
-    uint x = gl_GlobalInvocationID.x * 2u, y = gl_GlobalInvocationID.y * 2u;
+    uint x = gl_GlobalInvocationID.x * 4u, y = gl_GlobalInvocationID.y * 2u;
     if (x >= out_width || y >= out_height) return;
     bool flip = (mode & 1u) != 0u;
     if ((mode & 2u) == 0u) { // tiled -> linear
-        uvec4 q = src128[(src_base >> 4) + tiled_index(x, y, in_width) / 4u];
+        uint t = (src_base >> 4) + tiled_index(x, y, in_width) / 4u;
+        uvec4 q0 = src[t], q1 = src[t + 1u];
         uint y0 = flip ? out_height - 1u - y : y, y1 = flip ? y0 - 1u : y0 + 1u;
-        dst64[(dst_base >> 3) + (y0 * out_width + x) / 2u] = q.xy;
-        dst64[(dst_base >> 3) + (y1 * out_width + x) / 2u] = q.zw;
+        dst[(dst_base >> 4) + (y0 * out_width + x) / 4u] = uvec4(q0.xy, q1.xy);
+        dst[(dst_base >> 4) + (y1 * out_width + x) / 4u] = uvec4(q0.zw, q1.zw);
     } else { // linear -> tiled
-        uvec2 a = src64[(src_base >> 3) + (y * in_width + x) / 2u];
-        uvec2 b = src64[(src_base >> 3) + ((y + 1u) * in_width + x) / 2u];
+        uvec4 a = src[(src_base >> 4) + (y * in_width + x) / 4u];
+        uvec4 b = src[(src_base >> 4) + ((y + 1u) * in_width + x) / 4u];
         uint oy = flip ? out_height - 2u - y : y;
-        if (flip) { uvec2 t = a; a = b; b = t; }
-        dst128[(dst_base >> 4) + tiled_index(x, oy, out_width) / 4u] = uvec4(a, b);
+        if (flip) { uvec4 t = a; a = b; b = t; }
+        uint t = (dst_base >> 4) + tiled_index(x, oy, out_width) / 4u;
+        dst[t] = uvec4(a.xy, b.xy);
+        dst[t + 1u] = uvec4(a.zw, b.zw);
     }
 }

@@ -337,8 +337,8 @@ static pvk_result display_transfer(pvk_context *ctx, uint32_t src_addr, uint32_t
      * multiples of 8 (register masks) and addresses of 16 bytes. */
     bool quads = in_fmt == 0 && out_fmt == 0 && scale == 0;
     uint32_t push[16] = {0, 0, iw, w, h, in_fmt, out_fmt, mode};
-    /* the RGBA8 path runs one invocation per 2x2 quad */
-    uint32_t cw = quads ? w / 2 : w, ch = quads ? h / 2 : h;
+    /* the RGBA8 path runs one invocation per 4x2 block */
+    uint32_t cw = quads ? w / 4 : w, ch = quads ? h / 2 : h;
     return run_copy(ctx, quads ? PVK_PIPE_DISPLAY_QUAD : PVK_PIPE_DISPLAY_TRANSFER, &src, &dst, push, 1,
                     (cw + 7) / 8, (ch + 7) / 8, NULL, 0);
 }
@@ -362,7 +362,7 @@ void pvk_transfer_record_convert(pvk_context *ctx, pvk_op *op, pvk_buffer_range 
     /* the vector path needs 16-byte aligned rows and tiles */
     bool quads = in_fmt == 0 && out_fmt == 0 && src_sub % 16 == 0 && dst_sub % 16 == 0;
     uint32_t push[16] = {src_sub, dst_sub, in_width, w, h, in_fmt, out_fmt, mode & 3};
-    uint32_t cw = quads ? w / 2 : w, ch = quads ? h / 2 : h;
+    uint32_t cw = quads ? w / 4 : w, ch = quads ? h / 2 : h;
     pvk_buffer_range ranges[2] = {src, dst};
     pvk_op_dispatch(ctx, op, quads ? PVK_PIPE_DISPLAY_QUAD : PVK_PIPE_DISPLAY_TRANSFER, ranges, push, (cw + 7) / 8,
                     (ch + 7) / 8, 1);
