@@ -18,16 +18,6 @@ static uint32_t format_bpp(uint32_t f)
     return f == 0 ? 4 : f == 1 ? 3 : 2;
 }
 
-typedef struct bound_span {
-    pvk_buffer_range range;
-    uint32_t sub;
-} bound_span;
-
-static bool bind_span(pvk_context *ctx, const pvk_guest_span *s, bound_span *b, const char *what)
-{
-    return pvk_guest_bind(ctx, s, &b->range, &b->sub, what);
-}
-
 static void groups_1d(uint32_t items, uint32_t *gx, uint32_t *gy)
 {
     uint32_t groups = (items + 63) / 64;
@@ -93,8 +83,9 @@ pvk_result pvk_transfer_fill(pvk_context *ctx, int unit)
         fill_done(ctx, unit);
         return PVK_ERROR_OUT_OF_RANGE;
     }
-    bound_span b;
-    if (!bind_span(ctx, &span, &b, "memory fill")) {
+    pvk_buffer_range b;
+    uint32_t sub;
+    if (!pvk_guest_bind(ctx, &span, &b, &sub, "memory fill")) {
         fill_done(ctx, unit);
         return PVK_ERROR_BAD_PARAMETERS;
     }
@@ -108,13 +99,13 @@ pvk_result pvk_transfer_fill(pvk_context *ctx, int unit)
     if (width != 1) {
         /* 16- and 32-bit patterns repeat every 4 bytes: the device's fill */
         uint32_t word = width == 2 ? value : (value & 0xFFFF) * 0x10001u;
-        ctx->vk.vkCmdFillBuffer(op.cmd, b.range.buffer, b.range.offset + b.sub, span.len, word);
+        ctx->vk.vkCmdFillBuffer(op.cmd, b.buffer, b.offset + sub, span.len, word);
     } else {
         uint32_t chunks = span.len / 16;
-        uint32_t push[4] = {b.sub / 16, chunks, value, width};
+        uint32_t push[4] = {sub / 16, chunks, value, width};
         uint32_t gx, gy;
         groups_1d(chunks, &gx, &gy);
-        pvk_op_dispatch(ctx, &op, PVK_PIPE_FILL, &b.range, push, gx, gy, 1);
+        pvk_op_dispatch(ctx, &op, PVK_PIPE_FILL, &b, push, gx, gy, 1);
     }
     op.p.retire = fill_retire;
     op.p.arg = (uint32_t)unit;
@@ -171,8 +162,10 @@ static pvk_result run_copy(pvk_context *ctx, int pipe, const pvk_guest_span *src
                            uint32_t *push, uint32_t unit, uint32_t gx, uint32_t gy, VkBufferCopy *regions,
                            uint32_t n_regions)
 {
-    bound_span bs, bd;
-    if (!bind_span(ctx, src, &bs, "memcopy source") || !bind_span(ctx, dst, &bd, "memcopy destination")) {
+    pvk_buffer_range bs, bd;
+    uint32_t ssub, dsub;
+    if (!pvk_guest_bind(ctx, src, &bs, &ssub, "memcopy source") ||
+        !pvk_guest_bind(ctx, dst, &bd, &dsub, "memcopy destination")) {
         copy_done(ctx);
         return PVK_ERROR_BAD_PARAMETERS;
     }
@@ -186,7 +179,7 @@ static pvk_result run_copy(pvk_context *ctx, int pipe, const pvk_guest_span *src
     bool overlap = src->region == dst->region && src->offset < dst->offset + dst->len &&
                    dst->offset < src->offset + src->len;
     if (overlap) {
-        if ((r = pvk_create_buffer(ctx, bs.range.range,
+        if ((r = pvk_create_buffer(ctx, bs.range,
                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                        VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                    VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &op.p.scratch, &op.p.scratch_mem))) {
@@ -194,23 +187,23 @@ static pvk_result run_copy(pvk_context *ctx, int pipe, const pvk_guest_span *src
             copy_done(ctx);
             return r;
         }
-        VkBufferCopy region = {bs.range.offset, 0, bs.range.range};
-        ctx->vk.vkCmdCopyBuffer(op.cmd, bs.range.buffer, op.p.scratch, 1, &region);
+        VkBufferCopy region = {bs.offset, 0, bs.range};
+        ctx->vk.vkCmdCopyBuffer(op.cmd, bs.buffer, op.p.scratch, 1, &region);
         pvk_op_barrier(ctx, &op);
-        bs.range.buffer = op.p.scratch;
-        bs.range.offset = 0;
+        bs.buffer = op.p.scratch;
+        bs.offset = 0;
     }
     if (regions) {
         /* plain runs of bytes: the device's copy engine (a memcpy on CPU drivers) */
         for (uint32_t i = 0; i < n_regions; i++) {
-            regions[i].srcOffset += bs.range.offset + bs.sub;
-            regions[i].dstOffset += bd.range.offset + bd.sub;
+            regions[i].srcOffset += bs.offset + ssub;
+            regions[i].dstOffset += bd.offset + dsub;
         }
-        ctx->vk.vkCmdCopyBuffer(op.cmd, bs.range.buffer, bd.range.buffer, n_regions, regions);
+        ctx->vk.vkCmdCopyBuffer(op.cmd, bs.buffer, bd.buffer, n_regions, regions);
     } else {
-        push[0] = bs.sub / unit;
-        push[1] = bd.sub / unit;
-        pvk_buffer_range ranges[2] = {bs.range, bd.range};
+        push[0] = ssub / unit;
+        push[1] = dsub / unit;
+        pvk_buffer_range ranges[2] = {bs, bd};
         pvk_op_dispatch(ctx, &op, pipe, ranges, push, gx, gy, 1);
     }
     op.p.retire = copy_retire;
