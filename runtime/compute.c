@@ -136,6 +136,28 @@ static void full_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkPipelineStageF
     ctx->vk.vkCmdPipelineBarrier2(cmd, &di);
 }
 
+void pvk_image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
+                       VkImageLayout from, VkImageLayout to, VkPipelineStageFlags2 src_stage,
+                       VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access)
+{
+    VkImageMemoryBarrier2 b = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
+        .srcStageMask = src_stage,
+        .srcAccessMask = src_access,
+        .dstStageMask = dst_stage,
+        .dstAccessMask = dst_access,
+        .oldLayout = from,
+        .newLayout = to,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .image = image,
+        .subresourceRange = {aspect, 0, 1, 0, 1},
+    };
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1,
+                           .pImageMemoryBarriers = &b};
+    ctx->vk.vkCmdPipelineBarrier2(cmd, &di);
+}
+
 void pvk_op_barrier(pvk_context *ctx, pvk_op *op)
 {
     full_barrier(ctx, op->cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,

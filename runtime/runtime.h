@@ -140,6 +140,10 @@ void pvk_op_abort(pvk_context *ctx, pvk_op *op);
  * `push`, and dispatch groups. */
 void pvk_op_dispatch(pvk_context *ctx, pvk_op *op, int pipe, const pvk_buffer_range *bufs,
                      const void *push, uint32_t gx, uint32_t gy, uint32_t gz);
+/* A layout transition of a one-mip, one-layer image. */
+void pvk_image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
+                       VkImageLayout from, VkImageLayout to, VkPipelineStageFlags2 src_stage,
+                       VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
 /* Make earlier shader/transfer writes visible to later commands of the same op. */
 void pvk_op_barrier(pvk_context *ctx, pvk_op *op);
 pvk_result pvk_retire(pvk_context *ctx, bool wait);
