@@ -89,10 +89,11 @@ static pvk_result load_initial_state(pvk_context *ctx, const ct_file *f, const u
             return PVK_ERROR_BAD_DATA;
         }
     }
-    /* The external (GPU) and internal (PICA) register files go in as stored,
-     * without side effects; the LCD block belongs to another unit. */
+    /* The external (GPU) register file goes in masked like register writes,
+     * the internal (PICA) one as stored, both without side effects; the LCD
+     * block belongs to another unit. */
     uint32_t off = rd32(h + 12 + 8 * CT_GPU_REGS), n = rd32(h + 16 + 8 * CT_GPU_REGS);
-    static uint32_t gpu[PVK_MMIO_WORDS];
+    uint32_t gpu[PVK_MMIO_WORDS] = {0};
     for (uint32_t i = 0; i < n && i < PVK_MMIO_WORDS; i++)
         gpu[i] = rd32(f->data + off + 4 * i);
     pvk_mmio_load(ctx, gpu, NULL, n < PVK_MMIO_WORDS ? n : PVK_MMIO_WORDS);

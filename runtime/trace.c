@@ -358,7 +358,7 @@ pvk_result pvk_trace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_
                 goto bad_len;
         {
             pvk_retire(ctx, true);
-            static uint32_t regs[PVK_MMIO_WORDS], lut[2][PVK_LCD_LUT_SIZE];
+            uint32_t regs[PVK_MMIO_WORDS], lut[2][PVK_LCD_LUT_SIZE]; /* aligned copies of the record */
             memcpy(regs, p, sizeof regs);
             memcpy(lut, p + sizeof regs, sizeof lut);
             pvk_mmio_load(ctx, regs, (const uint32_t(*)[PVK_LCD_LUT_SIZE])lut, PVK_MMIO_WORDS);
