@@ -30,7 +30,7 @@ static uint32_t fbits(float f)
     return u;
 }
 
-static void wr(pvk_context *ctx, uint32_t id, uint32_t v) { pvk_pica_cpu_write(ctx, id, v); }
+static void wr(pvk_context *ctx, uint32_t id, uint32_t v) { pvk_pica_write(&ctx->pica, id, v); }
 
 int main(void)
 {
@@ -106,7 +106,7 @@ int main(void)
     wr(ctx, PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_HIGH, 0);
 
     pvk_attrib_plan plan;
-    if (pvk_attrib_plan_build(ctx, &plan) != PVK_SUCCESS) {
+    if (pvk_attrib_plan_build(&ctx->pica, &plan) != PVK_SUCCESS) {
         fprintf(stderr, "vertex bench: attribute plan refused\n");
         return 1;
     }
@@ -117,7 +117,7 @@ int main(void)
     memset(o, 0, sizeof o);
     double max_err = 0;
     for (uint32_t i = 0; i < NVERT; i++) {
-        if (pvk_attrib_fetch(ctx, &plan, i, v) || pvk_vs_run(ctx, (const float(*)[4])v, o)) {
+        if (pvk_attrib_fetch(&ctx->pica, &plan, i, v) || pvk_vs_run(&ctx->pica, (const float(*)[4])v, o)) {
             fprintf(stderr, "vertex bench: vertex %u failed\n", i);
             return 1;
         }
@@ -137,8 +137,8 @@ int main(void)
     double t0 = now(), t1;
     do {
         for (uint32_t i = 0; i < NVERT; i++) {
-            pvk_attrib_fetch(ctx, &plan, i, v);
-            pvk_vs_run(ctx, (const float(*)[4])v, o);
+            pvk_attrib_fetch(&ctx->pica, &plan, i, v);
+            pvk_vs_run(&ctx->pica, (const float(*)[4])v, o);
         }
         n_full += NVERT;
         t1 = now();
@@ -148,12 +148,12 @@ int main(void)
     /* interpreter alone (inputs already in registers) */
     float (*vin)[PVK_SH_INPUTS][4] = calloc(NVERT, sizeof *vin);
     for (uint32_t i = 0; i < NVERT; i++)
-        pvk_attrib_fetch(ctx, &plan, i, vin[i]);
+        pvk_attrib_fetch(&ctx->pica, &plan, i, vin[i]);
     uint64_t n_sh = 0;
     t0 = now();
     do {
         for (uint32_t i = 0; i < NVERT; i++)
-            pvk_vs_run(ctx, (const float(*)[4])vin[i], o);
+            pvk_vs_run(&ctx->pica, (const float(*)[4])vin[i], o);
         n_sh += NVERT;
         t1 = now();
     } while (t1 - t0 < 1.0);

@@ -53,17 +53,23 @@ static bool in_file(const ct_file *f, uint64_t off, uint64_t len)
     return off <= f->size && len <= f->size - off;
 }
 
+static void ctx_write(pvk_context *ctx, uint32_t paddr, uint32_t value)
+{
+    if (pvk_ctx_mmio_check(ctx, paddr, "CiTrace"))
+        pvk_ctx_mmio_write(ctx, paddr, value);
+}
+
 /* A sub-word register write merges into the 32-bit register. */
 static void write_sized(pvk_context *ctx, uint32_t addr, uint32_t size_code, uint64_t value)
 {
     if (size_code == CT_SIZE_64) {
-        pvk_mmio_write32(ctx, addr, (uint32_t)value);
-        pvk_mmio_write32(ctx, addr + 4, (uint32_t)(value >> 32));
+        ctx_write(ctx, addr, (uint32_t)value);
+        ctx_write(ctx, addr + 4, (uint32_t)(value >> 32));
         return;
     }
     uint32_t bytes = size_code == CT_SIZE_8 ? 1 : size_code == CT_SIZE_8 + 1 ? 2 : 4;
     if (bytes == 4) {
-        pvk_mmio_write32(ctx, addr, (uint32_t)value);
+        ctx_write(ctx, addr, (uint32_t)value);
         return;
     }
     uint32_t word = addr & ~3u, shift = (addr & 3) * 8, old = 0;
@@ -75,8 +81,8 @@ static void write_sized(pvk_context *ctx, uint32_t addr, uint32_t size_code, uin
     if (word >= PVK_MMIO_BASE && word - PVK_MMIO_BASE < 0x1000)
         old = pvk_mmio_reg(ctx, word - PVK_MMIO_BASE); /* a read could have side effects */
     else if (word >= PVK_MMIO_BASE + 0x1000 && word - PVK_MMIO_BASE < PVK_MMIO_SIZE)
-        old = ctx->pica.regs[(word - PVK_MMIO_BASE - 0x1000) / 4];
-    pvk_mmio_write32(ctx, word, (old & ~mask) | (((uint32_t)value << shift) & mask));
+        old = ctx->pica.regs[(word - PVK_MMIO_BASE - 0x1000) / 4]; /* as stored: no read side effects */
+    ctx_write(ctx, word, (old & ~mask) | (((uint32_t)value << shift) & mask));
 }
 
 static pvk_result load_initial_state(pvk_context *ctx, const ct_file *f, const uint8_t *h)
@@ -153,7 +159,7 @@ static pvk_result play(pvk_context *ctx, const ct_file *f, pvk_frame_fn on_frame
         const uint8_t *e = f->data + stream_off + (uint64_t)i * CT_ELEMENT_SIZE;
         switch (rd32(e)) {
         case CT_FRAME:
-            if ((r = pvk_vblank(ctx)))
+            if ((r = pvk_lcd_vblank(ctx)))
                 return r;
             if (on_frame && (r = on_frame(user, ctx, frames)))
                 return r;
@@ -168,12 +174,12 @@ static pvk_result play(pvk_context *ctx, const ct_file *f, pvk_frame_fn on_frame
                               data_off, size);
                 return PVK_ERROR_BAD_DATA;
             }
-            uint8_t *dst = pvk_guest_ptr(ctx, addr, size); /* logs and counts a bad range */
+            uint8_t *dst = pvk_guest_host(ctx, addr, size, "CiTrace memory load"); /* logs and counts a bad range */
             if (!dst)
                 break;
             pvk_retire(ctx, true);
             memcpy(dst, f->data + data_off, size);
-            pvk_guest_written(ctx, addr, size);
+            pvk_guest_invalidate(ctx, addr, size);
             break;
         }
         case CT_REGISTER: {
@@ -203,19 +209,14 @@ static pvk_result play(pvk_context *ctx, const ct_file *f, pvk_frame_fn on_frame
     return pvk_retire(ctx, true);
 }
 
-pvk_result pvk_citrace_replay_memory(pvk_context *ctx, const void *data, size_t size, pvk_frame_fn on_frame,
-                                     void *user)
+pvk_result pvk_citrace_play(pvk_context *ctx, const void *data, size_t size, pvk_frame_fn on_frame, void *user)
 {
-    if (!ctx || (!data && size))
-        return PVK_ERROR_INVALID_ARGUMENT;
     ct_file f = {data, size};
     return play(ctx, &f, on_frame, user);
 }
 
-pvk_result pvk_citrace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user)
+pvk_result pvk_citrace_play_file(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user)
 {
-    if (!ctx || !path)
-        return PVK_ERROR_INVALID_ARGUMENT;
     FILE *fp = fopen(path, "rb");
     if (!fp) {
         pvk_log(ctx, PVK_LOG_ERROR, "CiTrace: cannot open %s", path);
@@ -236,7 +237,7 @@ pvk_result pvk_citrace_replay(pvk_context *ctx, const char *path, pvk_frame_fn o
     }
     size_t got = fread(buf, 1, (size_t)n, fp);
     fclose(fp);
-    pvk_result r = got == (size_t)n ? pvk_citrace_replay_memory(ctx, buf, got, on_frame, user) : PVK_ERROR_IO;
+    pvk_result r = got == (size_t)n ? pvk_citrace_play(ctx, buf, got, on_frame, user) : PVK_ERROR_IO;
     free(buf);
     return r;
 }

@@ -1,5 +1,9 @@
-/* The public context API: creation in the fixed order device -> compute ->
- * guest memory -> registers -> LCD, teardown in reverse. */
+/* The context: creation in the fixed order device -> compute -> guest memory
+ * -> registers -> LCD -> draws, teardown in reverse; the translator's
+ * environment (how the PICA reaches guest memory, the log, IRQs and the draw
+ * path); and the register bus that routes a GPU register access to the
+ * external file (vram/) or the PICA's (translator/).  Public entry points are
+ * in api.c. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -18,10 +22,57 @@ static pvk_log_level level_from_env(void)
     return PVK_LOG_DEFAULT;
 }
 
-pvk_result pvk_context_create(const pvk_config *config, pvk_context **out)
+/* ---- the translator's environment ---- */
+
+static void env_report(void *user, pvk_pica_report kind, pvk_log_level level, uint32_t count, const char *msg)
 {
-    if (!out)
-        return PVK_ERROR_INVALID_ARGUMENT;
+    pvk_context *ctx = user;
+    switch (kind) {
+    case PVK_PICA_OUT_OF_RANGE: /* also bad input */
+        ctx->stats.out_of_range += count;
+        ctx->stats.bad_input += count;
+        break;
+    case PVK_PICA_BAD_INPUT: ctx->stats.bad_input += count; break;
+    case PVK_PICA_UNSUPPORTED: ctx->stats.unsupported += count; break;
+    case PVK_PICA_NOTE: break;
+    }
+    if (msg)
+        pvk_log(ctx, level, "%s", msg);
+}
+
+static const void *env_guest_read(void *user, uint32_t paddr, uint32_t len)
+{
+    return pvk_guest_cpu_read(user, paddr, len);
+}
+
+static void env_p3d(void *user, bool active, bool raise)
+{
+    pvk_mmio_set_p3d(user, active);
+    if (raise)
+        pvk_raise_irq(user, PVK_IRQ_P3D);
+}
+
+static pvk_result env_draw(void *user, const pvk_draw_packet *packet)
+{
+    return pvk_draw_submit(user, packet);
+}
+
+static void pica_init(pvk_context *ctx)
+{
+    pvk_pica_env env = {
+        .user = ctx,
+        .log_level = ctx->log_level,
+        .report = env_report,
+        .guest_read = env_guest_read,
+        .p3d = env_p3d,
+        .draw = env_draw,
+    };
+    pvk_pica_reset(&ctx->pica);
+    pvk_pica_set_env(&ctx->pica, &env);
+}
+
+pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
+{
     *out = NULL;
     pvk_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
@@ -38,21 +89,19 @@ pvk_result pvk_context_create(const pvk_config *config, pvk_context **out)
     if ((r = pvk_device_init(ctx)) || (r = pvk_compute_init(ctx)) || (r = pvk_guest_init(ctx)))
         goto fail;
     pvk_mmio_reset(ctx);
-    pvk_pica_reset(ctx);
+    pica_init(ctx);
     if ((r = pvk_lcd_init(ctx)) || (r = pvk_draw_init(ctx)))
         goto fail;
     *out = ctx;
     return PVK_SUCCESS;
 fail:
-    pvk_log(ctx, PVK_LOG_ERROR, "context creation failed: %s", pvk_result_string(r));
-    pvk_context_destroy(ctx);
+    pvk_log(ctx, PVK_LOG_ERROR, "context creation failed: %s", pvk_result_name(r));
+    pvk_ctx_destroy(ctx);
     return r;
 }
 
-void pvk_context_destroy(pvk_context *ctx)
+void pvk_ctx_destroy(pvk_context *ctx)
 {
-    if (!ctx)
-        return;
     if (ctx->device)
         pvk_retire(ctx, true);
     pvk_draw_destroy(ctx);
@@ -63,38 +112,31 @@ void pvk_context_destroy(pvk_context *ctx)
     free(ctx);
 }
 
-pvk_result pvk_context_status(const pvk_context *ctx)
+/* ---- the register bus ---- */
+
+bool pvk_ctx_mmio_check(pvk_context *ctx, uint32_t paddr, const char *what)
 {
-    return ctx ? ctx->sticky : PVK_ERROR_INVALID_ARGUMENT;
+    if (paddr < PVK_MMIO_BASE || paddr - PVK_MMIO_BASE >= PVK_MMIO_SIZE || (paddr & 3)) {
+        pvk_bad_input(ctx, "%s: 0x%08X is not an aligned GPU register address (0x10400000-0x10401FFF)", what, paddr);
+        return false;
+    }
+    return true;
 }
 
-const char *pvk_device_name(const pvk_context *ctx)
+uint32_t pvk_ctx_mmio_read(pvk_context *ctx, uint32_t paddr)
 {
-    return ctx ? ctx->device_name : "";
+    pvk_retire(ctx, false); /* status bits reflect finished work */
+    uint32_t off = paddr - PVK_MMIO_BASE;
+    if (off >= 0x1000)
+        return pvk_pica_read(&ctx->pica, (off - 0x1000) / 4);
+    return pvk_mmio_ext_read(ctx, off);
 }
 
-pvk_result pvk_get_features(const pvk_context *ctx, pvk_features *out)
+pvk_result pvk_ctx_mmio_write(pvk_context *ctx, uint32_t paddr, uint32_t value)
 {
-    if (!ctx || !out)
-        return PVK_ERROR_INVALID_ARGUMENT;
-    *out = ctx->features;
-    return PVK_SUCCESS;
-}
-
-pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out)
-{
-    if (!ctx || !out)
-        return PVK_ERROR_INVALID_ARGUMENT;
-    *out = ctx->stats;
-    return PVK_SUCCESS;
-}
-
-pvk_result pvk_poll(pvk_context *ctx)
-{
-    return ctx ? pvk_retire(ctx, false) : PVK_ERROR_INVALID_ARGUMENT;
-}
-
-pvk_result pvk_wait_idle(pvk_context *ctx)
-{
-    return ctx ? pvk_retire(ctx, true) : PVK_ERROR_INVALID_ARGUMENT;
+    pvk_pica_new_call(&ctx->pica); /* a guest call: a fresh shader work budget */
+    uint32_t off = paddr - PVK_MMIO_BASE;
+    if (off >= 0x1000)
+        return pvk_pica_write(&ctx->pica, (off - 0x1000) / 4, value);
+    return pvk_mmio_ext_write(ctx, off, value);
 }

@@ -1,6 +1,6 @@
-/* Draws: the command processor's draw hook.  Vertices run through the CPU
- * stages (attribute loading, the vertex shader interpreter, the output map,
- * primitive assembly) and are drawn with Vulkan into the colour buffer.
+/* Draws: the translator's draw packets (triangles already through the CPU
+ * stages in translator/vertex.c, framebuffer and raster state decoded) drawn
+ * with Vulkan into the colour buffer.
  *
  * Until the surface cache exists every draw loads the colour buffer from
  * guest memory (detile + convert on the GPU), renders, and stores it back, in
@@ -26,8 +26,6 @@
 #include <string.h>
 
 #include "runtime/runtime.h"
-#include "translator/geometry.h"
-#include "translator/regs.h"
 
 #define MAX_DIM 1024 /* FRAMEBUFFER_DIM: 11-bit width, 10-bit height-1 */
 
@@ -37,7 +35,6 @@ typedef struct draw_vertex {
 } draw_vertex;
 
 struct pvk_draw {
-    uint64_t budget; /* shader instructions left in this guest call */
     VkPipelineLayout layout;
     VkPipeline pipeline;
     pvk_image rt;
@@ -50,24 +47,7 @@ struct pvk_draw {
     VkBuffer dstaging;
     VkDeviceMemory dstaging_mem;
     uint32_t depth_addr, depth_len; /* guest depth range the draw in flight writes */
-    bool gs_logged;
-    pvk_vertex imm[3]; /* immediate mode: vertices the next triangle needs */
-    uint32_t imm_count;
 };
-
-/* PICA colour buffer format (COLORBUFFER_FORMAT bits 16-18) -> transfer
- * format code (0 RGBA8, 1 RGB8, 2 RGB565, 3 RGB5A1, 4 RGBA4); -1 unknown. */
-static int color_format_to_transfer(uint32_t f)
-{
-    switch (f) {
-    case 0: return 0; /* RGBA8 */
-    case 1: return 1; /* RGB8 */
-    case 2: return 3; /* RGB5A1 */
-    case 3: return 2; /* RGB565 */
-    case 4: return 4; /* RGBA4 */
-    default: return -1;
-    }
-}
 
 static pvk_result create_pipeline(pvk_context *ctx, struct pvk_draw *d)
 {
@@ -221,58 +201,6 @@ static void image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage img, Vk
     image_barrier_aspect(ctx, cmd, img, VK_IMAGE_ASPECT_COLOR_BIT, from, to);
 }
 
-static float f24_reg(const pvk_context *ctx, uint32_t id)
-{
-    uint32_t bits = pvk_f24_to_f32(ctx->pica.regs[id] & 0xFFFFFF);
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-static int32_t sign10(uint32_t v)
-{
-    return (int32_t)(v << 22) >> 22;
-}
-
-/* The vertex shader under the per-call budget: a guest call (one register
- * write, which may run a whole command list) gets PVK_SHADER_BUDGET
- * instructions across all its vertices, so no input can make picavk spin.
- * A runaway program or an exhausted budget is an error that stops the list. */
-#define PVK_SHADER_BUDGET (1ull << 27)
-
-void pvk_draw_new_call(pvk_context *ctx)
-{
-    if (ctx->draw)
-        ctx->draw->budget = PVK_SHADER_BUDGET;
-}
-
-static pvk_result run_vs(pvk_context *ctx, struct pvk_draw *d, const float v[PVK_SH_INPUTS][4],
-                         float o[PVK_SH_OUTPUTS][4])
-{
-    if (d->budget == 0) {
-        pvk_bad_input(ctx, "draw: more than %llu shader instructions in one call; the command list stops",
-                      (unsigned long long)PVK_SHADER_BUDGET);
-        return PVK_ERROR_BAD_DATA;
-    }
-    const pvk_shader_unit *sh = &ctx->pica.sh[1];
-    pvk_sh_regs regs;
-    pvk_sh_run_info info = {
-        .unit = sh,
-        .entry = pvk_sh_entrypoint(ctx->pica.regs[PVK_GPUREG_VSH_ENTRYPOINT]),
-        .bools = sh->b,
-        .max_steps = d->budget < PVK_SH_MAX_STEPS ? (uint32_t)d->budget : PVK_SH_MAX_STEPS,
-        .regs_out = &regs,
-    };
-    for (unsigned i = 0; i < 4; i++)
-        info.ints[i] = sh->i[i];
-    regs.steps = 0;
-    pvk_result r = pvk_sh_run(ctx, &info, v, o);
-    d->budget -= regs.steps < d->budget ? regs.steps : d->budget;
-    if (r)
-        d->budget = 0; /* a runaway program: nothing more this call */
-    return r;
-}
-
 static void draw_retire(pvk_context *ctx, const pvk_pending *p)
 {
     pvk_guest_span s;
@@ -286,96 +214,15 @@ static void draw_retire(pvk_context *ctx, const pvk_pending *p)
     d->depth_len = 0;
 }
 
-/* Run the CPU stages for every vertex of the draw and assemble triangles
- * into the vertex buffer; returns the vertex count in *out_n. */
-static pvk_result build_vertices(pvk_context *ctx, struct pvk_draw *d, const pvk_pica_draw *draw, uint32_t *out_n)
-{
-    uint32_t count = draw->count;
-    bool elements = draw->kind == PVK_PICA_DRAW_ELEMENTS;
-    *out_n = 0;
-    if (count == 0)
-        return PVK_SUCCESS;
-    if (count > (1u << 20)) {
-        pvk_bad_input(ctx, "draw of %u vertices exceeds picavk's limit of %u; dropped", count, 1u << 20);
-        return PVK_ERROR_BAD_PARAMETERS;
-    }
-    pvk_attrib_plan plan;
-    pvk_result r = pvk_attrib_plan_build(ctx, &plan);
-    if (r)
-        return r;
-    pvk_vertex *verts = malloc(sizeof *verts * count);
-    uint32_t *tris = malloc(sizeof *tris * 3 * (size_t)count);
-    if (!verts || !tris) {
-        free(verts);
-        free(tris);
-        return PVK_ERROR_OUT_OF_MEMORY;
-    }
-    for (uint32_t i = 0; i < count && !r; i++) {
-        uint32_t index;
-        float v[PVK_SH_INPUTS][4] = {{0}}, o[PVK_SH_OUTPUTS][4] = {{0}};
-        if ((r = pvk_draw_vertex_index(ctx, elements, i, &index)) || (r = pvk_attrib_fetch(ctx, &plan, index, v)) ||
-            (r = run_vs(ctx, d, v, o)))
-            break;
-        pvk_vs_outmap(ctx, o, &verts[i]);
-    }
-    uint32_t mode = pvk_primitive_mode(ctx->pica.regs[PVK_GPUREG_PRIMITIVE_CONFIG]);
-    if (mode == 3 && !d->gs_logged) {
-        pvk_unsupported(ctx, "geometry shader primitives are drawn as a triangle list until geometry shaders exist");
-        d->gs_logged = true;
-    }
-    uint32_t n = r ? 0 : pvk_assemble_triangles(mode, count, tris);
-    if (!r && n && !(r = ensure_vertices(ctx, d, (VkDeviceSize)n * sizeof(draw_vertex)))) {
-        draw_vertex *dv = d->vmap;
-        for (uint32_t k = 0; k < n; k++) {
-            memcpy(dv[k].pos, verts[tris[k]].pos, sizeof dv[k].pos);
-            memcpy(dv[k].color, verts[tris[k]].color, sizeof dv[k].color);
-        }
-        *out_n = n;
-    }
-    free(verts);
-    free(tris);
-    return r;
-}
-
-/* The render target of the current registers, or false (logged) when the
- * draw cannot go anywhere. */
+/* Where a packet draws: guest spans of its colour and depth buffers, or
+ * false (logged and counted) when they are outside guest memory. */
 typedef struct target {
     uint32_t w, h, bpp, addr;
-    int fmt;
+    int fmt;    /* transfer-engine format code */
     bool color; /* colour writes allowed (COLORBUFFER_WRITE): the buffer is loaded and stored */
     pvk_guest_span span;
 } target;
 
-static bool current_target(pvk_context *ctx, target *t)
-{
-    const uint32_t *regs = ctx->pica.regs;
-    uint32_t dim = regs[PVK_GPUREG_FRAMEBUFFER_DIM];
-    t->w = dim & 0x7FF;
-    t->h = ((dim >> 12) & 0x3FF) + 1;
-    t->fmt = color_format_to_transfer(pvk_colorbuffer_format(regs[PVK_GPUREG_COLORBUFFER_FORMAT]));
-    t->addr = pvk_buffer_loc(regs[PVK_GPUREG_COLORBUFFER_LOC]) << 6; /* 64-byte units (3dbrew) */
-    if (t->w == 0 || t->w % 8 || t->h % 8 || t->w > MAX_DIM || t->h > MAX_DIM) {
-        pvk_bad_input(ctx, "draw: colour buffer size %ux%u is not a multiple of 8 tiles in 1..%u; dropped", t->w,
-                      t->h, MAX_DIM);
-        return false;
-    }
-    if (t->fmt < 0) {
-        pvk_bad_input(ctx, "draw: colour buffer format %u is unknown; dropped",
-                      pvk_colorbuffer_format(regs[PVK_GPUREG_COLORBUFFER_FORMAT]));
-        return false;
-    }
-    t->bpp = t->fmt == 0 ? 4 : t->fmt == 1 ? 3 : 2;
-    /* Without colour writes (depth-only passes: citro3d binds no colour
-     * buffer and clears the access registers) the colour buffer is left
-     * alone; nothing reads it until blending exists. */
-    t->color = pvk_colorbuffer_access(regs[PVK_GPUREG_COLORBUFFER_WRITE]) != 0;
-    if (!t->color)
-        return true;
-    return pvk_guest_resolve(ctx, t->addr, t->w * t->h * t->bpp, "draw colour buffer", &t->span);
-}
-
-/* The depth buffer a draw uses: `use` when the test or writes are on (and
- * the buffer is valid), `write` when its contents go back to guest memory. */
 typedef struct depth_state {
     bool use, write;
     VkCompareOp op;
@@ -383,126 +230,64 @@ typedef struct depth_state {
     pvk_guest_span span;
 } depth_state;
 
-static bool current_depth(pvk_context *ctx, struct pvk_draw *d, const target *t, depth_state *ds)
+static bool packet_target(pvk_context *ctx, const pvk_draw_packet *pk, target *t)
 {
-    static const VkCompareOp ops[8] = {VK_COMPARE_OP_NEVER,   VK_COMPARE_OP_ALWAYS,        VK_COMPARE_OP_EQUAL,
-                                       VK_COMPARE_OP_NOT_EQUAL, VK_COMPARE_OP_LESS,         VK_COMPARE_OP_LESS_OR_EQUAL,
-                                       VK_COMPARE_OP_GREATER, VK_COMPARE_OP_GREATER_OR_EQUAL};
-    const uint32_t *regs = ctx->pica.regs;
-    uint32_t mask = regs[PVK_GPUREG_DEPTH_COLOR_MASK];
-    bool test = pvk_depth_test_enable(mask), write = pvk_depth_write_enable(mask);
-    memset(ds, 0, sizeof *ds);
-    if ((!test && !write) || d->dfmt == VK_FORMAT_UNDEFINED)
+    const pvk_fb_desc *fb = &pk->fb;
+    *t = (target){fb->width, fb->height, fb->color_bpp, fb->color_addr, fb->color_xfer_format, fb->color_write, {0}};
+    /* Without colour writes (depth-only passes: citro3d binds no colour
+     * buffer and clears the access registers) the colour buffer is left
+     * alone; nothing reads it until blending exists. */
+    if (!t->color)
         return true;
-    uint32_t fmt = pvk_depthbuffer_format(regs[PVK_GPUREG_DEPTHBUFFER_FORMAT]);
-    if (fmt == 1) {
-        pvk_bad_input(ctx, "draw: depth buffer format 1 is reserved; dropped");
-        return false;
-    }
-    ds->bpp = fmt == 0 ? 2 : fmt == 2 ? 3 : 4;
-    ds->bits = fmt == 0 ? 16 : 24;
-    ds->addr = pvk_buffer_loc(regs[PVK_GPUREG_DEPTHBUFFER_LOC]) << 6;
-    if (!pvk_guest_resolve(ctx, ds->addr, t->w * t->h * ds->bpp, "draw depth buffer", &ds->span))
+    return pvk_guest_resolve(ctx, t->addr, t->w * t->h * t->bpp, "draw colour buffer", &t->span);
+}
+
+/* The depth buffer a draw uses: `use` when the test or writes are on, `write`
+ * when its contents go back to guest memory (DEPTHBUFFER_WRITE allows). */
+static bool packet_depth(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk, depth_state *ds)
+{
+    const pvk_fb_desc *fb = &pk->fb;
+    const pvk_raster_desc *rd = &pk->raster;
+    memset(ds, 0, sizeof *ds);
+    if ((!rd->depth_test && !rd->depth_write) || d->dfmt == VK_FORMAT_UNDEFINED)
+        return true;
+    ds->bpp = fb->depth_bpp;
+    ds->bits = fb->depth_bits;
+    ds->addr = fb->depth_addr;
+    if (!pvk_guest_resolve(ctx, ds->addr, fb->width * fb->height * ds->bpp, "draw depth buffer", &ds->span))
         return false;
     ds->use = true;
-    ds->write = write && pvk_depthbuffer_access_depth(regs[PVK_GPUREG_DEPTHBUFFER_WRITE]);
-    ds->op = test ? ops[pvk_depth_func(mask)] : VK_COMPARE_OP_ALWAYS;
+    ds->write = rd->depth_write && fb->depth_write;
+    ds->op = rd->depth_test ? pvk_vk_compare_op(rd->depth_func) : VK_COMPARE_OP_ALWAYS;
     return true;
 }
 
-static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, uint32_t n);
+static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk);
 
-/* One immediate-mode vertex (FIXEDATTRIB_INDEX = 0xF then its attributes):
- * triangles are drawn as they complete; a write to PRIMITIVE_CONFIG or
- * RESTART_PRIMITIVE starts a new primitive. */
-static pvk_result on_immediate(pvk_context *ctx, struct pvk_draw *d, const pvk_pica_draw *draw)
+pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *pk)
 {
-    if (ctx->pica.dirty & PVK_DIRTY_PRIMITIVE) {
-        ctx->pica.dirty &= ~(uint32_t)PVK_DIRTY_PRIMITIVE;
-        d->imm_count = 0;
-    }
-    float v[PVK_SH_INPUTS][4] = {{0}}, o[PVK_SH_OUTPUTS][4] = {{0}};
-    uint64_t perm = ctx->pica.regs[PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW] |
-                    (uint64_t)ctx->pica.regs[PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_HIGH] << 32;
-    for (uint32_t a = 0; a < draw->attr_count && a < PVK_MAX_ATTRIBS; a++)
-        for (int c = 0; c < 4; c++) {
-            uint32_t bits = pvk_f24_to_f32(draw->attrs[a][c]);
-            memcpy(&v[(perm >> (4 * a)) & 0xF][c], &bits, 4);
-        }
-    pvk_vertex vx;
-    pvk_result r = run_vs(ctx, d, v, o);
-    if (r)
-        return r; /* stops the list: see run_vs */
-    pvk_vs_outmap(ctx, o, &vx);
-    uint32_t mode = pvk_primitive_mode(ctx->pica.regs[PVK_GPUREG_PRIMITIVE_CONFIG]);
-    uint32_t k = d->imm_count++;
-    /* keep what the next triangle needs: list 3, strip last 2, fan first + last */
-    pvk_vertex tri[3];
-    bool done = false;
-    if (mode == 1 || mode == 2) {
-        if (k >= 2) {
-            if (mode == 2)
-                tri[0] = d->imm[0], tri[1] = d->imm[1], tri[2] = vx;
-            else if (k & 1)
-                tri[0] = d->imm[1], tri[1] = d->imm[0], tri[2] = vx;
-            else
-                tri[0] = d->imm[0], tri[1] = d->imm[1], tri[2] = vx;
-            done = true;
-        }
-        if (mode == 2 && k >= 1)
-            d->imm[1] = vx;
-        else if (mode == 1 && k >= 2)
-            d->imm[0] = d->imm[1], d->imm[1] = vx;
-        else
-            d->imm[k] = vx;
-    } else {
-        d->imm[k % 3] = vx;
-        if (k % 3 == 2) {
-            tri[0] = d->imm[0], tri[1] = d->imm[1], tri[2] = d->imm[2];
-            done = true;
-        }
-    }
-    if (!done)
-        return PVK_SUCCESS;
-    target t;
-    if (!current_target(ctx, &t))
-        return PVK_SUCCESS;
-    if ((r = pvk_retire(ctx, true)) || (r = ensure_vertices(ctx, d, 3 * sizeof(draw_vertex))))
-        return r;
-    draw_vertex *dv = d->vmap;
-    for (int i = 0; i < 3; i++) {
-        memcpy(dv[i].pos, tri[i].pos, sizeof dv[i].pos);
-        memcpy(dv[i].color, tri[i].color, sizeof dv[i].color);
-    }
-    return render(ctx, d, &t, 3);
-}
-
-static pvk_result on_draw(pvk_context *ctx, void *user, const pvk_pica_draw *draw)
-{
-    struct pvk_draw *d = user;
-    if (draw->kind == PVK_PICA_DRAW_IMMEDIATE)
-        return on_immediate(ctx, d, draw);
-    d->imm_count = 0;
-    target t;
-    if (!current_target(ctx, &t))
-        return PVK_SUCCESS; /* logged and counted; the list goes on */
+    struct pvk_draw *d = ctx->draw;
     /* The vertex buffer and render target are shared by all draws: wait for
      * the previous user before writing them. */
     pvk_result r = pvk_retire(ctx, true);
-    if (r)
+    if (r || (r = ensure_vertices(ctx, d, (VkDeviceSize)pk->tri_vertices * sizeof(draw_vertex))))
         return r;
-    uint32_t n;
-    if ((r = build_vertices(ctx, d, draw, &n)))
-        return r == PVK_ERROR_OUT_OF_RANGE || r == PVK_ERROR_BAD_PARAMETERS ? PVK_SUCCESS : r; /* bad attributes: dropped */
-    if (n == 0)
-        return PVK_SUCCESS;
-    return render(ctx, d, &t, n);
+    draw_vertex *dv = d->vmap;
+    for (uint32_t k = 0; k < pk->tri_vertices; k++) {
+        memcpy(dv[k].pos, pk->tris[k].pos, sizeof dv[k].pos);
+        memcpy(dv[k].color, pk->tris[k].color, sizeof dv[k].color);
+    }
+    return render(ctx, d, pk);
 }
 
-/* Load the colour buffer, draw the `n` vertices in the vertex buffer, store it back. */
-static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, uint32_t n)
+/* Load the colour buffer, draw the packet's triangles, store it back. */
+static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk)
 {
-    const uint32_t *regs = ctx->pica.regs;
+    const pvk_raster_desc *rd = &pk->raster;
+    uint32_t n = pk->tri_vertices;
+    target tt, *t = &tt;
+    if (!packet_target(ctx, pk, t))
+        return PVK_SUCCESS; /* logged and counted; the list goes on */
     uint32_t w = t->w, h = t->h, bpp = t->bpp, addr = t->addr;
     int fmt = t->fmt;
     pvk_guest_span span = t->span;
@@ -519,7 +304,7 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
     }
     pvk_buffer_range staging = {d->staging, 0, (VkDeviceSize)w * h * 4};
     depth_state dst;
-    if (!current_depth(ctx, d, t, &dst))
+    if (!packet_depth(ctx, d, pk, &dst))
         return PVK_SUCCESS; /* logged and counted */
     pvk_buffer_range dguest = {0}, dstaging = {d->dstaging, 0, (VkDeviceSize)w * h * 4};
     uint32_t dsub = 0;
@@ -594,11 +379,8 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
     };
     ctx->vk.vkCmdBeginRendering(cmd, &ri);
     ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, d->pipeline);
-    /* Viewport: PICA window x = (ndc.x + 1) * W/2 + x0, y likewise upwards;
-     * attachment row = h - window y. */
-    float vw = 2.0f * f24_reg(ctx, PVK_GPUREG_VIEWPORT_WIDTH), vh = 2.0f * f24_reg(ctx, PVK_GPUREG_VIEWPORT_HEIGHT);
-    uint32_t xy = regs[PVK_GPUREG_VIEWPORT_XY];
-    float vx = (float)sign10(pvk_viewport_x(xy)), vy = (float)sign10(pvk_viewport_y(xy));
+    /* Viewport: PICA window y runs up; attachment row = h - window y. */
+    float vx = rd->viewport[0], vy = rd->viewport[1], vw = rd->viewport[2], vh = rd->viewport[3];
     if (!(vw > 0 && vw <= 8192) || !(vh > 0 && vh <= 8192)) {
         pvk_bad_input(ctx, "draw: viewport %gx%g is not drawable; dropped", vw, vh);
         ctx->vk.vkCmdEndRendering(cmd);
@@ -609,12 +391,9 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
     ctx->vk.vkCmdSetViewport(cmd, 0, 1, &viewport);
     VkRect2D scissor = {{0, 0}, {w, h}};
     int32_t exclude[4] = {1, 1, 0, 0}; /* x1 < x0: none */
-    uint32_t smode = pvk_scissortest_mode(regs[PVK_GPUREG_SCISSORTEST_MODE]);
+    uint32_t smode = rd->scissor_mode;
     if (smode == 1 || smode == 3) {
-        int32_t x0 = (int32_t)pvk_scissor_x(regs[PVK_GPUREG_SCISSORTEST_POS]);
-        int32_t y0 = (int32_t)pvk_scissor_y(regs[PVK_GPUREG_SCISSORTEST_POS]);
-        int32_t x1 = (int32_t)pvk_scissor_x(regs[PVK_GPUREG_SCISSORTEST_DIM]);
-        int32_t y1 = (int32_t)pvk_scissor_y(regs[PVK_GPUREG_SCISSORTEST_DIM]);
+        int32_t x0 = rd->scissor[0], y0 = rd->scissor[1], x1 = rd->scissor[2], y1 = rd->scissor[3];
         /* inclusive window rectangle (y up) -> attachment rows */
         int32_t r0 = (int32_t)h - 1 - y1, r1 = (int32_t)h - 1 - y0;
         if (smode == 3) {
@@ -631,8 +410,8 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
     ctx->vk.vkCmdSetScissor(cmd, 0, 1, &scissor);
     struct { int32_t exclude[4]; float scale, offset, max; uint32_t w_buffer; } fpush = {
         {exclude[0], exclude[1], exclude[2], exclude[3]},
-        f24_reg(ctx, PVK_GPUREG_DEPTHMAP_SCALE), f24_reg(ctx, PVK_GPUREG_DEPTHMAP_OFFSET),
-        (float)((1u << (dst.bits ? dst.bits : 24)) - 1), !pvk_depthmap_enable(regs[PVK_GPUREG_DEPTHMAP_ENABLE])};
+        rd->depth_scale, rd->depth_offset,
+        (float)((1u << (dst.bits ? dst.bits : 24)) - 1), rd->w_buffer};
     ctx->vk.vkCmdPushConstants(cmd, d->layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof fpush, &fpush);
     if (d->depth.image) {
         ctx->vk.vkCmdSetDepthTestEnable(cmd, dst.use);
@@ -640,15 +419,9 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const target *t, 
         ctx->vk.vkCmdSetDepthCompareOp(cmd, dst.use ? dst.op : VK_COMPARE_OP_ALWAYS);
     }
     struct { float plane[4]; uint32_t enable, pad[3]; } clip = {
-        {f24_reg(ctx, PVK_GPUREG_FRAGOP_CLIP_DATA0), f24_reg(ctx, PVK_GPUREG_FRAGOP_CLIP_DATA1),
-         f24_reg(ctx, PVK_GPUREG_FRAGOP_CLIP_DATA2), f24_reg(ctx, PVK_GPUREG_FRAGOP_CLIP_DATA3)},
-        pvk_fragop_clip_enable(regs[PVK_GPUREG_FRAGOP_CLIP]), {0, 0, 0}};
+        {rd->clip[0], rd->clip[1], rd->clip[2], rd->clip[3]}, rd->clip_enable, {0, 0, 0}};
     ctx->vk.vkCmdPushConstants(cmd, d->layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof clip, &clip);
-    /* FACECULLING_CONFIG: 1 keeps clockwise triangles, 2 counter-clockwise
-     * (window y up), 0 keeps all. */
-    uint32_t cull = pvk_faceculling_mode(regs[PVK_GPUREG_FACECULLING_CONFIG]);
-    ctx->vk.vkCmdSetCullMode(cmd, cull == 1 ? VK_CULL_MODE_FRONT_BIT : cull == 2 ? VK_CULL_MODE_BACK_BIT
-                                                                                 : VK_CULL_MODE_NONE);
+    ctx->vk.vkCmdSetCullMode(cmd, pvk_vk_cull_mode(rd->cull));
     VkDeviceSize zero = 0;
     ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &zero);
     ctx->vk.vkCmdDraw(cmd, n, 1, 0, 0);
@@ -692,7 +465,6 @@ pvk_result pvk_draw_init(pvk_context *ctx)
     if (!d)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->draw = d;
-    d->budget = PVK_SHADER_BUDGET;
     pvk_log(ctx, PVK_LOG_INFO, "drawing without the fragment pipeline: fragments are the interpolated primary "
                                "colour (no textures, combiners, blending or stencil yet)");
     /* D32_SFLOAT holds every 24-bit depth exactly (see draw.frag); Vulkan
@@ -716,10 +488,6 @@ pvk_result pvk_draw_init(pvk_context *ctx)
                                    VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &d->staging, &d->staging_mem)))
         return r;
-    pvk_pica_hooks hooks = ctx->pica.hooks;
-    hooks.draw = on_draw;
-    hooks.draw_user = d;
-    pvk_pica_set_hooks(ctx, &hooks);
     return PVK_SUCCESS;
 }
 

@@ -5,7 +5,7 @@
 
 #include "runtime/runtime.h"
 
-const char *pvk_result_string(pvk_result r)
+const char *pvk_result_name(pvk_result r)
 {
     switch (r) {
     case PVK_SUCCESS: return "success";
@@ -23,6 +23,7 @@ const char *pvk_result_string(pvk_result r)
     }
     return "unknown result";
 }
+
 
 static const char *level_name(pvk_log_level l)
 {
@@ -105,4 +106,11 @@ pvk_result pvk_vk_check(pvk_context *ctx, VkResult r, const char *what)
     if (r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY)
         return PVK_ERROR_OUT_OF_MEMORY;
     return PVK_ERROR_VULKAN;
+}
+
+void pvk_raise_irq(pvk_context *ctx, pvk_irq which)
+{
+    pvk_log(ctx, PVK_LOG_DEBUG, "IRQ %d", (int)which);
+    if (ctx->cfg.irq)
+        ctx->cfg.irq(ctx->cfg.irq_user, ctx, which);
 }

@@ -33,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "runtime/runtime.h"
 
 #define MAX_LINES 1024       /* screen width: 400 top, 800 wide/3D, 320 bottom */
@@ -488,12 +490,8 @@ static pvk_result record_images(pvk_context *ctx, pvk_op *op, int k)
     return PVK_SUCCESS;
 }
 
-pvk_result pvk_vblank(pvk_context *ctx)
+pvk_result pvk_lcd_vblank(pvk_context *ctx)
 {
-    if (!ctx)
-        return PVK_ERROR_INVALID_ARGUMENT;
-    if (ctx->sticky)
-        return ctx->sticky;
     struct pvk_lcd *lcd = ctx->lcd;
     /* The select bit written during the frame takes effect now (bit 4). */
     for (int pdc = 0; pdc < 2; pdc++) {
@@ -522,9 +520,6 @@ pvk_result pvk_vblank(pvk_context *ctx)
     }
     if ((res = pvk_op_submit(ctx, &op)))
         return res;
-    /* after the scan-out recorded the framebuffers it read */
-    if (ctx->trace)
-        pvk_trace_vblank(ctx);
     lcd->frame_value = ctx->timeline_next;
     lcd->frames++;
     if (k >= 0) {
@@ -545,20 +540,15 @@ pvk_result pvk_vblank(pvk_context *ctx)
 
 /* ---- host access ---- */
 
-pvk_result pvk_frame_size(pvk_context *ctx, pvk_screen screen, uint32_t *width, uint32_t *height)
+void pvk_lcd_frame_size(pvk_context *ctx, pvk_screen screen, uint32_t *width, uint32_t *height)
 {
-    if (!ctx || !width || !height || (unsigned)screen >= PVK_SCREEN_COUNT)
-        return PVK_ERROR_INVALID_ARGUMENT;
     const lcd_screen *s = &ctx->lcd->screens[screen];
     *width = ctx->lcd->frames ? s->width : 0;
     *height = ctx->lcd->frames ? s->height : 0;
-    return PVK_SUCCESS;
 }
 
-pvk_result pvk_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, size_t stride)
+pvk_result pvk_lcd_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, size_t stride)
 {
-    if (!ctx || !rgba || (unsigned)screen >= PVK_SCREEN_COUNT)
-        return PVK_ERROR_INVALID_ARGUMENT;
     const lcd_screen *s = &ctx->lcd->screens[screen];
     if (!ctx->lcd->frames || !s->width)
         return PVK_ERROR_INVALID_ARGUMENT;
@@ -572,10 +562,8 @@ pvk_result pvk_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, size_
     return PVK_SUCCESS;
 }
 
-pvk_result pvk_set_output(pvk_context *ctx, const pvk_output_config *config)
+pvk_result pvk_lcd_set_output(pvk_context *ctx, const pvk_output_config *config)
 {
-    if (!ctx)
-        return PVK_ERROR_INVALID_ARGUMENT;
     pvk_output_config c = config ? *config : (pvk_output_config){0};
     if (!c.scale)
         c.scale = 1;
@@ -599,10 +587,8 @@ static pvk_frame_image frame_image(const lcd_image *im, bool has, VkImageLayout 
     return (pvk_frame_image){im->image, im->view, layout, VK_FORMAT_R8G8B8A8_UNORM, {im->w, im->h}};
 }
 
-pvk_result pvk_frame_acquire(pvk_context *ctx, pvk_frame *frame)
+pvk_result pvk_lcd_frame_acquire(pvk_context *ctx, pvk_frame *frame)
 {
-    if (!ctx || !frame)
-        return PVK_ERROR_INVALID_ARGUMENT;
     memset(frame, 0, sizeof *frame);
     frame->semaphore = ctx->timeline;
     frame->queue_family = ctx->queue_family;
@@ -623,10 +609,8 @@ pvk_result pvk_frame_acquire(pvk_context *ctx, pvk_frame *frame)
     return PVK_SUCCESS;
 }
 
-pvk_result pvk_frame_release(pvk_context *ctx, const pvk_frame *frame, VkSemaphore done, uint64_t done_value)
+pvk_result pvk_lcd_frame_release(pvk_context *ctx, const pvk_frame *frame, VkSemaphore done, uint64_t done_value)
 {
-    if (!ctx || !frame)
-        return PVK_ERROR_INVALID_ARGUMENT;
     if (!frame->frame)
         return PVK_SUCCESS;
     struct pvk_lcd *lcd = ctx->lcd;
@@ -648,4 +632,32 @@ pvk_result pvk_frame_release(pvk_context *ctx, const pvk_frame *frame, VkSemapho
     }
     pvk_log(ctx, PVK_LOG_ERROR, "pvk_frame_release: frame %llu is not held", (unsigned long long)frame->frame);
     return PVK_ERROR_INVALID_ARGUMENT;
+}
+
+/* XXH3-64 over the last frame of every screen (sizes and RGBA8 pixels). */
+pvk_result pvk_lcd_frame_hash(pvk_context *ctx, uint64_t *hash)
+{
+    XXH3_state_t *st = XXH3_createState();
+    if (!st)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    XXH3_64bits_reset(st);
+    pvk_result r = PVK_SUCCESS;
+    for (int s = 0; s < PVK_SCREEN_COUNT && !r; s++) {
+        uint32_t wh[2];
+        pvk_lcd_frame_size(ctx, (pvk_screen)s, &wh[0], &wh[1]);
+        XXH3_64bits_update(st, wh, sizeof wh);
+        if (!wh[0] || !wh[1])
+            continue;
+        uint8_t *px = malloc((size_t)wh[0] * wh[1] * 4);
+        if (!px) {
+            r = PVK_ERROR_OUT_OF_MEMORY;
+            break;
+        }
+        if (!(r = pvk_lcd_frame_read(ctx, (pvk_screen)s, px, (size_t)wh[0] * 4)))
+            XXH3_64bits_update(st, px, (size_t)wh[0] * wh[1] * 4);
+        free(px);
+    }
+    *hash = XXH3_64bits_digest(st);
+    XXH3_freeState(st);
+    return r;
 }

@@ -1,5 +1,12 @@
-/* runtime/: Vulkan bring-up, submission, logging and the context itself.
- * What the other folders may use of it. */
+/* runtime/ owns Vulkan and the context: bring-up through volk (its own device
+ * or the host's), submission, synchronisation and retirement, logging, the
+ * PICA -> Vulkan translation tables (pica_to_vk.c), drawing the translator's
+ * packets (draw.c), LCD presentation (present.c), traces, and every public
+ * entry point (api.c).  It never decodes PICA registers: it reads the
+ * translator's descriptions.  vram/ may use only its low-level GPU layer
+ * (log.c, device.c, compute.c: context, logging, buffers, images, command
+ * recording, barriers, retirement, IRQ delivery).  What the other folders may
+ * use of it. */
 #ifndef PVK_RUNTIME_H
 #define PVK_RUNTIME_H
 
@@ -106,6 +113,7 @@ void pvk_log(pvk_context *ctx, pvk_log_level level, const char *fmt, ...)
 void pvk_bad_input(pvk_context *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pvk_unsupported(pvk_context *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 uint32_t pvk_debug_flags_from_env(void);
+const char *pvk_result_name(pvk_result r); /* pvk_result_string's table */
 
 /* Turn a VkResult into a pvk_result, making DEVICE_LOST sticky and logging `what`. */
 pvk_result pvk_vk_check(pvk_context *ctx, VkResult r, const char *what);
@@ -148,8 +156,12 @@ void pvk_image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage image, VkI
 void pvk_op_barrier(pvk_context *ctx, pvk_op *op);
 pvk_result pvk_retire(pvk_context *ctx, bool wait);
 
-/* ---- IRQs (vram/mmio.c) ---- */
+/* ---- IRQs to the host (runtime/log.c) ---- */
 void pvk_raise_irq(pvk_context *ctx, pvk_irq which);
+
+/* ---- PICA -> Vulkan tables (runtime/pica_to_vk.c) ---- */
+VkCompareOp pvk_vk_compare_op(uint32_t func);
+VkCullModeFlags pvk_vk_cull_mode(uint32_t mode);
 
 /* ---- embedded SPIR-V (generated: shaders/) ---- */
 typedef struct pvk_spirv {
@@ -159,21 +171,43 @@ typedef struct pvk_spirv {
 pvk_spirv pvk_builtin_spirv(int pipe);
 pvk_spirv pvk_builtin_draw_spirv(bool fragment);
 
-/* ---- trace recording hooks (runtime/trace.c); call only when ctx->trace ---- */
+/* ---- the context (runtime/context.c) ---- */
+pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out);
+void pvk_ctx_destroy(pvk_context *ctx);
+/* The register bus: `paddr` must pass pvk_ctx_mmio_check (physical, aligned,
+ * inside the GPU's window); routes to vram/ (external) or translator/ (PICA). */
+bool pvk_ctx_mmio_check(pvk_context *ctx, uint32_t paddr, const char *what);
+uint32_t pvk_ctx_mmio_read(pvk_context *ctx, uint32_t paddr);
+pvk_result pvk_ctx_mmio_write(pvk_context *ctx, uint32_t paddr, uint32_t value);
+
+/* ---- traces (runtime/trace.c, runtime/citrace.c) ---- */
 typedef struct pvk_trace pvk_trace;
+pvk_result pvk_trace_start(pvk_context *ctx, const char *path);
+pvk_result pvk_trace_stop(pvk_context *ctx);
+/* Recording hooks; call only when ctx->trace. */
 void pvk_trace_mmio(pvk_context *ctx, uint32_t paddr, uint32_t value);
 void pvk_trace_vblank(pvk_context *ctx);
-/* The GPU is about to use these guest bytes: record pages not yet in the trace. */
-void pvk_trace_touch(pvk_context *ctx, const pvk_guest_span *s);
+/* Players: feed a file to the context through the register bus, guest
+ * memory and the LCD, calling `on_frame` after each VBlank. */
+pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
+pvk_result pvk_citrace_play(pvk_context *ctx, const void *data, size_t size, pvk_frame_fn on_frame, void *user);
+pvk_result pvk_citrace_play_file(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
 
 /* ---- drawing (runtime/draw.c) ---- */
 pvk_result pvk_draw_init(pvk_context *ctx);
-/* A guest call starts (a register write): refill the shader work budget. */
-void pvk_draw_new_call(pvk_context *ctx);
+/* Render one packet of the translator into the guest buffers it names. */
+pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *packet);
 void pvk_draw_destroy(pvk_context *ctx);
 
-/* ---- LCD (runtime/present.c) ---- */
+/* ---- LCD (runtime/present.c); arguments checked by api.c ---- */
 pvk_result pvk_lcd_init(pvk_context *ctx);
 void pvk_lcd_destroy(pvk_context *ctx);
+pvk_result pvk_lcd_vblank(pvk_context *ctx);
+void pvk_lcd_frame_size(pvk_context *ctx, pvk_screen screen, uint32_t *width, uint32_t *height);
+pvk_result pvk_lcd_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, size_t stride);
+pvk_result pvk_lcd_frame_hash(pvk_context *ctx, uint64_t *hash);
+pvk_result pvk_lcd_set_output(pvk_context *ctx, const pvk_output_config *config);
+pvk_result pvk_lcd_frame_acquire(pvk_context *ctx, pvk_frame *frame);
+pvk_result pvk_lcd_frame_release(pvk_context *ctx, const pvk_frame *frame, VkSemaphore done, uint64_t done_value);
 
 #endif

@@ -19,17 +19,16 @@
 #include "runtime/runtime.h"
 
 #define TRACE_MAGIC "PVKTRC\r\n"
-#define TRACE_VERSION 1u
+/* 2: the internal-state record is the translator's versioned snapshot
+ *    (pvk_pica_state_save), starting with its own version word.
+ * 1: the same words without that version word (the snapshot's version 1). */
+#define TRACE_VERSION 2u
 #define PAGE 4096u
-/* The translator's uploaded state: shader code, uniforms, LUTs, fixed
- * attributes (plain data, from `sh` up to the bookkeeping fields). */
-#define PICA_STATE_OFF offsetof(pvk_pica, sh)
-#define PICA_STATE_LEN (offsetof(pvk_pica, overflow_logged) - offsetof(pvk_pica, sh))
 #define MAX_RECORD (PAGE + 64u + 4u * (PVK_MMIO_WORDS + 2 * PVK_LCD_LUT_SIZE) + sizeof(pvk_pica))
 
 enum {
     REC_EXTERNAL = 1, /* u32 regs[PVK_MMIO_WORDS], u32 lut[2][256] */
-    REC_INTERNAL = 2, /* u32 regs[PVK_PICA_REG_COUNT], then the data-port state (PICA_STATE) */
+    REC_INTERNAL = 2, /* the translator's register-file snapshot (pvk_pica_state_save) */
     REC_MMIO = 3,     /* u32 paddr, u32 value */
     REC_MEMORY = 4,   /* u32 paddr, bytes */
     REC_VBLANK = 5,   /* empty: one 3DS frame */
@@ -93,11 +92,17 @@ static void emit(pvk_trace *t, uint8_t type, const void *a, uint32_t len_a, cons
     t->len += need;
 }
 
-static void emit_snapshot(pvk_context *ctx, pvk_trace *t)
+static bool emit_snapshot(pvk_context *ctx, pvk_trace *t)
 {
     emit(t, REC_EXTERNAL, ctx->mmio.regs, sizeof ctx->mmio.regs, ctx->mmio.lut, sizeof ctx->mmio.lut);
-    emit(t, REC_INTERNAL, ctx->pica.regs, sizeof ctx->pica.regs, (const uint8_t *)&ctx->pica + PICA_STATE_OFF,
-         PICA_STATE_LEN);
+    size_t n = pvk_pica_state_save(&ctx->pica, NULL, 0);
+    uint8_t *st = malloc(n);
+    if (!st)
+        return false;
+    pvk_pica_state_save(&ctx->pica, st, n);
+    emit(t, REC_INTERNAL, st, (uint32_t)n, NULL, 0);
+    free(st);
+    return true;
 }
 
 static void trace_free(pvk_trace *t)
@@ -114,10 +119,29 @@ static void trace_free(pvk_trace *t)
     free(t);
 }
 
-pvk_result pvk_trace_begin(pvk_context *ctx, const char *path)
+/* The GPU is about to use these guest bytes: record pages not yet in the
+ * trace (the guest-memory observer while recording). */
+static void trace_observe(pvk_context *ctx, const pvk_guest_span *s)
 {
-    if (!ctx || !path)
-        return PVK_ERROR_INVALID_ARGUMENT;
+    pvk_trace *t = ctx->trace;
+    /* Record memory as the GPU will see it: after the work before it. */
+    if (ctx->pending_count)
+        pvk_retire(ctx, true);
+    int region = (int)(s->region - ctx->guest.regions);
+    for (uint32_t page = s->offset / PAGE; page <= (s->offset + s->len - 1) / PAGE; page++) {
+        const uint8_t *bytes = s->region->host + (size_t)page * PAGE;
+        uint64_t h = XXH3_64bits(bytes, PAGE) | 1; /* never 0: 0 means "not recorded" */
+        if (t->page_hash[region][page] == h)
+            continue;
+        t->page_hash[region][page] = h;
+        uint8_t addr[4];
+        put32(addr, s->region->base + page * PAGE);
+        emit(t, REC_MEMORY, addr, 4, bytes, PAGE);
+    }
+}
+
+pvk_result pvk_trace_start(pvk_context *ctx, const char *path)
+{
     if (ctx->trace) {
         pvk_log(ctx, PVK_LOG_ERROR, "pvk_trace_begin: a trace is already being recorded");
         return PVK_ERROR_INVALID_ARGUMENT;
@@ -150,15 +174,17 @@ pvk_result pvk_trace_begin(pvk_context *ctx, const char *path)
     fwrite(head, 1, sizeof head, t->f);
     /* Work in flight would change memory after we snapshot it. */
     pvk_retire(ctx, true);
-    emit_snapshot(ctx, t);
+    if (!emit_snapshot(ctx, t)) {
+        trace_free(t);
+        return PVK_ERROR_OUT_OF_MEMORY;
+    }
     ctx->trace = t;
+    ctx->guest.observe = trace_observe;
     return PVK_SUCCESS;
 }
 
-pvk_result pvk_trace_end(pvk_context *ctx)
+pvk_result pvk_trace_stop(pvk_context *ctx)
 {
-    if (!ctx || !ctx->trace)
-        return PVK_ERROR_INVALID_ARGUMENT;
     pvk_trace *t = ctx->trace;
     uint8_t frames[4];
     put32(frames, t->frames);
@@ -166,6 +192,7 @@ pvk_result pvk_trace_end(pvk_context *ctx)
     compress(t, ZSTD_e_end);
     bool failed = t->failed || fflush(t->f) != 0;
     ctx->trace = NULL;
+    ctx->guest.observe = NULL;
     trace_free(t);
     if (failed) {
         pvk_log(ctx, PVK_LOG_ERROR, "pvk_trace_end: writing the trace failed");
@@ -188,70 +215,7 @@ void pvk_trace_vblank(pvk_context *ctx)
     ctx->trace->frames++;
 }
 
-void pvk_trace_touch(pvk_context *ctx, const pvk_guest_span *s)
-{
-    pvk_trace *t = ctx->trace;
-    /* Record memory as the GPU will see it: after the work before it. */
-    if (ctx->pending_count)
-        pvk_retire(ctx, true);
-    int region = (int)(s->region - ctx->guest.regions);
-    for (uint32_t page = s->offset / PAGE; page <= (s->offset + s->len - 1) / PAGE; page++) {
-        const uint8_t *bytes = s->region->host + (size_t)page * PAGE;
-        uint64_t h = XXH3_64bits(bytes, PAGE) | 1; /* never 0: 0 means "not recorded" */
-        if (t->page_hash[region][page] == h)
-            continue;
-        t->page_hash[region][page] = h;
-        uint8_t addr[4];
-        put32(addr, s->region->base + page * PAGE);
-        emit(t, REC_MEMORY, addr, 4, bytes, PAGE);
-    }
-}
-
-pvk_result pvk_frame_hash(pvk_context *ctx, uint64_t *hash)
-{
-    if (!ctx || !hash)
-        return PVK_ERROR_INVALID_ARGUMENT;
-    XXH3_state_t *st = XXH3_createState();
-    if (!st)
-        return PVK_ERROR_OUT_OF_MEMORY;
-    XXH3_64bits_reset(st);
-    pvk_result r = PVK_SUCCESS;
-    for (int s = 0; s < PVK_SCREEN_COUNT && !r; s++) {
-        uint32_t wh[2];
-        pvk_frame_size(ctx, (pvk_screen)s, &wh[0], &wh[1]);
-        XXH3_64bits_update(st, wh, sizeof wh);
-        if (!wh[0] || !wh[1])
-            continue;
-        uint8_t *px = malloc((size_t)wh[0] * wh[1] * 4);
-        if (!px) {
-            r = PVK_ERROR_OUT_OF_MEMORY;
-            break;
-        }
-        if (!(r = pvk_frame_read(ctx, (pvk_screen)s, px, (size_t)wh[0] * 4)))
-            XXH3_64bits_update(st, px, (size_t)wh[0] * wh[1] * 4);
-        free(px);
-    }
-    *hash = XXH3_64bits_digest(st);
-    XXH3_freeState(st);
-    return r;
-}
-
 /* ---- replay ---- */
-
-/* Every FIFO position of a loaded translator state inside its table. */
-static bool pica_state_valid(const pvk_pica *p)
-{
-    for (int u = 0; u < 2; u++) {
-        const pvk_shader_unit *sh = &p->sh[u];
-        if (sh->code_pos > PVK_SH_CODE_WORDS || sh->opdesc_pos > PVK_SH_OPDESCS ||
-            sh->float_index > PVK_SH_FLOAT_UNIFORMS || sh->float_words >= 4)
-            return false;
-    }
-    return p->lighting_pos <= PVK_LUT_ENTRIES * PVK_LIGHTING_LUTS && p->fog_pos <= PVK_FOG_LUT_ENTRIES &&
-           p->gas_pos <= PVK_GAS_LUT_ENTRIES && p->proctex_pos <= PVK_LUT_ENTRIES * PVK_PROCTEX_LUT_TABLES &&
-           p->attr_words < 3 && (p->fixed_index <= PVK_FIXED_ATTRS || p->fixed_index == 0xF) &&
-           p->imm_count < PVK_MAX_VS_INPUTS;
-}
 
 typedef struct reader {
     FILE *f;
@@ -296,10 +260,8 @@ static bool fill(pvk_context *ctx, reader *r, size_t n, pvk_result *err)
     return true;
 }
 
-pvk_result pvk_trace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user)
+pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user)
 {
-    if (!ctx || !path)
-        return PVK_ERROR_INVALID_ARGUMENT;
     if (ctx->trace) {
         pvk_log(ctx, PVK_LOG_ERROR, "trace: cannot replay while recording");
         return PVK_ERROR_INVALID_ARGUMENT;
@@ -317,8 +279,9 @@ pvk_result pvk_trace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_
         fclose(r.f);
         return PVK_ERROR_BAD_DATA;
     }
-    if (get32(head + 8) != TRACE_VERSION) {
-        pvk_bad_input(ctx, "trace: version %u is not supported (this picavk reads %u)", get32(head + 8), TRACE_VERSION);
+    uint32_t version = get32(head + 8);
+    if (version < 1 || version > TRACE_VERSION) {
+        pvk_bad_input(ctx, "trace: version %u is not supported (this picavk reads 1 to %u)", version, TRACE_VERSION);
         fclose(r.f);
         return PVK_ERROR_BAD_DATA;
     }
@@ -364,55 +327,57 @@ pvk_result pvk_trace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_
             pvk_mmio_load(ctx, regs, (const uint32_t(*)[PVK_LCD_LUT_SIZE])lut, PVK_MMIO_WORDS);
         }
             break;
-        case REC_INTERNAL:
-            if (len != sizeof ctx->pica.regs + PICA_STATE_LEN)
-                goto bad_len;
-        {
-            /* the positions inside the state index the translator's tables:
-             * check them before anything uses them */
-            pvk_pica *st = malloc(sizeof *st);
+        case REC_INTERNAL: {
+            /* version 1 files hold the snapshot's version-1 words without
+             * the version word: give it one */
+            uint8_t *st = malloc((size_t)len + 4);
             if (!st) {
                 err = PVK_ERROR_OUT_OF_MEMORY;
                 goto out;
             }
-            *st = ctx->pica;
-            memcpy((uint8_t *)st + PICA_STATE_OFF, p + sizeof ctx->pica.regs, PICA_STATE_LEN);
-            bool ok = pica_state_valid(st);
-            if (ok) {
-                memcpy(ctx->pica.regs, p, sizeof ctx->pica.regs);
-                memcpy((uint8_t *)&ctx->pica + PICA_STATE_OFF, (uint8_t *)st + PICA_STATE_OFF, PICA_STATE_LEN);
+            size_t n = len;
+            if (version == 1) {
+                put32(st, 1);
+                memcpy(st + 4, p, len);
+                n += 4;
+            } else {
+                memcpy(st, p, len);
             }
+            pvk_retire(ctx, true);
+            err = pvk_pica_state_load(&ctx->pica, st, n);
             free(st);
-            if (!ok) {
-                pvk_bad_input(ctx, "trace: the internal register snapshot has positions outside its tables");
-                err = PVK_ERROR_BAD_DATA;
+            if (err) {
+                if (err == PVK_ERROR_BAD_DATA)
+                    pvk_bad_input(ctx, "trace: the internal register snapshot (%u bytes) is malformed or of an "
+                                       "unknown version", len);
                 goto out;
             }
-        }
             break;
+        }
         case REC_MMIO:
             if (len != 8)
                 goto bad_len;
-            pvk_mmio_write32(ctx, get32(p), get32(p + 4)); /* errors are logged and counted there */
+            if (pvk_ctx_mmio_check(ctx, get32(p), "trace"))
+                pvk_ctx_mmio_write(ctx, get32(p), get32(p + 4)); /* errors are logged and counted there */
             break;
         case REC_MEMORY: {
             if (len < 4)
                 goto bad_len;
             uint32_t addr = get32(p);
-            void *dst = pvk_guest_ptr(ctx, addr, len - 4);
+            void *dst = pvk_guest_host(ctx, addr, len - 4, "trace memory record");
             if (!dst) {
                 err = PVK_ERROR_BAD_DATA;
                 goto out;
             }
             pvk_retire(ctx, true); /* the GPU may still read the old bytes */
             memcpy(dst, p + 4, len - 4);
-            pvk_guest_written(ctx, addr, len - 4);
+            pvk_guest_invalidate(ctx, addr, len - 4);
             break;
         }
         case REC_VBLANK:
             if (len != 0)
                 goto bad_len;
-            if ((err = pvk_vblank(ctx)))
+            if ((err = pvk_lcd_vblank(ctx)))
                 goto out;
             if (on_frame && (err = on_frame(user, ctx, frames)))
                 goto out;

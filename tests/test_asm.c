@@ -599,21 +599,21 @@ static void test_upload(void)
 
     pvk_context *ctx = th_context(NULL, 0);
     /* CPU writes to the 0x10401000 + 4*id window */
-    pvk_pica_reset(ctx);
+    pvk_pica_reset(&ctx->pica);
     for (uint32_t i = 0; i < n; i++)
         CHECK_EQ(pvk_mmio_write32(ctx, 0x10401000u + 4 * w[i].id, w[i].value), PVK_SUCCESS);
     check_unit(ctx, s);
     CHECK_EQ(ctx->pica.sh[1].code_pos, s->code_len);
 
     /* the same writes as a command list: one single-parameter command each */
-    pvk_pica_reset(ctx);
+    pvk_pica_reset(&ctx->pica);
     CHECK_EQ(ctx->pica.sh[1].code[0], 0);
     uint32_t *list = calloc(2 * n, sizeof *list);
     for (uint32_t i = 0; i < n; i++) {
         list[2 * i] = w[i].value;
         list[2 * i + 1] = pvk_cmd_header(w[i].id, 0xF, 0, 0);
     }
-    CHECK_EQ(pvk_cmdlist_run_words(ctx, list, 2 * n), PVK_SUCCESS);
+    CHECK_EQ(pvk_cmdlist_run_words(&ctx->pica, list, 2 * n), PVK_SUCCESS);
     check_unit(ctx, s);
 
     /* and as a SHBIN file read back */
@@ -673,7 +673,7 @@ static void test_interpreter(void)
     pvk_reg_write *w = calloc(n, sizeof *w);
     pvk_shbin_upload(g_sh, w, n);
     pvk_context *ctx = th_context(NULL, 0);
-    pvk_pica_reset(ctx);
+    pvk_pica_reset(&ctx->pica);
     for (uint32_t i = 0; i < n; i++)
         pvk_mmio_write32(ctx, 0x10401000u + 4 * w[i].id, w[i].value);
     /* m[0] = (1, 2, 3, 1), m[1] = 1 (uploaded as f32 uniforms) */
@@ -684,7 +684,7 @@ static void test_interpreter(void)
         pvk_mmio_write32(ctx, 0x10401000u + 4 * PVK_GPUREG_VSH_FLOATUNIFORM_DATA, f32_words[i]);
     float v[PVK_SH_INPUTS][4] = {{1, 2, 3, 4}, {10, 20, 30, 40}};
     float o[PVK_SH_OUTPUTS][4] = {{0}};
-    CHECK_EQ(pvk_vs_run(ctx, v, o), PVK_SUCCESS);
+    CHECK_EQ(pvk_vs_run(&ctx->pica, v, o), PVK_SUCCESS);
     CHECK(o[0][0] == 18.0f && o[0][1] == 7.0f && o[0][2] == 22.0f && o[0][3] == 1.0f);
     CHECK(o[1][0] == 4.5f && o[1][1] == 2.0f && o[1][2] == -3.0f && o[1][3] == 4.5f);
     if (o[0][0] != 18.0f || o[1][0] != 4.5f || o[1][2] != -3.0f)

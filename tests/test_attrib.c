@@ -213,7 +213,7 @@ static void test_formats(pvk_context *ctx)
                         apply(ctx, &s);
 
                         pvk_attrib_plan plan;
-                        CHECK_EQ(pvk_attrib_plan_build(ctx, &plan), PVK_SUCCESS);
+                        CHECK_EQ(pvk_attrib_plan_build(&ctx->pica, &plan), PVK_SUCCESS);
                         CHECK_EQ(plan.attribs, 2);
                         CHECK_EQ(plan.buffers, 1);
                         CHECK_EQ(plan.buf[0].loader, l);
@@ -226,7 +226,7 @@ static void test_formats(pvk_context *ctx)
                             if (prefix)
                                 put_attr(ctx, &s, l, 0, 1, verts[vi], e1);
                             fill_sentinel(v);
-                            CHECK_EQ(pvk_attrib_fetch(ctx, &plan, verts[vi], v), PVK_SUCCESS);
+                            CHECK_EQ(pvk_attrib_fetch(&ctx->pica, &plan, verts[vi], v), PVK_SUCCESS);
                             CHECK_VEC(v[5], e0);
                             for (int r = 0; r < PVK_SH_INPUTS; r++) {
                                 if (r == 5 || (r == 9 && prefix))
@@ -281,7 +281,7 @@ static void test_buffers(pvk_context *ctx)
     }
 
     pvk_attrib_plan plan;
-    CHECK_EQ(pvk_attrib_plan_build(ctx, &plan), PVK_SUCCESS);
+    CHECK_EQ(pvk_attrib_plan_build(&ctx->pica, &plan), PVK_SUCCESS);
     CHECK_EQ(plan.base, s.base);
     CHECK_EQ(plan.attribs, 12);
     CHECK_EQ(plan.buffers, 3);
@@ -312,7 +312,7 @@ static void test_buffers(pvk_context *ctx)
         memcpy(e[8], fx8, sizeof fx8);
         memcpy(e[11], fx11, sizeof fx11);
         fill_sentinel(v);
-        CHECK_EQ(pvk_attrib_fetch(ctx, &plan, nv, v), PVK_SUCCESS);
+        CHECK_EQ(pvk_attrib_fetch(&ctx->pica, &plan, nv, v), PVK_SUCCESS);
         for (int i = 0; i < 12; i++) {
             if (i == 10) {
                 float sent[4] = {SENTINEL(s.perm[i], 0), SENTINEL(s.perm[i], 1), SENTINEL(s.perm[i], 2),
@@ -337,23 +337,23 @@ static void test_buffers(pvk_context *ctx)
     /* Only VSH_NUM_ATTR + 1 attributes reach the shader. */
     s.vs = 4;
     apply(ctx, &s);
-    CHECK_EQ(pvk_attrib_plan_build(ctx, &plan), PVK_SUCCESS);
+    CHECK_EQ(pvk_attrib_plan_build(&ctx->pica, &plan), PVK_SUCCESS);
     CHECK_EQ(plan.attribs, 4);
     CHECK_EQ(plan.buf[1].extent, 3); /* loader 3 reads only attribute 3 */
     float v[PVK_SH_INPUTS][4];
     fill_sentinel(v);
-    CHECK_EQ(pvk_attrib_fetch(ctx, &plan, 0, v), PVK_SUCCESS);
+    CHECK_EQ(pvk_attrib_fetch(&ctx->pica, &plan, 0, v), PVK_SUCCESS);
     for (int i = 4; i < 12; i++)
         CHECK(same(v[s.perm[i]][0], SENTINEL(s.perm[i], 0)));
     /* ... and only the FORMAT_HIGH count are loaded. */
     s.vs = 12, s.total = 2;
     apply(ctx, &s);
-    CHECK_EQ(pvk_attrib_plan_build(ctx, &plan), PVK_SUCCESS);
+    CHECK_EQ(pvk_attrib_plan_build(&ctx->pica, &plan), PVK_SUCCESS);
     CHECK_EQ(plan.attribs, 2);
     CHECK_EQ(plan.buffers, 3);
     CHECK_EQ(plan.buf[1].extent, 0);
     fill_sentinel(v);
-    CHECK_EQ(pvk_attrib_fetch(ctx, &plan, 0, v), PVK_SUCCESS);
+    CHECK_EQ(pvk_attrib_fetch(&ctx->pica, &plan, 0, v), PVK_SUCCESS);
     CHECK(!same(v[s.perm[1]][0], SENTINEL(s.perm[1], 0)) || s.type[1] != 1);
     for (int i = 2; i < 12; i++)
         CHECK(same(v[s.perm[i]][0], SENTINEL(s.perm[i], 0)));
@@ -362,10 +362,10 @@ static void test_buffers(pvk_context *ctx)
     s.total = s.vs = 2;
     s.perm[1] = s.perm[0];
     apply(ctx, &s);
-    CHECK_EQ(pvk_attrib_plan_build(ctx, &plan), PVK_SUCCESS);
+    CHECK_EQ(pvk_attrib_plan_build(&ctx->pica, &plan), PVK_SUCCESS);
     float e1[4];
     put_attr(ctx, &s, 0, 12, 1, 5, e1);
-    CHECK_EQ(pvk_attrib_fetch(ctx, &plan, 5, v), PVK_SUCCESS);
+    CHECK_EQ(pvk_attrib_fetch(&ctx->pica, &plan, 5, v), PVK_SUCCESS);
     CHECK_VEC(v[s.perm[0]], e1);
 }
 
@@ -387,13 +387,13 @@ static void test_indices(pvk_context *ctx)
         memcpy(vb + 4 * i + 2, &y, 2);
     }
     pvk_attrib_plan plan;
-    CHECK_EQ(pvk_attrib_plan_build(ctx, &plan), PVK_SUCCESS);
+    CHECK_EQ(pvk_attrib_plan_build(&ctx->pica, &plan), PVK_SUCCESS);
 
     /* DRAWARRAYS: VERTEX_OFFSET + i */
     wr(ctx, PVK_GPUREG_VERTEX_OFFSET, 7);
     uint32_t idx = 0;
     for (uint32_t i = 0; i < 5; i++) {
-        CHECK_EQ(pvk_draw_vertex_index(ctx, false, i, &idx), PVK_SUCCESS);
+        CHECK_EQ(pvk_draw_vertex_index(&ctx->pica, false, i, &idx), PVK_SUCCESS);
         CHECK_EQ(idx, 7 + i);
     }
 
@@ -402,11 +402,11 @@ static void test_indices(pvk_context *ctx)
     memcpy(pvk_guest_ptr(ctx, s.base + 0x2000, sizeof i8), i8, sizeof i8);
     wr(ctx, PVK_GPUREG_INDEXBUFFER_CONFIG, 0x2000);
     for (uint32_t i = 0; i < sizeof i8; i++) {
-        CHECK_EQ(pvk_draw_vertex_index(ctx, true, i, &idx), PVK_SUCCESS);
+        CHECK_EQ(pvk_draw_vertex_index(&ctx->pica, true, i, &idx), PVK_SUCCESS);
         CHECK_EQ(idx, i8[i]);
         float v[PVK_SH_INPUTS][4];
         fill_sentinel(v);
-        CHECK_EQ(pvk_attrib_fetch(ctx, &plan, idx, v), PVK_SUCCESS);
+        CHECK_EQ(pvk_attrib_fetch(&ctx->pica, &plan, idx, v), PVK_SUCCESS);
         float e[4] = {(float)i8[i], -(float)i8[i], 0.0f, 1.0f};
         CHECK_VEC(v[0], e);
     }
@@ -419,18 +419,18 @@ static void test_indices(pvk_context *ctx)
     }
     wr(ctx, PVK_GPUREG_INDEXBUFFER_CONFIG, 0x80000000u | 0x2101);
     for (uint32_t i = 0; i < sizeof i16 / sizeof i16[0]; i++) {
-        CHECK_EQ(pvk_draw_vertex_index(ctx, true, i, &idx), PVK_SUCCESS);
+        CHECK_EQ(pvk_draw_vertex_index(&ctx->pica, true, i, &idx), PVK_SUCCESS);
         CHECK_EQ(idx, i16[i]);
         float v[PVK_SH_INPUTS][4];
         fill_sentinel(v);
-        CHECK_EQ(pvk_attrib_fetch(ctx, &plan, idx, v), PVK_SUCCESS);
+        CHECK_EQ(pvk_attrib_fetch(&ctx->pica, &plan, idx, v), PVK_SUCCESS);
         float e[4] = {(float)i16[i], -(float)i16[i], 0.0f, 1.0f};
         CHECK_VEC(v[0], e);
     }
     /* the index buffer follows ATTRIBBUFFERS_LOC */
     memcpy(pvk_guest_ptr(ctx, s.base + 0x100 + 0x2101, 2), (uint8_t[]){0x34, 0x12}, 2);
     wr(ctx, PVK_GPUREG_ATTRIBBUFFERS_LOC, (s.base + 0x100) >> 3);
-    CHECK_EQ(pvk_draw_vertex_index(ctx, true, 0, &idx), PVK_SUCCESS);
+    CHECK_EQ(pvk_draw_vertex_index(&ctx->pica, true, 0, &idx), PVK_SUCCESS);
     CHECK_EQ(idx, 0x1234);
     wr(ctx, PVK_GPUREG_ATTRIBBUFFERS_LOC, s.base >> 3);
 }
@@ -462,27 +462,27 @@ static void test_bad(pvk_context *ctx)
     apply(ctx, &s);
     pvk_attrib_plan plan;
     float v[PVK_SH_INPUTS][4];
-    CHECK_EQ(pvk_attrib_plan_build(ctx, &plan), PVK_SUCCESS);
+    CHECK_EQ(pvk_attrib_plan_build(&ctx->pica, &plan), PVK_SUCCESS);
     for (uint32_t n = 0; n < 3; n++)
-        CHECK_EQ(pvk_attrib_fetch(ctx, &plan, n, v), PVK_SUCCESS);
+        CHECK_EQ(pvk_attrib_fetch(&ctx->pica, &plan, n, v), PVK_SUCCESS);
     /* vertex 3 would read 8 bytes inside and 4 outside FCRAM */
     fill_sentinel(v);
-    expect_refused(ctx, pvk_attrib_fetch(ctx, &plan, 3, v), PVK_ERROR_OUT_OF_RANGE, 1);
-    expect_refused(ctx, pvk_attrib_fetch(ctx, &plan, 1000000, v), PVK_ERROR_OUT_OF_RANGE, 1);
+    expect_refused(ctx, pvk_attrib_fetch(&ctx->pica, &plan, 3, v), PVK_ERROR_OUT_OF_RANGE, 1);
+    expect_refused(ctx, pvk_attrib_fetch(&ctx->pica, &plan, 1000000, v), PVK_ERROR_OUT_OF_RANGE, 1);
     /* base + offset + stride * index past 4 GiB */
     s.buf[2].stride = 255;
     apply(ctx, &s);
-    CHECK_EQ(pvk_attrib_plan_build(ctx, &plan), PVK_SUCCESS);
-    expect_refused(ctx, pvk_attrib_fetch(ctx, &plan, 0xFFFFFFFFu, v), PVK_ERROR_OUT_OF_RANGE, 1);
+    CHECK_EQ(pvk_attrib_plan_build(&ctx->pica, &plan), PVK_SUCCESS);
+    expect_refused(ctx, pvk_attrib_fetch(&ctx->pica, &plan, 0xFFFFFFFFu, v), PVK_ERROR_OUT_OF_RANGE, 1);
 
     /* a second, valid buffer does not make the bad one pass, and nothing is written */
     s.base = PVK_AXI_WRAM_BASE + PVK_AXI_WRAM_SIZE - 0x100;
     s.buf[2] = (bufcfg){.offset = 0, .stride = 12, .n = 1, .order = {0}};    /* inside AXI WRAM */
     s.buf[5] = (bufcfg){.offset = 0x100, .stride = 4, .n = 1, .order = {1}}; /* the gap after it */
     apply(ctx, &s);
-    CHECK_EQ(pvk_attrib_plan_build(ctx, &plan), PVK_SUCCESS);
+    CHECK_EQ(pvk_attrib_plan_build(&ctx->pica, &plan), PVK_SUCCESS);
     fill_sentinel(v);
-    expect_refused(ctx, pvk_attrib_fetch(ctx, &plan, 0, v), PVK_ERROR_OUT_OF_RANGE, 1);
+    expect_refused(ctx, pvk_attrib_fetch(&ctx->pica, &plan, 0, v), PVK_ERROR_OUT_OF_RANGE, 1);
     for (int r = 0; r < PVK_SH_INPUTS; r++)
         for (int c = 0; c < 4; c++)
             CHECK(same(v[r][c], SENTINEL(r, c)));
@@ -490,8 +490,8 @@ static void test_bad(pvk_context *ctx)
     /* a buffer of padding only (or of attributes the shader does not take) reads nothing */
     s.buf[5] = (bufcfg){.offset = 0x100, .stride = 16, .n = 2, .order = {15, 12}};
     apply(ctx, &s);
-    CHECK_EQ(pvk_attrib_plan_build(ctx, &plan), PVK_SUCCESS);
-    CHECK_EQ(pvk_attrib_fetch(ctx, &plan, 0, v), PVK_SUCCESS);
+    CHECK_EQ(pvk_attrib_plan_build(&ctx->pica, &plan), PVK_SUCCESS);
+    CHECK_EQ(pvk_attrib_fetch(&ctx->pica, &plan, 0, v), PVK_SUCCESS);
 
     /* index buffers: a u16 entry straddling the end of FCRAM, one past it, a huge element */
     s.base = FCRAM_END - 0x100;
@@ -499,13 +499,13 @@ static void test_bad(pvk_context *ctx)
     apply(ctx, &s);
     uint32_t idx;
     wr(ctx, PVK_GPUREG_INDEXBUFFER_CONFIG, 0x80000000u | 0xFD); /* entries at end-3, end-1 */
-    CHECK_EQ(pvk_draw_vertex_index(ctx, true, 0, &idx), PVK_SUCCESS);
-    expect_refused(ctx, pvk_draw_vertex_index(ctx, true, 1, &idx), PVK_ERROR_OUT_OF_RANGE, 1);
+    CHECK_EQ(pvk_draw_vertex_index(&ctx->pica, true, 0, &idx), PVK_SUCCESS);
+    expect_refused(ctx, pvk_draw_vertex_index(&ctx->pica, true, 1, &idx), PVK_ERROR_OUT_OF_RANGE, 1);
     wr(ctx, PVK_GPUREG_INDEXBUFFER_CONFIG, 0xFF); /* u8: the last byte is fine, the next not */
-    CHECK_EQ(pvk_draw_vertex_index(ctx, true, 0, &idx), PVK_SUCCESS);
-    expect_refused(ctx, pvk_draw_vertex_index(ctx, true, 1, &idx), PVK_ERROR_OUT_OF_RANGE, 1);
+    CHECK_EQ(pvk_draw_vertex_index(&ctx->pica, true, 0, &idx), PVK_SUCCESS);
+    expect_refused(ctx, pvk_draw_vertex_index(&ctx->pica, true, 1, &idx), PVK_ERROR_OUT_OF_RANGE, 1);
     wr(ctx, PVK_GPUREG_INDEXBUFFER_CONFIG, 0x80000000u);
-    expect_refused(ctx, pvk_draw_vertex_index(ctx, true, 0xFFFFFFFFu, &idx), PVK_ERROR_OUT_OF_RANGE, 1);
+    expect_refused(ctx, pvk_draw_vertex_index(&ctx->pica, true, 0xFFFFFFFFu, &idx), PVK_ERROR_OUT_OF_RANGE, 1);
 
     /* an index that points outside the attribute buffer */
     s.base = PVK_FCRAM_BASE + 0x500000;
@@ -514,37 +514,37 @@ static void test_bad(pvk_context *ctx)
     uint8_t *ib = pvk_guest_ptr(ctx, s.base + 0x80, 2);
     ib[0] = 0xFF, ib[1] = 0xFF; /* vertex 65535 * 12 bytes: inside FCRAM, fine */
     wr(ctx, PVK_GPUREG_INDEXBUFFER_CONFIG, 0x80000000u | 0x80);
-    CHECK_EQ(pvk_attrib_plan_build(ctx, &plan), PVK_SUCCESS);
-    CHECK_EQ(pvk_draw_vertex_index(ctx, true, 0, &idx), PVK_SUCCESS);
-    CHECK_EQ(pvk_attrib_fetch(ctx, &plan, idx, v), PVK_SUCCESS);
+    CHECK_EQ(pvk_attrib_plan_build(&ctx->pica, &plan), PVK_SUCCESS);
+    CHECK_EQ(pvk_draw_vertex_index(&ctx->pica, true, 0, &idx), PVK_SUCCESS);
+    CHECK_EQ(pvk_attrib_fetch(&ctx->pica, &plan, idx, v), PVK_SUCCESS);
     s.buf[2].stride = 255; /* 65535 * 255 bytes: past the end of FCRAM */
     s.base = FCRAM_END - 0x100000;
     apply(ctx, &s);
     ib = pvk_guest_ptr(ctx, s.base + 0x80, 2);
     ib[0] = 0xFF, ib[1] = 0xFF;
-    CHECK_EQ(pvk_attrib_plan_build(ctx, &plan), PVK_SUCCESS);
-    CHECK_EQ(pvk_draw_vertex_index(ctx, true, 0, &idx), PVK_SUCCESS);
+    CHECK_EQ(pvk_attrib_plan_build(&ctx->pica, &plan), PVK_SUCCESS);
+    CHECK_EQ(pvk_draw_vertex_index(&ctx->pica, true, 0, &idx), PVK_SUCCESS);
     CHECK_EQ(idx, 0xFFFF);
-    expect_refused(ctx, pvk_attrib_fetch(ctx, &plan, idx, v), PVK_ERROR_OUT_OF_RANGE, 1);
+    expect_refused(ctx, pvk_attrib_fetch(&ctx->pica, &plan, idx, v), PVK_ERROR_OUT_OF_RANGE, 1);
 
     /* VERTEX_OFFSET + i past 32 bits */
     wr(ctx, PVK_GPUREG_VERTEX_OFFSET, 0xFFFFFFF0u);
-    CHECK_EQ(pvk_draw_vertex_index(ctx, false, 15, &idx), PVK_SUCCESS);
+    CHECK_EQ(pvk_draw_vertex_index(&ctx->pica, false, 15, &idx), PVK_SUCCESS);
     CHECK_EQ(idx, 0xFFFFFFFFu);
-    expect_refused(ctx, pvk_draw_vertex_index(ctx, false, 16, &idx), PVK_ERROR_OUT_OF_RANGE, 0);
+    expect_refused(ctx, pvk_draw_vertex_index(&ctx->pica, false, 16, &idx), PVK_ERROR_OUT_OF_RANGE, 0);
     wr(ctx, PVK_GPUREG_VERTEX_OFFSET, 0);
 
     /* configurations no vertex can be loaded from */
     s.total = 13;
     apply(ctx, &s);
-    expect_refused(ctx, pvk_attrib_plan_build(ctx, &plan), PVK_ERROR_BAD_PARAMETERS, 0);
+    expect_refused(ctx, pvk_attrib_plan_build(&ctx->pica, &plan), PVK_ERROR_BAD_PARAMETERS, 0);
     s.total = 2;
     s.buf[7] = (bufcfg){.offset = 0, .stride = 4, .n = 13, .order = {0}};
     apply(ctx, &s);
-    expect_refused(ctx, pvk_attrib_plan_build(ctx, &plan), PVK_ERROR_BAD_PARAMETERS, 0);
+    expect_refused(ctx, pvk_attrib_plan_build(&ctx->pica, &plan), PVK_ERROR_BAD_PARAMETERS, 0);
     s.buf[7].n = 0;
     apply(ctx, &s);
-    CHECK_EQ(pvk_attrib_plan_build(ctx, &plan), PVK_SUCCESS);
+    CHECK_EQ(pvk_attrib_plan_build(&ctx->pica, &plan), PVK_SUCCESS);
     th_quiet_errors = 0;
 }
 
@@ -568,13 +568,13 @@ static void test_random(pvk_context *ctx)
         pvk_attrib_plan plan;
         pvk_stats before, after;
         pvk_get_stats(ctx, &before);
-        pvk_result r = pvk_attrib_plan_build(ctx, &plan);
+        pvk_result r = pvk_attrib_plan_build(&ctx->pica, &plan);
         for (uint32_t i = 0; r == PVK_SUCCESS && i < 8; i++) {
             uint32_t idx = 0;
-            pvk_result ri = pvk_draw_vertex_index(ctx, th_rand() & 1, i, &idx);
+            pvk_result ri = pvk_draw_vertex_index(&ctx->pica, th_rand() & 1, i, &idx);
             float v[PVK_SH_INPUTS][4];
             if (ri == PVK_SUCCESS)
-                ri = pvk_attrib_fetch(ctx, &plan, idx, v);
+                ri = pvk_attrib_fetch(&ctx->pica, &plan, idx, v);
             CHECK(ri == PVK_SUCCESS || ri == PVK_ERROR_OUT_OF_RANGE);
         }
         pvk_get_stats(ctx, &after);

@@ -94,32 +94,34 @@ static uint32_t irq_flags(pvk_context *ctx)
     return v;
 }
 
-/* ---- hooks ---- */
-static pvk_pica_draw draws[64];
-static uint32_t draw_attrs[64][16][4];
+/* ---- the translator's draw and cache callbacks, captured ---- */
+static pvk_draw_packet draws[64];
 static int draw_count, cache_ops[4];
 static pvk_result draw_result;
-static pvk_result on_draw(pvk_context *ctx, void *user, const pvk_pica_draw *d)
+static pvk_pica_env saved_env;
+static pvk_result on_draw(void *user, const pvk_draw_packet *d)
 {
-    (void)ctx, (void)user;
+    (void)user;
     if (draw_count < 64) {
         draws[draw_count] = *d;
-        if (d->attrs)
-            memcpy(draw_attrs[draw_count], d->attrs, d->attr_count * 16);
+        draws[draw_count].tris = NULL; /* not kept past the call */
     }
     draw_count++;
     return draw_result;
 }
-static pvk_result on_cache(pvk_context *ctx, void *user, pvk_pica_cache_op op)
+static pvk_result on_cache(void *user, pvk_pica_cache_op op)
 {
-    (void)ctx, (void)user;
+    (void)user;
     cache_ops[op]++;
     return PVK_SUCCESS;
 }
 static void hooks_on(pvk_context *ctx)
 {
-    pvk_pica_hooks h = {.draw = on_draw, .cache = on_cache};
-    pvk_pica_set_hooks(ctx, &h);
+    saved_env = ctx->pica.env;
+    pvk_pica_env e = saved_env;
+    e.draw = on_draw;
+    e.cache = on_cache;
+    pvk_pica_set_env(&ctx->pica, &e);
     draw_count = 0;
     draw_result = PVK_SUCCESS;
     memset(cache_ops, 0, sizeof cache_ops);
@@ -258,7 +260,7 @@ static void jumps(pvk_context *ctx)
 
 static void interrupts(pvk_context *ctx)
 {
-    pvk_pica_reset(ctx);
+    pvk_pica_reset(&ctx->pica);
     CHECK_EQ(irq_flags(ctx) >> 31, 0);
     /* FINALIZE raises P3D and (autostop) ends the list */
     lb b = {0};
@@ -322,7 +324,7 @@ static void interrupts(pvk_context *ctx)
     CHECK_EQ(irq_count - irqs, 1);
     CHECK_EQ(irq_flags(ctx) >> 31, 1);
     /* the other REQ words are reachable from a list (IRQ #4..#63) */
-    pvk_pica_reset(ctx);
+    pvk_pica_reset(&ctx->pica);
     set(ctx, PVK_GPUREG_IRQ_CMP + 5, 0xAB000000);
     set(ctx, PVK_GPUREG_IRQ_MASK_HIGH, ~(1u << 23)); /* byte 4*5+3 = 23 -> high word bit... */
     set(ctx, PVK_GPUREG_IRQ_MASK, ~(1u << 23));
@@ -336,7 +338,7 @@ static void interrupts(pvk_context *ctx)
     CHECK_EQ(irq_count - irqs, 1);
     CHECK_EQ(reg(ctx, PVK_GPUREG_LOGIC_OP), 0); /* autostop */
     /* CPU-only registers are out of a list's reach */
-    pvk_pica_reset(ctx);
+    pvk_pica_reset(&ctx->pica);
     b.n = 0;
     w1(&b, PVK_GPUREG_IRQ_CMP, 0x11111111);
     w1(&b, PVK_GPUREG_IRQ_MASK, 0);
@@ -352,7 +354,7 @@ static void interrupts(pvk_context *ctx)
 
 static void shader_ports(pvk_context *ctx)
 {
-    pvk_pica_reset(ctx);
+    pvk_pica_reset(&ctx->pica);
     pvk_shader_unit *vs = &ctx->pica.sh[1], *gs = &ctx->pica.sh[0];
     set(ctx, PVK_GPUREG_VSH_COM_MODE, 1); /* separate geometry configuration */
     lb b = {0};
@@ -472,7 +474,7 @@ static void shader_ports(pvk_context *ctx)
 
 static void lut_ports(pvk_context *ctx)
 {
-    pvk_pica_reset(ctx);
+    pvk_pica_reset(&ctx->pica);
     pvk_pica *p = &ctx->pica;
     lb b = {0};
     uint32_t data[256];
@@ -553,9 +555,13 @@ static void lut_ports(pvk_context *ctx)
 
 static void attributes_and_draws(pvk_context *ctx)
 {
-    pvk_pica_reset(ctx);
+    pvk_pica_reset(&ctx->pica);
     hooks_on(ctx);
     pvk_pica *p = &ctx->pica;
+    uint64_t draws0 = p->counters.draws, imm0 = p->counters.immediate_vertices;
+    /* a framebuffer, a vertex shader that only ENDs and an index buffer in
+     * guest memory, so draws reach the callback */
+    p->sh[1].code[0] = 0x22u << 26;
     uint32_t a0[4] = {pvk_f32_to_f24(f32bits(1)), pvk_f32_to_f24(f32bits(2)), pvk_f32_to_f24(f32bits(3)),
                       pvk_f32_to_f24(f32bits(4))};
     uint32_t a1[4] = {pvk_f32_to_f24(f32bits(-1)), pvk_f32_to_f24(f32bits(0.5f)), 0, pvk_f32_to_f24(f32bits(1))};
@@ -575,6 +581,8 @@ static void attributes_and_draws(pvk_context *ctx)
         put(&b, PVK_GPUREG_FIXEDATTRIB_DATA0, 0xF, 1, 3, w6 + 3);
     }
     /* draws */
+    w1(&b, PVK_GPUREG_FRAMEBUFFER_DIM, 8 | 7 << 12 | 1 << 24);
+    w1(&b, PVK_GPUREG_ATTRIBBUFFERS_LOC, 0x18000000 >> 3);
     w1(&b, PVK_GPUREG_NUMVERTICES, 36);
     w1(&b, PVK_GPUREG_VERTEX_OFFSET, 6);
     w1(&b, PVK_GPUREG_DRAWARRAYS, 1);
@@ -595,19 +603,21 @@ static void attributes_and_draws(pvk_context *ctx)
         CHECK_EQ(p->fixed_attr[2][k], a0[k]);
         CHECK_EQ(p->fixed_attr[3][k], a1[k]);
     }
-    CHECK_EQ(draw_count, 4);
-    CHECK_EQ(draws[0].kind, PVK_PICA_DRAW_IMMEDIATE);
-    CHECK_EQ(draws[0].attr_count, 2);
-    CHECK_EQ(draws[1].kind, PVK_PICA_DRAW_IMMEDIATE);
-    for (int k = 0; k < 4; k++) {
-        CHECK_EQ(draw_attrs[1][0][k], a0[k]);
-        CHECK_EQ(draw_attrs[1][1][k], a1[k]);
+    /* two immediate vertices (no triangle yet), then two draws */
+    CHECK_EQ(p->counters.immediate_vertices - imm0, 2);
+    CHECK_EQ(p->counters.draws - draws0, 2);
+    for (int k = 0; k < 4; k++) { /* the last vertex's attributes, assembled in order */
+        CHECK_EQ(p->imm[0][k], a0[k]);
+        CHECK_EQ(p->imm[1][k], a1[k]);
     }
-    CHECK_EQ(draws[2].kind, PVK_PICA_DRAW_ARRAYS);
-    CHECK_EQ(draws[2].count, 36);
-    CHECK_EQ(draws[2].first, 6);
-    CHECK_EQ(draws[3].kind, PVK_PICA_DRAW_ELEMENTS);
-    CHECK_EQ(draws[3].count, 12);
+    CHECK_EQ(draw_count, 2);
+    CHECK_EQ(draws[0].kind, PVK_DRAW_ARRAYS);
+    CHECK_EQ(draws[0].vertices, 36);
+    CHECK_EQ(draws[0].tri_vertices, 36);
+    CHECK_EQ(draws[0].fb.width, 8);
+    CHECK_EQ(draws[0].fb.height, 8);
+    CHECK_EQ(draws[1].kind, PVK_DRAW_ELEMENTS);
+    CHECK_EQ(draws[1].vertices, 12);
     CHECK_EQ(cache_ops[PVK_PICA_FRAMEBUFFER_FLUSH], 1);
     CHECK_EQ(cache_ops[PVK_PICA_FRAMEBUFFER_INVALIDATE], 1);
     CHECK_EQ(cache_ops[PVK_PICA_TEXTURE_CACHE_CLEAR], 1);
@@ -623,8 +633,10 @@ static void attributes_and_draws(pvk_context *ctx)
     CHECK_EQ(run(ctx, &b), PVK_ERROR_DEVICE_LOST);
     CHECK(reg(ctx, PVK_GPUREG_LOGIC_OP) != 0xE);
 
-    /* without a hook: counted as unsupported, logged once */
-    pvk_pica_set_hooks(ctx, NULL);
+    /* without a draw callback: counted as unsupported, logged once */
+    pvk_pica_env e = saved_env;
+    e.draw = NULL;
+    pvk_pica_set_env(p, &e);
     uint64_t uns = stats(ctx).unsupported;
     b.n = 0;
     w1(&b, PVK_GPUREG_DRAWARRAYS, 1);
@@ -645,6 +657,8 @@ static void attributes_and_draws(pvk_context *ctx)
     th_quiet_errors = 0;
     CHECK_EQ(stats(ctx).bad_input - bad, 1);
     CHECK_EQ(p->fixed_attr[11][3], a0[3]);
+    pvk_pica_set_env(p, &saved_env);
+    pvk_pica_reset(p);
 }
 
 static void dirty_groups(pvk_context *ctx)
@@ -682,7 +696,7 @@ static void dirty_groups(pvk_context *ctx)
         lb b = {0};
         w1(&b, cases[i].id, 0x1);
         ctx->pica.dirty = 0;
-        CHECK_EQ(pvk_cmdlist_run_words(ctx, b.w, b.n), PVK_SUCCESS);
+        CHECK_EQ(pvk_cmdlist_run_words(&ctx->pica, b.w, b.n), PVK_SUCCESS);
         if (ctx->pica.dirty != cases[i].bits)
             fprintf(stderr, "register 0x%03X\n", cases[i].id);
         CHECK_EQ(ctx->pica.dirty, cases[i].bits);
@@ -695,7 +709,7 @@ static void dirty_groups(pvk_context *ctx)
 
 static void malformed(pvk_context *ctx)
 {
-    pvk_pica_reset(ctx);
+    pvk_pica_reset(&ctx->pica);
     th_quiet_errors = 1;
     pvk_stats s0 = stats(ctx);
     int irqs = irq_count;
@@ -787,7 +801,7 @@ static void malformed(pvk_context *ctx)
     CHECK_EQ(reg(ctx, PVK_GPUREG_CMDBUF_JUMP0), 0);
 
     /* a jump to a channel that was never set up */
-    pvk_pica_reset(ctx);
+    pvk_pica_reset(&ctx->pica);
     b.n = 0;
     w1(&b, PVK_GPUREG_CMDBUF_JUMP1, 1);
     finish(&b);
@@ -795,11 +809,11 @@ static void malformed(pvk_context *ctx)
 
     /* a trailing lone word through the host-memory entry point */
     uint32_t lone[3] = {1, pvk_cmd_header(PVK_GPUREG_LOGIC_OP, 0xF, 0, 0), 5};
-    CHECK_EQ(pvk_cmdlist_run_words(ctx, lone, 3), PVK_ERROR_BAD_PARAMETERS);
+    CHECK_EQ(pvk_cmdlist_run_words(&ctx->pica, lone, 3), PVK_ERROR_BAD_PARAMETERS);
     CHECK_EQ(reg(ctx, PVK_GPUREG_LOGIC_OP), 1);
 
     /* random garbage: never crashes, never hangs, never writes outside the register file */
-    pvk_pica_reset(ctx);
+    pvk_pica_reset(&ctx->pica);
     uint32_t *g = pvk_guest_ptr(ctx, PVK_FCRAM_BASE + 0x100000, 4096);
     for (int round = 0; round < 3000; round++) {
         uint32_t n = th_rand_range(1, 256) * 4;
@@ -815,7 +829,7 @@ static void malformed(pvk_context *ctx)
         kick(ctx, PVK_FCRAM_BASE + 0x100000, n * 4);
     }
     th_quiet_errors = 0;
-    pvk_pica_reset(ctx);
+    pvk_pica_reset(&ctx->pica);
     set(ctx, PVK_GPUREG_IRQ_ACK, 0);
 }
 

@@ -127,7 +127,7 @@ static void set_v(unsigned i, float x, float y, float z, float w)
 {
     vin[i][0] = x, vin[i][1] = y, vin[i][2] = z, vin[i][3] = w;
 }
-static pvk_result run(void) { return pvk_sh_run(ctx, &info, (const float(*)[4])vin, out); }
+static pvk_result run(void) { return pvk_sh_run(&ctx->pica, &info, (const float(*)[4])vin, out); }
 
 static uint32_t bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 /* Exact float comparison by bits (so +0 and -0 differ); NaN matches NaN. */
@@ -743,30 +743,30 @@ static void test_vs_run(void)
         f0(END),
     };
     const uint32_t vb = PVK_GPUREG_VSH_BASE;
-    pvk_pica_cpu_write(ctx, PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
+    pvk_pica_write(&ctx->pica, PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
     for (unsigned i = 0; i < sizeof prog / sizeof prog[0]; i++)
-        pvk_pica_cpu_write(ctx, PVK_GPUREG_VSH_CODETRANSFER_DATA, prog[i]);
-    pvk_pica_cpu_write(ctx, PVK_GPUREG_VSH_OPDESCS_CONFIG, 0);
-    pvk_pica_cpu_write(ctx, PVK_GPUREG_VSH_OPDESCS_DATA, opdesc(M_ALL, XYZW, 0, XYZW, 0, XYZW, 0));
-    pvk_pica_cpu_write(ctx, PVK_GPUREG_VSH_OPDESCS_DATA, opdesc(M_X, XYZW, 0, XYZW, 0, XYZW, 0));
+        pvk_pica_write(&ctx->pica, PVK_GPUREG_VSH_CODETRANSFER_DATA, prog[i]);
+    pvk_pica_write(&ctx->pica, PVK_GPUREG_VSH_OPDESCS_CONFIG, 0);
+    pvk_pica_write(&ctx->pica, PVK_GPUREG_VSH_OPDESCS_DATA, opdesc(M_ALL, XYZW, 0, XYZW, 0, XYZW, 0));
+    pvk_pica_write(&ctx->pica, PVK_GPUREG_VSH_OPDESCS_DATA, opdesc(M_X, XYZW, 0, XYZW, 0, XYZW, 0));
     /* f32 mode: words w, z, y, x */
-    pvk_pica_cpu_write(ctx, PVK_GPUREG_VSH_FLOATUNIFORM_CONFIG, 0x80000000u);
+    pvk_pica_write(&ctx->pica, PVK_GPUREG_VSH_FLOATUNIFORM_CONFIG, 0x80000000u);
     const float c0[4] = {4, 3, 2, 1};
     for (int i = 0; i < 4; i++)
-        pvk_pica_cpu_write(ctx, PVK_GPUREG_VSH_FLOATUNIFORM_DATA, bits(c0[i]));
-    pvk_pica_cpu_write(ctx, PVK_GPUREG_VSH_BOOLUNIFORM, 0x7FFF0001u);
-    pvk_pica_cpu_write(ctx, vb + 0x0A, 0x7FFF0001u); /* ENTRYPOINT */
+        pvk_pica_write(&ctx->pica, PVK_GPUREG_VSH_FLOATUNIFORM_DATA, bits(c0[i]));
+    pvk_pica_write(&ctx->pica, PVK_GPUREG_VSH_BOOLUNIFORM, 0x7FFF0001u);
+    pvk_pica_write(&ctx->pica, vb + 0x0A, 0x7FFF0001u); /* ENTRYPOINT */
     CHECK_EQ(ctx->pica.regs[PVK_GPUREG_VSH_ENTRYPOINT] & 0xFFFF, 1);
     float v[16][4] = {{1, 2, 3, 4}, {5, 6, 7, 8}}, o[16][4];
     memset(o, 0, sizeof o);
-    CHECK_EQ(pvk_vs_run(ctx, (const float(*)[4])v, o), PVK_SUCCESS);
+    CHECK_EQ(pvk_vs_run(&ctx->pica, (const float(*)[4])v, o), PVK_SUCCESS);
     CHECK_F(o[0][0], 1 * 1 + 2 * 2 + 3 * 3 + 4 * 4.0f);
     CHECK_F(o[0][1], 0.0f); /* masked */
     CHECK_V4(o[1], 5.0f, 6.0f, 7.0f, 8.0f);
 
     th_quiet_errors = 1;
-    pvk_pica_cpu_write(ctx, vb + 0x0A, 0x7FFFFFFFu); /* entry 0xFFFF: past code memory */
-    CHECK_EQ(pvk_vs_run(ctx, (const float(*)[4])v, o), PVK_ERROR_BAD_DATA);
+    pvk_pica_write(&ctx->pica, vb + 0x0A, 0x7FFFFFFFu); /* entry 0xFFFF: past code memory */
+    CHECK_EQ(pvk_vs_run(&ctx->pica, (const float(*)[4])v, o), PVK_ERROR_BAD_DATA);
     th_quiet_errors = 0;
 }
 

@@ -23,7 +23,6 @@
  *   draws ignore VERTEX_OFFSET. */
 #include <string.h>
 
-#include "runtime/runtime.h"
 #include "translator/geometry.h"
 
 static const uint8_t elem_size[4] = {1, 1, 2, 4}; /* s8, u8, s16, f32 */
@@ -40,35 +39,34 @@ static float f24_bits_to_float(uint32_t f24)
 
 /* Host pointer for [addr, addr+len) (addr may not even fit in 32 bits), or
  * NULL after logging and counting.  `loader` < 0 names the index buffer. */
-static const uint8_t *guest_bytes(pvk_context *ctx, uint64_t addr, uint32_t len, int loader, uint32_t i)
+static const uint8_t *guest_bytes(const pvk_pica *p, uint64_t addr, uint32_t len, int loader, uint32_t i)
 {
-    pvk_guest_span s;
-    /* Resolve quietly, then log with the buffer and vertex named. */
-    if (addr > UINT32_MAX || !pvk_guest_resolve(ctx, (uint32_t)addr, len, NULL, &s)) {
-        ctx->stats.out_of_range++;
-        if (loader < 0)
-            pvk_bad_input(ctx, "index buffer, element %u: guest range 0x%llX+0x%X is outside guest memory", i,
-                          (unsigned long long)addr, len);
-        else
-            pvk_bad_input(ctx, "attribute buffer %d, vertex %u: guest range 0x%llX+0x%X is outside guest memory",
-                          loader, i, (unsigned long long)addr, len);
-        return NULL;
-    }
-    if (ctx->trace)
-        pvk_trace_touch(ctx, &s);
-    return s.region->host + s.offset;
+    const uint8_t *host = NULL;
+    if (addr <= UINT32_MAX && p->env.guest_read)
+        host = p->env.guest_read(p->env.user, (uint32_t)addr, len);
+    if (host)
+        return host;
+    if (loader < 0)
+        pvk_pica_report_msg(p, PVK_PICA_OUT_OF_RANGE, PVK_LOG_ERROR,
+                            "index buffer, element %u: guest range 0x%llX+0x%X is outside guest memory", i,
+                            (unsigned long long)addr, len);
+    else
+        pvk_pica_report_msg(p, PVK_PICA_OUT_OF_RANGE, PVK_LOG_ERROR,
+                            "attribute buffer %d, vertex %u: guest range 0x%llX+0x%X is outside guest memory",
+                            loader, i, (unsigned long long)addr, len);
+    return NULL;
 }
 
-pvk_result pvk_attrib_plan_build(pvk_context *ctx, pvk_attrib_plan *plan)
+pvk_result pvk_attrib_plan_build(const pvk_pica *p, pvk_attrib_plan *plan)
 {
-    const uint32_t *r = ctx->pica.regs;
+    const uint32_t *r = p->regs;
     memset(plan, 0, sizeof *plan);
     plan->base = pvk_attribbuffers_loc(r[PVK_GPUREG_ATTRIBBUFFERS_LOC]) << 4;
 
     uint32_t low = r[PVK_GPUREG_ATTRIBBUFFERS_FORMAT_LOW], high = r[PVK_GPUREG_ATTRIBBUFFERS_FORMAT_HIGH];
     uint32_t total = pvk_attrib_count_m1(high) + 1;
     if (total > PVK_MAX_ATTRIBS) {
-        pvk_bad_input(ctx, "ATTRIBBUFFERS_FORMAT_HIGH: %u attributes (at most %u); draw refused", total,
+        pvk_pica_bad_input(p, "ATTRIBBUFFERS_FORMAT_HIGH: %u attributes (at most %u); draw refused", total,
                       PVK_MAX_ATTRIBS);
         return PVK_ERROR_BAD_PARAMETERS;
     }
@@ -84,7 +82,7 @@ pvk_result pvk_attrib_plan_build(pvk_context *ctx, pvk_attrib_plan *plan)
         plan->a[i].reg = (uint8_t)pvk_sh_permutation(plo, phi, i);
         plan->a[i].fixed = (fixed >> i) & 1;
         for (int c = 0; c < 4; c++)
-            plan->a[i].fixed_value[c] = f24_bits_to_float(ctx->pica.fixed_attr[i][c]);
+            plan->a[i].fixed_value[c] = f24_bits_to_float(p->fixed_attr[i][c]);
     }
 
     for (uint32_t l = 0; l < 12; l++) {
@@ -94,7 +92,7 @@ pvk_result pvk_attrib_plan_build(pvk_context *ctx, pvk_attrib_plan *plan)
         if (!count)
             continue;
         if (count > 12) {
-            pvk_bad_input(ctx, "ATTRIBBUFFER%u_CONFIG2: %u components (at most 12); draw refused", l, count);
+            pvk_pica_bad_input(p, "ATTRIBBUFFER%u_CONFIG2: %u components (at most 12); draw refused", l, count);
             return PVK_ERROR_BAD_PARAMETERS;
         }
         uint32_t bi = plan->buffers++;
@@ -155,7 +153,7 @@ static void load(const uint8_t *p, uint32_t type, uint32_t comps, float out[4])
     }
 }
 
-pvk_result pvk_attrib_fetch(pvk_context *ctx, const pvk_attrib_plan *plan, uint32_t index,
+pvk_result pvk_attrib_fetch(const pvk_pica *p, const pvk_attrib_plan *plan, uint32_t index,
                             float v[PVK_SH_INPUTS][4])
 {
     /* Every buffer is checked before any register is written. */
@@ -164,7 +162,7 @@ pvk_result pvk_attrib_fetch(pvk_context *ctx, const pvk_attrib_plan *plan, uint3
         if (!plan->buf[b].extent)
             continue; /* only padding or unused attributes */
         uint64_t addr = (uint64_t)plan->base + plan->buf[b].offset + (uint64_t)plan->buf[b].stride * index;
-        vtx[b] = guest_bytes(ctx, addr, plan->buf[b].extent, plan->buf[b].loader, index);
+        vtx[b] = guest_bytes(p, addr, plan->buf[b].extent, plan->buf[b].loader, index);
         if (!vtx[b])
             return PVK_ERROR_OUT_OF_RANGE;
     }
@@ -178,13 +176,13 @@ pvk_result pvk_attrib_fetch(pvk_context *ctx, const pvk_attrib_plan *plan, uint3
     return PVK_SUCCESS;
 }
 
-pvk_result pvk_draw_vertex_index(pvk_context *ctx, bool elements, uint32_t i, uint32_t *index)
+pvk_result pvk_draw_vertex_index(const pvk_pica *p, bool elements, uint32_t i, uint32_t *index)
 {
-    const uint32_t *r = ctx->pica.regs;
+    const uint32_t *r = p->regs;
     if (!elements) {
         uint32_t first = r[PVK_GPUREG_VERTEX_OFFSET];
         if (i > UINT32_MAX - first) {
-            pvk_bad_input(ctx, "VERTEX_OFFSET 0x%X + vertex %u overflows 32 bits", first, i);
+            pvk_pica_bad_input(p, "VERTEX_OFFSET 0x%X + vertex %u overflows 32 bits", first, i);
             return PVK_ERROR_OUT_OF_RANGE;
         }
         *index = first + i;
@@ -194,9 +192,9 @@ pvk_result pvk_draw_vertex_index(pvk_context *ctx, bool elements, uint32_t i, ui
     uint32_t size = pvk_indexbuffer_u16(cfg) ? 2 : 1;
     uint64_t addr = ((uint64_t)pvk_attribbuffers_loc(r[PVK_GPUREG_ATTRIBBUFFERS_LOC]) << 4) +
                     pvk_indexbuffer_offset(cfg) + (uint64_t)i * size;
-    const uint8_t *p = guest_bytes(ctx, addr, size, -1, i);
-    if (!p)
+    const uint8_t *q = guest_bytes(p, addr, size, -1, i);
+    if (!q)
         return PVK_ERROR_OUT_OF_RANGE;
-    *index = size == 2 ? (uint32_t)(p[0] | p[1] << 8) : p[0];
+    *index = size == 2 ? (uint32_t)(q[0] | q[1] << 8) : q[0];
     return PVK_SUCCESS;
 }

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/runtime.h"
+#include "translator/geometry.h"
 
 /* Side effects, stored in the top 6 bits of pvk_pica.info[id]. */
 enum {
@@ -189,7 +189,7 @@ static uint64_t irq_mask(const uint32_t *regs)
  * P3D line.  `hit_bytes` are the REQ bytes just written: one of them
  * matching and enabled raises the interrupt even when it was already up
  * (every FINALIZE signals); otherwise only newly matching bytes raise it. */
-static int irq_update(pvk_context *ctx, pvk_pica *p, uint64_t hit_bytes)
+static int irq_update(pvk_pica *p, uint64_t hit_bytes)
 {
     uint32_t *regs = p->regs;
     uint64_t stat = 0;
@@ -205,23 +205,23 @@ static int irq_update(pvk_context *ctx, pvk_pica *p, uint64_t hit_bytes)
     uint64_t hit = active & hit_bytes;
     bool raise = hit || (active & ~p->irq_active);
     p->irq_active = active;
-    ctx->mmio.p3d_irq = active != 0; /* GPU_STAT_IRQ_FLAGS bit 31 */
+    if (p->env.p3d)
+        p->env.p3d(p->env.user, active != 0, raise);
     if (!raise)
         return FLOW_NONE;
-    pvk_raise_irq(ctx, PVK_IRQ_P3D);
     if (hit && p->in_list && (regs[PVK_GPUREG_IRQ_AUTOSTOP] & 1))
         return FLOW_STOP;
     return FLOW_NONE;
 }
 
-static int irq_write(pvk_context *ctx, pvk_pica *p, uint32_t id, uint32_t v, uint32_t old, uint32_t bm)
+static int irq_write(pvk_pica *p, uint32_t id, uint32_t v, uint32_t old, uint32_t bm)
 {
     uint32_t *regs = p->regs;
     bool req = id >= PVK_GPUREG_IRQ_REQ && id < PVK_GPUREG_IRQ_REQ + PVK_GPUREG_IRQ_WORDS;
     if (p->in_list && !req) {
         /* GBATEK: lists reach only IRQ_REQ in 0x000-0x03F; the rest is CPU only. */
         regs[id] = old;
-        pvk_log(ctx, PVK_LOG_DEBUG, "command list write to CPU-only register 0x%03X ignored", id);
+        pvk_pica_debug(p, "command list write to CPU-only register 0x%03X ignored", id);
         return FLOW_NONE;
     }
     if (id == PVK_GPUREG_IRQ_STAT || id == PVK_GPUREG_IRQ_STAT_HIGH || id == PVK_GPUREG_FIXED_00010002) {
@@ -241,29 +241,29 @@ static int irq_write(pvk_context *ctx, pvk_pica *p, uint32_t id, uint32_t v, uin
         uint32_t bytes = (bm & 1) | (bm >> 7 & 2) | (bm >> 14 & 4) | (bm >> 21 & 8);
         hit = (uint64_t)bytes << (4 * (id - PVK_GPUREG_IRQ_REQ));
     }
-    return irq_update(ctx, p, hit);
+    return irq_update(p, hit);
 }
 
 /* `count` words for FIFO `q` had nowhere to go: each counts as bad input,
  * the first of a kick is logged. */
-static void fifo_overflow_n(pvk_context *ctx, pvk_pica *p, unsigned q, uint32_t index, uint32_t count)
+static void fifo_overflow_n(pvk_pica *p, unsigned q, uint32_t index, uint32_t count)
 {
     p->counters.dropped += count;
     if (p->overflow_logged & (1u << q)) {
-        ctx->stats.bad_input += count;
+        pvk_pica_count(p, PVK_PICA_BAD_INPUT, count);
         return;
     }
     p->overflow_logged |= 1u << q;
-    ctx->stats.bad_input += count - 1;
-    pvk_bad_input(ctx, "%s upload past the end of its table (index %u); dropped", fifo_names[q], index);
+    pvk_pica_count(p, PVK_PICA_BAD_INPUT, count - 1);
+    pvk_pica_bad_input(p, "%s upload past the end of its table (index %u); dropped", fifo_names[q], index);
 }
-static void fifo_overflow(pvk_context *ctx, pvk_pica *p, unsigned q, uint32_t index)
+static void fifo_overflow(pvk_pica *p, unsigned q, uint32_t index)
 {
-    fifo_overflow_n(ctx, p, q, index, 1);
+    fifo_overflow_n(p, q, index, 1);
 }
 
 /* Copy up to `n` words into table[*pos..size), advancing *pos; the rest overflows. */
-static void fifo_copy(pvk_context *ctx, pvk_pica *p, unsigned q, uint32_t *table, uint32_t size, uint32_t *pos,
+static void fifo_copy(pvk_pica *p, unsigned q, uint32_t *table, uint32_t size, uint32_t *pos,
                       const uint32_t *v, uint32_t n)
 {
     uint32_t fit = *pos < size ? size - *pos : 0;
@@ -272,15 +272,15 @@ static void fifo_copy(pvk_context *ctx, pvk_pica *p, unsigned q, uint32_t *table
     memcpy(table + *pos, v, fit * sizeof *v);
     *pos += fit;
     if (fit < n)
-        fifo_overflow_n(ctx, p, q, *pos, n - fit);
+        fifo_overflow_n(p, q, *pos, n - fit);
 }
 
-static int cache_op(pvk_context *ctx, pvk_pica *p, pvk_pica_cache_op op)
+static int cache_op(pvk_pica *p, pvk_pica_cache_op op)
 {
     p->counters.cache_ops++;
-    if (!p->hooks.cache)
+    if (!p->env.cache)
         return FLOW_NONE;
-    pvk_result r = p->hooks.cache(ctx, p->hooks.cache_user, op);
+    pvk_result r = p->env.cache(p->env.user, op);
     if (r) {
         p->error = r;
         return FLOW_ERROR;
@@ -288,22 +288,24 @@ static int cache_op(pvk_context *ctx, pvk_pica *p, pvk_pica_cache_op op)
     return FLOW_NONE;
 }
 
-static int draw(pvk_context *ctx, pvk_pica *p, const pvk_pica_draw *d)
+/* A draw trigger: vertex.c runs the geometry stages and hands the packet on. */
+static int draw(pvk_pica *p, pvk_draw_kind kind, uint32_t attrs)
 {
-    if (d->kind == PVK_PICA_DRAW_IMMEDIATE)
+    if (kind == PVK_DRAW_IMMEDIATE)
         p->counters.immediate_vertices++;
     else
         p->counters.draws++;
-    if (!p->hooks.draw) {
+    if (!p->env.draw) {
         if (!p->draw_logged) {
             p->draw_logged = true;
-            pvk_unsupported(ctx, "drawing is not implemented yet; draws are counted and dropped");
+            pvk_pica_unsupported(p, "drawing is not implemented yet; draws are counted and dropped");
         } else {
-            ctx->stats.unsupported++;
+            pvk_pica_count(p, PVK_PICA_UNSUPPORTED, 1);
         }
         return FLOW_NONE;
     }
-    pvk_result r = p->hooks.draw(ctx, p->hooks.draw_user, d);
+    pvk_result r = kind == PVK_DRAW_IMMEDIATE ? pvk_vertex_immediate(p, (const uint32_t(*)[4])p->imm, attrs)
+                                              : pvk_vertex_draw(p, kind == PVK_DRAW_ELEMENTS);
     if (r) {
         p->error = r;
         return FLOW_ERROR;
@@ -332,7 +334,7 @@ static bool mirror_to_gs(const uint32_t *regs)
 /* FLOATUNIFORM_DATA words: three (f24) or four (f32, w z y x) make a uniform. */
 /* `f32` is the mode of the unit whose port was written (a mirrored upload
  * keeps the vertex unit's mode). */
-static void float_words(pvk_context *ctx, pvk_pica *p, unsigned u, bool f32, const uint32_t *v, uint32_t n)
+static void float_words(pvk_pica *p, unsigned u, bool f32, const uint32_t *v, uint32_t n)
 {
     pvk_shader_unit *s = &p->sh[u];
     uint32_t need = f32 ? 4 : 3;
@@ -350,7 +352,7 @@ static void float_words(pvk_context *ctx, pvk_pica *p, unsigned u, bool f32, con
         }
         uint32_t idx = s->float_index++;
         if (idx >= PVK_SH_FLOAT_UNIFORMS) {
-            fifo_overflow(ctx, p, Q_FLOAT, idx);
+            fifo_overflow(p, Q_FLOAT, idx);
             continue;
         }
         if (f32) {
@@ -372,7 +374,7 @@ static uint32_t id_unit_base(uint32_t id)
     return id >= PVK_GPUREG_VSH_BASE ? PVK_GPUREG_VSH_BASE : PVK_GPUREG_GSH_BASE;
 }
 
-static void shader_port(pvk_context *ctx, pvk_pica *p, unsigned u, uint32_t h, uint32_t id, uint32_t off, uint32_t v)
+static void shader_port(pvk_pica *p, unsigned u, uint32_t h, uint32_t id, uint32_t off, uint32_t v)
 {
     pvk_shader_unit *s = &p->sh[u];
     switch (h) {
@@ -383,45 +385,45 @@ static void shader_port(pvk_context *ctx, pvk_pica *p, unsigned u, uint32_t h, u
         s->float_words = 0;
         break;
     case H_SH_FLOAT_DATA:
-        float_words(ctx, p, u, p->regs[id_unit_base(id) + 0x10] >> 31, &v, 1);
+        float_words(p, u, p->regs[id_unit_base(id) + 0x10] >> 31, &v, 1);
         break;
     case H_SH_CODE_INDEX: s->code_pos = v & 0xFFF; break;
     case H_SH_CODE_DATA:
         if (s->code_pos < PVK_SH_CODE_WORDS)
             s->code[s->code_pos++] = v;
         else
-            fifo_overflow(ctx, p, Q_CODE, s->code_pos);
+            fifo_overflow(p, Q_CODE, s->code_pos);
         break;
     case H_SH_OPDESC_INDEX: s->opdesc_pos = v & 0xFFF; break;
     case H_SH_OPDESC_DATA:
         if (s->opdesc_pos < PVK_SH_OPDESCS)
             s->opdesc[s->opdesc_pos++] = v;
         else
-            fifo_overflow(ctx, p, Q_OPDESC, s->opdesc_pos);
+            fifo_overflow(p, Q_OPDESC, s->opdesc_pos);
         break;
     }
 }
 
 /* The side effect of writing `v` (already stored, merged from `old` by
  * byte mask `bm`) to register `id`. */
-static __attribute__((noinline)) int side_effect(pvk_context *ctx, pvk_pica *p, uint32_t h, uint32_t id,
+static __attribute__((noinline)) int side_effect(pvk_pica *p, uint32_t h, uint32_t id,
                                                  uint32_t v, uint32_t old, uint32_t bm)
 {
     uint32_t *regs = p->regs;
     switch (h) {
     case H_IRQ:
-        return irq_write(ctx, p, id, v, old, bm);
+        return irq_write(p, id, v, old, bm);
     case H_TEXUNIT_CONFIG:
         if (!(v & 0x10000))
             return FLOW_NONE;
         regs[id] = v & ~0x10000u; /* a trigger, not state */
-        return cache_op(ctx, p, PVK_PICA_TEXTURE_CACHE_CLEAR);
+        return cache_op(p, PVK_PICA_TEXTURE_CACHE_CLEAR);
     case H_EARLYDEPTH_CLEAR:
-        return (v & 1) ? cache_op(ctx, p, PVK_PICA_EARLYDEPTH_CLEAR) : FLOW_NONE;
+        return (v & 1) ? cache_op(p, PVK_PICA_EARLYDEPTH_CLEAR) : FLOW_NONE;
     case H_FB_INVALIDATE:
-        return (v & 1) ? cache_op(ctx, p, PVK_PICA_FRAMEBUFFER_INVALIDATE) : FLOW_NONE;
+        return (v & 1) ? cache_op(p, PVK_PICA_FRAMEBUFFER_INVALIDATE) : FLOW_NONE;
     case H_FB_FLUSH:
-        return (v & 1) ? cache_op(ctx, p, PVK_PICA_FRAMEBUFFER_FLUSH) : FLOW_NONE;
+        return (v & 1) ? cache_op(p, PVK_PICA_FRAMEBUFFER_FLUSH) : FLOW_NONE;
 
     case H_PROCTEX_LUT_INDEX: p->proctex_pos = pvk_proctex_lut_index(v); return FLOW_NONE;
     case H_FOG_LUT_INDEX: p->fog_pos = pvk_fog_lut_index(v); return FLOW_NONE;
@@ -432,27 +434,27 @@ static __attribute__((noinline)) int side_effect(pvk_context *ctx, pvk_pica *p, 
         if (p->proctex_pos < lut_size(Q_PROCTEX, t))
             p->proctex_lut[t][p->proctex_pos++] = v;
         else
-            fifo_overflow(ctx, p, Q_PROCTEX, p->proctex_pos);
+            fifo_overflow(p, Q_PROCTEX, p->proctex_pos);
         return FLOW_NONE;
     }
     case H_FOG_LUT_DATA:
         if (p->fog_pos < PVK_FOG_LUT_ENTRIES)
             p->fog_lut[p->fog_pos++] = v;
         else
-            fifo_overflow(ctx, p, Q_FOG, p->fog_pos);
+            fifo_overflow(p, Q_FOG, p->fog_pos);
         return FLOW_NONE;
     case H_GAS_LUT_DATA:
         if (p->gas_pos < PVK_GAS_LUT_ENTRIES)
             p->gas_lut[p->gas_pos++] = v;
         else
-            fifo_overflow(ctx, p, Q_GAS, p->gas_pos);
+            fifo_overflow(p, Q_GAS, p->gas_pos);
         return FLOW_NONE;
     case H_LIGHTING_LUT_DATA: {
         uint32_t t = pvk_lighting_lut_table(regs[PVK_GPUREG_LIGHTING_LUT_INDEX]);
         if (p->lighting_pos < lut_size(Q_LIGHTING, t))
             p->lighting_lut[t][p->lighting_pos++] = v;
         else
-            fifo_overflow(ctx, p, Q_LIGHTING, p->lighting_pos);
+            fifo_overflow(p, Q_LIGHTING, p->lighting_pos);
         return FLOW_NONE;
     }
 
@@ -460,12 +462,7 @@ static __attribute__((noinline)) int side_effect(pvk_context *ctx, pvk_pica *p, 
     case H_DRAW_ELEMENTS: {
         if (!bm || !v) /* 3dbrew: non-zero triggers */
             return FLOW_NONE;
-        pvk_pica_draw d = {
-            .kind = h == H_DRAW_ARRAYS ? PVK_PICA_DRAW_ARRAYS : PVK_PICA_DRAW_ELEMENTS,
-            .count = regs[PVK_GPUREG_NUMVERTICES],
-            .first = regs[PVK_GPUREG_VERTEX_OFFSET],
-        };
-        return draw(ctx, p, &d);
+        return draw(p, h == H_DRAW_ARRAYS ? PVK_DRAW_ARRAYS : PVK_DRAW_ELEMENTS, 0);
     }
     case H_FIXEDATTR_INDEX:
         p->fixed_index = pvk_fixedattrib_index(v);
@@ -486,13 +483,12 @@ static __attribute__((noinline)) int side_effect(pvk_context *ctx, pvk_pica *p, 
             if (p->imm_count < n)
                 return FLOW_NONE;
             p->imm_count = 0;
-            pvk_pica_draw d = {.kind = PVK_PICA_DRAW_IMMEDIATE, .count = 1, .attrs = (const uint32_t(*)[4])p->imm, .attr_count = n};
-            return draw(ctx, p, &d);
+            return draw(p, PVK_DRAW_IMMEDIATE, n);
         }
         if (p->fixed_index < PVK_FIXED_ATTRS)
             memcpy(p->fixed_attr[p->fixed_index++], a, sizeof a);
         else
-            fifo_overflow(ctx, p, Q_FIXED, p->fixed_index);
+            fifo_overflow(p, Q_FIXED, p->fixed_index);
         return FLOW_NONE;
     }
     case H_CMDBUF_JUMP:
@@ -505,9 +501,9 @@ static __attribute__((noinline)) int side_effect(pvk_context *ctx, pvk_pica *p, 
     default: { /* shader units */
         unsigned u = id >= PVK_GPUREG_VSH_BASE;
         uint32_t off = id - (u ? PVK_GPUREG_VSH_BASE : PVK_GPUREG_GSH_BASE);
-        shader_port(ctx, p, u, h, id, off, v);
+        shader_port(p, u, h, id, off, v);
         if (u && mirror_to_gs(regs)) {
-            shader_port(ctx, p, 0, h, id, off, v);
+            shader_port(p, 0, h, id, off, v);
             p->dirty |= (p->info[id] & PVK_DIRTY_ALL) >> 3; /* VS_* bits -> GS_* bits */
         }
         return FLOW_NONE;
@@ -518,22 +514,22 @@ _Static_assert(PVK_DIRTY_VS_CONFIG >> 3 == PVK_DIRTY_GS_CONFIG && PVK_DIRTY_VS_U
                    PVK_DIRTY_VS_CODE >> 3 == PVK_DIRTY_GS_CODE,
                "VS dirty bits shift onto GS dirty bits");
 
-static void shader_block(pvk_context *ctx, pvk_pica *p, unsigned u, uint32_t h, uint32_t id, const uint32_t *v,
+static void shader_block(pvk_pica *p, unsigned u, uint32_t h, uint32_t id, const uint32_t *v,
                          uint32_t n)
 {
     pvk_shader_unit *s = &p->sh[u];
     if (h == H_SH_FLOAT_DATA)
-        float_words(ctx, p, u, p->regs[id_unit_base(id) + 0x10] >> 31, v, n);
+        float_words(p, u, p->regs[id_unit_base(id) + 0x10] >> 31, v, n);
     else if (h == H_SH_CODE_DATA)
-        fifo_copy(ctx, p, Q_CODE, s->code, PVK_SH_CODE_WORDS, &s->code_pos, v, n);
+        fifo_copy(p, Q_CODE, s->code, PVK_SH_CODE_WORDS, &s->code_pos, v, n);
     else
-        fifo_copy(ctx, p, Q_OPDESC, s->opdesc, PVK_SH_OPDESCS, &s->opdesc_pos, v, n);
+        fifo_copy(p, Q_OPDESC, s->opdesc, PVK_SH_OPDESCS, &s->opdesc_pos, v, n);
 }
 
 /* The extra parameters of a full-mask, fixed-id command to a data port, as
  * one block: the common way uniforms, code and LUTs are uploaded.  Returns
  * -1 when `h` has no block form. */
-static int port_block(pvk_context *ctx, pvk_pica *p, uint32_t h, uint32_t id, const uint32_t *v, uint32_t n)
+static int port_block(pvk_pica *p, uint32_t h, uint32_t id, const uint32_t *v, uint32_t n)
 {
     switch (h) {
     case H_SH_FLOAT_DATA:
@@ -545,13 +541,13 @@ static int port_block(pvk_context *ctx, pvk_pica *p, uint32_t h, uint32_t id, co
         /* Mirrored uniforms with both units in step: convert once, copy. */
         bool copy = u && h == H_SH_FLOAT_DATA && mirror_to_gs(p->regs) && !vs->float_words && !gs->float_words &&
                     gs->float_index == first;
-        shader_block(ctx, p, u, h, id, v, n);
+        shader_block(p, u, h, id, v, n);
         if (u && mirror_to_gs(p->regs)) {
             if (copy && !vs->float_words && vs->float_index <= PVK_SH_FLOAT_UNIFORMS) {
                 memcpy(gs->f[first], vs->f[first], (vs->float_index - first) * sizeof vs->f[0]);
                 gs->float_index = vs->float_index;
             } else {
-                shader_block(ctx, p, 0, h, id, v, n);
+                shader_block(p, 0, h, id, v, n);
             }
             p->dirty |= (p->info[id] & PVK_DIRTY_ALL) >> 3;
         }
@@ -560,21 +556,21 @@ static int port_block(pvk_context *ctx, pvk_pica *p, uint32_t h, uint32_t id, co
     case H_LIGHTING_LUT_DATA: {
         uint32_t t = pvk_lighting_lut_table(p->regs[PVK_GPUREG_LIGHTING_LUT_INDEX]);
         if (t < PVK_LIGHTING_LUTS)
-            fifo_copy(ctx, p, Q_LIGHTING, p->lighting_lut[t], PVK_LUT_ENTRIES, &p->lighting_pos, v, n);
+            fifo_copy(p, Q_LIGHTING, p->lighting_lut[t], PVK_LUT_ENTRIES, &p->lighting_pos, v, n);
         else
-            fifo_overflow_n(ctx, p, Q_LIGHTING, p->lighting_pos, n);
+            fifo_overflow_n(p, Q_LIGHTING, p->lighting_pos, n);
         break;
     }
     case H_FOG_LUT_DATA:
-        fifo_copy(ctx, p, Q_FOG, p->fog_lut, PVK_FOG_LUT_ENTRIES, &p->fog_pos, v, n);
+        fifo_copy(p, Q_FOG, p->fog_lut, PVK_FOG_LUT_ENTRIES, &p->fog_pos, v, n);
         break;
     case H_PROCTEX_LUT_DATA: {
         uint32_t t = pvk_proctex_lut_table(p->regs[PVK_GPUREG_PROCTEX_LUT]);
         uint32_t size = lut_size(Q_PROCTEX, t);
         if (size)
-            fifo_copy(ctx, p, Q_PROCTEX, p->proctex_lut[t], size, &p->proctex_pos, v, n);
+            fifo_copy(p, Q_PROCTEX, p->proctex_lut[t], size, &p->proctex_pos, v, n);
         else
-            fifo_overflow_n(ctx, p, Q_PROCTEX, p->proctex_pos, n);
+            fifo_overflow_n(p, Q_PROCTEX, p->proctex_pos, n);
         break;
     }
     default:
@@ -586,22 +582,22 @@ static int port_block(pvk_context *ctx, pvk_pica *p, uint32_t h, uint32_t id, co
 
 /* ---- decoding ---- */
 
-static int list_error(pvk_context *ctx, pvk_pica *p, pvk_result r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int list_error(pvk_context *ctx, pvk_pica *p, pvk_result r, const char *fmt, ...)
+static int list_error(pvk_pica *p, pvk_result r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int list_error(pvk_pica *p, pvk_result r, const char *fmt, ...)
 {
     char msg[200];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    pvk_bad_input(ctx, "command list: %s; list stopped", msg);
+    pvk_pica_bad_input(p, "command list: %s; list stopped", msg);
     p->error = r;
     return FLOW_ERROR;
 }
 
 /* Decode n words; returns a FLOW_* code (FLOW_NONE: ran to the end). */
-static int decode(pvk_context *ctx, pvk_pica *p, const uint32_t *w, uint32_t n)
+static int decode(pvk_pica *p, const uint32_t *w, uint32_t n)
 {
     uint32_t *regs = p->regs;
     const uint32_t *info = p->info;
@@ -619,7 +615,7 @@ static int decode(pvk_context *ctx, pvk_pica *p, const uint32_t *w, uint32_t n)
         dirty |= inf_;                                                                         \
         if (inf_ >> H_SHIFT) {                                                                 \
             p->dirty |= dirty & PVK_DIRTY_ALL;                                                 \
-            flow = side_effect(ctx, p, inf_ >> H_SHIFT, id_, v_, old_, bm);                    \
+            flow = side_effect(p, inf_ >> H_SHIFT, id_, v_, old_, bm);                    \
             if (flow)                                                                          \
                 goto out;                                                                      \
         }                                                                                      \
@@ -629,12 +625,12 @@ static int decode(pvk_context *ctx, pvk_pica *p, const uint32_t *w, uint32_t n)
         uint32_t hdr = w[pos + 1];
         uint32_t id = hdr & 0xFFFF, extra = (hdr >> 20) & 0xFF, step = hdr >> 31;
         if (extra > n - pos - 2) {
-            flow = list_error(ctx, p, PVK_ERROR_BAD_PARAMETERS,
+            flow = list_error(p, PVK_ERROR_BAD_PARAMETERS,
                               "command at word %u has %u extra parameters, past the end of its buffer", pos, extra);
             goto out;
         }
         if (id + (step ? extra : 0) >= PVK_PICA_REG_COUNT) {
-            flow = list_error(ctx, p, PVK_ERROR_BAD_PARAMETERS, "command at word %u writes register 0x%X (> 0x3FF)",
+            flow = list_error(p, PVK_ERROR_BAD_PARAMETERS, "command at word %u writes register 0x%X (> 0x3FF)",
                               pos, id + (step ? extra : 0));
             goto out;
         }
@@ -645,7 +641,7 @@ static int decode(pvk_context *ctx, pvk_pica *p, const uint32_t *w, uint32_t n)
         writes += 1 + extra;
         PVK_WRITE_(id, first);
         if (!step && extra && bm == 0xFFFFFFFFu && (info[id] >> H_SHIFT) >= H_PROCTEX_LUT_DATA) {
-            int f = port_block(ctx, p, info[id] >> H_SHIFT, id, prm, extra);
+            int f = port_block(p, info[id] >> H_SHIFT, id, prm, extra);
             if (f >= 0)
                 continue;
         }
@@ -658,7 +654,7 @@ static int decode(pvk_context *ctx, pvk_pica *p, const uint32_t *w, uint32_t n)
         }
     }
     if (pos < n) /* a lone trailing word (only from pvk_cmdlist_run_words) */
-        flow = list_error(ctx, p, PVK_ERROR_BAD_PARAMETERS, "a command header at word %u is past the end", pos);
+        flow = list_error(p, PVK_ERROR_BAD_PARAMETERS, "a command header at word %u is past the end", pos);
 out:
 #undef PVK_WRITE_
     p->dirty |= dirty & PVK_DIRTY_ALL;
@@ -667,60 +663,60 @@ out:
 }
 
 /* The buffer of `channel` as host words. */
-static pvk_result channel_words(pvk_context *ctx, pvk_pica *p, unsigned ch, const uint32_t **w, uint32_t *n)
+static pvk_result channel_words(pvk_pica *p, unsigned ch, const uint32_t **w, uint32_t *n)
 {
     uint32_t size_reg = p->regs[PVK_GPUREG_CMDBUF_SIZE0 + ch], addr_reg = p->regs[PVK_GPUREG_CMDBUF_ADDR0 + ch];
     if (addr_reg & 1) {
-        pvk_bad_input(ctx, "command list %u: address 0x%08X is not 16-byte aligned; not run", ch, addr_reg << 3);
+        pvk_pica_bad_input(p, "command list %u: address 0x%08X is not 16-byte aligned; not run", ch, addr_reg << 3);
         return PVK_ERROR_BAD_PARAMETERS;
     }
     uint32_t bytes = pvk_cmdbuf_bytes(size_reg), paddr = pvk_cmdbuf_paddr(addr_reg);
     if (size_reg & 1) /* hardware drops the last 8 bytes (3dbrew); do the same, but say so */
-        pvk_bad_input(ctx, "command list %u: size 0x%X bytes is not a multiple of 16; the last 8 bytes are ignored",
+        pvk_pica_bad_input(p, "command list %u: size 0x%X bytes is not a multiple of 16; the last 8 bytes are ignored",
                       ch, (size_reg & 0x1FFFFF) << 3);
     if (!bytes) {
-        pvk_bad_input(ctx, "command list %u at 0x%08X is empty; not run", ch, paddr);
+        pvk_pica_bad_input(p, "command list %u at 0x%08X is empty; not run", ch, paddr);
         return PVK_ERROR_BAD_PARAMETERS;
     }
-    pvk_guest_span s;
-    if (!pvk_guest_resolve(ctx, paddr, bytes, "command list", &s))
+    const void *host = p->env.guest_read ? p->env.guest_read(p->env.user, paddr, bytes) : NULL;
+    if (!host) {
+        pvk_pica_report_msg(p, PVK_PICA_OUT_OF_RANGE, PVK_LOG_ERROR,
+                            "command list: guest range 0x%08X+0x%X is outside guest memory", paddr, bytes);
         return PVK_ERROR_OUT_OF_RANGE;
-    if (ctx->trace)
-        pvk_trace_touch(ctx, &s);
-    *w = (const uint32_t *)(s.region->host + s.offset);
+    }
+    *w = host;
     *n = bytes / 4;
     return PVK_SUCCESS;
 }
 
 /* Decode `w` (if any) and then follow jumps through guest memory. */
-static pvk_result run_chain(pvk_context *ctx, const uint32_t *w, uint32_t n, unsigned ch)
+static pvk_result run_chain(pvk_pica *p, const uint32_t *w, uint32_t n, unsigned ch)
 {
-    pvk_pica *p = &ctx->pica;
     pvk_result r = PVK_SUCCESS;
     uint32_t words = 0, jumps = 0;
     p->in_list = true;
     p->overflow_logged = 0;
     p->error = PVK_SUCCESS;
-    ctx->stats.command_lists++;
+    p->counters.lists++;
     for (;;) {
         if (!w) {
-            r = channel_words(ctx, p, ch, &w, &n);
+            r = channel_words(p, ch, &w, &n);
             if (r)
                 break;
         }
         if (n > PVK_CMDLIST_MAX_WORDS - words) {
-            pvk_bad_input(ctx, "command list: more than %u words in one kick (a jump loop?); stopped",
+            pvk_pica_bad_input(p, "command list: more than %u words in one kick (a jump loop?); stopped",
                           PVK_CMDLIST_MAX_WORDS);
             r = PVK_ERROR_BAD_PARAMETERS;
             break;
         }
         words += n;
-        int flow = decode(ctx, p, w, n);
+        int flow = decode(p, w, n);
         w = NULL;
         if (flow == FLOW_JUMP0 || flow == FLOW_JUMP1) {
             p->counters.jumps++;
             if (++jumps > PVK_CMDLIST_MAX_JUMPS) {
-                pvk_bad_input(ctx, "command list: more than %u jumps in one kick (a jump loop?); stopped",
+                pvk_pica_bad_input(p, "command list: more than %u jumps in one kick (a jump loop?); stopped",
                               PVK_CMDLIST_MAX_JUMPS);
                 r = PVK_ERROR_BAD_PARAMETERS;
                 break;
@@ -731,7 +727,7 @@ static pvk_result run_chain(pvk_context *ctx, const uint32_t *w, uint32_t n, uns
         if (flow == FLOW_ERROR)
             r = p->error;
         else if (flow == FLOW_NONE)
-            pvk_log(ctx, PVK_LOG_DEBUG, "command list ended without FINALIZE (real hardware would hang)");
+            pvk_pica_debug(p, "command list ended without FINALIZE (real hardware would hang)");
         break;
     }
     p->in_list = false;
@@ -740,31 +736,34 @@ static pvk_result run_chain(pvk_context *ctx, const uint32_t *w, uint32_t n, uns
     return r;
 }
 
-pvk_result pvk_cmdlist_kick(pvk_context *ctx, unsigned channel)
+pvk_result pvk_cmdlist_kick(pvk_pica *p, unsigned channel)
 {
-    if (!ctx || channel > 1)
+    if (!p || channel > 1)
         return PVK_ERROR_INVALID_ARGUMENT;
-    if (!ctx->pica.ready)
-        pvk_pica_reset(ctx);
-    return run_chain(ctx, NULL, 0, channel);
+    if (!p->ready)
+        pvk_pica_reset(p);
+    return run_chain(p, NULL, 0, channel);
 }
 
-pvk_result pvk_cmdlist_run_words(pvk_context *ctx, const uint32_t *words, uint32_t count)
+pvk_result pvk_cmdlist_run_words(pvk_pica *p, const uint32_t *words, uint32_t count)
 {
-    if (!ctx || (!words && count))
+    if (!p || (!words && count))
         return PVK_ERROR_INVALID_ARGUMENT;
-    if (!ctx->pica.ready)
-        pvk_pica_reset(ctx);
+    if (!p->ready)
+        pvk_pica_reset(p);
     if (!count)
         return PVK_SUCCESS;
-    return run_chain(ctx, words, count, 0);
+    return run_chain(p, words, count, 0);
 }
 
 /* A CPU write through the external window: the whole word, side effects
  * as from a list except that IRQ registers follow CPU rules. */
-pvk_result pvk_pica_cpu_write(pvk_context *ctx, uint32_t id, uint32_t value)
+pvk_result pvk_pica_write(pvk_pica *p, uint32_t id, uint32_t value)
 {
-    pvk_pica *p = &ctx->pica;
+    if (id >= PVK_PICA_REG_COUNT)
+        return PVK_ERROR_OUT_OF_RANGE;
+    if (!p->ready)
+        pvk_pica_reset(p);
     p->in_list = false;
     p->error = PVK_SUCCESS;
     uint32_t old = p->regs[id], inf = p->info[id];
@@ -772,9 +771,9 @@ pvk_result pvk_pica_cpu_write(pvk_context *ctx, uint32_t id, uint32_t value)
     p->dirty |= inf & PVK_DIRTY_ALL;
     if (!(inf >> H_SHIFT))
         return PVK_SUCCESS;
-    int flow = side_effect(ctx, p, inf >> H_SHIFT, id, value, old, 0xFFFFFFFFu);
+    int flow = side_effect(p, inf >> H_SHIFT, id, value, old, 0xFFFFFFFFu);
     if (flow == FLOW_JUMP0 || flow == FLOW_JUMP1)
-        return run_chain(ctx, NULL, 0, flow == FLOW_JUMP0 ? 0 : 1);
+        return run_chain(p, NULL, 0, flow == FLOW_JUMP0 ? 0 : 1);
     if (flow == FLOW_ERROR)
         return p->error;
     return PVK_SUCCESS;
@@ -784,13 +783,15 @@ pvk_result pvk_pica_cpu_write(pvk_context *ctx, uint32_t id, uint32_t value)
  * Interrupt registers"): compare bytes 0-3 = 0x12345678, only those four
  * enabled, autostop on, so a FINALIZE writing 0x12345678 ends the list and
  * raises P3D even when the host emulates GSP at a high level. */
-void pvk_pica_reset(pvk_context *ctx)
+void pvk_pica_reset(pvk_pica *p)
 {
-    pvk_pica *p = &ctx->pica;
-    pvk_pica_hooks hooks = p->hooks;
+    pvk_pica_env env = p->env;
+    pvk_pica_counters counters = p->counters;
     bool draw_logged = p->draw_logged;
     memset(p, 0, sizeof *p);
-    p->hooks = hooks;
+    p->env = env;
+    p->counters = counters;
+    p->budget = PVK_SHADER_BUDGET;
     p->draw_logged = draw_logged; /* once per context */
     build_info(p->info);
     p->regs[PVK_GPUREG_IRQ_CMP] = 0x12345678u;
@@ -799,6 +800,6 @@ void pvk_pica_reset(pvk_context *ctx)
     p->regs[PVK_GPUREG_IRQ_AUTOSTOP] = 1;
     p->regs[PVK_GPUREG_FIXED_00010002] = 0x00010002u;
     p->ready = true;
-    irq_update(ctx, p, 0);
+    irq_update(p, 0);
     p->dirty = PVK_DIRTY_ALL;
 }

@@ -2,11 +2,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "runtime/runtime.h"
 #include "translator/geometry.h"
 #include "translator/regs.h"
 
-void pvk_vs_outmap(const pvk_context *ctx, const float o[PVK_SH_OUTPUTS][4], pvk_vertex *out)
+void pvk_vs_outmap(const pvk_pica *p, const float o[PVK_SH_OUTPUTS][4], pvk_vertex *out)
 {
     memset(out, 0, sizeof *out);
     out->pos[3] = 1.0f;
@@ -19,14 +18,14 @@ void pvk_vs_outmap(const pvk_context *ctx, const float o[PVK_SH_OUTPUTS][4], pvk
         &out->tc0[0],   &out->tc0[1],   &out->tc1[0],   &out->tc1[1],   &out->tc0_w,   NULL,
         &out->view[0],  &out->view[1],  &out->view[2],  NULL,           &out->tc2[0],  &out->tc2[1],
     };
-    uint32_t total = pvk_sh_outmap_total(ctx->pica.regs[PVK_GPUREG_SH_OUTMAP_TOTAL]);
+    uint32_t total = pvk_sh_outmap_total(p->regs[PVK_GPUREG_SH_OUTMAP_TOTAL]);
     /* The map lists the shader's enabled outputs in order (VSH_OUTMAP_MASK). */
-    uint32_t mask = ctx->pica.regs[PVK_GPUREG_VSH_OUTMAP_MASK] & 0xFFFF;
+    uint32_t mask = p->regs[PVK_GPUREG_VSH_OUTMAP_MASK] & 0xFFFF;
     uint32_t slot = 0;
     for (uint32_t reg = 0; reg < PVK_SH_OUTPUTS && slot < 7 && slot < total; reg++) {
         if (!(mask & (1u << reg)))
             continue;
-        uint32_t map = ctx->pica.regs[PVK_GPUREG_SH_OUTMAP_O0 + slot];
+        uint32_t map = p->regs[PVK_GPUREG_SH_OUTMAP_O0 + slot];
         for (unsigned c = 0; c < 4; c++) {
             uint32_t sem = pvk_sh_outmap_semantic(map, c);
             if (sem < 24 && dst[sem])

@@ -1,7 +1,7 @@
 /* translator/: the geometry stages on the CPU, in the order a draw runs them:
  * vertex index -> attribute loading -> vertex shader -> output map ->
- * primitive assembly.  Each stage reads the PICA state in ctx->pica (regs.h
- * names every register) and never calls Vulkan. */
+ * primitive assembly, and the draw that runs them all (vertex.c).  Each stage
+ * reads the PICA state in a pvk_pica (regs.h names every register). */
 #ifndef PVK_GEOMETRY_H
 #define PVK_GEOMETRY_H
 
@@ -49,25 +49,25 @@ typedef struct pvk_attrib_plan {
 
 /* Decode the registers into `plan`.  A configuration no vertex can be loaded
  * from (e.g. more than 12 attributes) is logged, counted and refused. */
-pvk_result pvk_attrib_plan_build(pvk_context *ctx, pvk_attrib_plan *plan);
+pvk_result pvk_attrib_plan_build(const pvk_pica *p, pvk_attrib_plan *plan);
 /* Input registers for vertex `index` (the final index: VERTEX_OFFSET and the
  * index buffer already applied).  Registers no attribute maps stay as the
  * caller left them.  Reads outside guest memory are logged, counted and
  * refused (PVK_ERROR_OUT_OF_RANGE). */
-pvk_result pvk_attrib_fetch(pvk_context *ctx, const pvk_attrib_plan *plan, uint32_t index,
+pvk_result pvk_attrib_fetch(const pvk_pica *p, const pvk_attrib_plan *plan, uint32_t index,
                             float v[PVK_SH_INPUTS][4]);
 /* The vertex index of element `i` of the current draw: VERTEX_OFFSET + i for
  * DRAWARRAYS; for DRAWELEMENTS the u8 or u16 index buffer entry
  * (INDEXBUFFER_CONFIG) at ATTRIBBUFFERS_LOC base + offset. */
-pvk_result pvk_draw_vertex_index(pvk_context *ctx, bool elements, uint32_t i, uint32_t *index);
+pvk_result pvk_draw_vertex_index(const pvk_pica *p, bool elements, uint32_t i, uint32_t *index);
 
 /* ---- vertex shader (translator/shader.c) ---- */
 
-/* Run the vertex shader unit (ctx->pica.sh[1]) from GPUREG_VSH_ENTRYPOINT on
+/* Run the vertex shader unit (p->sh[1]) from GPUREG_VSH_ENTRYPOINT on
  * inputs v0-v15 and write o0-o15 (unwritten outputs keep the caller's
  * values).  Runaway programs stop after a bounded number of instructions,
  * logged and counted (PVK_ERROR_BAD_DATA). */
-pvk_result pvk_vs_run(pvk_context *ctx, const float v[PVK_SH_INPUTS][4], float o[PVK_SH_OUTPUTS][4]);
+pvk_result pvk_vs_run(const pvk_pica *p, const float v[PVK_SH_INPUTS][4], float o[PVK_SH_OUTPUTS][4]);
 
 #define PVK_SH_MAX_STEPS (1u << 20) /* instructions per invocation before it counts as runaway */
 
@@ -97,28 +97,18 @@ typedef struct pvk_sh_run_info {
     pvk_sh_regs *regs_out;        /* optional */
 } pvk_sh_run_info;
 
-/* `ctx` may be NULL (nothing logged or counted).  Inputs are rounded to f24
+/* Messages go through `log`'s environment; it may be NULL (nothing logged or counted).  Inputs are rounded to f24
  * as the attribute loader would; outputs are f24 values stored as float. */
-pvk_result pvk_sh_run(pvk_context *ctx, const pvk_sh_run_info *info, const float v[PVK_SH_INPUTS][4],
+pvk_result pvk_sh_run(const pvk_pica *log, const pvk_sh_run_info *info, const float v[PVK_SH_INPUTS][4],
                       float o[PVK_SH_OUTPUTS][4]);
-/* Run unit 0 (geometry) or 1 (vertex) of ctx->pica with its entry point
+/* Run unit 0 (geometry) or 1 (vertex) of `p` with its entry point
  * register and uniforms; `emit` as above (NULL for the vertex unit). */
-pvk_result pvk_sh_run_unit(pvk_context *ctx, unsigned unit, const float v[PVK_SH_INPUTS][4],
+pvk_result pvk_sh_run_unit(const pvk_pica *p, unsigned unit, const float v[PVK_SH_INPUTS][4],
                            float o[PVK_SH_OUTPUTS][4], pvk_sh_emit_fn emit, void *emit_user);
 
 /* ---- output map (translator/geometry.c) ---- */
 
-/* A transformed vertex by meaning (SH_OUTMAP_O0-6 semantics). */
-typedef struct pvk_vertex {
-    float pos[4];
-    float quat[4];
-    float color[4];
-    float tc0[2], tc1[2], tc2[2];
-    float tc0_w;
-    float view[3];
-} pvk_vertex;
-
-void pvk_vs_outmap(const pvk_context *ctx, const float o[PVK_SH_OUTPUTS][4], pvk_vertex *out);
+void pvk_vs_outmap(const pvk_pica *p, const float o[PVK_SH_OUTPUTS][4], pvk_vertex *out);
 
 /* ---- primitive assembly (translator/geometry.c) ---- */
 
@@ -127,5 +117,24 @@ void pvk_vs_outmap(const pvk_context *ctx, const float o[PVK_SH_OUTPUTS][4], pvk
  * 3 * count); returns how many were written.  Mode 3 (geometry shader
  * primitives) is drawn as a triangle list. */
 uint32_t pvk_assemble_triangles(uint32_t mode, uint32_t count, uint32_t *out);
+
+/* ---- draws (translator/vertex.c) ---- */
+
+/* The per-call shader work bound: a guest call (one register write, which may
+ * run a whole command list) gets this many shader instructions across all
+ * its vertices, so no input can make picavk spin. */
+#define PVK_SHADER_BUDGET (1ull << 27)
+/* At most this many vertices in one DRAWARRAYS / DRAWELEMENTS. */
+#define PVK_MAX_DRAW_VERTICES (1u << 20)
+
+/* DRAWARRAYS / DRAWELEMENTS: run every vertex through the stages, assemble
+ * triangles and hand the packet to env.draw.  Bad attributes or framebuffers
+ * are logged, counted and dropped (success); a runaway shader or an exhausted
+ * budget is an error that stops the list. */
+pvk_result pvk_vertex_draw(pvk_pica *p, bool elements);
+/* One immediate-mode vertex (its `n` attributes, f24 x y z w): a packet for
+ * each triangle it completes; PRIMITIVE_CONFIG or RESTART_PRIMITIVE writes
+ * start a new primitive. */
+pvk_result pvk_vertex_immediate(pvk_pica *p, const uint32_t (*attrs)[4], uint32_t n);
 
 #endif

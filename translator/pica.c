@@ -1,52 +1,53 @@
 /* The PICA internal register file as the CPU sees it through the external
- * window 0x10401000-0x10401FFF, register names, and the public entry point
- * for command lists.  Decoding and side effects live in cmdlist.c. */
+ * window 0x10401000-0x10401FFF, the environment callbacks, register names,
+ * and register-file snapshots for traces.  Decoding and side effects live in
+ * cmdlist.c. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "runtime/runtime.h"
+#include "translator/translator.h"
 
-pvk_result pvk_pica_mmio_write(pvk_context *ctx, uint32_t id, uint32_t value)
+void pvk_pica_set_env(pvk_pica *p, const pvk_pica_env *env)
 {
-    if (id >= PVK_PICA_REG_COUNT)
-        return PVK_ERROR_OUT_OF_RANGE;
-    if (!ctx->pica.ready)
-        pvk_pica_reset(ctx);
-    return pvk_pica_cpu_write(ctx, id, value);
+    if (!p->ready)
+        pvk_pica_reset(p);
+    if (env)
+        p->env = *env;
+    else
+        memset(&p->env, 0, sizeof p->env);
 }
 
-uint32_t pvk_pica_mmio_read(pvk_context *ctx, uint32_t id)
+void pvk_pica_report_msg(const pvk_pica *p, pvk_pica_report kind, pvk_log_level level, const char *fmt, ...)
+{
+    if (!p->env.report)
+        return;
+    if (kind == PVK_PICA_NOTE && level > p->env.log_level)
+        return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    p->env.report(p->env.user, kind, level, 1, msg);
+}
+
+void pvk_pica_count(const pvk_pica *p, pvk_pica_report kind, uint32_t count)
+{
+    if (p->env.report && count)
+        p->env.report(p->env.user, kind, PVK_LOG_ERROR, count, NULL);
+}
+
+uint32_t pvk_pica_read(pvk_pica *p, uint32_t id)
 {
     if (id >= PVK_PICA_REG_COUNT)
         return 0;
-    if (!ctx->pica.ready)
-        pvk_pica_reset(ctx);
+    if (!p->ready)
+        pvk_pica_reset(p);
     if (id < PVK_GPUREG_IRQ_REQ) /* IRQ_ACK reads its mirror, IRQ_REQ */
         id += PVK_GPUREG_IRQ_REQ;
-    return ctx->pica.regs[id];
-}
-
-void pvk_pica_set_hooks(pvk_context *ctx, const pvk_pica_hooks *hooks)
-{
-    if (!ctx->pica.ready)
-        pvk_pica_reset(ctx);
-    if (hooks)
-        ctx->pica.hooks = *hooks;
-    else
-        memset(&ctx->pica.hooks, 0, sizeof ctx->pica.hooks);
-}
-
-/* The GSP way (GX command 1): size, address, start through the external
- * registers, so a trace records it like any other host. */
-pvk_result pvk_command_list_run(pvk_context *ctx, uint32_t paddr, uint32_t size)
-{
-    if (!ctx)
-        return PVK_ERROR_INVALID_ARGUMENT;
-    pvk_result r = pvk_mmio_write32(ctx, 0x10401000u + 4 * PVK_GPUREG_CMDBUF_SIZE0, size >> 3);
-    if (!r)
-        r = pvk_mmio_write32(ctx, 0x10401000u + 4 * PVK_GPUREG_CMDBUF_ADDR0, paddr >> 3);
-    if (!r)
-        r = pvk_mmio_write32(ctx, 0x10401000u + 4 * PVK_GPUREG_CMDBUF_JUMP0, 1);
-    return r;
+    return p->regs[id];
 }
 
 /* ---- names ---- */
@@ -101,4 +102,126 @@ int pvk_pica_reg_id(const char *name)
         if (!strcmp(seed_names[i].name, name))
             return seed_names[i].id;
     return -1;
+}
+
+/* ---- register-file snapshots ----
+ *
+ * Layout (every field a little-endian u32, in this order): the 0x400
+ * registers; per shader unit (geometry, then vertex) code[4096],
+ * opdesc[128], float uniforms [96][4], int uniforms [4], bool uniforms,
+ * code/opdesc/float upload positions, the partial float upload [4] and its
+ * word count; lighting LUTs [24][256], fog LUT [128], gas LUT [16], proctex
+ * LUTs [6][256]; the lighting/fog/gas/proctex upload positions; fixed
+ * attributes [12][4], the partial attribute [3] and its word count, the
+ * fixed attribute index; the immediate-mode vertex [16][4] and its attribute
+ * count.  Version 1 is the layout traces of picavk 0.1 carried. */
+
+typedef struct state_io {
+    uint8_t *out;       /* save: destination (NULL: only count) */
+    const uint8_t *in;  /* load: source */
+    size_t pos, cap;
+} state_io;
+
+static void io_words(state_io *io, uint32_t *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++, io->pos += 4) {
+        if (io->in) {
+            if (io->pos + 4 <= io->cap) {
+                const uint8_t *q = io->in + io->pos;
+                w[i] = q[0] | q[1] << 8 | q[2] << 16 | (uint32_t)q[3] << 24;
+            }
+        } else if (io->out && io->pos + 4 <= io->cap) {
+            uint8_t *q = io->out + io->pos;
+            q[0] = (uint8_t)w[i], q[1] = (uint8_t)(w[i] >> 8), q[2] = (uint8_t)(w[i] >> 16), q[3] = (uint8_t)(w[i] >> 24);
+        }
+    }
+}
+
+#define IO_(x) io_words(io, (uint32_t *)(x), sizeof(x) / 4)
+#define IO1_(x) io_words(io, &(x), 1)
+
+/* One walk serves both directions, so the two can never disagree. */
+static void state_walk(pvk_pica *p, state_io *io)
+{
+    IO_(p->regs);
+    for (int u = 0; u < 2; u++) {
+        pvk_shader_unit *sh = &p->sh[u];
+        IO_(sh->code);
+        IO_(sh->opdesc);
+        IO_(sh->f);
+        IO_(sh->i);
+        IO1_(sh->b);
+        IO1_(sh->code_pos);
+        IO1_(sh->opdesc_pos);
+        IO1_(sh->float_index);
+        IO_(sh->float_buf);
+        IO1_(sh->float_words);
+    }
+    IO_(p->lighting_lut);
+    IO_(p->fog_lut);
+    IO_(p->gas_lut);
+    IO_(p->proctex_lut);
+    IO1_(p->lighting_pos);
+    IO1_(p->fog_pos);
+    IO1_(p->gas_pos);
+    IO1_(p->proctex_pos);
+    IO_(p->fixed_attr);
+    IO_(p->attr_buf);
+    IO1_(p->attr_words);
+    IO1_(p->fixed_index);
+    IO_(p->imm);
+    IO1_(p->imm_count);
+}
+
+size_t pvk_pica_state_save(const pvk_pica *p, void *out, size_t cap)
+{
+    state_io io = {.out = out, .cap = cap};
+    uint32_t version = PVK_PICA_STATE_VERSION;
+    io_words(&io, &version, 1);
+    state_walk((pvk_pica *)p, &io); /* saving reads only */
+    return io.pos;
+}
+
+/* Every FIFO position inside its table: they index the tables later. */
+static bool state_valid(const pvk_pica *p)
+{
+    for (int u = 0; u < 2; u++) {
+        const pvk_shader_unit *sh = &p->sh[u];
+        if (sh->code_pos > PVK_SH_CODE_WORDS || sh->opdesc_pos > PVK_SH_OPDESCS ||
+            sh->float_index > PVK_SH_FLOAT_UNIFORMS || sh->float_words >= 4)
+            return false;
+    }
+    return p->lighting_pos <= PVK_LUT_ENTRIES * PVK_LIGHTING_LUTS && p->fog_pos <= PVK_FOG_LUT_ENTRIES &&
+           p->gas_pos <= PVK_GAS_LUT_ENTRIES && p->proctex_pos <= PVK_LUT_ENTRIES * PVK_PROCTEX_LUT_TABLES &&
+           p->attr_words < 3 && (p->fixed_index <= PVK_FIXED_ATTRS || p->fixed_index == 0xF) &&
+           p->imm_count < PVK_MAX_VS_INPUTS;
+}
+
+pvk_result pvk_pica_state_load(pvk_pica *p, const void *data, size_t size)
+{
+    if (!p->ready)
+        pvk_pica_reset(p);
+    const uint8_t *d = data;
+    if (size < 4)
+        return PVK_ERROR_BAD_DATA;
+    uint32_t version = d[0] | d[1] << 8 | d[2] << 16 | (uint32_t)d[3] << 24;
+    if (version != 1)
+        return PVK_ERROR_BAD_DATA; /* version 1 is the only layout so far */
+    state_io count = {0};
+    state_walk(p, &count);
+    if (size - 4 != count.pos)
+        return PVK_ERROR_BAD_DATA;
+    pvk_pica *st = malloc(sizeof *st); /* checked before it replaces anything */
+    if (!st)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    *st = *p;
+    state_io io = {.in = d + 4, .cap = size - 4};
+    state_walk(st, &io);
+    bool ok = state_valid(st);
+    if (ok) {
+        *p = *st;
+        p->dirty = PVK_DIRTY_ALL;
+    }
+    free(st);
+    return ok ? PVK_SUCCESS : PVK_ERROR_BAD_DATA;
 }

@@ -329,9 +329,10 @@ PVK_FIELD_(viewport_y, 16, 10)
 PVK_FIELD_(depthmap_enable, 0, 1)
 PVK_FIELD_(sh_outattr_clock, 0, 25)
 
-/* FRAMEBUFFER_DIM / RENDERBUF_DIM (seed: height in bits 0-10, width-1 in 12-21) */
-PVK_FIELD_(fbdim_height, 0, 11)
-PVK_FIELD_(fbdim_width_m1, 12, 10)
+/* FRAMEBUFFER_DIM / RENDERBUF_DIM: width in bits 0-10, height-1 in 12-21
+ * (what citro3d writes: width | (height - 1) << 12 | 1 << 24) */
+PVK_FIELD_(fbdim_width, 0, 11)
+PVK_FIELD_(fbdim_height_m1, 12, 10)
 PVK_FIELD_(fbdim_flip_y, 24, 1)
 
 /* TEXUNIT_CONFIG (seed 001) */

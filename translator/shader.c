@@ -38,7 +38,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "runtime/runtime.h"
 #include "translator/geometry.h"
 
 /* ---- f24 ---- */
@@ -127,7 +126,7 @@ typedef struct sh_if { uint32_t end, target; } sh_if;
 typedef struct sh_loop { uint32_t start, end, remaining; uint8_t inc; } sh_loop;
 
 typedef struct sh_state {
-    pvk_context *ctx;
+    const pvk_pica *log;           /* where messages go, or NULL */
     const pvk_sh_run_info *info;
     const pvk_shader_unit *unit;
     float v[16][4];
@@ -274,8 +273,8 @@ enum {
 
 static pvk_result bad(sh_state *s, const char *what, uint32_t pc, uint32_t w)
 {
-    if (s->ctx)
-        pvk_bad_input(s->ctx, "shader: %s at pc 0x%03X (word 0x%08X)", what, pc, w);
+    if (s->log)
+        pvk_pica_bad_input(s->log, "shader: %s at pc 0x%03X (word 0x%08X)", what, pc, w);
     return PVK_ERROR_BAD_DATA;
 }
 
@@ -517,8 +516,8 @@ static pvk_result execute(sh_state *s)
                 /* fall through */
             case OP_EMIT:
                 if (!info->emit) {
-                    if (!s->emit_logged && s->ctx)
-                        pvk_unsupported(s->ctx, "shader: EMIT/SETEMIT outside a geometry shader (pc 0x%03X)", pc);
+                    if (!s->emit_logged && s->log)
+                        pvk_pica_unsupported(s->log, "shader: EMIT/SETEMIT outside a geometry shader (pc 0x%03X)", pc);
                     s->emit_logged = true;
                 } else if (op == OP_EMIT) {
                     info->emit(info->emit_user, s->emit_vtx, s->emit_prim, s->emit_winding,
@@ -568,12 +567,12 @@ static pvk_result execute(sh_state *s)
     }
 }
 
-pvk_result pvk_sh_run(pvk_context *ctx, const pvk_sh_run_info *info, const float v[PVK_SH_INPUTS][4],
+pvk_result pvk_sh_run(const pvk_pica *log, const pvk_sh_run_info *info, const float v[PVK_SH_INPUTS][4],
                       float o[PVK_SH_OUTPUTS][4])
 {
     sh_state s;
     memset(&s, 0, sizeof s);
-    s.ctx = ctx;
+    s.log = log;
     s.info = info;
     s.unit = info->unit;
     s.o = o;
@@ -583,24 +582,24 @@ pvk_result pvk_sh_run(pvk_context *ctx, const pvk_sh_run_info *info, const float
     return execute(&s);
 }
 
-pvk_result pvk_sh_run_unit(pvk_context *ctx, unsigned unit, const float v[PVK_SH_INPUTS][4],
+pvk_result pvk_sh_run_unit(const pvk_pica *p, unsigned unit, const float v[PVK_SH_INPUTS][4],
                            float o[PVK_SH_OUTPUTS][4], pvk_sh_emit_fn emit, void *emit_user)
 {
-    const pvk_shader_unit *sh = &ctx->pica.sh[unit ? 1 : 0];
+    const pvk_shader_unit *sh = &p->sh[unit ? 1 : 0];
     uint32_t base = unit ? PVK_GPUREG_VSH_BASE : PVK_GPUREG_GSH_BASE;
     pvk_sh_run_info info = {
         .unit = sh,
-        .entry = pvk_sh_entrypoint(ctx->pica.regs[base + (PVK_GPUREG_VSH_ENTRYPOINT - PVK_GPUREG_VSH_BASE)]),
+        .entry = pvk_sh_entrypoint(p->regs[base + (PVK_GPUREG_VSH_ENTRYPOINT - PVK_GPUREG_VSH_BASE)]),
         .bools = sh->b,
         .emit = emit,
         .emit_user = emit_user,
     };
     for (unsigned i = 0; i < 4; i++)
         info.ints[i] = sh->i[i];
-    return pvk_sh_run(ctx, &info, v, o);
+    return pvk_sh_run(p, &info, v, o);
 }
 
-pvk_result pvk_vs_run(pvk_context *ctx, const float v[PVK_SH_INPUTS][4], float o[PVK_SH_OUTPUTS][4])
+pvk_result pvk_vs_run(const pvk_pica *p, const float v[PVK_SH_INPUTS][4], float o[PVK_SH_OUTPUTS][4])
 {
-    return pvk_sh_run_unit(ctx, 1, v, o, NULL, NULL);
+    return pvk_sh_run_unit(p, 1, v, o, NULL, NULL);
 }

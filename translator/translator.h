@@ -1,9 +1,15 @@
-/* translator/: the PICA internal register file, the command-list processor
- * and (later) draws.  Never calls Vulkan.  What the other folders may use of it. */
+/* translator/ owns the PICA: its internal register file and data ports, the
+ * command-list processor, vertex attribute loading, the shader instruction set
+ * and interpreter, primitive assembly, and the decoding of framebuffer and
+ * raster state into plain descriptions (draw packets).
+ * It never calls Vulkan, never includes vram/ or runtime/, and never sees a
+ * pvk_context: it takes a pvk_pica and reaches the outside world only through
+ * the callbacks in pvk_pica_env.  What the other folders may use of it. */
 #ifndef PVK_TRANSLATOR_H
 #define PVK_TRANSLATOR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "picavk/picavk.h"
@@ -72,20 +78,6 @@ typedef struct pvk_shader_unit {
     uint32_t float_words;
 } pvk_shader_unit;
 
-/* What a draw trigger hands the draw hook. */
-typedef enum pvk_pica_draw_kind {
-    PVK_PICA_DRAW_ARRAYS = 0,     /* GPUREG_DRAWARRAYS */
-    PVK_PICA_DRAW_ELEMENTS = 1,   /* GPUREG_DRAWELEMENTS */
-    PVK_PICA_DRAW_IMMEDIATE = 2,  /* one vertex complete through FIXEDATTRIB_INDEX = 0xF */
-} pvk_pica_draw_kind;
-
-typedef struct pvk_pica_draw {
-    pvk_pica_draw_kind kind;
-    uint32_t count, first;        /* NUMVERTICES, VERTEX_OFFSET (arrays / elements) */
-    const uint32_t (*attrs)[4];   /* immediate: the vertex's attributes (f24 x y z w) */
-    uint32_t attr_count;
-} pvk_pica_draw;
-
 /* Cache triggers. */
 typedef enum pvk_pica_cache_op {
     PVK_PICA_FRAMEBUFFER_INVALIDATE = 0,
@@ -94,20 +86,92 @@ typedef enum pvk_pica_cache_op {
     PVK_PICA_EARLYDEPTH_CLEAR = 3,
 } pvk_pica_cache_op;
 
-/* A hook that returns an error stops the command list (the error is the kick's result). */
-typedef pvk_result (*pvk_pica_draw_fn)(pvk_context *ctx, void *user, const pvk_pica_draw *draw);
-typedef pvk_result (*pvk_pica_cache_fn)(pvk_context *ctx, void *user, pvk_pica_cache_op op);
+/* The framebuffer the registers describe (translator/fb.c decodes it once;
+ * every other folder reads this, never the registers). */
+typedef struct pvk_fb_desc {
+    uint32_t width, height;          /* FRAMEBUFFER_DIM */
+    uint32_t color_addr, depth_addr; /* byte addresses (64-byte units in the registers) */
+    uint32_t color_format;           /* COLORBUFFER_FORMAT: 0 RGBA8, 1 RGB8, 2 RGB5A1, 3 RGB565, 4 RGBA4 */
+    int color_xfer_format;           /* the same layout as a transfer-engine format code
+                                        (0 RGBA8, 1 RGB8, 2 RGB565, 3 RGB5A1, 4 RGBA4); -1 unknown */
+    uint32_t depth_format;           /* DEPTHBUFFER_FORMAT: 0 D16, 1 reserved, 2 D24, 3 D24S8 */
+    uint32_t color_bpp, depth_bpp;   /* bytes per pixel (0: unknown format) */
+    uint32_t depth_bits;             /* 16 or 24 (0: reserved format) */
+    bool block32;                    /* RENDERBUFFER_BLOCK32: 32x32 tiles */
+    bool color_read, color_write;    /* COLORBUFFER_READ/WRITE */
+    bool depth_read, depth_write;    /* DEPTHBUFFER_READ/WRITE bit 1 */
+    bool stencil_read, stencil_write;/* DEPTHBUFFER_READ/WRITE bit 0 */
+} pvk_fb_desc;
 
-typedef struct pvk_pica_hooks {
-    pvk_pica_draw_fn draw;        /* NULL: counted and logged (once) as unsupported */
-    void *draw_user;
-    pvk_pica_cache_fn cache;      /* NULL: nothing to do */
-    void *cache_user;
-} pvk_pica_hooks;
+/* Rasterizer and depth state of a draw in plain numbers (PICA enums kept:
+ * runtime/pica_to_vk.c maps them). */
+typedef struct pvk_raster_desc {
+    float viewport[4];               /* x, y (window, y up), width, height */
+    uint32_t scissor_mode;           /* SCISSORTEST_MODE: 0 off, 1 exclude, 3 include */
+    int32_t scissor[4];              /* x0, y0, x1, y1: inclusive window rectangle */
+    uint32_t cull;                   /* FACECULLING_CONFIG: 0 none, 1 keep clockwise, 2 keep counter-clockwise */
+    bool clip_enable;
+    float clip[4];                   /* user clip plane */
+    float depth_scale, depth_offset; /* DEPTHMAP_SCALE / OFFSET */
+    bool w_buffer;                   /* DEPTHMAP_ENABLE bit 0 clear */
+    bool depth_test, depth_write;    /* DEPTH_COLOR_MASK */
+    uint32_t depth_func;             /* 0 never, 1 always, 2 eq, 3 ne, 4 lt, 5 le, 6 gt, 7 ge */
+} pvk_raster_desc;
+
+/* A transformed vertex by meaning (SH_OUTMAP_O0-6 semantics). */
+typedef struct pvk_vertex {
+    float pos[4];
+    float quat[4];
+    float color[4];
+    float tc0[2], tc1[2], tc2[2];
+    float tc0_w;
+    float view[3];
+} pvk_vertex;
+
+typedef enum pvk_draw_kind {
+    PVK_DRAW_ARRAYS = 0,             /* GPUREG_DRAWARRAYS */
+    PVK_DRAW_ELEMENTS = 1,           /* GPUREG_DRAWELEMENTS */
+    PVK_DRAW_IMMEDIATE = 2,          /* a triangle completed in immediate mode */
+} pvk_draw_kind;
+
+/* What a draw hands the runtime: triangles and everything needed to render
+ * them, no register in sight. */
+typedef struct pvk_draw_packet {
+    pvk_draw_kind kind;
+    uint32_t vertices;               /* vertices the guest submitted (immediate: 1 per triangle's last) */
+    const pvk_vertex *tris;          /* triangle list, 3 per triangle */
+    uint32_t tri_vertices;
+    pvk_fb_desc fb;
+    pvk_raster_desc raster;
+} pvk_draw_packet;
+
+/* What the translator needs from outside, filled in by whoever owns the
+ * register file (the runtime; tests fill their own).  Every member may be NULL. */
+typedef enum pvk_pica_report {
+    PVK_PICA_NOTE = 0,               /* a log line at the given level, not counted */
+    PVK_PICA_BAD_INPUT = 1,          /* guest input error: logged as an error, counted */
+    PVK_PICA_OUT_OF_RANGE = 2,       /* bad input that is a guest range outside memory */
+    PVK_PICA_UNSUPPORTED = 3,        /* not implemented: logged as a warning, counted */
+} pvk_pica_report;
+
+typedef struct pvk_pica_env {
+    void *user;
+    pvk_log_level log_level;         /* notes less severe than this are not even formatted */
+    /* `msg` NULL: only count `count` more of `kind`. */
+    void (*report)(void *user, pvk_pica_report kind, pvk_log_level level, uint32_t count, const char *msg);
+    /* Guest bytes [paddr, paddr+len) as the CPU would read them now, or NULL
+     * when the range is not guest memory (the translator logs that). */
+    const void *(*guest_read)(void *user, uint32_t paddr, uint32_t len);
+    /* The P3D line: `active` is GPU_STAT_IRQ_FLAGS bit 31, `raise` an edge. */
+    void (*p3d)(void *user, bool active, bool raise);
+    /* An error result stops the command list (it becomes the kick's result). */
+    pvk_result (*draw)(void *user, const pvk_draw_packet *packet);
+    pvk_result (*cache)(void *user, pvk_pica_cache_op op);
+} pvk_pica_env;
 
 typedef struct pvk_pica_counters {
     uint64_t writes;              /* register writes decoded from command lists */
-    uint64_t draws, immediate_vertices, cache_ops, jumps;
+    uint64_t lists, draws, vertices, triangles, immediate_vertices, cache_ops, jumps;
     uint64_t dropped;             /* FIFO words past the end of their table */
 } pvk_pica_counters;
 
@@ -118,8 +182,9 @@ typedef struct pvk_pica {
     bool draw_logged;
     bool in_list;                      /* the write comes from a command list */
     uint32_t dirty;                    /* PVK_DIRTY_* since the consumer last cleared it */
-    pvk_pica_hooks hooks;
-    pvk_pica_counters counters;
+    pvk_pica_env env;                  /* kept across resets */
+    pvk_pica_counters counters;        /* kept across resets */
+    uint64_t budget;                   /* shader instructions left in this guest call */
 
     /* data ports */
     pvk_shader_unit sh[2];             /* 0 geometry, 1 vertex */
@@ -133,30 +198,54 @@ typedef struct pvk_pica {
     uint32_t fixed_index;                                 /* next fixed attribute, 0xF = immediate */
     uint32_t imm[PVK_MAX_VS_INPUTS][4];                   /* immediate-mode vertex being assembled */
     uint32_t imm_count;
+    pvk_vertex imm_tri[3];                                /* immediate mode: what the next triangle needs */
+    uint32_t imm_vertices;                                /* vertices of the current primitive */
+    bool gs_logged;
     uint32_t overflow_logged;                             /* bit per FIFO: logged this kick */
     uint64_t irq_active;                                  /* enabled IRQ compare matches */
     pvk_result error;                                     /* why a list stopped */
 } pvk_pica;
 
-/* A 32-bit write from the CPU side (external window 0x10401000+4*id):
- * stores the register and runs its side effect; a write of bit 0 to
- * CMDBUF_JUMP0/1 runs that channel's command list before returning. */
-pvk_result pvk_pica_mmio_write(pvk_context *ctx, uint32_t id, uint32_t value);
-uint32_t pvk_pica_mmio_read(pvk_context *ctx, uint32_t id);
-/* cmdlist.c: the register write behind pvk_pica_mmio_write (id < 0x400). */
-pvk_result pvk_pica_cpu_write(pvk_context *ctx, uint32_t id, uint32_t value);
+/* Set everything to the state GSP leaves after GPU init (see cmdlist.c);
+ * `env` is kept.  Runs lazily on first use, call again to reset. */
+void pvk_pica_reset(pvk_pica *p);
+void pvk_pica_set_env(pvk_pica *p, const pvk_pica_env *env);
 
-/* Reset values (the state GSP leaves after GPU init, see pica.c); runs
- * lazily on first use, call again to reset. */
-void pvk_pica_reset(pvk_context *ctx);
-void pvk_pica_set_hooks(pvk_context *ctx, const pvk_pica_hooks *hooks);
+/* A 32-bit write from the CPU side (external window 0x10401000+4*id,
+ * id < 0x400): stores the register and runs its side effect; a write of
+ * bit 0 to CMDBUF_JUMP0/1 runs that channel's command list before returning. */
+pvk_result pvk_pica_write(pvk_pica *p, uint32_t id, uint32_t value);
+uint32_t pvk_pica_read(pvk_pica *p, uint32_t id);
+/* A guest call starts (a register write from the host): refill the shader
+ * work budget (see vertex.c). */
+void pvk_pica_new_call(pvk_pica *p);
 
 /* Run command-list channel 0 or 1 from its CMDBUF_ADDR/SIZE registers,
  * following jumps, until its end or FINALIZE with IRQ_AUTOSTOP. */
-pvk_result pvk_cmdlist_kick(pvk_context *ctx, unsigned channel);
+pvk_result pvk_cmdlist_kick(pvk_pica *p, unsigned channel);
 /* Decode words from host memory as one command list (a jump inside it
  * continues in guest memory as in a kick).  For tests, fuzzers and benchmarks. */
-pvk_result pvk_cmdlist_run_words(pvk_context *ctx, const uint32_t *words, uint32_t count);
+pvk_result pvk_cmdlist_run_words(pvk_pica *p, const uint32_t *words, uint32_t count);
+
+/* The framebuffer and raster state the registers describe now (fb.c). */
+void pvk_fb_desc_get(const pvk_pica *p, pvk_fb_desc *out);
+void pvk_raster_desc_get(const pvk_pica *p, pvk_raster_desc *out);
+
+/* Register file snapshots for traces (pica.c): a versioned, explicit layout
+ * (register values, then each data port's tables) independent of struct
+ * layout.  save writes at most `cap` bytes and returns the size needed;
+ * load refuses (PVK_ERROR_BAD_DATA) a size or version it does not know. */
+#define PVK_PICA_STATE_VERSION 1u /* the layout pica.c documents */
+size_t pvk_pica_state_save(const pvk_pica *p, void *out, size_t cap);
+pvk_result pvk_pica_state_load(pvk_pica *p, const void *data, size_t size);
+
+/* Report through env (internal to translator/, used by every file in it). */
+void pvk_pica_report_msg(const pvk_pica *p, pvk_pica_report kind, pvk_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+#define pvk_pica_bad_input(p, ...) pvk_pica_report_msg((p), PVK_PICA_BAD_INPUT, PVK_LOG_ERROR, __VA_ARGS__)
+#define pvk_pica_unsupported(p, ...) pvk_pica_report_msg((p), PVK_PICA_UNSUPPORTED, PVK_LOG_WARN, __VA_ARGS__)
+#define pvk_pica_debug(p, ...) pvk_pica_report_msg((p), PVK_PICA_NOTE, PVK_LOG_DEBUG, __VA_ARGS__)
+void pvk_pica_count(const pvk_pica *p, pvk_pica_report kind, uint32_t count);
 
 /* libctru-style name of register `id` ("GPUREG_BLEND_FUNC"), or NULL when unnamed. */
 const char *pvk_pica_reg_name(uint32_t id);

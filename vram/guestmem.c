@@ -178,15 +178,15 @@ bool pvk_guest_bind(pvk_context *ctx, const pvk_guest_span *s, pvk_buffer_range 
     return true;
 }
 
-/* GPU operations resolve through here; while a trace is recorded the pages
- * they touch go into it. */
+/* GPU operations resolve through here; the observer (a trace recorder)
+ * hears of the ranges they use. */
 bool pvk_guest_resolve(pvk_context *ctx, uint32_t paddr, uint32_t len, const char *what, pvk_guest_span *out)
 {
     pvk_guest_span s;
     if (!resolve(ctx, paddr, len, what, &s))
         return false;
-    if (ctx->trace && what)
-        pvk_trace_touch(ctx, &s);
+    if (ctx->guest.observe && what)
+        ctx->guest.observe(ctx, &s);
     if (out)
         *out = s;
     return true;
@@ -206,30 +206,39 @@ void pvk_guest_download(pvk_context *ctx, const pvk_guest_span *s)
         memcpy(s->region->host + s->offset, s->region->mirror + s->offset, s->len);
 }
 
-void *pvk_guest_ptr(pvk_context *ctx, uint32_t paddr, uint32_t len)
+const void *pvk_guest_cpu_read(pvk_context *ctx, uint32_t paddr, uint32_t len)
 {
     pvk_guest_span s;
-    if (!ctx || !resolve(ctx, paddr, len, "pvk_guest_ptr", &s))
+    if (!resolve(ctx, paddr, len, NULL, &s))
+        return NULL;
+    /* GPU work in flight may still write these bytes (mirror mode copies
+     * them back only at retirement): finish it first.  Later the surface
+     * cache writes back what it holds newer for the range here too. */
+    if (ctx->pending_count)
+        pvk_retire(ctx, true);
+    if (ctx->guest.observe)
+        ctx->guest.observe(ctx, &s);
+    return s.region->host + s.offset;
+}
+
+/* For the public entry points (runtime/api.c): the range check they need. */
+bool pvk_guest_check(pvk_context *ctx, uint32_t paddr, uint32_t len, const char *what)
+{
+    return resolve(ctx, paddr, len, what, NULL);
+}
+
+void *pvk_guest_host(pvk_context *ctx, uint32_t paddr, uint32_t len, const char *what)
+{
+    pvk_guest_span s;
+    if (!resolve(ctx, paddr, len, what, &s))
         return NULL;
     return s.region->host + s.offset;
 }
 
-pvk_result pvk_guest_written(pvk_context *ctx, uint32_t paddr, uint32_t len)
+void pvk_guest_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len)
 {
-    if (!ctx)
-        return PVK_ERROR_INVALID_ARGUMENT;
-    if (ctx->sticky)
-        return ctx->sticky;
-    /* Mirror mode copies guest bytes in at every GPU operation, and nothing
-     * on the GPU caches guest memory yet: only the range check is left. */
-    return resolve(ctx, paddr, len, "pvk_guest_written", NULL) ? PVK_SUCCESS : PVK_ERROR_OUT_OF_RANGE;
-}
-
-pvk_result pvk_guest_flush(pvk_context *ctx, uint32_t paddr, uint32_t len)
-{
-    if (!ctx)
-        return PVK_ERROR_INVALID_ARGUMENT;
-    if (!resolve(ctx, paddr, len, "pvk_guest_flush", NULL))
-        return PVK_ERROR_OUT_OF_RANGE;
-    return pvk_retire(ctx, true);
+    /* Mirror mode copies guest bytes in at every GPU operation and nothing on
+     * the GPU caches guest memory yet: nothing to forget until the surface
+     * cache exists. */
+    (void)ctx, (void)paddr, (void)len;
 }

@@ -221,11 +221,9 @@ void pvk_mmio_count(pvk_context *ctx, uint32_t off, uint32_t amount)
     ctx->mmio.regs[off / 4] += amount; /* unsigned: wraps like the counters */
 }
 
-void pvk_raise_irq(pvk_context *ctx, pvk_irq which)
+void pvk_mmio_set_p3d(pvk_context *ctx, bool active)
 {
-    pvk_log(ctx, PVK_LOG_DEBUG, "IRQ %d", (int)which);
-    if (ctx->cfg.irq)
-        ctx->cfg.irq(ctx->cfg.irq_user, ctx, which);
+    ctx->mmio.p3d_irq = active;
 }
 
 static uint32_t irq_flags(const pvk_context *ctx)
@@ -241,7 +239,7 @@ static uint32_t irq_flags(const pvk_context *ctx)
     return v;
 }
 
-static uint32_t read_reg(pvk_context *ctx, uint32_t off)
+uint32_t pvk_mmio_ext_read(pvk_context *ctx, uint32_t off)
 {
     pvk_mmio *m = &ctx->mmio;
     int pdc;
@@ -333,50 +331,12 @@ static pvk_result write_special(pvk_context *ctx, uint32_t off, int pdc, uint32_
     return PVK_SUCCESS;
 }
 
-uint32_t pvk_mmio_address(uint32_t addr)
+pvk_result pvk_mmio_ext_write(pvk_context *ctx, uint32_t off, uint32_t value)
 {
-    if (addr >= PVK_MMIO_BASE && addr - PVK_MMIO_BASE < PVK_MMIO_SIZE)
-        return addr;
-    if (addr >= PVK_MMIO_USER_VA && addr - PVK_MMIO_USER_VA < PVK_MMIO_SIZE)
-        return addr - PVK_MMIO_USER_VA + PVK_MMIO_BASE;
-    return 0;
-}
-
-static pvk_result check_addr(pvk_context *ctx, uint32_t paddr, const char *what)
-{
-    if (paddr < PVK_MMIO_BASE || paddr - PVK_MMIO_BASE >= PVK_MMIO_SIZE || (paddr & 3)) {
-        pvk_bad_input(ctx, "%s: 0x%08X is not an aligned GPU register address (0x10400000-0x10401FFF)", what, paddr);
-        return PVK_ERROR_OUT_OF_RANGE;
-    }
-    return PVK_SUCCESS;
-}
-
-pvk_result pvk_mmio_read32(pvk_context *ctx, uint32_t paddr, uint32_t *value)
-{
-    if (!ctx || !value)
-        return PVK_ERROR_INVALID_ARGUMENT;
-    *value = 0;
-    pvk_result r = check_addr(ctx, paddr, "pvk_mmio_read32");
-    if (r)
-        return r;
-    pvk_retire(ctx, false); /* status bits reflect finished work */
-    uint32_t off = paddr - PVK_MMIO_BASE;
-    if (off >= 0x1000)
-        *value = pvk_pica_mmio_read(ctx, (off - 0x1000) / 4);
-    else
-        *value = read_reg(ctx, off);
-    return ctx->sticky;
-}
-
-static pvk_result mmio_write(pvk_context *ctx, uint32_t paddr, uint32_t value)
-{
-    uint32_t off = paddr - PVK_MMIO_BASE;
-    if (off >= 0x1000)
-        return pvk_pica_mmio_write(ctx, (off - 0x1000) / 4, value);
     int pdc;
     const reg_info *ri = lookup(off, &pdc);
     if (!ri) {
-        pvk_log(ctx, PVK_LOG_DEBUG, "write 0x%08X to unnamed register 0x%08X ignored", value, paddr);
+        pvk_log(ctx, PVK_LOG_DEBUG, "write 0x%08X to unnamed register 0x%08X ignored", value, PVK_MMIO_BASE + off);
         return PVK_SUCCESS;
     }
     if (ri->flags & F_RO) {
@@ -387,22 +347,4 @@ static pvk_result mmio_write(pvk_context *ctx, uint32_t paddr, uint32_t value)
         return write_special(ctx, off, pdc, value);
     ctx->mmio.regs[off / 4] = value & ri->wmask;
     return PVK_SUCCESS;
-}
-
-pvk_result pvk_mmio_write32(pvk_context *ctx, uint32_t paddr, uint32_t value)
-{
-    if (!ctx)
-        return PVK_ERROR_INVALID_ARGUMENT;
-    if (ctx->sticky)
-        return ctx->sticky;
-    pvk_result r = check_addr(ctx, paddr, "pvk_mmio_write32");
-    if (r)
-        return r;
-    pvk_draw_new_call(ctx);
-    r = mmio_write(ctx, paddr, value);
-    /* Recorded after the write's own work: the guest memory that work used
-     * enters the trace before the write that started it. */
-    if (ctx->trace)
-        pvk_trace_mmio(ctx, paddr, value);
-    return r;
 }

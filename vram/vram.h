@@ -1,5 +1,11 @@
-/* vram/: the guest physical memory map, the external register file and the
- * transfer engine.  What the other folders may use of it. */
+/* vram/ owns guest memory and what moves it: the guest physical memory map
+ * (host pointers, device buffers, zero-copy import or mirroring), the
+ * external register file (memory control, memfill/memcopy, PDC), the
+ * transfer engine (memory fill, display transfer, texture copy as compute
+ * shaders) and, next, the surface cache.  It uses only runtime's low-level
+ * GPU layer (context, logging, buffers, command recording); it never decides
+ * how to draw and never calls the public API.  What the other folders may use
+ * of it. */
 #ifndef PVK_VRAM_H
 #define PVK_VRAM_H
 
@@ -20,16 +26,19 @@ typedef struct pvk_guest_region {
     uint8_t *mirror;         /* mirror mode: mapped device copy of `host` */
 } pvk_guest_region;
 
-typedef struct pvk_guest {
-    pvk_guest_region regions[PVK_REGION_COUNT];
-    bool zero_copy;          /* every region imported */
-} pvk_guest;
-
 /* A resolved guest range: region and byte offset inside it. */
 typedef struct pvk_guest_span {
     pvk_guest_region *region;
     uint32_t offset, len;
 } pvk_guest_span;
+
+typedef struct pvk_guest {
+    pvk_guest_region regions[PVK_REGION_COUNT];
+    bool zero_copy;          /* every region imported */
+    /* Told of every range the GPU or the command processor is about to use
+     * (the trace recorder listens); NULL when nobody does. */
+    void (*observe)(pvk_context *ctx, const pvk_guest_span *s);
+} pvk_guest;
 
 typedef struct pvk_buffer_range {
     VkBuffer buffer;
@@ -47,6 +56,16 @@ bool pvk_guest_resolve(pvk_context *ctx, uint32_t paddr, uint32_t len, const cha
  * spans longer than the device's storage-buffer range. */
 bool pvk_guest_bind(pvk_context *ctx, const pvk_guest_span *s, pvk_buffer_range *range, uint32_t *sub,
                     const char *what);
+/* The one CPU read of guest memory for the command processor, attribute and
+ * index buffers: host bytes of [paddr, paddr+len) once nothing newer is on the
+ * GPU, or NULL (not logged) outside guest memory. */
+const void *pvk_guest_cpu_read(pvk_context *ctx, uint32_t paddr, uint32_t len);
+/* Range check for an entry point: logs and counts (naming `what`) a refusal. */
+bool pvk_guest_check(pvk_context *ctx, uint32_t paddr, uint32_t len, const char *what);
+/* Host pointer for a range, NULL (logged as `what`) outside guest memory. */
+void *pvk_guest_host(pvk_context *ctx, uint32_t paddr, uint32_t len, const char *what);
+/* The CPU changed [paddr, paddr+len) (checked by the caller): forget GPU copies. */
+void pvk_guest_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len);
 /* Mirror mode: copy host bytes to the device copy / back.  No-ops when imported. */
 void pvk_guest_upload(pvk_context *ctx, const pvk_guest_span *s);
 void pvk_guest_download(pvk_context *ctx, const pvk_guest_span *s);
@@ -149,6 +168,11 @@ void pvk_mmio_reset(pvk_context *ctx);
  * picavk's own; `lut` may be NULL. */
 void pvk_mmio_load(pvk_context *ctx, const uint32_t *regs, const uint32_t lut[2][PVK_LCD_LUT_SIZE], uint32_t count);
 uint32_t pvk_mmio_reg(const pvk_context *ctx, uint32_t offset); /* stored value */
+/* Register access through 0x10400000 + `offset` (offset < 0x1000). */
+uint32_t pvk_mmio_ext_read(pvk_context *ctx, uint32_t offset);
+pvk_result pvk_mmio_ext_write(pvk_context *ctx, uint32_t offset, uint32_t value);
+/* GPU_STAT_IRQ_FLAGS bit 31 follows the command processor's P3D line. */
+void pvk_mmio_set_p3d(pvk_context *ctx, bool active);
 /* Add to a read-only traffic counter (wraps like hardware counters). */
 void pvk_mmio_count(pvk_context *ctx, uint32_t offset, uint32_t amount);
 

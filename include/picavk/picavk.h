@@ -142,6 +142,9 @@ typedef struct pvk_stats {
     uint64_t unsupported;       /* operations refused as not implemented */
     uint64_t validation_errors; /* Vulkan validation messages (error or warning) */
     uint64_t fills, transfers, texture_copies, command_lists;
+    /* What reached the GPU: DRAWARRAYS/DRAWELEMENTS, vertices shaded (both
+     * kinds and immediate mode), triangles drawn, immediate-mode vertices. */
+    uint64_t draws, vertices, triangles, immediate_vertices;
 } pvk_stats;
 
 pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);

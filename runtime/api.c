@@ -1,0 +1,252 @@
+/* Every public entry point of picavk.h, in one place: the argument checks,
+ * the sticky device-lost check, the trace recorder's hooks, then dispatch to
+ * the folder that does the work.  Nothing else in the library is reachable
+ * from a host. */
+#include <string.h>
+
+#include "runtime/runtime.h"
+
+#define CHECK_CTX(ctx)                                                                                            \
+    do {                                                                                                          \
+        if (!(ctx))                                                                                               \
+            return PVK_ERROR_INVALID_ARGUMENT;                                                                    \
+        if ((ctx)->sticky)                                                                                        \
+            return (ctx)->sticky;                                                                                 \
+    } while (0)
+
+/* ---- context ---- */
+
+const char *pvk_result_string(pvk_result r)
+{
+    return pvk_result_name(r);
+}
+
+pvk_result pvk_context_create(const pvk_config *config, pvk_context **out)
+{
+    if (!out)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    return pvk_ctx_create(config, out);
+}
+
+void pvk_context_destroy(pvk_context *ctx)
+{
+    if (!ctx)
+        return;
+    if (ctx->trace)
+        pvk_trace_stop(ctx); /* a complete, replayable file */
+    pvk_ctx_destroy(ctx);
+}
+
+pvk_result pvk_context_status(const pvk_context *ctx)
+{
+    return ctx ? ctx->sticky : PVK_ERROR_INVALID_ARGUMENT;
+}
+
+const char *pvk_device_name(const pvk_context *ctx)
+{
+    return ctx ? ctx->device_name : "";
+}
+
+pvk_result pvk_get_features(const pvk_context *ctx, pvk_features *out)
+{
+    if (!ctx || !out)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    *out = ctx->features;
+    return PVK_SUCCESS;
+}
+
+pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out)
+{
+    if (!ctx || !out)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    *out = ctx->stats;
+    const pvk_pica_counters *c = &ctx->pica.counters;
+    out->command_lists = c->lists;
+    out->draws = c->draws;
+    out->vertices = c->vertices;
+    out->triangles = c->triangles;
+    out->immediate_vertices = c->immediate_vertices;
+    return PVK_SUCCESS;
+}
+
+pvk_result pvk_poll(pvk_context *ctx)
+{
+    CHECK_CTX(ctx);
+    return pvk_retire(ctx, false);
+}
+
+pvk_result pvk_wait_idle(pvk_context *ctx)
+{
+    CHECK_CTX(ctx);
+    return pvk_retire(ctx, true);
+}
+
+/* ---- guest memory ---- */
+
+void *pvk_guest_ptr(pvk_context *ctx, uint32_t paddr, uint32_t len)
+{
+    return ctx ? pvk_guest_host(ctx, paddr, len, "pvk_guest_ptr") : NULL;
+}
+
+pvk_result pvk_guest_written(pvk_context *ctx, uint32_t paddr, uint32_t len)
+{
+    CHECK_CTX(ctx);
+    if (!pvk_guest_check(ctx, paddr, len, "pvk_guest_written"))
+        return PVK_ERROR_OUT_OF_RANGE;
+    pvk_guest_invalidate(ctx, paddr, len);
+    return PVK_SUCCESS;
+}
+
+pvk_result pvk_guest_flush(pvk_context *ctx, uint32_t paddr, uint32_t len)
+{
+    if (!ctx)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    if (!pvk_guest_check(ctx, paddr, len, "pvk_guest_flush"))
+        return PVK_ERROR_OUT_OF_RANGE;
+    return pvk_retire(ctx, true);
+}
+
+/* ---- registers ---- */
+
+uint32_t pvk_mmio_address(uint32_t addr)
+{
+    if (addr >= PVK_MMIO_BASE && addr - PVK_MMIO_BASE < PVK_MMIO_SIZE)
+        return addr;
+    if (addr >= PVK_MMIO_USER_VA && addr - PVK_MMIO_USER_VA < PVK_MMIO_SIZE)
+        return addr - PVK_MMIO_USER_VA + PVK_MMIO_BASE;
+    return 0;
+}
+
+pvk_result pvk_mmio_read32(pvk_context *ctx, uint32_t paddr, uint32_t *value)
+{
+    if (!ctx || !value)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    *value = 0;
+    if (!pvk_ctx_mmio_check(ctx, paddr, "pvk_mmio_read32"))
+        return PVK_ERROR_OUT_OF_RANGE;
+    *value = pvk_ctx_mmio_read(ctx, paddr);
+    return ctx->sticky;
+}
+
+pvk_result pvk_mmio_write32(pvk_context *ctx, uint32_t paddr, uint32_t value)
+{
+    CHECK_CTX(ctx);
+    if (!pvk_ctx_mmio_check(ctx, paddr, "pvk_mmio_write32"))
+        return PVK_ERROR_OUT_OF_RANGE;
+    pvk_result r = pvk_ctx_mmio_write(ctx, paddr, value);
+    /* Recorded after the write's own work: the guest memory that work used
+     * enters the trace before the write that started it. */
+    if (ctx->trace)
+        pvk_trace_mmio(ctx, paddr, value);
+    return r;
+}
+
+/* The GSP way (GX command 1): size, address, start through the external
+ * registers, so a trace records it like any other host. */
+pvk_result pvk_command_list_run(pvk_context *ctx, uint32_t paddr, uint32_t size)
+{
+    const uint32_t pica = PVK_MMIO_BASE + 0x1000u;
+    pvk_result r = pvk_mmio_write32(ctx, pica + 4 * PVK_GPUREG_CMDBUF_SIZE0, size >> 3);
+    if (!r)
+        r = pvk_mmio_write32(ctx, pica + 4 * PVK_GPUREG_CMDBUF_ADDR0, paddr >> 3);
+    if (!r)
+        r = pvk_mmio_write32(ctx, pica + 4 * PVK_GPUREG_CMDBUF_JUMP0, 1);
+    return r;
+}
+
+/* ---- LCD output ---- */
+
+pvk_result pvk_vblank(pvk_context *ctx)
+{
+    CHECK_CTX(ctx);
+    pvk_result r = pvk_lcd_vblank(ctx);
+    /* after the scan-out recorded the framebuffers it read */
+    if (!r && ctx->trace)
+        pvk_trace_vblank(ctx);
+    return r;
+}
+
+pvk_result pvk_frame_size(pvk_context *ctx, pvk_screen screen, uint32_t *width, uint32_t *height)
+{
+    if (!ctx || !width || !height || (unsigned)screen >= PVK_SCREEN_COUNT)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    pvk_lcd_frame_size(ctx, screen, width, height);
+    return PVK_SUCCESS;
+}
+
+pvk_result pvk_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, size_t stride)
+{
+    if (!ctx || !rgba || (unsigned)screen >= PVK_SCREEN_COUNT)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    return pvk_lcd_frame_read(ctx, screen, rgba, stride);
+}
+
+pvk_result pvk_frame_hash(pvk_context *ctx, uint64_t *hash)
+{
+    if (!ctx || !hash)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    return pvk_lcd_frame_hash(ctx, hash);
+}
+
+pvk_result pvk_set_output(pvk_context *ctx, const pvk_output_config *config)
+{
+    if (!ctx)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    return pvk_lcd_set_output(ctx, config);
+}
+
+pvk_result pvk_frame_acquire(pvk_context *ctx, pvk_frame *frame)
+{
+    if (!ctx || !frame)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    return pvk_lcd_frame_acquire(ctx, frame);
+}
+
+pvk_result pvk_frame_release(pvk_context *ctx, const pvk_frame *frame, VkSemaphore done, uint64_t done_value)
+{
+    if (!ctx || !frame)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    return pvk_lcd_frame_release(ctx, frame, done, done_value);
+}
+
+/* ---- traces ---- */
+
+pvk_result pvk_trace_begin(pvk_context *ctx, const char *path)
+{
+    CHECK_CTX(ctx);
+    if (!path)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    return pvk_trace_start(ctx, path);
+}
+
+pvk_result pvk_trace_end(pvk_context *ctx)
+{
+    if (!ctx || !ctx->trace)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    return pvk_trace_stop(ctx);
+}
+
+pvk_result pvk_trace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user)
+{
+    CHECK_CTX(ctx);
+    if (!path)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    return pvk_trace_play(ctx, path, on_frame, user);
+}
+
+pvk_result pvk_citrace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user)
+{
+    CHECK_CTX(ctx);
+    if (!path)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    return pvk_citrace_play_file(ctx, path, on_frame, user);
+}
+
+pvk_result pvk_citrace_replay_memory(pvk_context *ctx, const void *data, size_t size, pvk_frame_fn on_frame,
+                                     void *user)
+{
+    CHECK_CTX(ctx);
+    if (!data && size)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    return pvk_citrace_play(ctx, data, size, on_frame, user);
+}

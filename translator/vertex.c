@@ -1,0 +1,195 @@
+/* Draws on the CPU side: every vertex through index -> attribute loading ->
+ * vertex shader -> output map, then primitive assembly into a triangle list,
+ * handed to env.draw as a packet with the framebuffer and raster state.
+ *
+ * Checks that drop a draw (logged, counted, the list goes on): a colour
+ * buffer whose size is not a multiple of 8 in 1..1024 or of unknown format,
+ * a reserved depth format while depth is used, attributes outside guest
+ * memory, more than PVK_MAX_DRAW_VERTICES vertices.  A runaway shader or an
+ * exhausted per-call budget stops the list. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "translator/geometry.h"
+
+#define MAX_DIM 1024 /* FRAMEBUFFER_DIM: 11-bit width, 10-bit height-1 */
+
+void pvk_pica_new_call(pvk_pica *p)
+{
+    p->budget = PVK_SHADER_BUDGET;
+}
+
+static pvk_result run_vs(pvk_pica *p, const float v[PVK_SH_INPUTS][4], float o[PVK_SH_OUTPUTS][4])
+{
+    if (p->budget == 0) {
+        pvk_pica_bad_input(p, "draw: more than %llu shader instructions in one call; the command list stops",
+                           (unsigned long long)PVK_SHADER_BUDGET);
+        return PVK_ERROR_BAD_DATA;
+    }
+    const pvk_shader_unit *sh = &p->sh[1];
+    pvk_sh_regs regs;
+    pvk_sh_run_info info = {
+        .unit = sh,
+        .entry = pvk_sh_entrypoint(p->regs[PVK_GPUREG_VSH_ENTRYPOINT]),
+        .bools = sh->b,
+        .max_steps = p->budget < PVK_SH_MAX_STEPS ? (uint32_t)p->budget : PVK_SH_MAX_STEPS,
+        .regs_out = &regs,
+    };
+    for (unsigned i = 0; i < 4; i++)
+        info.ints[i] = sh->i[i];
+    regs.steps = 0;
+    pvk_result r = pvk_sh_run(p, &info, v, o);
+    p->budget -= regs.steps < p->budget ? regs.steps : p->budget;
+    if (r)
+        p->budget = 0; /* a runaway program: nothing more this call */
+    return r;
+}
+
+/* The packet's framebuffer and raster state, or false (logged and counted)
+ * when the draw cannot go anywhere. */
+static bool packet_state(pvk_pica *p, pvk_draw_packet *pk)
+{
+    pvk_fb_desc *fb = &pk->fb;
+    pvk_fb_desc_get(p, fb);
+    pvk_raster_desc_get(p, &pk->raster);
+    if (fb->width == 0 || fb->width % 8 || fb->height % 8 || fb->width > MAX_DIM || fb->height > MAX_DIM) {
+        pvk_pica_bad_input(p, "draw: colour buffer size %ux%u is not a multiple of 8 tiles in 1..%u; dropped",
+                           fb->width, fb->height, MAX_DIM);
+        return false;
+    }
+    if (fb->color_xfer_format < 0) {
+        pvk_pica_bad_input(p, "draw: colour buffer format %u is unknown; dropped", fb->color_format);
+        return false;
+    }
+    if ((pk->raster.depth_test || pk->raster.depth_write) && fb->depth_bits == 0) {
+        pvk_pica_bad_input(p, "draw: depth buffer format 1 is reserved; dropped");
+        return false;
+    }
+    return true;
+}
+
+static pvk_result submit(pvk_pica *p, pvk_draw_packet *pk)
+{
+    p->counters.triangles += pk->tri_vertices / 3;
+    pvk_pica_debug(p, "draw: %s, %u vertices, %u triangles, colour %ux%u format %u at 0x%08X",
+                   pk->kind == PVK_DRAW_ARRAYS ? "arrays" : pk->kind == PVK_DRAW_ELEMENTS ? "elements" : "immediate",
+                   pk->vertices, pk->tri_vertices / 3, pk->fb.width, pk->fb.height, pk->fb.color_format,
+                   pk->fb.color_addr);
+    return p->env.draw ? p->env.draw(p->env.user, pk) : PVK_SUCCESS;
+}
+
+/* Mode 3 ("geometry primitive") is what citro3d uses for every indexed
+ * triangle draw; only with the geometry stage on is anything lost. */
+static void check_geometry_stage(pvk_pica *p, uint32_t mode)
+{
+    if (mode == 3 && !p->gs_logged) {
+        pvk_pica_unsupported(p, "geometry shader primitives are drawn as a triangle list until geometry shaders exist");
+        p->gs_logged = true;
+    }
+}
+
+pvk_result pvk_vertex_draw(pvk_pica *p, bool elements)
+{
+    p->imm_vertices = 0;
+    uint32_t count = p->regs[PVK_GPUREG_NUMVERTICES];
+    pvk_draw_packet pk = {.kind = elements ? PVK_DRAW_ELEMENTS : PVK_DRAW_ARRAYS, .vertices = count};
+    if (!packet_state(p, &pk) || count == 0)
+        return PVK_SUCCESS;
+    if (count > PVK_MAX_DRAW_VERTICES) {
+        pvk_pica_bad_input(p, "draw of %u vertices exceeds picavk's limit of %u; dropped", count,
+                           PVK_MAX_DRAW_VERTICES);
+        return PVK_SUCCESS;
+    }
+    pvk_attrib_plan plan;
+    if (pvk_attrib_plan_build(p, &plan))
+        return PVK_SUCCESS; /* logged and counted */
+    pvk_vertex *verts = malloc(sizeof *verts * count);
+    uint32_t *idx = malloc(sizeof *idx * 3 * (size_t)count);
+    pvk_vertex *tris = malloc(sizeof *tris * 3 * (size_t)count);
+    pvk_result r = PVK_SUCCESS;
+    if (!verts || !idx || !tris) {
+        r = PVK_ERROR_OUT_OF_MEMORY;
+        goto out;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t index;
+        float v[PVK_SH_INPUTS][4] = {{0}}, o[PVK_SH_OUTPUTS][4] = {{0}};
+        if ((r = pvk_draw_vertex_index(p, elements, i, &index)) || (r = pvk_attrib_fetch(p, &plan, index, v)))
+            goto out; /* bad attributes: logged, counted, the draw is dropped */
+        if ((r = run_vs(p, v, o)))
+            goto out;
+        pvk_vs_outmap(p, o, &verts[i]);
+    }
+    p->counters.vertices += count;
+    uint32_t mode = pvk_primitive_mode(p->regs[PVK_GPUREG_PRIMITIVE_CONFIG]);
+    check_geometry_stage(p, mode);
+    uint32_t n = pvk_assemble_triangles(mode, count, idx);
+    for (uint32_t k = 0; k < n; k++)
+        tris[k] = verts[idx[k]];
+    pk.tris = tris;
+    pk.tri_vertices = n;
+    if (n)
+        r = submit(p, &pk);
+out:
+    free(verts);
+    free(idx);
+    free(tris);
+    return r == PVK_ERROR_OUT_OF_RANGE || r == PVK_ERROR_BAD_PARAMETERS ? PVK_SUCCESS : r;
+}
+
+pvk_result pvk_vertex_immediate(pvk_pica *p, const uint32_t (*attrs)[4], uint32_t n)
+{
+    if (p->dirty & PVK_DIRTY_PRIMITIVE) {
+        p->dirty &= ~(uint32_t)PVK_DIRTY_PRIMITIVE;
+        p->imm_vertices = 0;
+    }
+    float v[PVK_SH_INPUTS][4] = {{0}}, o[PVK_SH_OUTPUTS][4] = {{0}};
+    uint64_t perm = p->regs[PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW] |
+                    (uint64_t)p->regs[PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_HIGH] << 32;
+    for (uint32_t a = 0; a < n && a < PVK_MAX_ATTRIBS; a++)
+        for (int c = 0; c < 4; c++) {
+            uint32_t bits = pvk_f24_to_f32(attrs[a][c]);
+            memcpy(&v[(perm >> (4 * a)) & 0xF][c], &bits, 4);
+        }
+    pvk_vertex vx;
+    pvk_result r = run_vs(p, v, o);
+    if (r)
+        return r; /* stops the list: see run_vs */
+    p->counters.vertices++;
+    pvk_vs_outmap(p, o, &vx);
+    uint32_t mode = pvk_primitive_mode(p->regs[PVK_GPUREG_PRIMITIVE_CONFIG]);
+    uint32_t k = p->imm_vertices++;
+    pvk_vertex *keep = p->imm_tri;
+    /* keep what the next triangle needs: list 3, strip last 2, fan first + last */
+    pvk_vertex tri[3];
+    bool done = false;
+    if (mode == 1 || mode == 2) {
+        if (k >= 2) {
+            if (mode == 2)
+                tri[0] = keep[0], tri[1] = keep[1], tri[2] = vx;
+            else if (k & 1)
+                tri[0] = keep[1], tri[1] = keep[0], tri[2] = vx;
+            else
+                tri[0] = keep[0], tri[1] = keep[1], tri[2] = vx;
+            done = true;
+        }
+        if (mode == 2 && k >= 1)
+            keep[1] = vx;
+        else if (mode == 1 && k >= 2)
+            keep[0] = keep[1], keep[1] = vx;
+        else
+            keep[k] = vx;
+    } else {
+        keep[k % 3] = vx;
+        if (k % 3 == 2) {
+            tri[0] = keep[0], tri[1] = keep[1], tri[2] = keep[2];
+            done = true;
+        }
+    }
+    if (!done)
+        return PVK_SUCCESS;
+    pvk_draw_packet pk = {.kind = PVK_DRAW_IMMEDIATE, .vertices = 1, .tris = tri, .tri_vertices = 3};
+    if (!packet_state(p, &pk))
+        return PVK_SUCCESS;
+    return submit(p, &pk);
+}
