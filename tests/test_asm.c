@@ -126,6 +126,17 @@ static void test_opdescs(void)
     CHECK_EQ(assemble("cmp c0.yx, lt, lt, r1.wz\n"), PVK_SUCCESS); /* no destination mask */
     CHECK_EQ(g_sh->opdesc[0], 0x40u << 5 | 0xEAu << 14);
     CHECK_EQ(g_sh->opdesc[0] & 0xF, 0);
+    /* picasso's other letter sets: rgba and stpq name x y z w too, mixed freely */
+    CHECK_EQ(assemble("mov r1.st, c5.pq\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc[0], 0xC | 0xBF << 5);
+    CHECK_EQ(assemble("mov r1.rgba, -c5.abgr\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc[0], 0xF | 0x10 | 0xE4 << 5);
+    CHECK_EQ(assemble("add r0.xgp, c0.sYb, r1.Qx\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc[0], 0xE | 0x1A << 5 | 0xC0u << 14);
+    CHECK_EQ(assemble(".out t texcoord0.st\n.out c color.rgb\nmov t, v0\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->out[0].mask, 0x3);
+    CHECK_EQ(g_sh->out[1].mask, 0x7);
+    CHECK_EQ(assemble("mov r0, c0.xyzu\n"), PVK_ERROR_BAD_DATA);
     /* an alias's swizzle composes with the operand's */
     CHECK_EQ(assemble(".alias foo c5.wzyx\n.alias nfoo -c5\nmov r0, foo.xxyy\nmov r1, -nfoo.y\n"), PVK_SUCCESS);
     CHECK_EQ(g_sh->opdesc[0], 0xF | 0xFAu << 5);

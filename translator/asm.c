@@ -279,18 +279,23 @@ static const char *kind_letter(rkind k)
     }
 }
 
-/* Swizzle letters (1-4, the last repeats) into lanes. */
+/* Swizzle letters (1-4, the last repeats) into lanes.  Like picasso, any of
+ * xyzw, rgba and stpq name components 0-3, mixed freely. */
 static bool parse_swizzle(const char *p, uint8_t swz[4])
 {
+    static const char *const sets[] = {"xyzw", "rgba", "stpq"};
     size_t n = strlen(p);
     if (n < 1 || n > 4)
         return false;
     for (size_t i = 0; i < 4; i++) {
         char c = (char)tolower((unsigned char)p[i < n ? i : n - 1]);
-        const char *at = strchr("xyzw", c);
-        if (!c || !at)
+        const char *at = NULL;
+        size_t k;
+        for (k = 0; k < 3 && c && !at; k++)
+            at = strchr(sets[k], c);
+        if (!at)
             return false;
-        swz[i] = (uint8_t)(at - "xyzw");
+        swz[i] = (uint8_t)(at - sets[k - 1]);
     }
     return true;
 }
