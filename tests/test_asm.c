@@ -475,6 +475,11 @@ static void test_errors(void)
     CHECK_EQ(pvk_pica_asm(NULL, 4, g_sh, NULL, 0), PVK_ERROR_INVALID_ARGUMENT);
 }
 
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 static const char *g_full =
     ".fvec proj[4]\n"
     ".constf k(1.0, 0.5, -3.25, 100.0)\n"
@@ -513,6 +518,13 @@ static void test_shbin_file(void)
     CHECK(!memcmp(data + 12, "DVLP", 4));
     uint32_t dvle = data[8] | data[9] << 8;
     CHECK(!memcmp(data + dvle, "DVLE", 4));
+    /* the header words picasso writes: DVLE version 0x1002, vertex shader,
+     * no merge; DVLP words 0x1C-0x24 zero (only 0x18 points past the tables) */
+    CHECK_EQ(rd32(data + dvle + 4), 0x1002);
+    CHECK_EQ(rd32(data + 12 + 0x18), dvle - 12);
+    CHECK_EQ(rd32(data + 12 + 0x1C), 0);
+    CHECK_EQ(rd32(data + 12 + 0x20), 0);
+    CHECK_EQ(rd32(data + 12 + 0x24), 0);
     CHECK_EQ(pvk_shbin_read(data, size, back), PVK_SUCCESS);
     CHECK_EQ(back->code_len, g_sh->code_len);
     CHECK(!memcmp(back->code, g_sh->code, 4 * g_sh->code_len));

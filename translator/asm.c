@@ -1603,8 +1603,7 @@ pvk_result pvk_shbin_write(const pvk_shbin *sh, uint8_t **data, size_t *size)
     put32(p + 0x0C, sh->code_len);
     put32(p + 0x10, dvlp_ops);
     put32(p + 0x14, sh->opdesc_len);
-    put32(p + 0x18, dvlp_sym);
-    put32(p + 0x20, dvlp_sym);
+    put32(p + 0x18, dvlp_sym); /* 0x1C-0x24 stay zero, as picasso leaves them */
     for (uint32_t i = 0; i < sh->code_len; i++)
         put32(p + dvlp_code + 4 * i, sh->code[i]);
     for (uint32_t i = 0; i < sh->opdesc_len; i++)
@@ -1612,7 +1611,8 @@ pvk_result pvk_shbin_write(const pvk_shbin *sh, uint8_t **data, size_t *size)
 
     uint8_t *e = b + dvle;
     memcpy(e, "DVLE", 4);
-    e[6] = 0; /* vertex shader */
+    put16(e + 0x04, 0x1002); /* the version picasso writes */
+    e[6] = 0;                /* vertex shader; e[7] = 0: no merged outmaps */
     put32(e + 0x08, sh->entry);
     put32(e + 0x0C, sh->entry_end);
     put16(e + 0x10, sh->input_mask);
