@@ -365,6 +365,17 @@ static void test_directives(void)
     CHECK_EQ(s->out[3].reg, 2);
     CHECK_EQ(s->out[3].mask, 0x4);
 
+    /* the DVLE input mask lists the .in registers only (picasso), whatever the code reads */
+    CHECK_EQ(assemble(".in a v3\n.in b\nmov r0, v5\nmad r1, r2, c0, r3\nadd o0, a, r4\nmov o1, b\n"),
+             PVK_SUCCESS);
+    CHECK_EQ(g_sh->input_mask, 0x9);
+    CHECK_EQ(g_sh->code[3] >> 12 & 0x7F, 0); /* b took the first free input, v0 */
+    CHECK_EQ(assemble("mov r0, v5\nmov o0, r1\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->input_mask, 0);
+    CHECK_EQ(assemble(".in x v0\n.in y\nmov o0, y\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->code[0] >> 12 & 0x7F, 1); /* the first register no .in has taken */
+    CHECK_EQ(g_sh->input_mask, 0x3);
+
     /* unmapped registers stay 0x1F; the mask says which are written */
     CHECK_EQ(assemble(".out p position\n.out c color o3\nmov p, v0\nmov c, v1\n"), PVK_SUCCESS);
     CHECK_EQ(g_sh->outmap[0], 0x03020100);

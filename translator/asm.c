@@ -432,8 +432,6 @@ static bool src_wide(asm_state *s, const operand *op, const char *text, int n)
 {
     if (op->kind != RK_V && op->kind != RK_R && op->kind != RK_C)
         return fail(s, "invalid register for src%d: '%s' (v0-v15, r0-r15 or c0-c95)", n, text);
-    if (op->kind == RK_V)
-        s->out->input_mask |= 1u << op->index;
     return true;
 }
 
@@ -443,7 +441,6 @@ static bool src_narrow(asm_state *s, const operand *op, const char *text, int n)
         return fail(s, "invalid register for src%d: '%s' (v0-v15 or r0-r15 only)", n, text);
     if (op->idx)
         return fail(s, "relative addressing is not available for src%d: '%s'", n, text);
-    s->out->input_mask |= 1u << op->index;
     return true;
 }
 
@@ -1233,16 +1230,14 @@ static bool dir_in(asm_state *s, int argc, char **argv)
             return fail(s, "invalid input register '%s'", reg);
         id = op.index;
     } else {
-        for (int i = 0; i < 16 && id < 0; i++) {
-            bool used = false;
-            for (uint32_t u = 0; u < s->out->uniform_count; u++)
-                used |= s->out->uniform[u].first == i;
-            if (!used)
+        for (int i = 0; i < 16 && id < 0; i++)
+            if (!(s->out->input_mask & 1u << i))
                 id = i;
-        }
         if (id < 0)
             return fail(s, "too many inputs");
     }
+    /* picasso's DVLE input mask is exactly the .in registers */
+    s->out->input_mask |= 1u << id;
     operand op = plain(RK_V, id);
     return add_alias(s, name, &op) && add_uniform(s, name, (uint16_t)id, (uint16_t)id);
 }

@@ -41,7 +41,7 @@ typedef struct pvk_shbin {
     uint32_t outmap[7];          /* SH_OUTMAP_O0-6: semantic per component, 0x1F unused */
     uint32_t outmap_total;       /* SH_OUTMAP_TOTAL: registers set in outmap_mask */
     uint32_t outmap_mask;        /* VSH_OUTMAP_MASK: bit i = oi written */
-    uint32_t input_mask;         /* bit i = vi read by the program */
+    uint32_t input_mask;         /* bit i = vi declared with .in (as picasso sets it) */
 
     uint32_t out_count;          /* the .out table */
     struct {
