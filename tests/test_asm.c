@@ -259,6 +259,11 @@ static void test_flow(void)
     CHECK_EQ(g_sh->code[2], 0xB3800000 | 1 << 10); /* refy stays 1 for an x-only test */
 }
 
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 static void test_directives(void)
 {
     const char *src =
@@ -337,18 +342,19 @@ static void test_directives(void)
     CHECK_EQ(s->bconst[0].value, 1);
     CHECK_EQ(s->bconst[1].reg, 7);
     CHECK_EQ(s->bconst[1].value, 0);
-    /* uniforms in the DVLE register space; _private is left out */
+    /* uniforms in the DVLE register space, sorted by register as picasso
+     * sorts them; _private is left out */
     CHECK_EQ(s->uniform_count, 6);
-    CHECK(!strcmp(s->uniform[0].name, "m"));
-    CHECK_EQ(s->uniform[0].first, 0x10);
-    CHECK_EQ(s->uniform[0].last, 0x13);
-    CHECK_EQ(s->uniform[1].first, 0x14);
-    CHECK_EQ(s->uniform[2].first, 0x70);
-    CHECK_EQ(s->uniform[3].first, 0x78);
-    CHECK_EQ(s->uniform[3].last, 0x79);
-    CHECK(!strcmp(s->uniform[4].name, "pos"));
-    CHECK_EQ(s->uniform[4].first, 0x00);
-    CHECK_EQ(s->uniform[5].first, 0x05);
+    CHECK(!strcmp(s->uniform[0].name, "pos"));
+    CHECK_EQ(s->uniform[0].first, 0x00);
+    CHECK_EQ(s->uniform[1].first, 0x05);
+    CHECK(!strcmp(s->uniform[2].name, "m"));
+    CHECK_EQ(s->uniform[2].first, 0x10);
+    CHECK_EQ(s->uniform[2].last, 0x13);
+    CHECK_EQ(s->uniform[3].first, 0x14);
+    CHECK_EQ(s->uniform[4].first, 0x70);
+    CHECK_EQ(s->uniform[5].first, 0x78);
+    CHECK_EQ(s->uniform[5].last, 0x79);
     /* output map: position 0-3, quaternion 4-7, colour 8-11, texcoord0 12-13,
      * texcoord1 14-15, texcoord0.w 16, view 18-20, texcoord2 22-23, unused 0x1F */
     CHECK_EQ(s->outmap[0], 0x03020100);
@@ -375,6 +381,39 @@ static void test_directives(void)
     CHECK_EQ(assemble(".in x v0\n.in y\nmov o0, y\n"), PVK_SUCCESS);
     CHECK_EQ(g_sh->code[0] >> 12 & 0x7F, 1); /* the first register no .in has taken */
     CHECK_EQ(g_sh->input_mask, 0x3);
+
+    /* the uniform table and its symbols in register order; '$' in a name is
+     * written as '.'; an .in is exported even when its name starts with '_' */
+    {
+        const char *u = ".in pos v2\n.bool flag\n.fvec m[2]\n.ivec cnt\n.in _tex v0\n.fvec my$x, _hid\n"
+                        "mov o0, my$x\n";
+        CHECK_EQ(assemble(u), PVK_SUCCESS);
+        static const struct { const char *name; uint16_t first, last; } want[] = {
+            {"_tex", 0x00, 0x00}, {"pos", 0x02, 0x02}, {"m", 0x10, 0x11},
+            {"my.x", 0x12, 0x12}, {"cnt", 0x70, 0x70}, {"flag", 0x78, 0x78},
+        };
+        CHECK_EQ(g_sh->uniform_count, 6);
+        for (uint32_t i = 0; i < 6 && i < g_sh->uniform_count; i++) {
+            CHECK(!strcmp(g_sh->uniform[i].name, want[i].name));
+            CHECK_EQ(g_sh->uniform[i].first, want[i].first);
+            CHECK_EQ(g_sh->uniform[i].last, want[i].last);
+        }
+        CHECK_EQ(g_sh->code[0] >> 12 & 0x7F, 0x22); /* my$x is c2 */
+        uint8_t *f = NULL;
+        size_t fsize = 0;
+        CHECK_EQ(pvk_shbin_write(g_sh, &f, &fsize), PVK_SUCCESS);
+        const uint8_t *e = f + rd32(f + 8);
+        static const char syms[] = "_tex\0pos\0m\0my.x\0cnt\0flag";
+        CHECK_EQ(rd32(e + 0x3C), sizeof syms);
+        CHECK(!memcmp(e + rd32(e + 0x38), syms, sizeof syms));
+        const uint32_t offs[6] = {0, 5, 9, 11, 16, 20};
+        for (int i = 0; i < 6; i++) {
+            const uint8_t *t = e + rd32(e + 0x30) + 8 * i;
+            CHECK_EQ(rd32(t), offs[i]);
+            CHECK_EQ(rd32(t + 4), (uint32_t)want[i].first | (uint32_t)want[i].last << 16);
+        }
+        free(f);
+    }
 
     /* unmapped registers stay 0x1F; the mask says which are written */
     CHECK_EQ(assemble(".out p position\n.out c color o3\nmov p, v0\nmov c, v1\n"), PVK_SUCCESS);
@@ -484,11 +523,6 @@ static void test_errors(void)
               (r == PVK_ERROR_BAD_DATA && strstr(g_err, "entry point")));
     }
     CHECK_EQ(pvk_pica_asm(NULL, 4, g_sh, NULL, 0), PVK_ERROR_INVALID_ARGUMENT);
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 static const char *g_full =

@@ -987,20 +987,37 @@ static operand plain(rkind k, int index)
     return op;
 }
 
+/* An entry of the DVLE uniform table.  Its symbol spells '$' as '.' (picasso
+ * lets identifiers use '$' to stand for the '.' a program looks up). */
 static bool add_uniform(asm_state *s, const char *name, uint16_t first, uint16_t last)
 {
-    if (name[0] == '_')
-        return true; /* private: not in the DVLE table */
     pvk_shbin *o = s->out;
     if (o->uniform_count == PVK_SHBIN_MAX_UNIFORMS)
         return fail(s, "too many uniforms (limit %d)", PVK_SHBIN_MAX_UNIFORMS);
     if (strlen(name) >= PVK_SHBIN_NAME_LEN)
         return fail(s, "name too long: '%s'", name);
-    strcpy(o->uniform[o->uniform_count].name, name);
+    char *d = o->uniform[o->uniform_count].name;
+    strcpy(d, name);
+    for (; *d; d++)
+        if (*d == '$')
+            *d = '.';
     o->uniform[o->uniform_count].first = first;
     o->uniform[o->uniform_count].last = last;
     o->uniform_count++;
     return true;
+}
+
+/* picasso writes the table sorted by register (stable here; only two .in of
+ * one register could tie). */
+static void sort_uniforms(pvk_shbin *o)
+{
+    for (uint32_t i = 1; i < o->uniform_count; i++) {
+        struct pvk_shbin_uniform u = o->uniform[i];
+        uint32_t j = i;
+        for (; j > 0 && o->uniform[j - 1].first > u.first; j--)
+            o->uniform[j] = o->uniform[j - 1];
+        o->uniform[j] = u;
+    }
 }
 
 /* .fvec/.ivec/.bool name, name[n], ... */
@@ -1029,7 +1046,10 @@ static bool dir_uniform(asm_state *s, rkind k, int argc, char **argv)
         *lo += (int)n;
         operand op = plain(k, first);
         uint16_t base = k == RK_C ? 0x10 : k == RK_I ? 0x70 : 0x78;
-        if (!add_alias(s, name, &op) || !add_uniform(s, name, (uint16_t)(base + first), (uint16_t)(base + first + n - 1)))
+        if (!add_alias(s, name, &op))
+            return false;
+        /* a name starting with '_' is private: not in the DVLE table */
+        if (name[0] != '_' && !add_uniform(s, name, (uint16_t)(base + first), (uint16_t)(base + first + n - 1)))
             return false;
     }
     return true;
@@ -1397,6 +1417,7 @@ static bool finish(asm_state *s)
     }
     if (!alloc_opdescs(s))
         return false;
+    sort_uniforms(o);
     pvk_shbin_build_outmap(o);
     return true;
 }

@@ -70,7 +70,7 @@ typedef struct pvk_shbin {
     /* Named uniforms (.fvec/.ivec/.bool/.in) in the DVLE register space:
      * 0x00-0x0F v0-v15, 0x10-0x6F c0-c95, 0x70-0x73 i0-i3, 0x78-0x87 b0-b15. */
     uint32_t uniform_count;
-    struct {
+    struct pvk_shbin_uniform {
         char name[PVK_SHBIN_NAME_LEN];
         uint16_t first, last;
     } uniform[PVK_SHBIN_MAX_UNIFORMS];
