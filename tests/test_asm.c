@@ -415,6 +415,38 @@ static void test_directives(void)
         free(f);
     }
 
+    /* the DVLE constant table in source order whatever the types (picasso
+     * keeps one list): 20-byte entries, type 0 bool / 1 int / 2 float */
+    {
+        CHECK_EQ(assemble(".setb b1 on\n.constf k(1, 2, 3, 4)\n.consti n(5, 6, 7, 8)\n.setb b0 0\n"
+                          ".setf c3(0.1, 0, 0, 0)\nmov o0, k\n"),
+                 PVK_SUCCESS);
+        uint8_t *f = NULL;
+        size_t fsize = 0;
+        CHECK_EQ(pvk_shbin_write(g_sh, &f, &fsize), PVK_SUCCESS);
+        const uint8_t *e = f + rd32(f + 8);
+        CHECK_EQ(rd32(e + 0x1C), 5);
+        static const uint32_t want[5][5] = {
+            {0x00010000, 1, 0, 0, 0},                                  /* .setb b1 on */
+            {0x005F0002, 0x3F0000, 0x400000, 0x408000, 0x410000},      /* .constf c95 */
+            {0x00030001, 0x08070605, 0, 0, 0},                         /* .consti i3 */
+            {0x00000000, 0, 0, 0, 0},                                  /* .setb b0 0 */
+            {0x00030002, 0x3B9999, 0, 0, 0},                           /* .setf c3: 0.1 truncated */
+        };
+        for (int i = 0; i < 5; i++)
+            for (int w = 0; w < 5; w++)
+                CHECK_EQ(rd32(e + rd32(e + 0x18) + 20 * i + 4 * w), want[i][w]);
+        pvk_shbin *back = malloc(sizeof *back); /* a read file writes back the same */
+        CHECK_EQ(pvk_shbin_read(f, fsize, back), PVK_SUCCESS);
+        uint8_t *f2 = NULL;
+        size_t fsize2 = 0;
+        CHECK_EQ(pvk_shbin_write(back, &f2, &fsize2), PVK_SUCCESS);
+        CHECK(fsize2 == fsize && !memcmp(f, f2, fsize));
+        free(f2);
+        free(back);
+        free(f);
+    }
+
     /* unmapped registers stay 0x1F; the mask says which are written */
     CHECK_EQ(assemble(".out p position\n.out c color o3\nmov p, v0\nmov c, v1\n"), PVK_SUCCESS);
     CHECK_EQ(g_sh->outmap[0], 0x03020100);

@@ -1076,9 +1076,11 @@ static bool add_fconst(asm_state *s, int reg, char **vals)
     if (o->fconst_count == PVK_SH_FLOAT_UNIFORMS)
         return fail(s, "too many float constants");
     o->fconst[o->fconst_count].reg = (uint8_t)reg;
+    o->fconst[o->fconst_count].seq = (uint16_t)(o->fconst_count + o->iconst_count + o->bconst_count);
     for (int i = 0; i < 4; i++) {
         char *end;
-        float f = strtof(vals[i], &end);
+        /* through double, as picasso's atof: the same float in every case */
+        float f = (float)strtod(vals[i], &end);
         if (end == vals[i] || *trim(end))
             return fail(s, "invalid number '%s'", vals[i]);
         uint32_t bits;
@@ -1095,6 +1097,7 @@ static bool add_iconst(asm_state *s, int reg, char **vals)
     if (o->iconst_count == sizeof o->iconst / sizeof o->iconst[0])
         return fail(s, "too many integer constants");
     o->iconst[o->iconst_count].reg = (uint8_t)reg;
+    o->iconst[o->iconst_count].seq = (uint16_t)(o->fconst_count + o->iconst_count + o->bconst_count);
     for (int i = 0; i < 4; i++) {
         long v;
         if (!parse_int(vals[i], -128, 255, &v))
@@ -1154,6 +1157,7 @@ static bool dir_setb(asm_state *s, char *rest)
     if (o->bconst_count == sizeof o->bconst / sizeof o->bconst[0])
         return fail(s, "too many boolean constants");
     o->bconst[o->bconst_count].reg = (uint8_t)id;
+    o->bconst[o->bconst_count].seq = (uint16_t)(o->fconst_count + o->iconst_count + o->bconst_count);
     o->bconst[o->bconst_count].value = (uint8_t)v;
     o->bconst_count++;
     return true;
@@ -1643,22 +1647,27 @@ pvk_result pvk_shbin_write(const pvk_shbin *sh, uint8_t **data, size_t *size)
     put32(e + 0x34, sh->uniform_count);
     put32(e + 0x38, e_sym);
     put32(e + 0x3C, sym);
+    /* one table in source order (picasso's), merged from the three lists */
     uint8_t *c = e + e_const;
-    for (uint32_t i = 0; i < sh->bconst_count; i++, c += 20) {
-        put16(c, 0);
-        put16(c + 2, sh->bconst[i].reg);
-        c[4] = sh->bconst[i].value;
-    }
-    for (uint32_t i = 0; i < sh->iconst_count; i++, c += 20) {
-        put16(c, 1);
-        put16(c + 2, sh->iconst[i].reg);
-        memcpy(c + 4, sh->iconst[i].v, 4);
-    }
-    for (uint32_t i = 0; i < sh->fconst_count; i++, c += 20) {
-        put16(c, 2);
-        put16(c + 2, sh->fconst[i].reg);
-        for (int k = 0; k < 4; k++)
-            put32(c + 4 + 4 * k, sh->fconst[i].f24[k] & 0xFFFFFF);
+    for (uint32_t bi = 0, ii = 0, fi = 0; bi + ii + fi < nconst; c += 20) {
+        uint32_t bs = bi < sh->bconst_count ? sh->bconst[bi].seq : UINT32_MAX;
+        uint32_t is = ii < sh->iconst_count ? sh->iconst[ii].seq : UINT32_MAX;
+        uint32_t fs = fi < sh->fconst_count ? sh->fconst[fi].seq : UINT32_MAX;
+        if (bs <= is && bs <= fs) {
+            put16(c, 0);
+            put16(c + 2, sh->bconst[bi].reg);
+            c[4] = sh->bconst[bi++].value;
+        } else if (is <= fs) {
+            put16(c, 1);
+            put16(c + 2, sh->iconst[ii].reg);
+            memcpy(c + 4, sh->iconst[ii++].v, 4);
+        } else {
+            put16(c, 2);
+            put16(c + 2, sh->fconst[fi].reg);
+            for (int k = 0; k < 4; k++)
+                put32(c + 4 + 4 * k, sh->fconst[fi].f24[k] & 0xFFFFFF);
+            fi++;
+        }
     }
     for (uint32_t i = 0; i < sh->out_count; i++) {
         put16(e + e_out + 8 * i, sh->out[i].type);
@@ -1725,12 +1734,15 @@ pvk_result pvk_shbin_read(const uint8_t *d, size_t size, pvk_shbin *out)
         uint32_t type = get16(k), reg = get16(k + 2);
         if (type == 0 && reg < 16 && out->bconst_count < 32) {
             out->bconst[out->bconst_count].reg = (uint8_t)reg;
+            out->bconst[out->bconst_count].seq = (uint16_t)i;
             out->bconst[out->bconst_count++].value = k[4] != 0;
         } else if (type == 1 && reg < 4 && out->iconst_count < 8) {
             out->iconst[out->iconst_count].reg = (uint8_t)reg;
+            out->iconst[out->iconst_count].seq = (uint16_t)i;
             memcpy(out->iconst[out->iconst_count++].v, k + 4, 4);
         } else if (type == 2 && reg < PVK_SH_FLOAT_UNIFORMS && out->fconst_count < PVK_SH_FLOAT_UNIFORMS) {
             out->fconst[out->fconst_count].reg = (uint8_t)reg;
+            out->fconst[out->fconst_count].seq = (uint16_t)i;
             for (int j = 0; j < 4; j++)
                 out->fconst[out->fconst_count].f24[j] = get32(k + 4 + 4 * j) & 0xFFFFFF;
             out->fconst_count++;

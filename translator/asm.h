@@ -50,20 +50,25 @@ typedef struct pvk_shbin {
         uint8_t mask;            /* bit 0 = x ... bit 3 = w */
     } out[PVK_SHBIN_MAX_OUTPUTS];
 
-    /* Constant uniforms (.constf/.setf, .consti/.seti, .setb), in source order. */
+    /* Constant uniforms (.constf/.setf, .consti/.seti, .setb), in source
+     * order.  seq orders the three lists into the one DVLE constant table
+     * (equal seq: bool, int, float). */
     uint32_t fconst_count;
     struct {
         uint8_t reg;             /* c0-c95 */
+        uint16_t seq;
         uint32_t f24[4];         /* x y z w as float1.7.16 */
     } fconst[PVK_SH_FLOAT_UNIFORMS];
     uint32_t iconst_count;
     struct {
         uint8_t reg;             /* i0-i3 */
+        uint16_t seq;
         uint8_t v[4];            /* x y z w */
     } iconst[8];
     uint32_t bconst_count;
     struct {
         uint8_t reg;             /* b0-b15 */
+        uint16_t seq;
         uint8_t value;
     } bconst[32];
 
