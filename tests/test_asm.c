@@ -159,7 +159,16 @@ static void test_opdescs(void)
     CHECK_EQ(g_sh->opdesc_len, 1); /* the unary one takes src2 from the later user */
     CHECK_EQ(g_sh->opdesc[0], 0xF | 0x1B << 5 | 0xFFu << 14);
 
-    /* MAD indexes descriptors with 5 bits: its descriptors come first */
+    /* descriptors are allocated in program order, as picasso allocates them */
+    CHECK_EQ(assemble("mov r0, c0.yxzw\nmad r0, v0, c1, r1\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc_len, 2);
+    CHECK_EQ(g_sh->code[0] & 0x7F, 0);
+    CHECK_EQ(g_sh->code[1] & 0x1F, 1);
+    CHECK_EQ(g_sh->opdesc[0], 0xF | 0x4B << 5);
+    CHECK_EQ(g_sh->opdesc[1], 0xF | 0x1B << 5 | 0x1Bu << 14 | 0x1Bu << 23);
+
+    /* MAD indexes descriptors with 5 bits: a MAD descriptor past 31 trades
+     * places with the first one below 32 no MAD uses (picasso's swap) */
     char src[8192] = "";
     size_t n = 0;
     for (int i = 0; i < 40; i++)
@@ -167,10 +176,13 @@ static void test_opdescs(void)
                               "xyzw"[i >> 4 & 3], "xyzw"[3]);
     snprintf(src + n, sizeof src - n, "mad r0, v0, c1, r1.wzyx\n");
     CHECK_EQ(assemble(src), PVK_SUCCESS);
-    CHECK_EQ(g_sh->opdesc_len, 40); /* mov c0.xyzw shares the MAD one */
+    CHECK_EQ(g_sh->opdesc_len, 40); /* mov c0.xyzw (the 37th) shares the MAD one */
     CHECK_EQ(g_sh->code[40] & 0x1F, 0);
+    CHECK_EQ(g_sh->code[36] & 0x7F, 0);
     CHECK_EQ(g_sh->opdesc[0], 0xF | 0x1B << 5 | 0x1Bu << 14 | 0xE4u << 23);
-    CHECK_EQ(g_sh->code[0] & 0x7F, 1);
+    CHECK_EQ(g_sh->code[0] & 0x7F, 36); /* the first mov's descriptor moved up */
+    CHECK_EQ(g_sh->opdesc[36], 0xF | 0x03 << 5);
+    CHECK_EQ(g_sh->code[1] & 0x7F, 1);
 }
 
 static void test_flow(void)

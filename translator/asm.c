@@ -24,8 +24,9 @@
  * Allocation follows picasso: .fvec/.ivec/.bool from the bottom of their
  * register file, .constf/.consti from the top; padding NOPs where a block
  * would end on a flow-control instruction.  Operand descriptors are shared
- * when the fields an instruction uses agree; the ones MAD/MADI use (5-bit
- * index) are allocated first. */
+ * when the fields an instruction uses agree; they are allocated in program
+ * order with picasso's MAD swap (see alloc_opdescs), so the table and the
+ * indexes match picasso's. */
 #include "translator/asm.h"
 
 #include <ctype.h>
@@ -102,6 +103,7 @@ typedef struct asm_state {
     uint8_t want_kind[PVK_SH_CODE_WORDS]; /* 0 none, 1 7-bit index, 2 5-bit index (MAD) */
     int want_line[PVK_SH_CODE_WORDS];
     uint32_t desc_mask[PVK_SH_OPDESCS];   /* bits some user of each descriptor relies on */
+    uint8_t desc_of[PVK_SH_CODE_WORDS];   /* the descriptor each instruction got */
 
     alias aliases[MAX_ALIASES];
     uint32_t alias_count;
@@ -556,36 +558,65 @@ static bool emit_desc(asm_state *s, uint32_t word, int op, uint32_t dmask, const
     return true;
 }
 
-/* Share or allocate descriptors; MAD users first (they index with 5 bits). */
+/* Share or allocate descriptors in program order, as picasso does, so the
+ * table comes out the same.  MAD indexes them with 5 bits: when its
+ * descriptor lands at 32 or above, it trades places with the first one below
+ * 32 that no MAD uses, and the instructions already given either are
+ * renumbered (never a MAD's: both slots are MAD-free). */
 static bool alloc_opdescs(asm_state *s)
 {
     pvk_shbin *o = s->out;
-    for (int pass = 2; pass >= 1; pass--) {
-        for (uint32_t i = 0; i < o->code_len; i++) {
-            if (s->want_kind[i] != pass)
-                continue;
-            uint32_t v = s->want_val[i], m = s->want_mask[i], k;
-            for (k = 0; k < o->opdesc_len; k++) {
-                uint32_t both = m & s->desc_mask[k];
-                if (((o->opdesc[k] ^ v) & both) == 0)
-                    break;
-            }
-            uint32_t limit = pass == 2 ? 32 : PVK_SH_OPDESCS;
-            if (k == o->opdesc_len) {
-                if (k >= limit) {
-                    s->line = s->want_line[i];
-                    return pass == 2 ? fail(s, "too many operand descriptors for MAD (limit 32)")
-                                     : fail(s, "too many operand descriptors (limit %d)", PVK_SH_OPDESCS);
-                }
-                o->opdesc[k] = v;
-                s->desc_mask[k] = 0;
-                o->opdesc_len++;
-            }
-            o->opdesc[k] = (o->opdesc[k] & ~m) | (v & m);
-            s->desc_mask[k] |= m;
-            o->code[i] |= pass == 2 ? k & 0x1F : k & 0x7F;
+    uint32_t mad_used = 0; /* bit k: descriptor k (< 32) serves a MAD */
+    for (uint32_t i = 0; i < o->code_len; i++) {
+        if (!s->want_kind[i])
+            continue;
+        uint32_t v = s->want_val[i], m = s->want_mask[i], k;
+        for (k = 0; k < o->opdesc_len; k++) {
+            uint32_t both = m & s->desc_mask[k];
+            if (((o->opdesc[k] ^ v) & both) == 0)
+                break;
         }
+        if (k == o->opdesc_len) {
+            if (k >= PVK_SH_OPDESCS) {
+                s->line = s->want_line[i];
+                return fail(s, "too many operand descriptors (limit %d)", PVK_SH_OPDESCS);
+            }
+            o->opdesc[k] = v;
+            s->desc_mask[k] = 0;
+            o->opdesc_len++;
+        }
+        o->opdesc[k] = (o->opdesc[k] & ~m) | (v & m);
+        s->desc_mask[k] |= m;
+        if (s->want_kind[i] == 2) {
+            if (k >= 32) {
+                uint32_t w = 0;
+                while (w < 32 && mad_used >> w & 1)
+                    w++;
+                if (w == 32) {
+                    s->line = s->want_line[i];
+                    return fail(s, "too many operand descriptors for MAD (limit 32)");
+                }
+                uint32_t t = o->opdesc[w];
+                o->opdesc[w] = o->opdesc[k];
+                o->opdesc[k] = t;
+                t = s->desc_mask[w];
+                s->desc_mask[w] = s->desc_mask[k];
+                s->desc_mask[k] = t;
+                for (uint32_t j = 0; j < i; j++) {
+                    if (s->want_kind[j] == 1 && s->desc_of[j] == w)
+                        s->desc_of[j] = (uint8_t)k;
+                    else if (s->want_kind[j] == 1 && s->desc_of[j] == k)
+                        s->desc_of[j] = (uint8_t)w;
+                }
+                k = w;
+            }
+            mad_used |= 1u << k;
+        }
+        s->desc_of[i] = (uint8_t)k;
     }
+    for (uint32_t i = 0; i < o->code_len; i++)
+        if (s->want_kind[i])
+            o->code[i] |= s->want_kind[i] == 2 ? s->desc_of[i] & 0x1Fu : s->desc_of[i] & 0x7Fu;
     return true;
 }
 
