@@ -661,6 +661,140 @@ static void test_shbin_file(void)
     free(back);
 }
 
+/* Real shaders, assembled to the file picasso writes for them.  The expected
+ * words are derived by hand from picasso's source (v2.7: program-order
+ * descriptor allocation, DVLE version 0x1002, .in input mask, uniforms sorted
+ * by register, constants in source order), not from this assembler. */
+
+/* devkitPro 3ds-examples simple_tri/source/vshader.v.pica (Public Domain Mark). */
+static const char g_simple_tri[] =
+    "; Example PICA200 vertex shader\n\n; Uniforms\n.fvec projection[4]\n\n; Constants\n"
+    ".constf myconst(0.0, 1.0, -1.0, 0.1)\n.constf myconst2(0.3, 0.0, 0.0, 0.0)\n"
+    ".alias  zeros myconst.xxxx ; Vector full of zeros\n.alias  ones  myconst.yyyy ; Vector full of ones\n\n"
+    "; Outputs\n.out outpos position\n.out outclr color\n\n"
+    "; Inputs (defined as aliases for convenience)\n.alias inpos v0\n\n.bool test\n\n"
+    ".proc main\n\t; Force the w component of inpos to be 1.0\n\tmov r0.xyz, inpos\n\tmov r0.w,   ones\n\n"
+    "\t; outpos = projectionMatrix * inpos\n\tdp4 outpos.x, projection[0], r0\n"
+    "\tdp4 outpos.y, projection[1], r0\n\tdp4 outpos.z, projection[2], r0\n"
+    "\tdp4 outpos.w, projection[3], r0\n\n\t; outclr = solid white color\n\tmov outclr, ones\n\n"
+    "\t; We're finished\n\tend\n.end\n";
+
+static const uint32_t g_simple_tri_words[] = {
+    0x424C5644, 1, 0x8C, /* DVLB: one DVLE at 12 + DVLP size */
+    /* DVLP: version 0, code at 0x28 (8 words), descriptors at 0x48 (7), size 0x80 */
+    0x504C5644, 0, 0x28, 8, 0x48, 7, 0x80, 0, 0, 0,
+    0x4E000000, /* mov r0.xyz, v0          desc 0 */
+    0x4E07F001, /* mov r0.w, c95.yyyy      desc 1 */
+    0x08020802, /* dp4 o0.x, c0, r0        desc 2 */
+    0x08021803, /* dp4 o0.y, c1, r0        desc 3 */
+    0x08022804, /* dp4 o0.z, c2, r0        desc 4 */
+    0x08023805, /* dp4 o0.w, c3, r0        desc 5 */
+    0x4C27F006, /* mov o1, c95.yyyy        desc 6 (the mask differs from desc 1) */
+    0x88000000, /* end */
+    0x36E, 0, 0xAA1, 0, 0x6C368, 0, 0x6C364, 0, 0x6C362, 0, 0x6C361, 0, 0xAAF, 0,
+    /* DVLE: version 0x1002, vertex; main 0-8; no .in; outputs o0 o1 */
+    0x454C5644, 0x1002, 0, 8, 0x00030000, 0,
+    0x40, 2, 0x68, 0, 0x68, 2, 0x78, 2, 0x88, 16,
+    0x005F0002, 0x000000, 0x3F0000, 0xBF0000, 0x3B9999, /* myconst c95 */
+    0x005E0002, 0x3D3333, 0, 0, 0,                       /* myconst2 c94 */
+    0x00000000, 0xF, 0x00010002, 0xF,                    /* position o0, color o1 */
+    0, 0x00130010, 11, 0x00780078,                       /* projection c0-c3, test b0 */
+};
+static const char g_simple_tri_syms[] = "projection\0test"; /* 16 bytes with the last NUL */
+
+/* citro2d source/render2d.v.pica.  Copyright (C) 2017-2018 fincs.  zlib
+ * licence: This software is provided 'as-is', without any express or implied
+ * warranty.  In no event will the authors be held liable for any damages
+ * arising from the use of this software.  Permission is granted to anyone to
+ * use this software for any purpose, including commercial applications, and
+ * to alter it and redistribute it freely, subject to the following
+ * restrictions: 1. The origin of this software must not be misrepresented;
+ * you must not claim that you wrote the original software. If you use this
+ * software in a product, an acknowledgment in the product documentation would
+ * be appreciated but is not required. 2. Altered source versions must be
+ * plainly marked as such, and must not be misrepresented as being the
+ * original software. 3. This notice may not be removed or altered from any
+ * source distribution.  (Unaltered; comments kept.) */
+static const char g_render2d[] =
+    "; PICA200 vertex shader for citro2d\n\n; Uniforms\n.fvec mdlvMtx[4], projMtx[4]\n\n; Constants\n"
+    ".constf common_const(0.0, 1.0, 0.5, 0.003921568393707275390625)\n"
+    ".alias  zeros  common_const.xxxx ; Vector full of 0.0\n"
+    ".alias  ones   common_const.yyyy ; Vector full of 1.0\n"
+    ".alias  halves common_const.zzzz ; Vector full of 0.5\n"
+    ".alias  clrdiv common_const.wwww ; Vector full of 1/255 (float24 approximation)\n\n"
+    "; Outputs\n.out oPosition  position\n.out oTexCoord0 texcoord0\n.out oTexCoord1 texcoord1\n"
+    ".out oColor     color\n\n; Inputs\n.in iPosition v0\n.in iTexCoord v1\n.in iBlend    v2\n"
+    ".in iColor    v3\n\n; Main procedure\n.entry render2d_main\n.proc render2d_main\n"
+    "\t; r0 = vec4(iPosition, 1.0)\n\tmov r0.xyz, iPosition\n\tmov r0.w,   ones\n\n"
+    "\t; r1 = mdlvMtx * r0\n\tdp4 r1.x, mdlvMtx[0], r0\n\tdp4 r1.y, mdlvMtx[1], r0\n"
+    "\tdp4 r1.z, mdlvMtx[2], r0\n\tdp4 r1.w, mdlvMtx[3], r0\n\n"
+    "\t; oPosition = projMtx * r1\n\tdp4 oPosition.x, projMtx[0], r1\n\tdp4 oPosition.y, projMtx[1], r1\n"
+    "\tdp4 oPosition.z, projMtx[2], r1\n\tdp4 oPosition.w, projMtx[3], r1\n\n"
+    "\t; oTexCoord0 = iTexCoord\n\tmov oTexCoord0, iTexCoord\n\n"
+    "\t; oTexCoord1 = iBlend\n\tmov oTexCoord1, iBlend\n\n"
+    "\t; oColor = iColor / 255\n\tmul oColor, clrdiv, iColor\n\n\tend\n.end\n";
+
+static const uint32_t g_render2d_words[] = {
+    0x424C5644, 1, 0xAC,
+    0x504C5644, 0, 0x28, 14, 0x60, 8, 0xA0, 0, 0, 0,
+    0x4E000000, /* mov r0.xyz, v0          desc 0 */
+    0x4E07F001, /* mov r0.w, c95.yyyy      desc 1 */
+    0x0A220802, /* dp4 r1.x, c0, r0        desc 2 */
+    0x0A221803, /* dp4 r1.y, c1, r0        desc 3 */
+    0x0A222804, /* dp4 r1.z, c2, r0        desc 4 */
+    0x0A223805, /* dp4 r1.w, c3, r0        desc 5 */
+    0x08024882, /* dp4 o0.x, c4, r1        shares desc 2 */
+    0x08025883, /* dp4 o0.y, c5, r1        desc 3 */
+    0x08026884, /* dp4 o0.z, c6, r1        desc 4 */
+    0x08027885, /* dp4 o0.w, c7, r1        desc 5 */
+    0x4C201006, /* mov o1, v1              desc 6 */
+    0x4C402006, /* mov o2, v2              desc 6 */
+    0x2067F187, /* mul o3, c95.wwww, v3    desc 7 */
+    0x88000000, /* end */
+    0x36E, 0, 0xAA1, 0, 0x6C368, 0, 0x6C364, 0, 0x6C362, 0, 0x6C361, 0, 0x36F, 0, 0x6DFEF, 0,
+    /* DVLE: main 0-14; .in v0-v3; outputs o0-o3 */
+    0x454C5644, 0x1002, 0, 14, 0x000F000F, 0,
+    0x40, 1, 0x54, 0, 0x54, 4, 0x74, 6, 0xA4, 50,
+    0x005F0002, 0, 0x3F0000, 0x3E0000, 0x370101,  /* common_const c95 */
+    0x00000000, 0xF, 0x00010003, 0xF,              /* position o0, texcoord0 o1 */
+    0x00020005, 0xF, 0x00030002, 0xF,              /* texcoord1 o2, color o3 */
+    0, 0x00000000, 10, 0x00010001, 20, 0x00020002, /* iPosition, iTexCoord, iBlend */
+    27, 0x00030003, 34, 0x00130010, 42, 0x00170014, /* iColor, mdlvMtx c0-c3, projMtx c4-c7 */
+};
+static const char g_render2d_syms[] = "iPosition\0iTexCoord\0iBlend\0iColor\0mdlvMtx\0projMtx"; /* 50 */
+
+static void check_file(const char *src, const uint32_t *words, size_t nwords, const char *syms, size_t nsyms)
+{
+    void *data = NULL;
+    size_t size = 0;
+    CHECK_EQ(pvk_shader_assemble(src, strlen(src), &data, &size, g_err, sizeof g_err), PVK_SUCCESS);
+    if (!data) {
+        fprintf(stderr, "  %s\n", g_err);
+        return;
+    }
+    const uint8_t *d = data;
+    size_t want = (4 * nwords + nsyms + 3) & ~(size_t)3;
+    CHECK_EQ(size, want);
+    for (size_t i = 0; i < nwords && 4 * i + 4 <= size; i++)
+        if (rd32(d + 4 * i) != words[i]) {
+            fprintf(stderr, "  word %zu (byte 0x%zX): 0x%08X, want 0x%08X\n", i, 4 * i, rd32(d + 4 * i), words[i]);
+            CHECK(0);
+        }
+    if (size == want) {
+        CHECK(!memcmp(d + 4 * nwords, syms, nsyms));
+        for (size_t i = 4 * nwords + nsyms; i < size; i++)
+            CHECK_EQ(d[i], 0);
+    }
+    free(data);
+}
+
+static void test_picasso_files(void)
+{
+    check_file(g_simple_tri, g_simple_tri_words, sizeof g_simple_tri_words / 4, g_simple_tri_syms,
+               sizeof g_simple_tri_syms);
+    check_file(g_render2d, g_render2d_words, sizeof g_render2d_words / 4, g_render2d_syms, sizeof g_render2d_syms);
+}
+
 /* Compare the vertex unit with the assembled shader. */
 static void check_unit(pvk_context *ctx, const pvk_shbin *s)
 {
@@ -815,6 +949,7 @@ int main(void)
     test_directives();
     test_errors();
     test_shbin_file();
+    test_picasso_files();
     test_upload();
     test_interpreter();
     free(g_sh);
