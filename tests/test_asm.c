@@ -159,6 +159,12 @@ static void test_opdescs(void)
     CHECK_EQ(g_sh->opdesc_len, 1); /* the unary one takes src2 from the later user */
     CHECK_EQ(g_sh->opdesc[0], 0xF | 0x1B << 5 | 0xFFu << 14);
 
+    /* CMP: picasso frees src1 lanes z w only; src2's still count */
+    CHECK_EQ(assemble("cmp c0.xyzw, lt, lt, r1\ncmp c0.xyxy, lt, lt, r1\ncmp c0, lt, lt, r1.xyxy\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc_len, 2);
+    CHECK_EQ(g_sh->code[1] & 0x7F, 0);
+    CHECK_EQ(g_sh->code[2] & 0x7F, 1);
+
     /* descriptors are allocated in program order, as picasso allocates them */
     CHECK_EQ(assemble("mov r0, c0.yxzw\nmad r0, v0, c1, r1\n"), PVK_SUCCESS);
     CHECK_EQ(g_sh->opdesc_len, 2);

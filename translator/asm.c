@@ -529,7 +529,8 @@ static uint32_t relevant_bits(int op, uint32_t val, int nsrc)
         m &= ~(lane_bits(1, 2) | lane_bits(1, 3));
         break;
     case OP_CMP:
-        m &= ~(lane_bits(1, 2) | lane_bits(1, 3) | lane_bits(2, 2) | lane_bits(2, 3));
+        /* src2's z w are as unused, but picasso keeps them: share as it does */
+        m &= ~(lane_bits(1, 2) | lane_bits(1, 3));
         break;
     }
     return m;
