@@ -668,7 +668,7 @@ static void test_shbin_file(void)
 }
 
 /* Real shaders, assembled to the file picasso writes for them.  The expected
- * words are derived by hand from picasso's source (v2.7: program-order
+ * words are derived by hand from picasso's source (v2.6+: program-order
  * descriptor allocation, DVLE version 0x1002, .in input mask, uniforms sorted
  * by register, constants in source order), not from this assembler. */
 

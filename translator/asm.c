@@ -26,7 +26,16 @@
  * would end on a flow-control instruction.  Operand descriptors are shared
  * when the fields an instruction uses agree; they are allocated in program
  * order with picasso's MAD swap (see alloc_opdescs), so the table and the
- * indexes match picasso's. */
+ * indexes match picasso's.
+ *
+ * The SHBIN file is the one picasso v2.6+ writes for the supported subset (its
+ * frontend read for the layout: DVLE version 0x1002, .in input mask, uniform
+ * table sorted by register with '$' spelt '.', one constant table in source
+ * order).  Left different, all harmless: explicit dphi/sgei/slti/madi with
+ * two narrow sources keep the inverted encoding (picasso decides by the
+ * operands; either computes the same); the entry may be a label and main may
+ * be missing (picasso refuses both); constants within a factor 2 of the f24
+ * range ends or NaN convert as regs.h does (picasso keeps their mantissa). */
 #include "translator/asm.h"
 
 #include <ctype.h>
