@@ -126,6 +126,17 @@ static void test_opdescs(void)
     CHECK_EQ(assemble("cmp c0.yx, lt, lt, r1.wz\n"), PVK_SUCCESS); /* no destination mask */
     CHECK_EQ(g_sh->opdesc[0], 0x40u << 5 | 0xEAu << 14);
     CHECK_EQ(g_sh->opdesc[0] & 0xF, 0);
+    /* picasso's other letter sets: rgba and stpq name x y z w too, mixed freely */
+    CHECK_EQ(assemble("mov r1.st, c5.pq\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc[0], 0xC | 0xBF << 5);
+    CHECK_EQ(assemble("mov r1.rgba, -c5.abgr\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc[0], 0xF | 0x10 | 0xE4 << 5);
+    CHECK_EQ(assemble("add r0.xgp, c0.sYb, r1.Qx\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc[0], 0xE | 0x1A << 5 | 0xC0u << 14);
+    CHECK_EQ(assemble(".out t texcoord0.st\n.out c color.rgb\nmov t, v0\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->out[0].mask, 0x3);
+    CHECK_EQ(g_sh->out[1].mask, 0x7);
+    CHECK_EQ(assemble("mov r0, c0.xyzu\n"), PVK_ERROR_BAD_DATA);
     /* an alias's swizzle composes with the operand's */
     CHECK_EQ(assemble(".alias foo c5.wzyx\n.alias nfoo -c5\nmov r0, foo.xxyy\nmov r1, -nfoo.y\n"), PVK_SUCCESS);
     CHECK_EQ(g_sh->opdesc[0], 0xF | 0xFAu << 5);
@@ -148,7 +159,22 @@ static void test_opdescs(void)
     CHECK_EQ(g_sh->opdesc_len, 1); /* the unary one takes src2 from the later user */
     CHECK_EQ(g_sh->opdesc[0], 0xF | 0x1B << 5 | 0xFFu << 14);
 
-    /* MAD indexes descriptors with 5 bits: its descriptors come first */
+    /* CMP: picasso frees src1 lanes z w only; src2's still count */
+    CHECK_EQ(assemble("cmp c0.xyzw, lt, lt, r1\ncmp c0.xyxy, lt, lt, r1\ncmp c0, lt, lt, r1.xyxy\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc_len, 2);
+    CHECK_EQ(g_sh->code[1] & 0x7F, 0);
+    CHECK_EQ(g_sh->code[2] & 0x7F, 1);
+
+    /* descriptors are allocated in program order, as picasso allocates them */
+    CHECK_EQ(assemble("mov r0, c0.yxzw\nmad r0, v0, c1, r1\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->opdesc_len, 2);
+    CHECK_EQ(g_sh->code[0] & 0x7F, 0);
+    CHECK_EQ(g_sh->code[1] & 0x1F, 1);
+    CHECK_EQ(g_sh->opdesc[0], 0xF | 0x4B << 5);
+    CHECK_EQ(g_sh->opdesc[1], 0xF | 0x1B << 5 | 0x1Bu << 14 | 0x1Bu << 23);
+
+    /* MAD indexes descriptors with 5 bits: a MAD descriptor past 31 trades
+     * places with the first one below 32 no MAD uses (picasso's swap) */
     char src[8192] = "";
     size_t n = 0;
     for (int i = 0; i < 40; i++)
@@ -156,10 +182,13 @@ static void test_opdescs(void)
                               "xyzw"[i >> 4 & 3], "xyzw"[3]);
     snprintf(src + n, sizeof src - n, "mad r0, v0, c1, r1.wzyx\n");
     CHECK_EQ(assemble(src), PVK_SUCCESS);
-    CHECK_EQ(g_sh->opdesc_len, 40); /* mov c0.xyzw shares the MAD one */
+    CHECK_EQ(g_sh->opdesc_len, 40); /* mov c0.xyzw (the 37th) shares the MAD one */
     CHECK_EQ(g_sh->code[40] & 0x1F, 0);
+    CHECK_EQ(g_sh->code[36] & 0x7F, 0);
     CHECK_EQ(g_sh->opdesc[0], 0xF | 0x1B << 5 | 0x1Bu << 14 | 0xE4u << 23);
-    CHECK_EQ(g_sh->code[0] & 0x7F, 1);
+    CHECK_EQ(g_sh->code[0] & 0x7F, 36); /* the first mov's descriptor moved up */
+    CHECK_EQ(g_sh->opdesc[36], 0xF | 0x03 << 5);
+    CHECK_EQ(g_sh->code[1] & 0x7F, 1);
 }
 
 static void test_flow(void)
@@ -248,6 +277,11 @@ static void test_flow(void)
     CHECK_EQ(g_sh->code[2], 0xB3800000 | 1 << 10); /* refy stays 1 for an x-only test */
 }
 
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 static void test_directives(void)
 {
     const char *src =
@@ -326,18 +360,19 @@ static void test_directives(void)
     CHECK_EQ(s->bconst[0].value, 1);
     CHECK_EQ(s->bconst[1].reg, 7);
     CHECK_EQ(s->bconst[1].value, 0);
-    /* uniforms in the DVLE register space; _private is left out */
+    /* uniforms in the DVLE register space, sorted by register as picasso
+     * sorts them; _private is left out */
     CHECK_EQ(s->uniform_count, 6);
-    CHECK(!strcmp(s->uniform[0].name, "m"));
-    CHECK_EQ(s->uniform[0].first, 0x10);
-    CHECK_EQ(s->uniform[0].last, 0x13);
-    CHECK_EQ(s->uniform[1].first, 0x14);
-    CHECK_EQ(s->uniform[2].first, 0x70);
-    CHECK_EQ(s->uniform[3].first, 0x78);
-    CHECK_EQ(s->uniform[3].last, 0x79);
-    CHECK(!strcmp(s->uniform[4].name, "pos"));
-    CHECK_EQ(s->uniform[4].first, 0x00);
-    CHECK_EQ(s->uniform[5].first, 0x05);
+    CHECK(!strcmp(s->uniform[0].name, "pos"));
+    CHECK_EQ(s->uniform[0].first, 0x00);
+    CHECK_EQ(s->uniform[1].first, 0x05);
+    CHECK(!strcmp(s->uniform[2].name, "m"));
+    CHECK_EQ(s->uniform[2].first, 0x10);
+    CHECK_EQ(s->uniform[2].last, 0x13);
+    CHECK_EQ(s->uniform[3].first, 0x14);
+    CHECK_EQ(s->uniform[4].first, 0x70);
+    CHECK_EQ(s->uniform[5].first, 0x78);
+    CHECK_EQ(s->uniform[5].last, 0x79);
     /* output map: position 0-3, quaternion 4-7, colour 8-11, texcoord0 12-13,
      * texcoord1 14-15, texcoord0.w 16, view 18-20, texcoord2 22-23, unused 0x1F */
     CHECK_EQ(s->outmap[0], 0x03020100);
@@ -353,6 +388,82 @@ static void test_directives(void)
     CHECK_EQ(s->out[3].type, PVK_SHBIN_OUT_TEXCOORD0W);
     CHECK_EQ(s->out[3].reg, 2);
     CHECK_EQ(s->out[3].mask, 0x4);
+
+    /* the DVLE input mask lists the .in registers only (picasso), whatever the code reads */
+    CHECK_EQ(assemble(".in a v3\n.in b\nmov r0, v5\nmad r1, r2, c0, r3\nadd o0, a, r4\nmov o1, b\n"),
+             PVK_SUCCESS);
+    CHECK_EQ(g_sh->input_mask, 0x9);
+    CHECK_EQ(g_sh->code[3] >> 12 & 0x7F, 0); /* b took the first free input, v0 */
+    CHECK_EQ(assemble("mov r0, v5\nmov o0, r1\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->input_mask, 0);
+    CHECK_EQ(assemble(".in x v0\n.in y\nmov o0, y\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->code[0] >> 12 & 0x7F, 1); /* the first register no .in has taken */
+    CHECK_EQ(g_sh->input_mask, 0x3);
+
+    /* the uniform table and its symbols in register order; '$' in a name is
+     * written as '.'; an .in is exported even when its name starts with '_' */
+    {
+        const char *u = ".in pos v2\n.bool flag\n.fvec m[2]\n.ivec cnt\n.in _tex v0\n.fvec my$x, _hid\n"
+                        "mov o0, my$x\n";
+        CHECK_EQ(assemble(u), PVK_SUCCESS);
+        static const struct { const char *name; uint16_t first, last; } want[] = {
+            {"_tex", 0x00, 0x00}, {"pos", 0x02, 0x02}, {"m", 0x10, 0x11},
+            {"my.x", 0x12, 0x12}, {"cnt", 0x70, 0x70}, {"flag", 0x78, 0x78},
+        };
+        CHECK_EQ(g_sh->uniform_count, 6);
+        for (uint32_t i = 0; i < 6 && i < g_sh->uniform_count; i++) {
+            CHECK(!strcmp(g_sh->uniform[i].name, want[i].name));
+            CHECK_EQ(g_sh->uniform[i].first, want[i].first);
+            CHECK_EQ(g_sh->uniform[i].last, want[i].last);
+        }
+        CHECK_EQ(g_sh->code[0] >> 12 & 0x7F, 0x22); /* my$x is c2 */
+        uint8_t *f = NULL;
+        size_t fsize = 0;
+        CHECK_EQ(pvk_shbin_write(g_sh, &f, &fsize), PVK_SUCCESS);
+        const uint8_t *e = f + rd32(f + 8);
+        static const char syms[] = "_tex\0pos\0m\0my.x\0cnt\0flag";
+        CHECK_EQ(rd32(e + 0x3C), sizeof syms);
+        CHECK(!memcmp(e + rd32(e + 0x38), syms, sizeof syms));
+        const uint32_t offs[6] = {0, 5, 9, 11, 16, 20};
+        for (int i = 0; i < 6; i++) {
+            const uint8_t *t = e + rd32(e + 0x30) + 8 * i;
+            CHECK_EQ(rd32(t), offs[i]);
+            CHECK_EQ(rd32(t + 4), (uint32_t)want[i].first | (uint32_t)want[i].last << 16);
+        }
+        free(f);
+    }
+
+    /* the DVLE constant table in source order whatever the types (picasso
+     * keeps one list): 20-byte entries, type 0 bool / 1 int / 2 float */
+    {
+        CHECK_EQ(assemble(".setb b1 on\n.constf k(1, 2, 3, 4)\n.consti n(5, 6, 7, 8)\n.setb b0 0\n"
+                          ".setf c3(0.1, 0, 0, 0)\nmov o0, k\n"),
+                 PVK_SUCCESS);
+        uint8_t *f = NULL;
+        size_t fsize = 0;
+        CHECK_EQ(pvk_shbin_write(g_sh, &f, &fsize), PVK_SUCCESS);
+        const uint8_t *e = f + rd32(f + 8);
+        CHECK_EQ(rd32(e + 0x1C), 5);
+        static const uint32_t want[5][5] = {
+            {0x00010000, 1, 0, 0, 0},                                  /* .setb b1 on */
+            {0x005F0002, 0x3F0000, 0x400000, 0x408000, 0x410000},      /* .constf c95 */
+            {0x00030001, 0x08070605, 0, 0, 0},                         /* .consti i3 */
+            {0x00000000, 0, 0, 0, 0},                                  /* .setb b0 0 */
+            {0x00030002, 0x3B9999, 0, 0, 0},                           /* .setf c3: 0.1 truncated */
+        };
+        for (int i = 0; i < 5; i++)
+            for (int w = 0; w < 5; w++)
+                CHECK_EQ(rd32(e + rd32(e + 0x18) + 20 * i + 4 * w), want[i][w]);
+        pvk_shbin *back = malloc(sizeof *back); /* a read file writes back the same */
+        CHECK_EQ(pvk_shbin_read(f, fsize, back), PVK_SUCCESS);
+        uint8_t *f2 = NULL;
+        size_t fsize2 = 0;
+        CHECK_EQ(pvk_shbin_write(back, &f2, &fsize2), PVK_SUCCESS);
+        CHECK(fsize2 == fsize && !memcmp(f, f2, fsize));
+        free(f2);
+        free(back);
+        free(f);
+    }
 
     /* unmapped registers stay 0x1F; the mask says which are written */
     CHECK_EQ(assemble(".out p position\n.out c color o3\nmov p, v0\nmov c, v1\n"), PVK_SUCCESS);
@@ -502,6 +613,13 @@ static void test_shbin_file(void)
     CHECK(!memcmp(data + 12, "DVLP", 4));
     uint32_t dvle = data[8] | data[9] << 8;
     CHECK(!memcmp(data + dvle, "DVLE", 4));
+    /* the header words picasso writes: DVLE version 0x1002, vertex shader,
+     * no merge; DVLP words 0x1C-0x24 zero (only 0x18 points past the tables) */
+    CHECK_EQ(rd32(data + dvle + 4), 0x1002);
+    CHECK_EQ(rd32(data + 12 + 0x18), dvle - 12);
+    CHECK_EQ(rd32(data + 12 + 0x1C), 0);
+    CHECK_EQ(rd32(data + 12 + 0x20), 0);
+    CHECK_EQ(rd32(data + 12 + 0x24), 0);
     CHECK_EQ(pvk_shbin_read(data, size, back), PVK_SUCCESS);
     CHECK_EQ(back->code_len, g_sh->code_len);
     CHECK(!memcmp(back->code, g_sh->code, 4 * g_sh->code_len));
@@ -547,6 +665,140 @@ static void test_shbin_file(void)
     }
     free(data);
     free(back);
+}
+
+/* Real shaders, assembled to the file picasso writes for them.  The expected
+ * words are derived by hand from picasso's source (v2.6+: program-order
+ * descriptor allocation, DVLE version 0x1002, .in input mask, uniforms sorted
+ * by register, constants in source order), not from this assembler. */
+
+/* devkitPro 3ds-examples simple_tri/source/vshader.v.pica (Public Domain Mark). */
+static const char g_simple_tri[] =
+    "; Example PICA200 vertex shader\n\n; Uniforms\n.fvec projection[4]\n\n; Constants\n"
+    ".constf myconst(0.0, 1.0, -1.0, 0.1)\n.constf myconst2(0.3, 0.0, 0.0, 0.0)\n"
+    ".alias  zeros myconst.xxxx ; Vector full of zeros\n.alias  ones  myconst.yyyy ; Vector full of ones\n\n"
+    "; Outputs\n.out outpos position\n.out outclr color\n\n"
+    "; Inputs (defined as aliases for convenience)\n.alias inpos v0\n\n.bool test\n\n"
+    ".proc main\n\t; Force the w component of inpos to be 1.0\n\tmov r0.xyz, inpos\n\tmov r0.w,   ones\n\n"
+    "\t; outpos = projectionMatrix * inpos\n\tdp4 outpos.x, projection[0], r0\n"
+    "\tdp4 outpos.y, projection[1], r0\n\tdp4 outpos.z, projection[2], r0\n"
+    "\tdp4 outpos.w, projection[3], r0\n\n\t; outclr = solid white color\n\tmov outclr, ones\n\n"
+    "\t; We're finished\n\tend\n.end\n";
+
+static const uint32_t g_simple_tri_words[] = {
+    0x424C5644, 1, 0x8C, /* DVLB: one DVLE at 12 + DVLP size */
+    /* DVLP: version 0, code at 0x28 (8 words), descriptors at 0x48 (7), size 0x80 */
+    0x504C5644, 0, 0x28, 8, 0x48, 7, 0x80, 0, 0, 0,
+    0x4E000000, /* mov r0.xyz, v0          desc 0 */
+    0x4E07F001, /* mov r0.w, c95.yyyy      desc 1 */
+    0x08020802, /* dp4 o0.x, c0, r0        desc 2 */
+    0x08021803, /* dp4 o0.y, c1, r0        desc 3 */
+    0x08022804, /* dp4 o0.z, c2, r0        desc 4 */
+    0x08023805, /* dp4 o0.w, c3, r0        desc 5 */
+    0x4C27F006, /* mov o1, c95.yyyy        desc 6 (the mask differs from desc 1) */
+    0x88000000, /* end */
+    0x36E, 0, 0xAA1, 0, 0x6C368, 0, 0x6C364, 0, 0x6C362, 0, 0x6C361, 0, 0xAAF, 0,
+    /* DVLE: version 0x1002, vertex; main 0-8; no .in; outputs o0 o1 */
+    0x454C5644, 0x1002, 0, 8, 0x00030000, 0,
+    0x40, 2, 0x68, 0, 0x68, 2, 0x78, 2, 0x88, 16,
+    0x005F0002, 0x000000, 0x3F0000, 0xBF0000, 0x3B9999, /* myconst c95 */
+    0x005E0002, 0x3D3333, 0, 0, 0,                       /* myconst2 c94 */
+    0x00000000, 0xF, 0x00010002, 0xF,                    /* position o0, color o1 */
+    0, 0x00130010, 11, 0x00780078,                       /* projection c0-c3, test b0 */
+};
+static const char g_simple_tri_syms[] = "projection\0test"; /* 16 bytes with the last NUL */
+
+/* citro2d source/render2d.v.pica.  Copyright (C) 2017-2018 fincs.  zlib
+ * licence: This software is provided 'as-is', without any express or implied
+ * warranty.  In no event will the authors be held liable for any damages
+ * arising from the use of this software.  Permission is granted to anyone to
+ * use this software for any purpose, including commercial applications, and
+ * to alter it and redistribute it freely, subject to the following
+ * restrictions: 1. The origin of this software must not be misrepresented;
+ * you must not claim that you wrote the original software. If you use this
+ * software in a product, an acknowledgment in the product documentation would
+ * be appreciated but is not required. 2. Altered source versions must be
+ * plainly marked as such, and must not be misrepresented as being the
+ * original software. 3. This notice may not be removed or altered from any
+ * source distribution.  (Unaltered; comments kept.) */
+static const char g_render2d[] =
+    "; PICA200 vertex shader for citro2d\n\n; Uniforms\n.fvec mdlvMtx[4], projMtx[4]\n\n; Constants\n"
+    ".constf common_const(0.0, 1.0, 0.5, 0.003921568393707275390625)\n"
+    ".alias  zeros  common_const.xxxx ; Vector full of 0.0\n"
+    ".alias  ones   common_const.yyyy ; Vector full of 1.0\n"
+    ".alias  halves common_const.zzzz ; Vector full of 0.5\n"
+    ".alias  clrdiv common_const.wwww ; Vector full of 1/255 (float24 approximation)\n\n"
+    "; Outputs\n.out oPosition  position\n.out oTexCoord0 texcoord0\n.out oTexCoord1 texcoord1\n"
+    ".out oColor     color\n\n; Inputs\n.in iPosition v0\n.in iTexCoord v1\n.in iBlend    v2\n"
+    ".in iColor    v3\n\n; Main procedure\n.entry render2d_main\n.proc render2d_main\n"
+    "\t; r0 = vec4(iPosition, 1.0)\n\tmov r0.xyz, iPosition\n\tmov r0.w,   ones\n\n"
+    "\t; r1 = mdlvMtx * r0\n\tdp4 r1.x, mdlvMtx[0], r0\n\tdp4 r1.y, mdlvMtx[1], r0\n"
+    "\tdp4 r1.z, mdlvMtx[2], r0\n\tdp4 r1.w, mdlvMtx[3], r0\n\n"
+    "\t; oPosition = projMtx * r1\n\tdp4 oPosition.x, projMtx[0], r1\n\tdp4 oPosition.y, projMtx[1], r1\n"
+    "\tdp4 oPosition.z, projMtx[2], r1\n\tdp4 oPosition.w, projMtx[3], r1\n\n"
+    "\t; oTexCoord0 = iTexCoord\n\tmov oTexCoord0, iTexCoord\n\n"
+    "\t; oTexCoord1 = iBlend\n\tmov oTexCoord1, iBlend\n\n"
+    "\t; oColor = iColor / 255\n\tmul oColor, clrdiv, iColor\n\n\tend\n.end\n";
+
+static const uint32_t g_render2d_words[] = {
+    0x424C5644, 1, 0xAC,
+    0x504C5644, 0, 0x28, 14, 0x60, 8, 0xA0, 0, 0, 0,
+    0x4E000000, /* mov r0.xyz, v0          desc 0 */
+    0x4E07F001, /* mov r0.w, c95.yyyy      desc 1 */
+    0x0A220802, /* dp4 r1.x, c0, r0        desc 2 */
+    0x0A221803, /* dp4 r1.y, c1, r0        desc 3 */
+    0x0A222804, /* dp4 r1.z, c2, r0        desc 4 */
+    0x0A223805, /* dp4 r1.w, c3, r0        desc 5 */
+    0x08024882, /* dp4 o0.x, c4, r1        shares desc 2 */
+    0x08025883, /* dp4 o0.y, c5, r1        desc 3 */
+    0x08026884, /* dp4 o0.z, c6, r1        desc 4 */
+    0x08027885, /* dp4 o0.w, c7, r1        desc 5 */
+    0x4C201006, /* mov o1, v1              desc 6 */
+    0x4C402006, /* mov o2, v2              desc 6 */
+    0x2067F187, /* mul o3, c95.wwww, v3    desc 7 */
+    0x88000000, /* end */
+    0x36E, 0, 0xAA1, 0, 0x6C368, 0, 0x6C364, 0, 0x6C362, 0, 0x6C361, 0, 0x36F, 0, 0x6DFEF, 0,
+    /* DVLE: main 0-14; .in v0-v3; outputs o0-o3 */
+    0x454C5644, 0x1002, 0, 14, 0x000F000F, 0,
+    0x40, 1, 0x54, 0, 0x54, 4, 0x74, 6, 0xA4, 50,
+    0x005F0002, 0, 0x3F0000, 0x3E0000, 0x370101,  /* common_const c95 */
+    0x00000000, 0xF, 0x00010003, 0xF,              /* position o0, texcoord0 o1 */
+    0x00020005, 0xF, 0x00030002, 0xF,              /* texcoord1 o2, color o3 */
+    0, 0x00000000, 10, 0x00010001, 20, 0x00020002, /* iPosition, iTexCoord, iBlend */
+    27, 0x00030003, 34, 0x00130010, 42, 0x00170014, /* iColor, mdlvMtx c0-c3, projMtx c4-c7 */
+};
+static const char g_render2d_syms[] = "iPosition\0iTexCoord\0iBlend\0iColor\0mdlvMtx\0projMtx"; /* 50 */
+
+static void check_file(const char *src, const uint32_t *words, size_t nwords, const char *syms, size_t nsyms)
+{
+    void *data = NULL;
+    size_t size = 0;
+    CHECK_EQ(pvk_shader_assemble(src, strlen(src), &data, &size, g_err, sizeof g_err), PVK_SUCCESS);
+    if (!data) {
+        fprintf(stderr, "  %s\n", g_err);
+        return;
+    }
+    const uint8_t *d = data;
+    size_t want = (4 * nwords + nsyms + 3) & ~(size_t)3;
+    CHECK_EQ(size, want);
+    for (size_t i = 0; i < nwords && 4 * i + 4 <= size; i++)
+        if (rd32(d + 4 * i) != words[i]) {
+            fprintf(stderr, "  word %zu (byte 0x%zX): 0x%08X, want 0x%08X\n", i, 4 * i, rd32(d + 4 * i), words[i]);
+            CHECK(0);
+        }
+    if (size == want) {
+        CHECK(!memcmp(d + 4 * nwords, syms, nsyms));
+        for (size_t i = 4 * nwords + nsyms; i < size; i++)
+            CHECK_EQ(d[i], 0);
+    }
+    free(data);
+}
+
+static void test_picasso_files(void)
+{
+    check_file(g_simple_tri, g_simple_tri_words, sizeof g_simple_tri_words / 4, g_simple_tri_syms,
+               sizeof g_simple_tri_syms);
+    check_file(g_render2d, g_render2d_words, sizeof g_render2d_words / 4, g_render2d_syms, sizeof g_render2d_syms);
 }
 
 /* Compare the vertex unit with the assembled shader. */
@@ -703,6 +955,7 @@ int main(void)
     test_directives();
     test_errors();
     test_shbin_file();
+    test_picasso_files();
     test_upload();
     test_interpreter();
     free(g_sh);

@@ -24,8 +24,18 @@
  * Allocation follows picasso: .fvec/.ivec/.bool from the bottom of their
  * register file, .constf/.consti from the top; padding NOPs where a block
  * would end on a flow-control instruction.  Operand descriptors are shared
- * when the fields an instruction uses agree; the ones MAD/MADI use (5-bit
- * index) are allocated first. */
+ * when the fields an instruction uses agree; they are allocated in program
+ * order with picasso's MAD swap (see alloc_opdescs), so the table and the
+ * indexes match picasso's.
+ *
+ * The SHBIN file is the one picasso v2.6+ writes for the supported subset (its
+ * frontend read for the layout: DVLE version 0x1002, .in input mask, uniform
+ * table sorted by register with '$' spelt '.', one constant table in source
+ * order).  Left different, all harmless: explicit dphi/sgei/slti/madi with
+ * two narrow sources keep the inverted encoding (picasso decides by the
+ * operands; either computes the same); the entry may be a label and main may
+ * be missing (picasso refuses both); constants within a factor 2 of the f24
+ * range ends or NaN convert as regs.h does (picasso keeps their mantissa). */
 #include "translator/asm.h"
 
 #include <ctype.h>
@@ -102,6 +112,7 @@ typedef struct asm_state {
     uint8_t want_kind[PVK_SH_CODE_WORDS]; /* 0 none, 1 7-bit index, 2 5-bit index (MAD) */
     int want_line[PVK_SH_CODE_WORDS];
     uint32_t desc_mask[PVK_SH_OPDESCS];   /* bits some user of each descriptor relies on */
+    uint8_t desc_of[PVK_SH_CODE_WORDS];   /* the descriptor each instruction got */
 
     alias aliases[MAX_ALIASES];
     uint32_t alias_count;
@@ -279,18 +290,23 @@ static const char *kind_letter(rkind k)
     }
 }
 
-/* Swizzle letters (1-4, the last repeats) into lanes. */
+/* Swizzle letters (1-4, the last repeats) into lanes.  Like picasso, any of
+ * xyzw, rgba and stpq name components 0-3, mixed freely. */
 static bool parse_swizzle(const char *p, uint8_t swz[4])
 {
+    static const char *const sets[] = {"xyzw", "rgba", "stpq"};
     size_t n = strlen(p);
     if (n < 1 || n > 4)
         return false;
     for (size_t i = 0; i < 4; i++) {
         char c = (char)tolower((unsigned char)p[i < n ? i : n - 1]);
-        const char *at = strchr("xyzw", c);
-        if (!c || !at)
+        const char *at = NULL;
+        size_t k;
+        for (k = 0; k < 3 && c && !at; k++)
+            at = strchr(sets[k], c);
+        if (!at)
             return false;
-        swz[i] = (uint8_t)(at - "xyzw");
+        swz[i] = (uint8_t)(at - sets[k - 1]);
     }
     return true;
 }
@@ -427,8 +443,6 @@ static bool src_wide(asm_state *s, const operand *op, const char *text, int n)
 {
     if (op->kind != RK_V && op->kind != RK_R && op->kind != RK_C)
         return fail(s, "invalid register for src%d: '%s' (v0-v15, r0-r15 or c0-c95)", n, text);
-    if (op->kind == RK_V)
-        s->out->input_mask |= 1u << op->index;
     return true;
 }
 
@@ -438,7 +452,6 @@ static bool src_narrow(asm_state *s, const operand *op, const char *text, int n)
         return fail(s, "invalid register for src%d: '%s' (v0-v15 or r0-r15 only)", n, text);
     if (op->idx)
         return fail(s, "relative addressing is not available for src%d: '%s'", n, text);
-    s->out->input_mask |= 1u << op->index;
     return true;
 }
 
@@ -525,7 +538,8 @@ static uint32_t relevant_bits(int op, uint32_t val, int nsrc)
         m &= ~(lane_bits(1, 2) | lane_bits(1, 3));
         break;
     case OP_CMP:
-        m &= ~(lane_bits(1, 2) | lane_bits(1, 3) | lane_bits(2, 2) | lane_bits(2, 3));
+        /* src2's z w are as unused, but picasso keeps them: share as it does */
+        m &= ~(lane_bits(1, 2) | lane_bits(1, 3));
         break;
     }
     return m;
@@ -554,36 +568,65 @@ static bool emit_desc(asm_state *s, uint32_t word, int op, uint32_t dmask, const
     return true;
 }
 
-/* Share or allocate descriptors; MAD users first (they index with 5 bits). */
+/* Share or allocate descriptors in program order, as picasso does, so the
+ * table comes out the same.  MAD indexes them with 5 bits: when its
+ * descriptor lands at 32 or above, it trades places with the first one below
+ * 32 that no MAD uses, and the instructions already given either are
+ * renumbered (never a MAD's: both slots are MAD-free). */
 static bool alloc_opdescs(asm_state *s)
 {
     pvk_shbin *o = s->out;
-    for (int pass = 2; pass >= 1; pass--) {
-        for (uint32_t i = 0; i < o->code_len; i++) {
-            if (s->want_kind[i] != pass)
-                continue;
-            uint32_t v = s->want_val[i], m = s->want_mask[i], k;
-            for (k = 0; k < o->opdesc_len; k++) {
-                uint32_t both = m & s->desc_mask[k];
-                if (((o->opdesc[k] ^ v) & both) == 0)
-                    break;
-            }
-            uint32_t limit = pass == 2 ? 32 : PVK_SH_OPDESCS;
-            if (k == o->opdesc_len) {
-                if (k >= limit) {
-                    s->line = s->want_line[i];
-                    return pass == 2 ? fail(s, "too many operand descriptors for MAD (limit 32)")
-                                     : fail(s, "too many operand descriptors (limit %d)", PVK_SH_OPDESCS);
-                }
-                o->opdesc[k] = v;
-                s->desc_mask[k] = 0;
-                o->opdesc_len++;
-            }
-            o->opdesc[k] = (o->opdesc[k] & ~m) | (v & m);
-            s->desc_mask[k] |= m;
-            o->code[i] |= pass == 2 ? k & 0x1F : k & 0x7F;
+    uint32_t mad_used = 0; /* bit k: descriptor k (< 32) serves a MAD */
+    for (uint32_t i = 0; i < o->code_len; i++) {
+        if (!s->want_kind[i])
+            continue;
+        uint32_t v = s->want_val[i], m = s->want_mask[i], k;
+        for (k = 0; k < o->opdesc_len; k++) {
+            uint32_t both = m & s->desc_mask[k];
+            if (((o->opdesc[k] ^ v) & both) == 0)
+                break;
         }
+        if (k == o->opdesc_len) {
+            if (k >= PVK_SH_OPDESCS) {
+                s->line = s->want_line[i];
+                return fail(s, "too many operand descriptors (limit %d)", PVK_SH_OPDESCS);
+            }
+            o->opdesc[k] = v;
+            s->desc_mask[k] = 0;
+            o->opdesc_len++;
+        }
+        o->opdesc[k] = (o->opdesc[k] & ~m) | (v & m);
+        s->desc_mask[k] |= m;
+        if (s->want_kind[i] == 2) {
+            if (k >= 32) {
+                uint32_t w = 0;
+                while (w < 32 && mad_used >> w & 1)
+                    w++;
+                if (w == 32) {
+                    s->line = s->want_line[i];
+                    return fail(s, "too many operand descriptors for MAD (limit 32)");
+                }
+                uint32_t t = o->opdesc[w];
+                o->opdesc[w] = o->opdesc[k];
+                o->opdesc[k] = t;
+                t = s->desc_mask[w];
+                s->desc_mask[w] = s->desc_mask[k];
+                s->desc_mask[k] = t;
+                for (uint32_t j = 0; j < i; j++) {
+                    if (s->want_kind[j] == 1 && s->desc_of[j] == w)
+                        s->desc_of[j] = (uint8_t)k;
+                    else if (s->want_kind[j] == 1 && s->desc_of[j] == k)
+                        s->desc_of[j] = (uint8_t)w;
+                }
+                k = w;
+            }
+            mad_used |= 1u << k;
+        }
+        s->desc_of[i] = (uint8_t)k;
     }
+    for (uint32_t i = 0; i < o->code_len; i++)
+        if (s->want_kind[i])
+            o->code[i] |= s->want_kind[i] == 2 ? s->desc_of[i] & 0x1Fu : s->desc_of[i] & 0x7Fu;
     return true;
 }
 
@@ -985,20 +1028,37 @@ static operand plain(rkind k, int index)
     return op;
 }
 
+/* An entry of the DVLE uniform table.  Its symbol spells '$' as '.' (picasso
+ * lets identifiers use '$' to stand for the '.' a program looks up). */
 static bool add_uniform(asm_state *s, const char *name, uint16_t first, uint16_t last)
 {
-    if (name[0] == '_')
-        return true; /* private: not in the DVLE table */
     pvk_shbin *o = s->out;
     if (o->uniform_count == PVK_SHBIN_MAX_UNIFORMS)
         return fail(s, "too many uniforms (limit %d)", PVK_SHBIN_MAX_UNIFORMS);
     if (strlen(name) >= PVK_SHBIN_NAME_LEN)
         return fail(s, "name too long: '%s'", name);
-    strcpy(o->uniform[o->uniform_count].name, name);
+    char *d = o->uniform[o->uniform_count].name;
+    strcpy(d, name);
+    for (; *d; d++)
+        if (*d == '$')
+            *d = '.';
     o->uniform[o->uniform_count].first = first;
     o->uniform[o->uniform_count].last = last;
     o->uniform_count++;
     return true;
+}
+
+/* picasso writes the table sorted by register (stable here; only two .in of
+ * one register could tie). */
+static void sort_uniforms(pvk_shbin *o)
+{
+    for (uint32_t i = 1; i < o->uniform_count; i++) {
+        struct pvk_shbin_uniform u = o->uniform[i];
+        uint32_t j = i;
+        for (; j > 0 && o->uniform[j - 1].first > u.first; j--)
+            o->uniform[j] = o->uniform[j - 1];
+        o->uniform[j] = u;
+    }
 }
 
 /* .fvec/.ivec/.bool name, name[n], ... */
@@ -1027,7 +1087,10 @@ static bool dir_uniform(asm_state *s, rkind k, int argc, char **argv)
         *lo += (int)n;
         operand op = plain(k, first);
         uint16_t base = k == RK_C ? 0x10 : k == RK_I ? 0x70 : 0x78;
-        if (!add_alias(s, name, &op) || !add_uniform(s, name, (uint16_t)(base + first), (uint16_t)(base + first + n - 1)))
+        if (!add_alias(s, name, &op))
+            return false;
+        /* a name starting with '_' is private: not in the DVLE table */
+        if (name[0] != '_' && !add_uniform(s, name, (uint16_t)(base + first), (uint16_t)(base + first + n - 1)))
             return false;
     }
     return true;
@@ -1054,9 +1117,11 @@ static bool add_fconst(asm_state *s, int reg, char **vals)
     if (o->fconst_count == PVK_SH_FLOAT_UNIFORMS)
         return fail(s, "too many float constants");
     o->fconst[o->fconst_count].reg = (uint8_t)reg;
+    o->fconst[o->fconst_count].seq = (uint16_t)(o->fconst_count + o->iconst_count + o->bconst_count);
     for (int i = 0; i < 4; i++) {
         char *end;
-        float f = strtof(vals[i], &end);
+        /* through double, as picasso's atof: the same float in every case */
+        float f = (float)strtod(vals[i], &end);
         if (end == vals[i] || *trim(end))
             return fail(s, "invalid number '%s'", vals[i]);
         uint32_t bits;
@@ -1073,6 +1138,7 @@ static bool add_iconst(asm_state *s, int reg, char **vals)
     if (o->iconst_count == sizeof o->iconst / sizeof o->iconst[0])
         return fail(s, "too many integer constants");
     o->iconst[o->iconst_count].reg = (uint8_t)reg;
+    o->iconst[o->iconst_count].seq = (uint16_t)(o->fconst_count + o->iconst_count + o->bconst_count);
     for (int i = 0; i < 4; i++) {
         long v;
         if (!parse_int(vals[i], -128, 255, &v))
@@ -1132,6 +1198,7 @@ static bool dir_setb(asm_state *s, char *rest)
     if (o->bconst_count == sizeof o->bconst / sizeof o->bconst[0])
         return fail(s, "too many boolean constants");
     o->bconst[o->bconst_count].reg = (uint8_t)id;
+    o->bconst[o->bconst_count].seq = (uint16_t)(o->fconst_count + o->iconst_count + o->bconst_count);
     o->bconst[o->bconst_count].value = (uint8_t)v;
     o->bconst_count++;
     return true;
@@ -1228,16 +1295,14 @@ static bool dir_in(asm_state *s, int argc, char **argv)
             return fail(s, "invalid input register '%s'", reg);
         id = op.index;
     } else {
-        for (int i = 0; i < 16 && id < 0; i++) {
-            bool used = false;
-            for (uint32_t u = 0; u < s->out->uniform_count; u++)
-                used |= s->out->uniform[u].first == i;
-            if (!used)
+        for (int i = 0; i < 16 && id < 0; i++)
+            if (!(s->out->input_mask & 1u << i))
                 id = i;
-        }
         if (id < 0)
             return fail(s, "too many inputs");
     }
+    /* picasso's DVLE input mask is exactly the .in registers */
+    s->out->input_mask |= 1u << id;
     operand op = plain(RK_V, id);
     return add_alias(s, name, &op) && add_uniform(s, name, (uint16_t)id, (uint16_t)id);
 }
@@ -1397,6 +1462,7 @@ static bool finish(asm_state *s)
     }
     if (!alloc_opdescs(s))
         return false;
+    sort_uniforms(o);
     pvk_shbin_build_outmap(o);
     return true;
 }
@@ -1598,8 +1664,7 @@ pvk_result pvk_shbin_write(const pvk_shbin *sh, uint8_t **data, size_t *size)
     put32(p + 0x0C, sh->code_len);
     put32(p + 0x10, dvlp_ops);
     put32(p + 0x14, sh->opdesc_len);
-    put32(p + 0x18, dvlp_sym);
-    put32(p + 0x20, dvlp_sym);
+    put32(p + 0x18, dvlp_sym); /* 0x1C-0x24 stay zero, as picasso leaves them */
     for (uint32_t i = 0; i < sh->code_len; i++)
         put32(p + dvlp_code + 4 * i, sh->code[i]);
     for (uint32_t i = 0; i < sh->opdesc_len; i++)
@@ -1607,7 +1672,8 @@ pvk_result pvk_shbin_write(const pvk_shbin *sh, uint8_t **data, size_t *size)
 
     uint8_t *e = b + dvle;
     memcpy(e, "DVLE", 4);
-    e[6] = 0; /* vertex shader */
+    put16(e + 0x04, 0x1002); /* the version picasso writes */
+    e[6] = 0;                /* vertex shader; e[7] = 0: no merged outmaps */
     put32(e + 0x08, sh->entry);
     put32(e + 0x0C, sh->entry_end);
     put16(e + 0x10, sh->input_mask);
@@ -1622,22 +1688,27 @@ pvk_result pvk_shbin_write(const pvk_shbin *sh, uint8_t **data, size_t *size)
     put32(e + 0x34, sh->uniform_count);
     put32(e + 0x38, e_sym);
     put32(e + 0x3C, sym);
+    /* one table in source order (picasso's), merged from the three lists */
     uint8_t *c = e + e_const;
-    for (uint32_t i = 0; i < sh->bconst_count; i++, c += 20) {
-        put16(c, 0);
-        put16(c + 2, sh->bconst[i].reg);
-        c[4] = sh->bconst[i].value;
-    }
-    for (uint32_t i = 0; i < sh->iconst_count; i++, c += 20) {
-        put16(c, 1);
-        put16(c + 2, sh->iconst[i].reg);
-        memcpy(c + 4, sh->iconst[i].v, 4);
-    }
-    for (uint32_t i = 0; i < sh->fconst_count; i++, c += 20) {
-        put16(c, 2);
-        put16(c + 2, sh->fconst[i].reg);
-        for (int k = 0; k < 4; k++)
-            put32(c + 4 + 4 * k, sh->fconst[i].f24[k] & 0xFFFFFF);
+    for (uint32_t bi = 0, ii = 0, fi = 0; bi + ii + fi < nconst; c += 20) {
+        uint32_t bs = bi < sh->bconst_count ? sh->bconst[bi].seq : UINT32_MAX;
+        uint32_t is = ii < sh->iconst_count ? sh->iconst[ii].seq : UINT32_MAX;
+        uint32_t fs = fi < sh->fconst_count ? sh->fconst[fi].seq : UINT32_MAX;
+        if (bs <= is && bs <= fs) {
+            put16(c, 0);
+            put16(c + 2, sh->bconst[bi].reg);
+            c[4] = sh->bconst[bi++].value;
+        } else if (is <= fs) {
+            put16(c, 1);
+            put16(c + 2, sh->iconst[ii].reg);
+            memcpy(c + 4, sh->iconst[ii++].v, 4);
+        } else {
+            put16(c, 2);
+            put16(c + 2, sh->fconst[fi].reg);
+            for (int k = 0; k < 4; k++)
+                put32(c + 4 + 4 * k, sh->fconst[fi].f24[k] & 0xFFFFFF);
+            fi++;
+        }
     }
     for (uint32_t i = 0; i < sh->out_count; i++) {
         put16(e + e_out + 8 * i, sh->out[i].type);
@@ -1704,12 +1775,15 @@ pvk_result pvk_shbin_read(const uint8_t *d, size_t size, pvk_shbin *out)
         uint32_t type = get16(k), reg = get16(k + 2);
         if (type == 0 && reg < 16 && out->bconst_count < 32) {
             out->bconst[out->bconst_count].reg = (uint8_t)reg;
+            out->bconst[out->bconst_count].seq = (uint16_t)i;
             out->bconst[out->bconst_count++].value = k[4] != 0;
         } else if (type == 1 && reg < 4 && out->iconst_count < 8) {
             out->iconst[out->iconst_count].reg = (uint8_t)reg;
+            out->iconst[out->iconst_count].seq = (uint16_t)i;
             memcpy(out->iconst[out->iconst_count++].v, k + 4, 4);
         } else if (type == 2 && reg < PVK_SH_FLOAT_UNIFORMS && out->fconst_count < PVK_SH_FLOAT_UNIFORMS) {
             out->fconst[out->fconst_count].reg = (uint8_t)reg;
+            out->fconst[out->fconst_count].seq = (uint16_t)i;
             for (int j = 0; j < 4; j++)
                 out->fconst[out->fconst_count].f24[j] = get32(k + 4 + 4 * j) & 0xFFFFFF;
             out->fconst_count++;

@@ -41,7 +41,7 @@ typedef struct pvk_shbin {
     uint32_t outmap[7];          /* SH_OUTMAP_O0-6: semantic per component, 0x1F unused */
     uint32_t outmap_total;       /* SH_OUTMAP_TOTAL: registers set in outmap_mask */
     uint32_t outmap_mask;        /* VSH_OUTMAP_MASK: bit i = oi written */
-    uint32_t input_mask;         /* bit i = vi read by the program */
+    uint32_t input_mask;         /* bit i = vi declared with .in (as picasso sets it) */
 
     uint32_t out_count;          /* the .out table */
     struct {
@@ -50,27 +50,32 @@ typedef struct pvk_shbin {
         uint8_t mask;            /* bit 0 = x ... bit 3 = w */
     } out[PVK_SHBIN_MAX_OUTPUTS];
 
-    /* Constant uniforms (.constf/.setf, .consti/.seti, .setb), in source order. */
+    /* Constant uniforms (.constf/.setf, .consti/.seti, .setb), in source
+     * order.  seq orders the three lists into the one DVLE constant table
+     * (equal seq: bool, int, float). */
     uint32_t fconst_count;
     struct {
         uint8_t reg;             /* c0-c95 */
+        uint16_t seq;
         uint32_t f24[4];         /* x y z w as float1.7.16 */
     } fconst[PVK_SH_FLOAT_UNIFORMS];
     uint32_t iconst_count;
     struct {
         uint8_t reg;             /* i0-i3 */
+        uint16_t seq;
         uint8_t v[4];            /* x y z w */
     } iconst[8];
     uint32_t bconst_count;
     struct {
         uint8_t reg;             /* b0-b15 */
+        uint16_t seq;
         uint8_t value;
     } bconst[32];
 
     /* Named uniforms (.fvec/.ivec/.bool/.in) in the DVLE register space:
      * 0x00-0x0F v0-v15, 0x10-0x6F c0-c95, 0x70-0x73 i0-i3, 0x78-0x87 b0-b15. */
     uint32_t uniform_count;
-    struct {
+    struct pvk_shbin_uniform {
         char name[PVK_SHBIN_NAME_LEN];
         uint16_t first, last;
     } uniform[PVK_SHBIN_MAX_UNIFORMS];
