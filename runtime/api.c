@@ -3,6 +3,7 @@
  * the folder that does the work.  Nothing else in the library is reachable
  * from a host. */
 #include <string.h>
+#include <strings.h>
 
 #include "runtime/runtime.h"
 
@@ -141,11 +142,50 @@ pvk_result pvk_mmio_write32(pvk_context *ctx, uint32_t paddr, uint32_t value)
     return r;
 }
 
+uint32_t pvk_register_address(const char *name)
+{
+    if (!name)
+        return 0;
+    for (uint32_t off = 0; off < 0x1000; off += 4) {
+        const char *n = pvk_mmio_name(off);
+        if (n && !strcasecmp(n, name))
+            return PVK_MMIO_BASE + off;
+    }
+    int id = pvk_pica_reg_id(name);
+    return id < 0 ? 0 : PVK_MMIO_PICA + 4 * (uint32_t)id;
+}
+
+const char *pvk_register_name(uint32_t paddr)
+{
+    if (paddr < PVK_MMIO_BASE || paddr - PVK_MMIO_BASE >= PVK_MMIO_SIZE || (paddr & 3))
+        return NULL;
+    if (paddr < PVK_MMIO_PICA)
+        return pvk_mmio_name(paddr - PVK_MMIO_BASE);
+    return pvk_pica_reg_name((paddr - PVK_MMIO_PICA) / 4);
+}
+
+pvk_result pvk_get_framebuffer(pvk_context *ctx, pvk_framebuffer_info *out)
+{
+    if (!ctx || !out)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    pvk_fb_desc fb;
+    pvk_fb_desc_get(&ctx->pica, &fb);
+    *out = (pvk_framebuffer_info){fb.width, fb.height, fb.color_addr, fb.depth_addr, fb.color_format,
+                                  fb.depth_format, fb.color_bpp, fb.depth_bpp};
+    return PVK_SUCCESS;
+}
+
+void pvk_log_message(pvk_context *ctx, pvk_log_level level, const char *message)
+{
+    if (message)
+        pvk_log(ctx, level, "%s", message);
+}
+
 /* The GSP way (GX command 1): size, address, start through the external
  * registers, so a trace records it like any other host. */
 pvk_result pvk_command_list_run(pvk_context *ctx, uint32_t paddr, uint32_t size)
 {
-    const uint32_t pica = PVK_MMIO_BASE + 0x1000u;
+    const uint32_t pica = PVK_MMIO_PICA;
     pvk_result r = pvk_mmio_write32(ctx, pica + 4 * PVK_GPUREG_CMDBUF_SIZE0, size >> 3);
     if (!r)
         r = pvk_mmio_write32(ctx, pica + 4 * PVK_GPUREG_CMDBUF_ADDR0, paddr >> 3);

@@ -8,8 +8,9 @@
 #include <string.h>
 
 #include "harness.h"
+#include "tools/tools.h"
 #include "runtime/runtime.h"
-#include "translator/asm.h"
+#include "tools/asm.h"
 #include "translator/geometry.h"
 
 static pvk_shbin *g_sh; /* large: one on the heap */

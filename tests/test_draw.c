@@ -4,7 +4,7 @@
  * vertices carry; culling, strips, fans, viewport offsets and both scissor
  * modes; the colour buffer lands tiled in guest memory in its format. */
 #include "draw_common.h"
-#include "translator/asm.h"
+#include "tools/asm.h"
 
 static void setup_fb(uint32_t fmt_code)
 {

@@ -3,6 +3,7 @@
 #include <dirent.h>
 
 #include "harness.h"
+#include "tools/tools.h"
 
 static int run_text(const char *text, int *failures)
 {

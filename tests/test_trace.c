@@ -3,6 +3,7 @@
 #include <zstd.h>
 
 #include "harness.h"
+#include "tools/tools.h"
 #include "translator/translator.h"
 
 #define TRACE "test_trace.pvt"

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "picavk/picavk.h"
+#include "tools/tools.h"
 
 static void usage(FILE *f)
 {

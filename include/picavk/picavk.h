@@ -165,6 +165,7 @@ pvk_result pvk_guest_flush(pvk_context *ctx, uint32_t paddr, uint32_t len);
 #define PVK_MMIO_BASE 0x10400000u
 #define PVK_MMIO_SIZE 0x00002000u
 #define PVK_MMIO_USER_VA 0x1EF00000u /* the 3DS userland mapping of the same registers */
+#define PVK_MMIO_PICA 0x10401000u    /* PICA internal register n is at PVK_MMIO_PICA + 4 * n */
 
 /* Translate a userland virtual address (0x1EF00000-based) to the physical
  * register address; physical addresses pass through.  Returns 0 for anything
@@ -176,6 +177,29 @@ uint32_t pvk_mmio_address(uint32_t addr);
  * reported by the IRQ callback, by the status bits, and after pvk_wait_idle. */
 pvk_result pvk_mmio_read32(pvk_context *ctx, uint32_t paddr, uint32_t *value);
 pvk_result pvk_mmio_write32(pvk_context *ctx, uint32_t paddr, uint32_t value);
+
+/* A GPU register by name: the external registers as the register documents
+ * name them ("GPU_PDC0_FB_STRIDE", any case) or a PICA internal register as
+ * libctru names it ("GPUREG_BLEND_FUNC"; the prefix may be left out).
+ * Returns its physical address, or 0 for an unknown name. */
+uint32_t pvk_register_address(const char *name);
+/* The name of the register at physical address `paddr`, or NULL. */
+const char *pvk_register_name(uint32_t paddr);
+
+/* The colour and depth buffers the PICA registers describe now (for tools
+ * and debuggers; the GPU keeps using the registers). */
+typedef struct pvk_framebuffer_info {
+    uint32_t width, height;
+    uint32_t color_addr, depth_addr;  /* guest physical */
+    uint32_t color_format;            /* 0 RGBA8, 1 RGB8, 2 RGB5A1, 3 RGB565, 4 RGBA4 */
+    uint32_t depth_format;            /* 0 D16, 2 D24, 3 D24S8 */
+    uint32_t color_bpp, depth_bpp;    /* bytes per pixel; 0 for an unknown format */
+} pvk_framebuffer_info;
+pvk_result pvk_get_framebuffer(pvk_context *ctx, pvk_framebuffer_info *out);
+
+/* Hand a message to the context's log (tools that drive a context report
+ * through the same channel as picavk). */
+void pvk_log_message(pvk_context *ctx, pvk_log_level level, const char *message);
 
 /* Retire finished GPU work (raise completion bits and IRQs) without waiting. */
 pvk_result pvk_poll(pvk_context *ctx);
@@ -266,17 +290,6 @@ pvk_result pvk_frame_acquire(pvk_context *ctx, pvk_frame *frame);
  * the images; picavk waits for it before it writes them again. */
 pvk_result pvk_frame_release(pvk_context *ctx, const pvk_frame *frame, VkSemaphore done, uint64_t done_value);
 
-/* Write RGBA8 pixels as a PNG file. */
-pvk_result pvk_write_png(const char *path, const void *rgba, uint32_t width, uint32_t height, size_t stride);
-
-/* ---- shader assembler ---- */
-
-/* Assemble a PICA200 vertex shader written in devkitPro picasso's syntax
- * (common subset) into a SHBIN file image (DVLB/DVLP/DVLE as picasso writes
- * it), returned in *data (free() it) and *size.  On bad source returns
- * PVK_ERROR_BAD_DATA with "line N: what" in `err` (may be NULL). */
-pvk_result pvk_shader_assemble(const char *src, size_t len, void **data, size_t *size, char *err, size_t err_len);
-
 /* ---- traces ---- */
 
 /* Record everything the host hands this context (register writes, the guest
@@ -296,13 +309,6 @@ pvk_result pvk_trace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_
 pvk_result pvk_citrace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
 pvk_result pvk_citrace_replay_memory(pvk_context *ctx, const void *data, size_t size, pvk_frame_fn on_frame,
                                      void *user);
-
-/* Run a scene script (.pvs, see the README).  Probes that do not match are
- * logged and counted in *failures; a malformed script stops with
- * PVK_ERROR_BAD_DATA naming the line.  `dir` resolves `mem ... file NAME`. */
-pvk_result pvk_scene_run_file(pvk_context *ctx, const char *path, int *failures);
-pvk_result pvk_scene_run_text(pvk_context *ctx, const char *text, size_t len, const char *name, const char *dir,
-                              int *failures);
 
 /* XXH3-64 over the last frame of every screen (sizes and RGBA8 pixels). */
 pvk_result pvk_frame_hash(pvk_context *ctx, uint64_t *hash);

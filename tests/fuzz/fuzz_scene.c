@@ -1,5 +1,6 @@
 /* Fuzz target: the scene-script parser and runner. */
 #include "fuzz_common.h"
+#include "tools/tools.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,14 +4,14 @@
  * is checked, errors name the line, and execution stops at the first one. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "runtime/runtime.h"
-#include "translator/asm.h"
-#include "translator/regs.h"
+#include "tools/asm.h"
+#include "tools/tools.h"
 
 #define MAX_LINE 4096
 #define MAX_CMDLIST_WORDS (1u << 20)
@@ -34,6 +34,18 @@ typedef struct scene {
     uint32_t cl_len, cl_cap;
 } scene;
 
+/* Messages go to the context's log, as the library's own do. */
+static void say(pvk_context *ctx, pvk_log_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(pvk_context *ctx, pvk_log_level level, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pvk_log_message(ctx, level, msg);
+}
+
 static pvk_result fail(scene *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static pvk_result fail(scene *s, const char *fmt, ...)
 {
@@ -42,7 +54,7 @@ static pvk_result fail(scene *s, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    pvk_bad_input(s->ctx, "%s:%d: %s", s->name, s->line, msg);
+    say(s->ctx, PVK_LOG_ERROR, "%s:%d: %s", s->name, s->line, msg);
     return PVK_ERROR_BAD_DATA;
 }
 
@@ -114,7 +126,7 @@ static bool expect_tok(char **pp, const char *want)
 
 /* ---- register names ---- */
 
-/* External register by name (as vram/mmio.c names them) or number. */
+/* External register by name (as the seed documents name them) or number. */
 static bool external_reg(const char *t, uint32_t *paddr)
 {
     uint32_t v;
@@ -122,14 +134,8 @@ static bool external_reg(const char *t, uint32_t *paddr)
         *paddr = pvk_mmio_address(v);
         return *paddr != 0;
     }
-    for (uint32_t off = 0; off < 0x1000; off += 4) {
-        const char *n = pvk_mmio_name(off);
-        if (n && !strcasecmp(n, t)) {
-            *paddr = PVK_MMIO_BASE + off;
-            return true;
-        }
-    }
-    return false;
+    *paddr = pvk_register_address(t);
+    return *paddr && *paddr < PVK_MMIO_PICA;
 }
 
 /* Internal (PICA) register by name or number. */
@@ -138,12 +144,12 @@ static bool internal_reg(const char *t, uint32_t *id)
     uint32_t v;
     if (parse_u32(t, &v)) {
         *id = v;
-        return v < PVK_PICA_REG_COUNT;
+        return v < 0x400;
     }
-    int r = pvk_pica_reg_id(t);
-    if (r < 0)
+    uint32_t a = pvk_register_address(t);
+    if (a < PVK_MMIO_PICA)
         return false;
-    *id = (uint32_t)r;
+    *id = (a - PVK_MMIO_PICA) / 4;
     return true;
 }
 
@@ -182,7 +188,7 @@ static pvk_result write_guest(scene *s, uint32_t addr, const uint8_t *bytes, uin
     uint8_t *dst = pvk_guest_ptr(s->ctx, addr, n);
     if (!dst)
         return fail(s, "0x%08X+%u is outside guest memory", addr, n);
-    pvk_retire(s->ctx, true); /* the GPU may still read the old bytes */
+    pvk_wait_idle(s->ctx); /* the GPU may still read the old bytes */
     memcpy(dst, bytes, n);
     return pvk_guest_written(s->ctx, addr, n);
 }
@@ -245,7 +251,7 @@ static pvk_result st_mem(scene *s, char *p)
         uint8_t *dst = pvk_guest_ptr(s->ctx, addr, len);
         if (!dst)
             return fail(s, "0x%08X+%u is outside guest memory", addr, len);
-        pvk_retire(s->ctx, true);
+        pvk_wait_idle(s->ctx);
         memset(dst, (int)v, len);
         return pvk_guest_written(s->ctx, addr, len);
     }
@@ -269,7 +275,7 @@ static pvk_result st_mem(scene *s, char *p)
         if (!dst)
             r = fail(s, "%s (%ld bytes) does not fit at 0x%08X", path, n, addr);
         else {
-            pvk_retire(s->ctx, true);
+            pvk_wait_idle(s->ctx);
             if (fread(dst, 1, (size_t)n, f) != (size_t)n)
                 r = fail(s, "cannot read %s", path);
             else
@@ -358,7 +364,7 @@ static pvk_result cl_end(scene *s)
     uint8_t *dst = bytes ? pvk_guest_ptr(s->ctx, s->cl_addr, bytes) : NULL;
     if (!dst)
         return fail(s, "command list of %u bytes does not fit at 0x%08X", bytes, s->cl_addr);
-    pvk_retire(s->ctx, true);
+    pvk_wait_idle(s->ctx);
     for (uint32_t i = 0; i < s->cl_len; i++) {
         uint32_t w = s->cl[i];
         uint8_t le[4] = {(uint8_t)w, (uint8_t)(w >> 8), (uint8_t)(w >> 16), (uint8_t)(w >> 24)};
@@ -386,7 +392,7 @@ static pvk_result shader_end(scene *s)
     } else {
         uint32_t n = pvk_shbin_upload(sh, w, PVK_SHBIN_UPLOAD_MAX);
         for (uint32_t i = 0; i < n && !r; i++)
-            if (pvk_mmio_write32(s->ctx, PVK_MMIO_BASE + 0x1000 + 4 * w[i].id, w[i].value) == PVK_ERROR_DEVICE_LOST)
+            if (pvk_mmio_write32(s->ctx, PVK_MMIO_PICA + 4 * w[i].id, w[i].value) == PVK_ERROR_DEVICE_LOST)
                 r = PVK_ERROR_DEVICE_LOST;
     }
     free(sh);
@@ -419,19 +425,19 @@ static pvk_result shader_line(scene *s, const char *line)
  * the PICA registers name, decoded from its tiled guest bytes. */
 static pvk_result probe_color(scene *s, char *p)
 {
-    const uint32_t *regs = s->ctx->pica.regs;
     uint32_t x, y, c[4];
     if (!parse_u32(token(&p), &x) || !parse_u32(token(&p), &y) ||
         sscanf(skip_ws(p), "rgba(%u,%u,%u,%u)", &c[0], &c[1], &c[2], &c[3]) != 4)
         return fail(s, "expected 'probe color X Y rgba(R,G,B,A)'");
-    uint32_t dim = regs[PVK_GPUREG_FRAMEBUFFER_DIM], w = dim & 0x7FF, h = ((dim >> 12) & 0x3FF) + 1;
-    uint32_t fmt = pvk_colorbuffer_format(regs[PVK_GPUREG_COLORBUFFER_FORMAT]);
-    static const uint8_t bpp_of[5] = {4, 3, 2, 2, 2}; /* RGBA8 RGB8 RGB5A1 RGB565 RGBA4 */
-    if (x >= w || y >= h || fmt > 4)
+    pvk_framebuffer_info fb;
+    pvk_get_framebuffer(s->ctx, &fb);
+    uint32_t w = fb.width, h = fb.height, fmt = fb.color_format, b = fb.color_bpp;
+    if (x >= w || y >= h || !b)
         return fail(s, "(%u,%u) is outside the %ux%u colour buffer (or its format %u is unknown)", x, y, w, h, fmt);
-    uint32_t row = h - 1 - y, b = bpp_of[fmt];
+    /* 8x8 tiles in Morton order, rows of tiles from the top of the buffer */
+    uint32_t row = h - 1 - y;
     uint32_t m = (x & 1) | (row & 1) << 1 | (x & 2) << 1 | (row & 2) << 2 | (x & 4) << 2 | (row & 4) << 3;
-    uint32_t addr = (pvk_buffer_loc(regs[PVK_GPUREG_COLORBUFFER_LOC]) << 6) + ((row & ~7u) * w + (x & ~7u) * 8 + m) * b;
+    uint32_t addr = fb.color_addr + ((row & ~7u) * w + (x & ~7u) * 8 + m) * b;
     pvk_guest_flush(s->ctx, addr, b);
     const uint8_t *q = pvk_guest_ptr(s->ctx, addr, b);
     if (!q)
@@ -449,7 +455,7 @@ static pvk_result probe_color(scene *s, char *p)
     }
     if (memcmp(g, c, sizeof g)) {
         s->failures++;
-        pvk_log(s->ctx, PVK_LOG_ERROR, "%s:%d: probe color %u %u: got rgba(%u,%u,%u,%u), want rgba(%u,%u,%u,%u)",
+        say(s->ctx, PVK_LOG_ERROR, "%s:%d: probe color %u %u: got rgba(%u,%u,%u,%u), want rgba(%u,%u,%u,%u)",
                 s->name, s->line, x, y, g[0], g[1], g[2], g[3], c[0], c[1], c[2], c[3]);
     }
     return PVK_SUCCESS;
@@ -479,7 +485,7 @@ static pvk_result st_probe(scene *s, char *p)
             got |= (uint32_t)m[i] << (8 * i);
         if (got != want) {
             s->failures++;
-            pvk_log(s->ctx, PVK_LOG_ERROR, "%s:%d: probe mem 0x%08X: got 0x%X, want 0x%X", s->name, s->line, addr,
+            say(s->ctx, PVK_LOG_ERROR, "%s:%d: probe mem 0x%08X: got 0x%X, want 0x%X", s->name, s->line, addr,
                     got, want);
         }
         return PVK_SUCCESS;
@@ -494,7 +500,7 @@ static pvk_result st_probe(scene *s, char *p)
         pvk_mmio_read32(s->ctx, addr, &got);
         if (got != want) {
             s->failures++;
-            pvk_log(s->ctx, PVK_LOG_ERROR, "%s:%d: probe reg %s: got 0x%08X, want 0x%08X", s->name, s->line, t, got,
+            say(s->ctx, PVK_LOG_ERROR, "%s:%d: probe reg %s: got 0x%08X, want 0x%08X", s->name, s->line, t, got,
                     want);
         }
         return PVK_SUCCESS;
@@ -527,7 +533,7 @@ static pvk_result st_probe(scene *s, char *p)
         const uint8_t *q = px + ((size_t)y * w + x) * 4;
         if (q[0] != c[0] || q[1] != c[1] || q[2] != c[2] || q[3] != c[3]) {
             s->failures++;
-            pvk_log(s->ctx, PVK_LOG_ERROR, "%s:%d: probe %s %u %u: got rgba(%u,%u,%u,%u), want rgba(%u,%u,%u,%u)",
+            say(s->ctx, PVK_LOG_ERROR, "%s:%d: probe %s %u %u: got rgba(%u,%u,%u,%u), want rgba(%u,%u,%u,%u)",
                     s->name, s->line, what, x, y, q[0], q[1], q[2], q[3], c[0], c[1], c[2], c[3]);
         }
     }
@@ -550,7 +556,7 @@ static pvk_result st_expect(scene *s, char *p)
             return r;
         if (got != want) {
             s->failures++;
-            pvk_log(s->ctx, PVK_LOG_ERROR, "%s:%d: frame hash %016llx, want %016llx", s->name, s->line,
+            say(s->ctx, PVK_LOG_ERROR, "%s:%d: frame hash %016llx, want %016llx", s->name, s->line,
                     (unsigned long long)got, want);
         }
         return PVK_SUCCESS;
@@ -560,11 +566,13 @@ static pvk_result st_expect(scene *s, char *p)
         uint32_t want;
         if (!parse_u32(token(&p), &want))
             return fail(s, "expected a count");
-        pvk_retire(s->ctx, true);
-        if (s->ctx->stats.bad_input != want) {
+        pvk_wait_idle(s->ctx);
+        pvk_stats st;
+        pvk_get_stats(s->ctx, &st);
+        if (st.bad_input != want) {
             s->failures++;
-            pvk_log(s->ctx, PVK_LOG_ERROR, "%s:%d: %llu guest errors, want %u", s->name, s->line,
-                    (unsigned long long)s->ctx->stats.bad_input, want);
+            say(s->ctx, PVK_LOG_ERROR, "%s:%d: %llu guest errors, want %u", s->name, s->line,
+                    (unsigned long long)st.bad_input, want);
         }
         return PVK_SUCCESS;
     }
@@ -681,7 +689,7 @@ pvk_result pvk_scene_run_file(pvk_context *ctx, const char *path, int *failures)
         return PVK_ERROR_INVALID_ARGUMENT;
     FILE *f = fopen(path, "rb");
     if (!f) {
-        pvk_log(ctx, PVK_LOG_ERROR, "scene: cannot open %s", path);
+        say(ctx, PVK_LOG_ERROR, "scene: cannot open %s", path);
         return PVK_ERROR_IO;
     }
     char *text = NULL;
@@ -693,7 +701,7 @@ pvk_result pvk_scene_run_file(pvk_context *ctx, const char *path, int *failures)
             if (!n) {
                 free(text);
                 fclose(f);
-                pvk_log(ctx, PVK_LOG_ERROR, "scene: %s is too large", path);
+                say(ctx, PVK_LOG_ERROR, "scene: %s is too large", path);
                 return PVK_ERROR_OUT_OF_MEMORY;
             }
             text = n;

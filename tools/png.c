@@ -3,7 +3,7 @@
 #include <png.h>
 #include <stdio.h>
 
-#include "picavk/picavk.h"
+#include "tools/tools.h"
 
 pvk_result pvk_write_png(const char *path, const void *rgba, uint32_t width, uint32_t height, size_t stride)
 {

@@ -36,7 +36,8 @@
  * operands; either computes the same); the entry may be a label and main may
  * be missing (picasso refuses both); constants within a factor 2 of the f24
  * range ends or NaN convert as regs.h does (picasso keeps their mantissa). */
-#include "translator/asm.h"
+#include "tools/asm.h"
+#include "tools/tools.h"
 
 #include <ctype.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* translator/: the PICA200 shader assembler.  Accepts the common subset of
+/* tools/: the PICA200 shader assembler.  Accepts the common subset of
  * devkitPro picasso's syntax (see asm.c for what is and is not supported)
  * and produces what a 3DS program uploads to a shader unit: program words,
  * operand descriptors, entry point, output map and constant uniforms.
@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "picavk/picavk.h"
-#include "translator/translator.h"
+#include "translator/translator.h" /* table sizes; sh_isa.h once it exists */
 
 #define PVK_SHBIN_MAX_OUTPUTS 16
 #define PVK_SHBIN_MAX_UNIFORMS 64

@@ -1,0 +1,30 @@
+/* tools/: what the picavk command line and the tests add on top of the GPU
+ * library: the shader assembler (asm.c, picasso syntax -> SHBIN), scene
+ * scripts (scene.c) and PNG files (png.c).  An emulator that links picavk
+ * carries none of it.  Everything here drives a context through the public
+ * API only (picavk/picavk.h); this is the tools library's API. */
+#ifndef PVK_TOOLS_H
+#define PVK_TOOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "picavk/picavk.h"
+
+/* Write RGBA8 pixels as a PNG file. */
+pvk_result pvk_write_png(const char *path, const void *rgba, uint32_t width, uint32_t height, size_t stride);
+
+/* Assemble a PICA200 vertex shader written in devkitPro picasso's syntax
+ * (common subset) into a SHBIN file image (DVLB/DVLP/DVLE as picasso writes
+ * it), returned in *data (free() it) and *size.  On bad source returns
+ * PVK_ERROR_BAD_DATA with "line N: what" in `err` (may be NULL). */
+pvk_result pvk_shader_assemble(const char *src, size_t len, void **data, size_t *size, char *err, size_t err_len);
+
+/* Run a scene script (.pvs, see the README).  Probes that do not match are
+ * logged and counted in *failures; a malformed script stops with
+ * PVK_ERROR_BAD_DATA naming the line.  `dir` resolves `mem ... file NAME`. */
+pvk_result pvk_scene_run_file(pvk_context *ctx, const char *path, int *failures);
+pvk_result pvk_scene_run_text(pvk_context *ctx, const char *text, size_t len, const char *name, const char *dir,
+                              int *failures);
+
+#endif
