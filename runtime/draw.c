@@ -319,7 +319,10 @@ static pvk_result build_vertices(pvk_context *ctx, struct pvk_draw *d, const pvk
         pvk_vs_outmap(ctx, o, &verts[i]);
     }
     uint32_t mode = pvk_primitive_mode(ctx->pica.regs[PVK_GPUREG_PRIMITIVE_CONFIG]);
-    if (mode == 3 && !d->gs_logged) {
+    /* citro3d draws every indexed triangle list in mode 3 without a geometry
+     * shader: only an enabled geometry stage (3dbrew GEOSTAGE_CONFIG bits
+     * 0-1 = 2) is something picavk lacks. */
+    if (mode == 3 && pvk_geostage_gs(ctx->pica.regs[PVK_GPUREG_GEOSTAGE_CONFIG]) == 2 && !d->gs_logged) {
         pvk_unsupported(ctx, "geometry shader primitives are drawn as a triangle list until geometry shaders exist");
         d->gs_logged = true;
     }
