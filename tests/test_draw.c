@@ -100,6 +100,43 @@ static void immediate(uint32_t mode, const pt *p, unsigned n, const float color[
     CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
 }
 
+/* An indexed triangle list as citro3d's C3D_DrawElements(GPU_TRIANGLES)
+ * sends it: PRIMITIVE_CONFIG mode 3 ("geometry primitive") and
+ * GEOSTAGE_CONFIG bit 8 (triangle elements), but no geometry shader (bits
+ * 0-1 = 0).  It is an ordinary triangle list: drawn, nothing unsupported.
+ * With the geometry stage on (bits 0-1 = 2) it is reported once. */
+static void elements_mode3(const pt tri[3])
+{
+    const uint32_t IB = VB + 0x1000;
+    put_vertices(tri, 3, RED, 0, 0);
+    uint16_t *ib = pvk_guest_ptr(ctx, IB, 8);
+    ib[0] = 2, ib[1] = 0, ib[2] = 1, ib[3] = 0; /* the same triangle, rotated */
+    pvk_guest_written(ctx, IB, 8);
+    pvk_stats a, b;
+    pvk_get_stats(ctx, &a);
+    clear_fb();
+    reg(PVK_GPUREG_PRIMITIVE_CONFIG, (3u << 8) | 1);
+    reg(PVK_GPUREG_RESTART_PRIMITIVE, 1);
+    reg(PVK_GPUREG_INDEXBUFFER_CONFIG, (IB - VB) | 1u << 31); /* u16 indices */
+    reg(PVK_GPUREG_NUMVERTICES, 3);
+    reg(PVK_GPUREG_VERTEX_OFFSET, 0);
+    reg(PVK_GPUREG_GEOSTAGE_CONFIG, 0x100);
+    reg(PVK_GPUREG_GEOSTAGE_CONFIG2, 0x100);
+    reg(PVK_GPUREG_DRAWELEMENTS, 1);
+    reg(PVK_GPUREG_GEOSTAGE_CONFIG, 0);
+    reg(PVK_GPUREG_GEOSTAGE_CONFIG2, 0);
+    CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+    expect_cover(tri, 1, 0xFF0000FF, 0, 0, -1, -1, 0);
+    pvk_get_stats(ctx, &b);
+    CHECK_EQ(b.unsupported, a.unsupported);
+    reg(PVK_GPUREG_GEOSTAGE_CONFIG, 2);
+    reg(PVK_GPUREG_DRAWELEMENTS, 1);
+    CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+    reg(PVK_GPUREG_GEOSTAGE_CONFIG, 0);
+    pvk_get_stats(ctx, &b);
+    CHECK_EQ(b.unsupported, a.unsupported + 1);
+}
+
 /* A runaway vertex shader fed by immediate-mode vertices from a command
  * list that jumps to itself: the list stops after the first runaway vertex
  * (logged, counted) instead of running 65536 jumps of million-step shaders. */
@@ -233,6 +270,8 @@ int main(void)
             blue += fb16[i] == 0x001F, other += fb16[i] != 0x001F && fb16[i] != 0;
         CHECK(blue > 300);
         CHECK_EQ(other, 0);
+        setup_fb(0);
+        elements_mode3(ccw);
         pvk_stats st;
         pvk_get_stats(ctx, &st);
         CHECK_EQ(st.bad_input, 0);

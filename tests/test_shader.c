@@ -543,6 +543,68 @@ static void test_loop(void)
     CHECK_F(out[1][0], 3.0f);
 }
 
+/* aL across nesting: an inner LOOP sets aL to its own INT.y; when the inner
+ * loop ends inside an outer one, aL is the outer loop's again (saved at the
+ * inner LOOP), so the outer body and its increment see their own count.  The
+ * outermost loop leaves aL as its last increment made it.  And two LOOPs
+ * ending on the same instruction: the LOOP stack pops one entry per
+ * instruction (3dbrew), so the outer loop's end is never seen there. */
+static void test_loop_nesting_aL(void)
+{
+    reset();
+    set_c(0, 1, 0, 0, 0);
+    set_c(1, 10, 0, 0, 0);
+    set_c(2, 100, 0, 0, 0);
+    set_c(12, 1000, 0, 0, 0);
+    set_c(20, 0, 0, 0, 0);
+    info.ints[0] = 2 | 0 << 8 | 1 << 16;  /* outer: 3 iterations, aL = 0, 1, 2 */
+    info.ints[1] = 1 | 10 << 8 | 1 << 16; /* inner: 2 iterations, aL = 10, 11 */
+    put(f1u(MOV, R(0), C(20), 0, 0));         /* 0 */
+    put(f3(LOOP, 4, 0, 0));                    /* 1: body 2-4 */
+    put(f3(LOOP, 3, 0, 1));                    /* 2: body 3 */
+    put(f0(NOP));                              /* 3 */
+    put(f1(ADD, R(0), C(0), IX_AL, R(0), 0));  /* 4: c[aL] with the outer aL */
+    put(f1u(MOV, O(0), R(0), 0, 0));           /* 5 */
+    put(f0(END));
+    CHECK_EQ(run(), PVK_SUCCESS);
+    CHECK_F(out[0][0], 111.0f); /* without the restore: c12 three times, 3000 */
+    CHECK_EQ(regs.aL, 3);       /* 0 + 3 increments of 1 */
+
+    /* BREAK out of an inner loop also gives the outer aL back */
+    reset();
+    set_c(0, 1, 0, 0, 0);
+    set_c(1, 10, 0, 0, 0);
+    set_c(20, 0, 0, 0, 0);
+    set_c(30, 1000, 0, 0, 0);
+    info.ints[0] = 1 | 0 << 8 | 1 << 16;  /* outer: 2 iterations, aL = 0, 1 */
+    info.ints[1] = 5 | 30 << 8 | 1 << 16; /* inner: broken out of at once, aL = 30 */
+    put(f1u(MOV, R(0), C(20), 0, 0));         /* 0 */
+    put(f3(LOOP, 5, 0, 0));                    /* 1: body 2-5 */
+    put(f3(LOOP, 4, 0, 1));                    /* 2: body 3-4 */
+    put(f0(BREAK));                            /* 3 */
+    put(f0(NOP));                              /* 4 */
+    put(f1(ADD, R(0), C(0), IX_AL, R(0), 0));  /* 5 */
+    put(f1u(MOV, O(0), R(0), 0, 0));           /* 6 */
+    put(f0(END));
+    CHECK_EQ(run(), PVK_SUCCESS);
+    CHECK_F(out[0][0], 11.0f);
+
+    /* shared end: the inner loop's 3 iterations, the outer body once */
+    reset();
+    set_c(1, 1, 0, 0, 0);
+    set_c(20, 0, 0, 0, 0);
+    info.ints[0] = 1; /* outer: 2 iterations if its end were seen */
+    info.ints[1] = 2; /* inner: 3 iterations */
+    put(f1u(MOV, R(0), C(20), 0, 0));         /* 0 */
+    put(f3(LOOP, 3, 0, 0));                    /* 1: body 2-3 */
+    put(f3(LOOP, 3, 0, 1));                    /* 2: body 3 */
+    put(f1(ADD, R(0), C(1), 0, R(0), 0));      /* 3: both loops end here */
+    put(f1u(MOV, O(0), R(0), 0, 0));           /* 4 */
+    put(f0(END));
+    CHECK_EQ(run(), PVK_SUCCESS);
+    CHECK_F(out[0][0], 3.0f);
+}
+
 /* Five nested loops, one iteration each, all ending at different places:
  * the LOOP stack holds 4, so the fifth push drops the outermost loop and
  * its end no longer ends anything: with x = 1 the outer body would run twice. */
@@ -784,6 +846,7 @@ int main(void)
     test_if_depth(8);
     test_if_depth(9);
     test_loop();
+    test_loop_nesting_aL();
     test_loop_depth(4);
     test_loop_depth(5);
     test_call();

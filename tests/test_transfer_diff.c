@@ -252,6 +252,16 @@ static void gen_dims(uint32_t *ow, uint32_t *oh, uint32_t *iw, int big)
     *oh = 8 * th_rand_range(1, maxh);
 }
 
+/* Bytes a display transfer reads: rows (tile rows) IW pixels apart with
+ * flag bit 2, OW without; the last one only up to OW. */
+static uint64_t input_len(uint32_t ow, uint32_t oh, uint32_t iw, uint32_t flags, uint32_t b, int tiled)
+{
+    uint32_t pitch = (flags & 4) ? iw : ow, lines = tiled ? 8 : 1, rows = (oh + lines - 1) / lines;
+    if (!ow || !rows || !iw || ow > iw)
+        return (uint64_t)iw * oh * b; /* refused: any length will do */
+    return ((uint64_t)(rows - 1) * pitch + ow) * lines * b;
+}
+
 static void gen_display(op *o, int forced_arena)
 {
     uint32_t in_fmt = th_rand() % 8, out_fmt;
@@ -287,7 +297,7 @@ static void gen_display(op *o, int forced_arena)
         flags |= th_rand() & ~0x0301772Fu; /* bits the register does not keep */
     uint32_t sx = ds != 0, sy = ds == 2;
     o->kind = 1;
-    o->src_len = (uint64_t)iw * oh * bpp(in_fmt);
+    o->src_len = input_len(ow, oh, iw, flags, bpp(in_fmt), !to_tiled);
     o->dst_len = (uint64_t)(ow >> sx) * (oh >> sy) * bpp(out_fmt);
     o->copy.flags = flags;
     o->copy.out_dim = dim_reg(ow, oh);
@@ -306,7 +316,7 @@ static void gen_raw(op *o, int forced_arena)
     uint32_t flags = 0x20 | (th_rand() & 0x0301770Fu & ~8u); /* formats, flip, downscale, bit 1: ignored */
     uint32_t b = bpp((flags >> 12) & 7);
     o->kind = 2;
-    o->src_len = (uint64_t)iw * oh * b;
+    o->src_len = input_len(ow, oh, iw, flags, b, 1);
     o->dst_len = (uint64_t)ow * oh * b;
     o->copy.flags = flags;
     o->copy.out_dim = dim_reg(ow, oh);
@@ -362,7 +372,7 @@ static void gen_memcopy(op *o, int forced_arena)
         gen_texcopy(o, forced_arena);
     int far = 0;
     /* the touched span equals the placement length only for these */
-    int src_exact = o->kind == 1 || (o->kind == 3 && !(o->copy.flags & 4));
+    int src_exact = o->kind == 1 || o->kind == 2 || (o->kind == 3 && !(o->copy.flags & 4));
     int dst_exact = o->kind != 3 || !(o->copy.flags & 4);
     uint64_t src_len = o->src_len ? o->src_len : 16, dst_len = o->dst_len ? o->dst_len : 16;
     o->src = place(src_len, src_exact, forced_arena, &far);

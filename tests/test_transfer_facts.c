@@ -276,6 +276,23 @@ static void crop(void)
     BOTH(get8, DST + 3 * ow * h, 0);
 }
 
+/* hwtests RGBA8_To_RGB8_Different_Sizes: the same sizes without bit 2.  The
+ * input is read as if it were 0xF0 wide (tile rows 0xF0 * 8 pixels apart):
+ * input word 0xF0 * 0x190 - 1, the last pixel of a 240-wide tiled image,
+ * lands in the last output pixel, and the last input word is never read. */
+static void no_crop(void)
+{
+    clear_all();
+    const uint32_t iw = 0x200, ow = 0xF0, h = 0x190;
+    put32(SRC, 0xFF000000u);
+    put32(SRC + 4 * (iw * h - 1), 0x0000FF00u);
+    put32(SRC + 4 * (ow * h - 1), 0x00FF0000u);
+    display(ow, h, iw, FMT(0, 1));
+    BOTH(get32, DST, 0x00FF0000u);                  /* red: bytes 00 00 FF */
+    BOTH(get32, DST + 4 * 0x1193F, 0x00FF0000u);    /* the last pixel: green */
+    BOTH(get32, DST + 4 * (ow * h - 1), 0);         /* nothing past the output */
+}
+
 /* Bit 5 (tiled->tiled) and bit 3 (texture copy) copy bytes unchanged. */
 static void raw_copies(void)
 {
@@ -434,6 +451,7 @@ int main(void)
         zcurve();
         fills();
         crop();
+        no_crop();
         raw_copies();
         fill_status(0);
         fill_status(1);

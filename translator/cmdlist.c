@@ -614,7 +614,9 @@ static int decode(pvk_pica *p, const uint32_t *w, uint32_t n)
         regs[id_] = v_;                                                                        \
         dirty |= inf_;                                                                         \
         if (inf_ >> H_SHIFT) {                                                                 \
+            /* merged once: a bit a side effect consumes must not return */                    \
             p->dirty |= dirty & PVK_DIRTY_ALL;                                                 \
+            dirty = 0;                                                                         \
             flow = side_effect(p, inf_ >> H_SHIFT, id_, v_, old_, bm);                    \
             if (flow)                                                                          \
                 goto out;                                                                      \

@@ -34,7 +34,18 @@
  * block), which wins over CALL (return, repeated while entries match), which
  * wins over a jump the instruction asked for (JMPC/JMPU/CALL/IF false/BREAK),
  * which wins over PC+1.  Entries an instruction pushes take part in the
- * check right after it (that is what makes an empty IF branch work). */
+ * check right after it (that is what makes an empty IF branch work).
+ *
+ * Nesting: the LOOP stack pops one entry per instruction (3dbrew), so of two
+ * LOOPs ending on the same instruction only the inner one iterates; the
+ * outer one's end is missed (picasso pads a NOP so blocks never share an
+ * end; Citra's JIT compiles loops structurally and iterates both, its
+ * interpreter follows 3dbrew).  3dbrew does not say what happens to aL: a
+ * nested loop that ends or breaks gives the enclosing loop its aL back as it
+ * was at the inner LOOP, and the outermost loop leaves aL as its last
+ * increment made it, as Citra/Azahar's interpreter (loop stack
+ * `previous_aL`) and JIT (loop registers saved around an inner LOOP) agree;
+ * D3D vs_3_0, which the ISA follows, scopes aL to the innermost loop too. */
 #include <math.h>
 #include <string.h>
 
@@ -123,7 +134,7 @@ enum { CALL_DEPTH = 4, IF_DEPTH = 8, LOOP_DEPTH = 4 };
 
 typedef struct sh_call { uint32_t end, ret; } sh_call;
 typedef struct sh_if { uint32_t end, target; } sh_if;
-typedef struct sh_loop { uint32_t start, end, remaining; uint8_t inc; } sh_loop;
+typedef struct sh_loop { uint32_t start, end, remaining; uint8_t inc, outer_aL; } sh_loop;
 
 typedef struct sh_state {
     const pvk_pica *log;           /* where messages go, or NULL */
@@ -472,6 +483,8 @@ static pvk_result execute(sh_state *s)
                     return bad(s, "BREAK outside a LOOP", pc, w);
                 jump = true;
                 target = s->loop[--s->nloop].end;
+                if (s->nloop)
+                    s->aL = s->loop[s->nloop].outer_aL;
                 break;
             case OP_CALL:
             case OP_CALLC:
@@ -495,9 +508,9 @@ static pvk_result execute(sh_state *s)
             }
             case OP_LOOP: {
                 uint32_t iv = info->ints[id & 3u];
-                s->aL = (uint8_t)(iv >> 8);
                 STACK_PUSH(s->loop, s->nloop, LOOP_DEPTH,
-                           ((sh_loop){pc + 1, dst_off + 1, iv & 0xFFu, (uint8_t)(iv >> 16)}));
+                           ((sh_loop){pc + 1, dst_off + 1, iv & 0xFFu, (uint8_t)(iv >> 16), s->aL}));
+                s->aL = (uint8_t)(iv >> 8);
                 break;
             }
             case OP_JMPC:
@@ -540,6 +553,8 @@ static pvk_result execute(sh_state *s)
                 l->remaining--;
                 loop_pc = l->start;
             } else {
+                if (s->nloop > 1) /* see the top of the file */
+                    s->aL = l->outer_aL;
                 s->nloop--;
             }
             loop_hit = true;

@@ -79,10 +79,11 @@ static pvk_result submit(pvk_pica *p, pvk_draw_packet *pk)
 }
 
 /* Mode 3 ("geometry primitive") is what citro3d uses for every indexed
- * triangle draw; only with the geometry stage on is anything lost. */
+ * triangle list, without a geometry shader: only an enabled geometry stage
+ * (3dbrew GEOSTAGE_CONFIG bits 0-1 = 2) is something picavk lacks. */
 static void check_geometry_stage(pvk_pica *p, uint32_t mode)
 {
-    if (mode == 3 && !p->gs_logged) {
+    if (mode == 3 && pvk_geostage_gs(p->regs[PVK_GPUREG_GEOSTAGE_CONFIG]) == 2 && !p->gs_logged) {
         pvk_pica_unsupported(p, "geometry shader primitives are drawn as a triangle list until geometry shaders exist");
         p->gs_logged = true;
     }

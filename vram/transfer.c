@@ -287,6 +287,15 @@ static pvk_result texture_copy(pvk_context *ctx, uint32_t src_addr, uint32_t dst
     return chunk_copy(ctx, src_addr, dst_addr, size, in_w, in_gap, out_w, out_gap);
 }
 
+/* Bytes a display transfer reads from an input whose rows (tile rows of 8
+ * when tiled) are `pitch` pixels apart: every row but the last in full, the
+ * last up to the output width. */
+static uint64_t input_span(uint32_t pitch, uint32_t ow, uint32_t oh, uint32_t bpp, bool tiled)
+{
+    uint32_t rows = tiled ? (oh + 7) / 8 : oh, lines = tiled ? 8 : 1;
+    return ((uint64_t)(rows - 1) * pitch + ow) * lines * bpp;
+}
+
 static pvk_result display_transfer(pvk_context *ctx, uint32_t src_addr, uint32_t dst_addr, uint32_t flags)
 {
     const uint32_t *regs = ctx->mmio.regs;
@@ -302,10 +311,14 @@ static pvk_result display_transfer(pvk_context *ctx, uint32_t src_addr, uint32_t
         return refuse(ctx, "display transfer with a zero width or height", flags);
     if (ow > iw)
         return refuse(ctx, "display transfer output wider than its input", flags);
+    /* Input rows are IW pixels apart only with bit 2 (crop); without it the
+     * hardware reads the input as if it were OW wide (FACTS.md, hwtests
+     * RGBA8_To_RGB8_Different_Sizes), so rows run on and the picture shears. */
+    uint32_t pitch = (flags & 4) ? iw : ow;
     if (flags & 0x20) {
         /* Tiled->tiled: a raw copy of whole tile rows, cropped to the output
          * width; no conversion, flip or downscale (measured: none happen). */
-        uint32_t row_out = ow * 8 * ob, row_in = iw * 8 * ob;
+        uint32_t row_out = ow * 8 * ob, row_in = pitch * 8 * ob;
         return chunk_copy(ctx, src_addr, dst_addr, (uint64_t)(oh / 8) * row_out, row_out, row_in - row_out, row_out, 0);
     }
     if (scale == 3)
@@ -320,7 +333,7 @@ static pvk_result display_transfer(pvk_context *ctx, uint32_t src_addr, uint32_t
     if (to_tiled && (w % 8 || h % 8))
         return refuse(ctx, "linear->tiled output size after downscale is not a multiple of 8", flags);
     pvk_guest_span src, dst;
-    if (!resolve64(ctx, src_addr, (uint64_t)iw * oh * ib, "display transfer source", &src) ||
+    if (!resolve64(ctx, src_addr, input_span(pitch, ow, oh, ib, !to_tiled), "display transfer source", &src) ||
         !resolve64(ctx, dst_addr, (uint64_t)w * h * ob, "display transfer destination", &dst)) {
         copy_done(ctx);
         return PVK_ERROR_OUT_OF_RANGE;
@@ -329,7 +342,7 @@ static pvk_result display_transfer(pvk_context *ctx, uint32_t src_addr, uint32_t
     /* RGBA8 -> RGBA8 without scaling moves 2x2 quads as vectors; sizes are
      * multiples of 8 (register masks) and addresses of 16 bytes. */
     bool quads = in_fmt == 0 && out_fmt == 0 && scale == 0;
-    uint32_t push[16] = {0, 0, iw, w, h, in_fmt, out_fmt, mode};
+    uint32_t push[16] = {0, 0, pitch, w, h, in_fmt, out_fmt, mode};
     /* the RGBA8 path runs one invocation per 4x2 block */
     uint32_t cw = quads ? w / 4 : w, ch = quads ? h / 2 : h;
     return run_copy(ctx, quads ? PVK_PIPE_DISPLAY_QUAD : PVK_PIPE_DISPLAY_TRANSFER, &src, &dst, push, 1,

@@ -238,7 +238,13 @@ static bool display_transfer(ref_guest *g, uint32_t src, uint32_t dst, uint32_t 
     if (to_tiled && (w % 8 != 0 || h % 8 != 0))
         return false;
     uint32_t in_bpp = ref_format_bpp(in_fmt), out_bpp = ref_format_bpp(out_fmt);
-    uint64_t src_len = (uint64_t)iw * oh * in_bpp, dst_len = (uint64_t)w * h * out_bpp;
+    /* input rows (tile rows) are IW pixels apart with bit 2, else OW: the
+     * input is read as if it were as wide as the output */
+    uint32_t pitch = (flags & 4) ? iw : ow;
+    /* the bytes actually read: the last row (tile row) only up to OW */
+    uint32_t lines = to_tiled ? 1 : 8, rows = (oh + lines - 1) / lines;
+    uint64_t src_len = ((uint64_t)(rows - 1) * pitch + ow) * lines * in_bpp;
+    uint64_t dst_len = (uint64_t)w * h * out_bpp;
     if (!ref_range_in_region(g, src, src_len) || !ref_range_in_region(g, dst, dst_len))
         return false;
 
@@ -251,7 +257,7 @@ static bool display_transfer(ref_guest *g, uint32_t src, uint32_t dst, uint32_t 
             for (uint32_t dy = 0; dy <= sy; dy++) {
                 for (uint32_t dx = 0; dx <= sx; dx++) {
                     uint32_t ix = (x << sx) + dx, iy = (y << sy) + dy;
-                    uint32_t idx = to_tiled ? linear_index(ix, iy, iw) : ref_morton_index(ix, iy, iw);
+                    uint32_t idx = to_tiled ? linear_index(ix, iy, pitch) : ref_morton_index(ix, iy, pitch);
                     rgba c = decode(in + (uint64_t)idx * in_bpp, in_fmt);
                     sum.r += c.r;
                     sum.g += c.g;
@@ -280,7 +286,8 @@ static bool raw_tiled_copy(ref_guest *g, uint32_t src, uint32_t dst, uint32_t ow
     if (ow == 0 || oh == 0 || iw == 0 || ow > iw)
         return false;
     uint32_t rows = oh / 8;
-    uint64_t line = (uint64_t)ow * 8 * b, in_stride = (uint64_t)iw * 8 * b;
+    uint32_t pitch = (flags & 4) ? iw : ow; /* as for display transfers */
+    uint64_t line = (uint64_t)ow * 8 * b, in_stride = (uint64_t)pitch * 8 * b;
     /* the bytes actually read and written */
     uint64_t src_len = (uint64_t)(rows - 1) * in_stride + line, dst_len = (uint64_t)rows * line;
     if (!ref_range_in_region(g, src, src_len) || !ref_range_in_region(g, dst, dst_len))
