@@ -1,17 +1,6 @@
 /* The PICA200 shader assembler: devkitPro picasso syntax (common subset).
  *
- * Encodings are those of 3dbrew "GPU/Shader Instruction Set":
- *   1   op[31:26] dst[25:21] idx[20:19] src1[18:12] src2[11:7] desc[6:0]
- *   1i  op[31:26] dst[25:21] idx[20:19] src1[18:14] src2[13:7] desc[6:0]
- *   1c  op[31:27] cmpx[26:24] cmpy[23:21] idx[20:19] src1[18:12] src2[11:7] desc[6:0]
- *   2   op[31:26] refx[25] refy[24] condop[23:22] dst[21:10] num[7:0]
- *   3   op[31:26] bool/int id[25:22] dst[21:10] num[7:0]
- *   4   op[31:26] vtx[25:24] prim[23] inv[22]                       (SETEMIT)
- *   5   op[31:29] dst[28:24] idx[23:22] src1[21:17] src2[16:10] src3[9:5] desc[4:0]
- *   5i  op[31:29] dst[28:24] idx[23:22] src1[21:17] src2[16:12] src3[11:5] desc[4:0]
- * Operand descriptor: dst mask[3:0] (bit 3 = x), src1 neg[4] swizzle[12:5],
- * src2 neg[13] swizzle[21:14], src3 neg[22] swizzle[30:23]; a swizzle holds
- * component 0 in its top two bits (xyzw = 0x1B).
+ * Encodings: translator/sh_isa.h (3dbrew "GPU/Shader Instruction Set").
  *
  * Supported: every instruction, .proc/.end, ifu/ifc/for blocks with .else and
  * .end, labels, .alias, .fvec/.ivec/.bool, .constf/.consti, .setf/.seti/.setb,
@@ -38,6 +27,7 @@
  * range ends or NaN convert as regs.h does (picasso keeps their mantissa). */
 #include "tools/asm.h"
 #include "tools/tools.h"
+#include "translator/regs.h" /* register ids of the upload, f24 conversion */
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -46,15 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-    OP_ADD = 0x00, OP_DP3 = 0x01, OP_DP4 = 0x02, OP_DPH = 0x03, OP_DST = 0x04, OP_EX2 = 0x05,
-    OP_LG2 = 0x06, OP_LITP = 0x07, OP_MUL = 0x08, OP_SGE = 0x09, OP_SLT = 0x0A, OP_FLR = 0x0B,
-    OP_MAX = 0x0C, OP_MIN = 0x0D, OP_RCP = 0x0E, OP_RSQ = 0x0F, OP_MOVA = 0x12, OP_MOV = 0x13,
-    OP_DPHI = 0x18, OP_DSTI = 0x19, OP_SGEI = 0x1A, OP_SLTI = 0x1B,
-    OP_BREAK = 0x20, OP_NOP = 0x21, OP_END = 0x22, OP_BREAKC = 0x23, OP_CALL = 0x24, OP_CALLC = 0x25,
-    OP_CALLU = 0x26, OP_IFU = 0x27, OP_IFC = 0x28, OP_LOOP = 0x29, OP_EMIT = 0x2A, OP_SETEMIT = 0x2B,
-    OP_JMPC = 0x2C, OP_JMPU = 0x2D, OP_CMP = 0x2E, OP_MADI = 0x30, OP_MAD = 0x38,
-};
 
 /* ---- limits of the assembler's own tables ---- */
 #define MAX_NAME 64
@@ -512,33 +493,33 @@ static uint32_t relevant_bits(int op, uint32_t val, int nsrc)
     uint32_t m = 0;
     for (int n = 1; n <= nsrc; n++)
         m |= src_field(n);
-    if (op != OP_CMP)
+    if (op != PVK_SH_CMP)
         m |= 0xF;
     switch (op) {
-    case OP_ADD: case OP_MUL: case OP_SGE: case OP_SLT: case OP_SGEI: case OP_SLTI:
-    case OP_FLR: case OP_MAX: case OP_MIN: case OP_MOV: case OP_MAD: case OP_MADI:
+    case PVK_SH_ADD: case PVK_SH_MUL: case PVK_SH_SGE: case PVK_SH_SLT: case PVK_SH_SGEI: case PVK_SH_SLTI:
+    case PVK_SH_FLR: case PVK_SH_MAX: case PVK_SH_MIN: case PVK_SH_MOV: case PVK_SH_MAD: case PVK_SH_MADI:
         for (int lane = 0; lane < 4; lane++)
             if (!(val & (8u >> lane)))
                 for (int n = 1; n <= nsrc; n++)
                     m &= ~lane_bits(n, lane);
         break;
-    case OP_DP3:
+    case PVK_SH_DP3:
         m &= ~(lane_bits(1, 3) | lane_bits(2, 3));
         break;
-    case OP_DPH: case OP_DPHI:
+    case PVK_SH_DPH: case PVK_SH_DPHI:
         m &= ~lane_bits(1, 3);
         break;
-    case OP_EX2: case OP_LG2: case OP_RCP: case OP_RSQ:
+    case PVK_SH_EX2: case PVK_SH_LG2: case PVK_SH_RCP: case PVK_SH_RSQ:
         m &= ~(lane_bits(1, 1) | lane_bits(1, 2) | lane_bits(1, 3));
         break;
-    case OP_MOVA:
+    case PVK_SH_MOVA:
         if (!(val & 8))
             m &= ~lane_bits(1, 0);
         if (!(val & 4))
             m &= ~lane_bits(1, 1);
         m &= ~(lane_bits(1, 2) | lane_bits(1, 3));
         break;
-    case OP_CMP:
+    case PVK_SH_CMP:
         /* src2's z w are as unused, but picasso keeps them: share as it does */
         m &= ~(lane_bits(1, 2) | lane_bits(1, 3));
         break;
@@ -643,26 +624,26 @@ typedef struct insn {
 } insn;
 
 static const insn insns[] = {
-    {"nop", F_0, OP_NOP, 0, false},       {"end", F_0, OP_END, 0, false},
-    {"emit", F_0, OP_EMIT, 0, false},     {"break", F_0, OP_BREAK, 0, false},
-    {"add", F_1, OP_ADD, 0, false},       {"dp3", F_1, OP_DP3, 0, false},
-    {"dp4", F_1, OP_DP4, 0, false},       {"dph", F_1, OP_DPH, OP_DPHI, false},
-    {"dphi", F_1, OP_DPH, OP_DPHI, true}, {"dst", F_1, OP_DST, OP_DSTI, false},
-    {"dsti", F_1, OP_DST, OP_DSTI, true}, {"mul", F_1, OP_MUL, 0, false},
-    {"sge", F_1, OP_SGE, OP_SGEI, false}, {"sgei", F_1, OP_SGE, OP_SGEI, true},
-    {"slt", F_1, OP_SLT, OP_SLTI, false}, {"slti", F_1, OP_SLT, OP_SLTI, true},
-    {"max", F_1, OP_MAX, 0, false},       {"min", F_1, OP_MIN, 0, false},
-    {"ex2", F_1U, OP_EX2, 0, false},      {"lg2", F_1U, OP_LG2, 0, false},
-    {"litp", F_1U, OP_LITP, 0, false},    {"flr", F_1U, OP_FLR, 0, false},
-    {"rcp", F_1U, OP_RCP, 0, false},      {"rsq", F_1U, OP_RSQ, 0, false},
-    {"mov", F_1U, OP_MOV, 0, false},      {"mova", F_MOVA, OP_MOVA, 0, false},
-    {"cmp", F_CMP, OP_CMP, 0, false},     {"mad", F_MAD, OP_MAD, OP_MADI, false},
-    {"madi", F_MAD, OP_MAD, OP_MADI, true}, {"breakc", F_COND, OP_BREAKC, 0, false},
-    {"callc", F_COND, OP_CALLC, 0, false}, {"ifc", F_COND, OP_IFC, 0, false},
-    {"jmpc", F_COND, OP_JMPC, 0, false},  {"call", F_CALL, OP_CALL, 0, false},
-    {"callu", F_BOOL, OP_CALLU, 0, false}, {"ifu", F_BOOL, OP_IFU, 0, false},
-    {"jmpu", F_BOOL, OP_JMPU, 0, false},  {"for", F_LOOP, OP_LOOP, 0, false},
-    {"loop", F_LOOP, OP_LOOP, 0, false},  {"setemit", F_SETEMIT, OP_SETEMIT, 0, false},
+    {"nop", F_0, PVK_SH_NOP, 0, false},       {"end", F_0, PVK_SH_END, 0, false},
+    {"emit", F_0, PVK_SH_EMIT, 0, false},     {"break", F_0, PVK_SH_BREAK, 0, false},
+    {"add", F_1, PVK_SH_ADD, 0, false},       {"dp3", F_1, PVK_SH_DP3, 0, false},
+    {"dp4", F_1, PVK_SH_DP4, 0, false},       {"dph", F_1, PVK_SH_DPH, PVK_SH_DPHI, false},
+    {"dphi", F_1, PVK_SH_DPH, PVK_SH_DPHI, true}, {"dst", F_1, PVK_SH_DST, PVK_SH_DSTI, false},
+    {"dsti", F_1, PVK_SH_DST, PVK_SH_DSTI, true}, {"mul", F_1, PVK_SH_MUL, 0, false},
+    {"sge", F_1, PVK_SH_SGE, PVK_SH_SGEI, false}, {"sgei", F_1, PVK_SH_SGE, PVK_SH_SGEI, true},
+    {"slt", F_1, PVK_SH_SLT, PVK_SH_SLTI, false}, {"slti", F_1, PVK_SH_SLT, PVK_SH_SLTI, true},
+    {"max", F_1, PVK_SH_MAX, 0, false},       {"min", F_1, PVK_SH_MIN, 0, false},
+    {"ex2", F_1U, PVK_SH_EX2, 0, false},      {"lg2", F_1U, PVK_SH_LG2, 0, false},
+    {"litp", F_1U, PVK_SH_LITP, 0, false},    {"flr", F_1U, PVK_SH_FLR, 0, false},
+    {"rcp", F_1U, PVK_SH_RCP, 0, false},      {"rsq", F_1U, PVK_SH_RSQ, 0, false},
+    {"mov", F_1U, PVK_SH_MOV, 0, false},      {"mova", F_MOVA, PVK_SH_MOVA, 0, false},
+    {"cmp", F_CMP, PVK_SH_CMP, 0, false},     {"mad", F_MAD, PVK_SH_MAD, PVK_SH_MADI, false},
+    {"madi", F_MAD, PVK_SH_MAD, PVK_SH_MADI, true}, {"breakc", F_COND, PVK_SH_BREAKC, 0, false},
+    {"callc", F_COND, PVK_SH_CALLC, 0, false}, {"ifc", F_COND, PVK_SH_IFC, 0, false},
+    {"jmpc", F_COND, PVK_SH_JMPC, 0, false},  {"call", F_CALL, PVK_SH_CALL, 0, false},
+    {"callu", F_BOOL, PVK_SH_CALLU, 0, false}, {"ifu", F_BOOL, PVK_SH_IFU, 0, false},
+    {"jmpu", F_BOOL, PVK_SH_JMPU, 0, false},  {"for", F_LOOP, PVK_SH_LOOP, 0, false},
+    {"loop", F_LOOP, PVK_SH_LOOP, 0, false},  {"setemit", F_SETEMIT, PVK_SH_SETEMIT, 0, false},
 };
 
 static bool nargs(asm_state *s, const char *name, int have, int lo, int hi)
@@ -812,7 +793,7 @@ static bool do_insn(asm_state *s, const insn *in, int argc, char **argv)
             return fail(s, "invalid destination for mova: '%s' (a0.x, a0.y or a0.xy)", t);
         if (!parse_operand(s, argv[1], &a) || !src_wide(s, &a, argv[1], 1))
             return false;
-        return emit_desc(s, (uint32_t)OP_MOVA << 26 | (uint32_t)a.idx << 19 | src_code(&a) << 12, OP_MOVA, m, &a,
+        return emit_desc(s, (uint32_t)PVK_SH_MOVA << 26 | (uint32_t)a.idx << 19 | src_code(&a) << 12, PVK_SH_MOVA, m, &a,
                          NULL, NULL, false);
     }
 
@@ -831,9 +812,9 @@ static bool do_insn(asm_state *s, const insn *in, int argc, char **argv)
             return fail(s, "invalid comparison '%s' (eq ne lt le gt ge)", cx == 8 ? argv[1] : argv[2]);
         if (!parse_operand(s, argv[3], &b) || !src_narrow(s, &b, argv[3], 2) || !inputs_ok(s, &a, &b, NULL))
             return false;
-        uint32_t w = (uint32_t)OP_CMP << 26 | cx << 24 | cy << 21 | (uint32_t)a.idx << 19 | src_code(&a) << 12 |
+        uint32_t w = (uint32_t)PVK_SH_CMP << 26 | cx << 24 | cy << 21 | (uint32_t)a.idx << 19 | src_code(&a) << 12 |
                      src_code(&b) << 7;
-        return emit_desc(s, w, OP_CMP, 0, &a, &b, NULL, false);
+        return emit_desc(s, w, PVK_SH_CMP, 0, &a, &b, NULL, false);
     }
 
     case F_MAD: {
@@ -851,42 +832,42 @@ static bool do_insn(asm_state *s, const insn *in, int argc, char **argv)
             return false;
         uint32_t w;
         if (!inv)
-            w = (uint32_t)OP_MAD << 26 | dc << 24 | (uint32_t)b.idx << 22 | src_code(&a) << 17 | src_code(&b) << 10 |
+            w = (uint32_t)PVK_SH_MAD << 26 | dc << 24 | (uint32_t)b.idx << 22 | src_code(&a) << 17 | src_code(&b) << 10 |
                 src_code(&c) << 5;
         else
-            w = (uint32_t)OP_MADI << 26 | dc << 24 | (uint32_t)c.idx << 22 | src_code(&a) << 17 |
+            w = (uint32_t)PVK_SH_MADI << 26 | dc << 24 | (uint32_t)c.idx << 22 | src_code(&a) << 17 |
                 src_code(&b) << 12 | src_code(&c) << 5;
-        return emit_desc(s, w, inv ? OP_MADI : OP_MAD, dest_mask(&d), &a, &b, &c, true);
+        return emit_desc(s, w, inv ? PVK_SH_MADI : PVK_SH_MAD, dest_mask(&d), &a, &b, &c, true);
     }
 
     case F_COND: {
-        bool target = in->op == OP_CALLC || in->op == OP_JMPC;
+        bool target = in->op == PVK_SH_CALLC || in->op == PVK_SH_JMPC;
         uint32_t bits = 0;
         if (!nargs(s, in->name, argc, target ? 2 : 1, target ? 2 : 1) || !parse_cond(s, argv[0], &bits) ||
             !emit(s, (uint32_t)in->op << 26 | bits))
             return false;
-        if (in->op == OP_IFC)
+        if (in->op == PVK_SH_IFC)
             return push_block(s, BLK_IF, NULL);
-        return target ? add_reloc(s, argv[1], in->op == OP_CALLC) : true;
+        return target ? add_reloc(s, argv[1], in->op == PVK_SH_CALLC) : true;
     }
 
     case F_CALL:
-        if (!nargs(s, in->name, argc, 1, 1) || !emit(s, (uint32_t)OP_CALL << 26))
+        if (!nargs(s, in->name, argc, 1, 1) || !emit(s, (uint32_t)PVK_SH_CALL << 26))
             return false;
         return add_reloc(s, argv[0], true);
 
     case F_BOOL: {
-        bool target = in->op != OP_IFU, neg;
+        bool target = in->op != PVK_SH_IFU, neg;
         int id;
         if (!nargs(s, in->name, argc, target ? 2 : 1, target ? 2 : 1) || !bool_reg(s, argv[0], &id, &neg))
             return false;
-        if (neg && in->op != OP_JMPU)
+        if (neg && in->op != PVK_SH_JMPU)
             return fail(s, "%s cannot test a negated boolean", in->name);
         if (!emit(s, (uint32_t)in->op << 26 | (uint32_t)id << 22 | (uint32_t)neg))
             return false;
-        if (in->op == OP_IFU)
+        if (in->op == PVK_SH_IFU)
             return push_block(s, BLK_IF, NULL);
-        return add_reloc(s, argv[1], in->op == OP_CALLU);
+        return add_reloc(s, argv[1], in->op == PVK_SH_CALLU);
     }
 
     case F_LOOP:
@@ -894,7 +875,7 @@ static bool do_insn(asm_state *s, const insn *in, int argc, char **argv)
             return false;
         if (a.kind != RK_I || a.neg || a.idx)
             return fail(s, "invalid integer uniform '%s' (i0-i3)", argv[0]);
-        if (!emit(s, (uint32_t)OP_LOOP << 26 | (uint32_t)a.index << 22))
+        if (!emit(s, (uint32_t)PVK_SH_LOOP << 26 | (uint32_t)a.index << 22))
             return false;
         return push_block(s, BLK_FOR, NULL);
 
@@ -916,7 +897,7 @@ static bool do_insn(asm_state *s, const insn *in, int argc, char **argv)
                     return fail(s, "unknown setemit flag '%s'", f);
             }
         }
-        return emit(s, (uint32_t)OP_SETEMIT << 26 | (uint32_t)vtx << 24 | prim << 23 | inv << 22);
+        return emit(s, (uint32_t)PVK_SH_SETEMIT << 26 | (uint32_t)vtx << 24 | prim << 23 | inv << 22);
     }
     }
     return fail(s, "internal error");
@@ -926,8 +907,8 @@ static bool do_insn(asm_state *s, const insn *in, int argc, char **argv)
 
 static bool is_jump_or_call(uint32_t w)
 {
-    uint32_t op = w >> 26;
-    return op == OP_JMPC || op == OP_JMPU || op == OP_CALL || op == OP_CALLC || op == OP_CALLU;
+    uint32_t op = pvk_sh_opcode(w);
+    return op == PVK_SH_JMPC || op == PVK_SH_JMPU || op == PVK_SH_CALL || op == PVK_SH_CALLC || op == PVK_SH_CALLU;
 }
 
 /* picasso's padding rule: a block must not end on another block's end, on a
@@ -944,9 +925,9 @@ static bool pad_before_close(asm_state *s, const block *b)
     else {
         uint32_t last = o->code[n - 1];
         uint32_t min = b->type == BLK_PROC ? 1 : 2;
-        pad = is_jump_or_call(last) || (b->type == BLK_FOR && last >> 26 == OP_BREAKC) || n - b->pos < min;
+        pad = is_jump_or_call(last) || (b->type == BLK_FOR && pvk_sh_opcode(last) == PVK_SH_BREAKC) || n - b->pos < min;
     }
-    return pad ? emit(s, (uint32_t)OP_NOP << 26) : true;
+    return pad ? emit(s, (uint32_t)PVK_SH_NOP << 26) : true;
 }
 
 static bool dir_else(asm_state *s)

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "picavk/picavk.h"
-#include "translator/translator.h" /* table sizes; sh_isa.h once it exists */
+#include "translator/sh_isa.h"
 
 #define PVK_SHBIN_MAX_OUTPUTS 16
 #define PVK_SHBIN_MAX_UNIFORMS 64

@@ -11,8 +11,6 @@
 #include "picavk/picavk.h"
 #include "translator/translator.h"
 
-#define PVK_SH_INPUTS 16  /* v0-v15 */
-#define PVK_SH_OUTPUTS 16 /* o0-o15 */
 #define PVK_MAX_ATTRIBS 12
 
 /* ---- attribute loading (translator/attrib.c) ---- */

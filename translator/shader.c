@@ -164,10 +164,7 @@ typedef struct sh_state {
         (arr)[(n)++] = (entry);                                                 \
     } while (0)
 
-/* Operand descriptor fields. */
-static uint32_t desc_mask(uint32_t d) { return d & 0xFu; }             /* bit 3 = x ... bit 0 = w */
-static bool desc_neg(uint32_t d, unsigned src) { return (d >> (4 + 9 * src)) & 1u; }
-static uint32_t desc_sel(uint32_t d, unsigned src) { return (d >> (5 + 9 * src)) & 0xFFu; }
+#define desc_mask pvk_sh_desc_mask
 
 /* Source register `reg` (0x00-0x0F v, 0x10-0x1F r, 0x20-0x7F c) with
  * relative index `idx` (0 none, 1 a0.x, 2 a0.y, 3 aL), swizzled and negated
@@ -198,8 +195,8 @@ static void read_src(const sh_state *s, uint32_t reg, uint32_t idx, uint32_t d, 
         }
         p = c;
     }
-    uint32_t sel = desc_sel(d, src);
-    bool neg = desc_neg(d, src);
+    uint32_t sel = pvk_sh_desc_swizzle(d, src);
+    bool neg = pvk_sh_desc_neg(d, src);
     for (unsigned i = 0; i < 4; i++) {
         float x = p[(sel >> (6 - 2 * i)) & 3u];
         if (neg)
@@ -245,9 +242,9 @@ static bool compare(uint32_t op, float a, float b)
 /* Format 2 condition on cmp.x / cmp.y. */
 static bool condition(const sh_state *s, uint32_t w)
 {
-    bool x = s->cmp[0] == (bool)((w >> 25) & 1u);
-    bool y = s->cmp[1] == (bool)((w >> 24) & 1u);
-    switch ((w >> 22) & 3u) {
+    bool x = s->cmp[0] == pvk_sh_f2_refx(w);
+    bool y = s->cmp[1] == pvk_sh_f2_refy(w);
+    switch (pvk_sh_f2_condop(w)) {
     case 0: return x || y;
     case 1: return x && y;
     case 2: return x;
@@ -269,18 +266,6 @@ static int32_t mova_value(float x)
 }
 
 /* Opcodes (6 bits; CMP, MADI and MAD use the top bits only). */
-enum {
-    OP_ADD = 0x00, OP_DP3 = 0x01, OP_DP4 = 0x02, OP_DPH = 0x03, OP_DST = 0x04, OP_EX2 = 0x05,
-    OP_LG2 = 0x06, OP_LITP = 0x07, OP_MUL = 0x08, OP_SGE = 0x09, OP_SLT = 0x0A, OP_FLR = 0x0B,
-    OP_MAX = 0x0C, OP_MIN = 0x0D, OP_RCP = 0x0E, OP_RSQ = 0x0F, OP_MOVA = 0x12, OP_MOV = 0x13,
-    OP_DPHI = 0x18, OP_DSTI = 0x19, OP_SGEI = 0x1A, OP_SLTI = 0x1B,
-    OP_BREAK = 0x20, OP_NOP = 0x21, OP_END = 0x22, OP_BREAKC = 0x23, OP_CALL = 0x24,
-    OP_CALLC = 0x25, OP_CALLU = 0x26, OP_IFU = 0x27, OP_IFC = 0x28, OP_LOOP = 0x29,
-    OP_EMIT = 0x2A, OP_SETEMIT = 0x2B, OP_JMPC = 0x2C, OP_JMPU = 0x2D,
-    OP_CMP = 0x2E, /* 0x2E-0x2F */
-    OP_MADI = 0x30, /* 0x30-0x37 */
-    OP_MAD = 0x38, /* 0x38-0x3F */
-};
 
 static pvk_result bad(sh_state *s, const char *what, uint32_t pc, uint32_t w)
 {
@@ -293,53 +278,53 @@ static pvk_result bad(sh_state *s, const char *what, uint32_t pc, uint32_t w)
 static void alu2(uint32_t op, float a[4], float b[4], float res[4])
 {
     switch (op) {
-    case OP_ADD:
+    case PVK_SH_ADD:
         flush4(a), flush4(b);
         for (unsigned i = 0; i < 4; i++)
             res[i] = f24_round(a[i] + b[i]);
         break;
-    case OP_DP3:
-    case OP_DP4:
-    case OP_DPH:
-    case OP_DPHI: {
+    case PVK_SH_DP3:
+    case PVK_SH_DP4:
+    case PVK_SH_DPH:
+    case PVK_SH_DPHI: {
         flush4(a), flush4(b);
-        if (op == OP_DPH || op == OP_DPHI)
+        if (op == PVK_SH_DPH || op == PVK_SH_DPHI)
             a[3] = 1.0f; /* SRC1 homogeneous */
-        unsigned n = op == OP_DP3 ? 3 : 4;
+        unsigned n = op == PVK_SH_DP3 ? 3 : 4;
         float sum = 0.0f;
         for (unsigned i = 0; i < n; i++)
             sum += pica_mul(a[i], b[i]);
         splat(res, f24_round(sum));
         break;
     }
-    case OP_DST:
-    case OP_DSTI:
+    case PVK_SH_DST:
+    case PVK_SH_DSTI:
         flush4(a), flush4(b);
         res[0] = 1.0f;
         res[1] = f24_round(pica_mul(a[1], b[1]));
         res[2] = a[2];
         res[3] = b[3];
         break;
-    case OP_MUL:
+    case PVK_SH_MUL:
         flush4(a), flush4(b);
         for (unsigned i = 0; i < 4; i++)
             res[i] = f24_round(pica_mul(a[i], b[i]));
         break;
-    case OP_SGE:
-    case OP_SGEI:
+    case PVK_SH_SGE:
+    case PVK_SH_SGEI:
         for (unsigned i = 0; i < 4; i++)
             res[i] = a[i] >= b[i] ? 1.0f : 0.0f;
         break;
-    case OP_SLT:
-    case OP_SLTI:
+    case PVK_SH_SLT:
+    case PVK_SH_SLTI:
         for (unsigned i = 0; i < 4; i++)
             res[i] = a[i] < b[i] ? 1.0f : 0.0f;
         break;
-    case OP_MAX:
+    case PVK_SH_MAX:
         for (unsigned i = 0; i < 4; i++)
             res[i] = pica_max(a[i], b[i]);
         break;
-    default: /* OP_MIN */
+    default: /* PVK_SH_MIN */
         for (unsigned i = 0; i < 4; i++)
             res[i] = pica_min(a[i], b[i]);
         break;
@@ -350,24 +335,24 @@ static void alu2(uint32_t op, float a[4], float b[4], float res[4])
 static void alu1(sh_state *s, uint32_t op, float a[4], float res[4])
 {
     switch (op) {
-    case OP_EX2: splat(res, f24_round(exp2f(f24_flush(a[0])))); break;
-    case OP_LG2: splat(res, f24_round(log2f(f24_flush(a[0])))); break;
-    case OP_RCP: {
+    case PVK_SH_EX2: splat(res, f24_round(exp2f(f24_flush(a[0])))); break;
+    case PVK_SH_LG2: splat(res, f24_round(log2f(f24_flush(a[0])))); break;
+    case PVK_SH_RCP: {
         float x = f24_flush(a[0]);
         splat(res, x == 0.0f ? INFINITY : f24_round(1.0f / x));
         break;
     }
-    case OP_RSQ: {
+    case PVK_SH_RSQ: {
         float x = f24_flush(a[0]);
         splat(res, x == 0.0f ? INFINITY : f24_round(1.0f / sqrtf(x))); /* sqrt(<0) = NaN */
         break;
     }
-    case OP_FLR:
+    case PVK_SH_FLR:
         flush4(a);
         for (unsigned i = 0; i < 4; i++)
             res[i] = f24_round(floorf(a[i]));
         break;
-    case OP_LITP:
+    case PVK_SH_LITP:
         res[0] = pica_max(a[0], 0.0f);
         res[1] = pica_max(pica_min(a[1], 127.99609375f), -127.99609375f);
         res[2] = 0.0f;
@@ -375,7 +360,7 @@ static void alu1(sh_state *s, uint32_t op, float a[4], float res[4])
         s->cmp[0] = a[0] >= 0.0f;
         s->cmp[1] = a[3] >= 0.0f;
         break;
-    default: /* OP_MOV */
+    default: /* PVK_SH_MOV */
         memcpy(res, a, sizeof(float) * 4);
         break;
     }
@@ -394,20 +379,20 @@ static pvk_result execute(sh_state *s)
         if (steps++ >= max_steps)
             return bad(s, "runaway program stopped", pc, u->code[pc]);
         uint32_t w = u->code[pc];
-        uint32_t op = w >> 26;
+        uint32_t op = pvk_sh_opcode(w);
         bool jump = false;
         uint32_t target = 0;
         /* Fields of the flow-control formats 2 and 3. */
-        uint32_t num = w & 0xFFu, dst_off = (w >> 10) & 0xFFFu, id = (w >> 22) & 0xFu;
+        uint32_t num = pvk_sh_f2_num(w), dst_off = pvk_sh_f2_dst(w), id = pvk_sh_f3_id(w);
 
-        if (op >= OP_MAD || (op >= OP_MADI && op < OP_MAD)) {
+        if (pvk_sh_is_mad(op)) {
             /* Formats 5 / 5i: DST = SRC1 * SRC2 + SRC3, product rounded first. */
-            bool inv = op < OP_MAD;
-            uint32_t d = u->opdesc[w & 0x1Fu];
-            uint32_t idx = (w >> 22) & 3u, dst = (w >> 24) & 0x1Fu;
-            uint32_t src1 = (w >> 17) & 0x1Fu;
-            uint32_t src2 = inv ? (w >> 12) & 0x1Fu : (w >> 10) & 0x7Fu;
-            uint32_t src3 = inv ? (w >> 5) & 0x7Fu : (w >> 5) & 0x1Fu;
+            bool inv = pvk_sh_is_inverted(op);
+            uint32_t d = u->opdesc[pvk_sh_f5_desc(w)];
+            uint32_t idx = pvk_sh_f5_idx(w), dst = pvk_sh_f5_dst(w);
+            uint32_t src1 = pvk_sh_f5_src1(w);
+            uint32_t src2 = inv ? pvk_sh_f5i_src2(w) : pvk_sh_f5_src2(w);
+            uint32_t src3 = inv ? pvk_sh_f5i_src3(w) : pvk_sh_f5_src3(w);
             float a[4], b[4], c[4], res[4];
             read_src(s, src1, 0, d, 0, a);
             read_src(s, src2, inv ? 0 : idx, d, 1, b);
@@ -416,55 +401,55 @@ static pvk_result execute(sh_state *s)
             for (unsigned i = 0; i < 4; i++)
                 res[i] = f24_round(f24_round(pica_mul(a[i], b[i])) + c[i]);
             write_dst(s, dst, d, res);
-        } else if ((op & ~1u) == OP_CMP) {
+        } else if (pvk_sh_is_cmp(op)) {
             /* Format 1c */
-            uint32_t d = u->opdesc[w & 0x7Fu];
+            uint32_t d = u->opdesc[pvk_sh_f1_desc(w)];
             float a[4], b[4];
-            read_src(s, (w >> 12) & 0x7Fu, (w >> 19) & 3u, d, 0, a);
-            read_src(s, (w >> 7) & 0x1Fu, 0, d, 1, b);
-            s->cmp[0] = compare((w >> 24) & 7u, a[0], b[0]);
-            s->cmp[1] = compare((w >> 21) & 7u, a[1], b[1]);
+            read_src(s, pvk_sh_f1_src1(w), pvk_sh_f1_idx(w), d, 0, a);
+            read_src(s, pvk_sh_f1_src2(w), 0, d, 1, b);
+            s->cmp[0] = compare(pvk_sh_f1c_cmpx(w), a[0], b[0]);
+            s->cmp[1] = compare(pvk_sh_f1c_cmpy(w), a[1], b[1]);
         } else {
             switch (op) {
-            case OP_ADD: case OP_DP3: case OP_DP4: case OP_DPH: case OP_DST: case OP_MUL:
-            case OP_SGE: case OP_SLT: case OP_MAX: case OP_MIN:
-            case OP_DPHI: case OP_DSTI: case OP_SGEI: case OP_SLTI: {
+            case PVK_SH_ADD: case PVK_SH_DP3: case PVK_SH_DP4: case PVK_SH_DPH: case PVK_SH_DST: case PVK_SH_MUL:
+            case PVK_SH_SGE: case PVK_SH_SLT: case PVK_SH_MAX: case PVK_SH_MIN:
+            case PVK_SH_DPHI: case PVK_SH_DSTI: case PVK_SH_SGEI: case PVK_SH_SLTI: {
                 /* Format 1 (SRC1 7 bits, relative) or 1i (SRC2 7 bits, relative). */
-                bool inv = op >= OP_DPHI;
-                uint32_t d = u->opdesc[w & 0x7Fu];
-                uint32_t idx = (w >> 19) & 3u, dst = (w >> 21) & 0x1Fu;
+                bool inv = pvk_sh_is_inverted(op);
+                uint32_t d = u->opdesc[pvk_sh_f1_desc(w)];
+                uint32_t idx = pvk_sh_f1_idx(w), dst = pvk_sh_f1_dst(w);
                 float a[4], b[4], res[4];
                 if (inv) {
-                    read_src(s, (w >> 14) & 0x1Fu, 0, d, 0, a);
-                    read_src(s, (w >> 7) & 0x7Fu, idx, d, 1, b);
+                    read_src(s, pvk_sh_f1i_src1(w), 0, d, 0, a);
+                    read_src(s, pvk_sh_f1i_src2(w), idx, d, 1, b);
                 } else {
-                    read_src(s, (w >> 12) & 0x7Fu, idx, d, 0, a);
-                    read_src(s, (w >> 7) & 0x1Fu, 0, d, 1, b);
+                    read_src(s, pvk_sh_f1_src1(w), idx, d, 0, a);
+                    read_src(s, pvk_sh_f1_src2(w), 0, d, 1, b);
                 }
                 alu2(op, a, b, res);
                 write_dst(s, dst, d, res);
                 break;
             }
-            case OP_EX2: case OP_LG2: case OP_LITP: case OP_FLR: case OP_RCP: case OP_RSQ:
-            case OP_MOV: case OP_MOVA: {
+            case PVK_SH_EX2: case PVK_SH_LG2: case PVK_SH_LITP: case PVK_SH_FLR: case PVK_SH_RCP: case PVK_SH_RSQ:
+            case PVK_SH_MOV: case PVK_SH_MOVA: {
                 /* Format 1u */
-                uint32_t d = u->opdesc[w & 0x7Fu];
+                uint32_t d = u->opdesc[pvk_sh_f1_desc(w)];
                 float a[4], res[4];
-                read_src(s, (w >> 12) & 0x7Fu, (w >> 19) & 3u, d, 0, a);
-                if (op == OP_MOVA) {
+                read_src(s, pvk_sh_f1_src1(w), pvk_sh_f1_idx(w), d, 0, a);
+                if (op == PVK_SH_MOVA) {
                     if (desc_mask(d) & 8u)
                         s->a0[0] = mova_value(a[0]);
                     if (desc_mask(d) & 4u)
                         s->a0[1] = mova_value(a[1]);
                 } else {
                     alu1(s, op, a, res);
-                    write_dst(s, (w >> 21) & 0x1Fu, d, res);
+                    write_dst(s, pvk_sh_f1_dst(w), d, res);
                 }
                 break;
             }
-            case OP_NOP:
+            case PVK_SH_NOP:
                 break;
-            case OP_END:
+            case PVK_SH_END:
                 if (info->regs_out) {
                     pvk_sh_regs *r = info->regs_out;
                     memcpy(r->r, s->r, sizeof s->r);
@@ -475,9 +460,9 @@ static pvk_result execute(sh_state *s)
                     r->end_pc = pc;
                 }
                 return PVK_SUCCESS;
-            case OP_BREAK:
-            case OP_BREAKC:
-                if (op == OP_BREAKC && !condition(s, w))
+            case PVK_SH_BREAK:
+            case PVK_SH_BREAKC:
+                if (op == PVK_SH_BREAKC && !condition(s, w))
                     break;
                 if (!s->nloop) /* hangs real hardware */
                     return bad(s, "BREAK outside a LOOP", pc, w);
@@ -486,18 +471,18 @@ static pvk_result execute(sh_state *s)
                 if (s->nloop)
                     s->aL = s->loop[s->nloop].outer_aL;
                 break;
-            case OP_CALL:
-            case OP_CALLC:
-            case OP_CALLU:
-                if ((op == OP_CALLC && !condition(s, w)) || (op == OP_CALLU && !((info->bools >> id) & 1u)))
+            case PVK_SH_CALL:
+            case PVK_SH_CALLC:
+            case PVK_SH_CALLU:
+                if ((op == PVK_SH_CALLC && !condition(s, w)) || (op == PVK_SH_CALLU && !((info->bools >> id) & 1u)))
                     break;
                 STACK_PUSH(s->call, s->ncall, CALL_DEPTH, ((sh_call){dst_off + num, pc + 1}));
                 jump = true;
                 target = dst_off;
                 break;
-            case OP_IFU:
-            case OP_IFC: {
-                bool c = op == OP_IFC ? condition(s, w) : (info->bools >> id) & 1u;
+            case PVK_SH_IFU:
+            case PVK_SH_IFC: {
+                bool c = op == PVK_SH_IFC ? condition(s, w) : (info->bools >> id) & 1u;
                 if (c) { /* run to DST, then skip the else block to DST+NUM */
                     STACK_PUSH(s->ifs, s->nif, IF_DEPTH, ((sh_if){dst_off, dst_off + num}));
                 } else { /* the else block runs from DST and falls through */
@@ -506,33 +491,33 @@ static pvk_result execute(sh_state *s)
                 }
                 break;
             }
-            case OP_LOOP: {
+            case PVK_SH_LOOP: {
                 uint32_t iv = info->ints[id & 3u];
                 STACK_PUSH(s->loop, s->nloop, LOOP_DEPTH,
                            ((sh_loop){pc + 1, dst_off + 1, iv & 0xFFu, (uint8_t)(iv >> 16), s->aL}));
                 s->aL = (uint8_t)(iv >> 8);
                 break;
             }
-            case OP_JMPC:
+            case PVK_SH_JMPC:
                 if (condition(s, w))
                     jump = true, target = dst_off;
                 break;
-            case OP_JMPU:
+            case PVK_SH_JMPU:
                 if (((info->bools >> id) & 1u) != (num & 1u))
                     jump = true, target = dst_off;
                 break;
-            case OP_SETEMIT:
-                s->emit_vtx = (w >> 24) & 3u;
-                s->emit_prim = (w >> 23) & 1u;
-                s->emit_winding = (w >> 22) & 1u;
+            case PVK_SH_SETEMIT:
+                s->emit_vtx = pvk_sh_f4_vtx(w);
+                s->emit_prim = pvk_sh_f4_prim(w);
+                s->emit_winding = pvk_sh_f4_inv(w);
                 /* SETEMIT on a unit that cannot emit is logged like EMIT */
                 /* fall through */
-            case OP_EMIT:
+            case PVK_SH_EMIT:
                 if (!info->emit) {
                     if (!s->emit_logged && s->log)
                         pvk_pica_unsupported(s->log, "shader: EMIT/SETEMIT outside a geometry shader (pc 0x%03X)", pc);
                     s->emit_logged = true;
-                } else if (op == OP_EMIT) {
+                } else if (op == PVK_SH_EMIT) {
                     info->emit(info->emit_user, s->emit_vtx, s->emit_prim, s->emit_winding,
                                (const float(*)[4])s->o);
                 }

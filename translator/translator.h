@@ -14,6 +14,7 @@
 
 #include "picavk/picavk.h"
 #include "translator/regs.h"
+#include "translator/sh_isa.h"
 
 #define PVK_PICA_REG_COUNT 0x400u
 
@@ -55,9 +56,6 @@ enum {
 };
 
 /* Data-port capacities (3dbrew). */
-#define PVK_SH_CODE_WORDS 4096
-#define PVK_SH_OPDESCS 128
-#define PVK_SH_FLOAT_UNIFORMS 96
 #define PVK_LIGHTING_LUTS 24
 #define PVK_LUT_ENTRIES 256
 #define PVK_FOG_LUT_ENTRIES 128
