@@ -344,7 +344,7 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
         pvk_buffer_range bufs[2] = {dguest, dstaging};
         pvk_op_dispatch(ctx, &op, PVK_PIPE_DEPTH_IO, bufs, &io, (io.count + 63) / 64, 1, 1);
         pvk_op_barrier(ctx, &op);
-        pvk_mmio_count(ctx, PVK_REG_TRAFFIC_FIRST + 0x20, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_READS */
+        pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x20, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_READS */
         image_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
                              VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
         ctx->vk.vkCmdCopyBufferToImage(cmd, d->dstaging, d->depth.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &dbic);
@@ -449,13 +449,13 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
         pvk_op_dispatch(ctx, &op, PVK_PIPE_DEPTH_IO, bufs, &io, (io.count + 63) / 64, 1, 1);
         d->depth_addr = dst.addr;
         d->depth_len = w * h * dst.bpp;
-        pvk_mmio_count(ctx, PVK_REG_TRAFFIC_FIRST + 0x24, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_WRITES */
+        pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x24, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_WRITES */
     }
     op.p.retire = draw_retire;
     op.p.dst_addr = addr;
     op.p.dst_len = t->color ? w * h * bpp : 0;
     if (t->color)
-        pvk_mmio_count(ctx, PVK_REG_TRAFFIC_FIRST + 0x2C, w * h * bpp); /* POLYGON_COLORBUFFER_WRITES */
+        pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x2C, w * h * bpp); /* POLYGON_COLORBUFFER_WRITES */
     return pvk_op_submit(ctx, &op);
 }
 

@@ -254,7 +254,7 @@ static void bind_framebuffer(pvk_context *ctx, int pdc, uint32_t addr, const pdc
     *start = (int32_t)(sub + (uint32_t)((int64_t)addr - span_lo));
     *lo = sub;
     *hi = sub + span.len;
-    pvk_mmio_count(ctx, pdc ? PVK_REG_TRAFFIC_LCD_BOTTOM_READS : PVK_REG_TRAFFIC_LCD_TOP_READS, rows * row_bytes);
+    pvk_mmio_count(&ctx->mmio, pdc ? PVK_REG_TRAFFIC_LCD_BOTTOM_READS : PVK_REG_TRAFFIC_LCD_TOP_READS, rows * row_bytes);
 }
 
 /* Record the scan-out of `width` columns into `out`.  `mode` maps columns to

@@ -1004,7 +1004,7 @@ static bool add_alias(asm_state *s, const char *name, const operand *op)
     return true;
 }
 
-static operand plain(rkind k, int index)
+static operand plain_operand(rkind k, int index)
 {
     operand op = {k, index, {0, 1, 2, 3}, false, 0};
     return op;
@@ -1067,7 +1067,7 @@ static bool dir_uniform(asm_state *s, rkind k, int argc, char **argv)
             return fail(s, "not enough uniform registers for '%s'", name);
         int first = *lo;
         *lo += (int)n;
-        operand op = plain(k, first);
+        operand op = plain_operand(k, first);
         uint16_t base = k == RK_C ? 0x10 : k == RK_I ? 0x70 : 0x78;
         if (!add_alias(s, name, &op))
             return false;
@@ -1142,7 +1142,7 @@ static bool dir_const(asm_state *s, rkind k, char *rest)
     if (*hi < lo)
         return fail(s, "not enough uniform registers for constant '%s'", name);
     int reg = (*hi)--;
-    operand op = plain(k, reg);
+    operand op = plain_operand(k, reg);
     if (!add_alias(s, name, &op))
         return false;
     return k == RK_C ? add_fconst(s, reg, vals) : add_iconst(s, reg, vals);
@@ -1248,7 +1248,7 @@ static bool dir_out(asm_state *s, char *rest)
     if (o->out_count == PVK_SHBIN_MAX_OUTPUTS)
         return fail(s, "too many outputs");
     if (strcmp(name, "-")) {
-        operand op = plain(RK_O, oid);
+        operand op = plain_operand(RK_O, oid);
         if (!add_alias(s, name, &op))
             return false;
     }
@@ -1285,7 +1285,7 @@ static bool dir_in(asm_state *s, int argc, char **argv)
     }
     /* picasso's DVLE input mask is exactly the .in registers */
     s->out->input_mask |= 1u << id;
-    operand op = plain(RK_V, id);
+    operand op = plain_operand(RK_V, id);
     return add_alias(s, name, &op) && add_uniform(s, name, (uint16_t)id, (uint16_t)id);
 }
 
@@ -1399,7 +1399,7 @@ static bool do_line(asm_state *s, char *line)
     return fail(s, "unknown instruction '%s'", p);
 }
 
-static bool finish(asm_state *s)
+static bool finish_program(asm_state *s)
 {
     pvk_shbin *o = s->out;
     if (s->depth) {
@@ -1492,7 +1492,7 @@ pvk_result pvk_pica_asm(const char *src, size_t len, pvk_shbin *out, char *err, 
         pos = end + 1;
     }
     if (ok)
-        ok = finish(s);
+        ok = finish_program(s);
     free(s);
     if (!ok) {
         memset(out, 0, sizeof *out);

@@ -2,7 +2,6 @@
  * window 0x10401000-0x10401FFF, the environment callbacks, register names,
  * and register-file snapshots for traces.  Decoding and side effects live in
  * cmdlist.c. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,26 +16,6 @@ void pvk_pica_set_env(pvk_pica *p, const pvk_pica_env *env)
         p->env = *env;
     else
         memset(&p->env, 0, sizeof p->env);
-}
-
-void pvk_pica_report_msg(const pvk_pica *p, pvk_pica_report kind, pvk_log_level level, const char *fmt, ...)
-{
-    if (!p->env.report)
-        return;
-    if (kind == PVK_PICA_NOTE && level > p->env.log_level)
-        return;
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    p->env.report(p->env.user, kind, level, 1, msg);
-}
-
-void pvk_pica_count(const pvk_pica *p, pvk_pica_report kind, uint32_t count)
-{
-    if (p->env.report && count)
-        p->env.report(p->env.user, kind, PVK_LOG_ERROR, count, NULL);
 }
 
 uint32_t pvk_pica_read(pvk_pica *p, uint32_t id)

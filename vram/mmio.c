@@ -216,11 +216,6 @@ uint32_t pvk_mmio_reg(const pvk_context *ctx, uint32_t off)
     return ctx->mmio.regs[(off & 0xFFC) / 4];
 }
 
-void pvk_mmio_count(pvk_context *ctx, uint32_t off, uint32_t amount)
-{
-    ctx->mmio.regs[off / 4] += amount; /* unsigned: wraps like the counters */
-}
-
 void pvk_mmio_set_p3d(pvk_context *ctx, bool active)
 {
     ctx->mmio.p3d_irq = active;

@@ -111,7 +111,7 @@ pvk_result pvk_transfer_fill(pvk_context *ctx, int unit)
     op.p.arg = (uint32_t)unit;
     op.p.dst_addr = start;
     op.p.dst_len = span.len;
-    pvk_mmio_count(ctx, unit ? PVK_REG_TRAFFIC_MEMFILL1_WRITES : PVK_REG_TRAFFIC_MEMFILL0_WRITES, span.len);
+    pvk_mmio_count(&ctx->mmio, unit ? PVK_REG_TRAFFIC_MEMFILL1_WRITES : PVK_REG_TRAFFIC_MEMFILL0_WRITES, span.len);
     if ((r = pvk_op_submit(ctx, &op)))
         fill_done(ctx, unit);
     return r;
@@ -209,8 +209,8 @@ static pvk_result run_copy(pvk_context *ctx, int pipe, const pvk_guest_span *src
     op.p.retire = copy_retire;
     op.p.dst_addr = dst->region->base + dst->offset;
     op.p.dst_len = dst->len;
-    pvk_mmio_count(ctx, PVK_REG_TRAFFIC_MEMCOPY_READS, src->len);
-    pvk_mmio_count(ctx, PVK_REG_TRAFFIC_MEMCOPY_WRITES, dst->len);
+    pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_MEMCOPY_READS, src->len);
+    pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_MEMCOPY_WRITES, dst->len);
     if ((r = pvk_op_submit(ctx, &op)))
         copy_done(ctx);
     return r;

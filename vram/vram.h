@@ -174,7 +174,10 @@ pvk_result pvk_mmio_ext_write(pvk_context *ctx, uint32_t offset, uint32_t value)
 /* GPU_STAT_IRQ_FLAGS bit 31 follows the command processor's P3D line. */
 void pvk_mmio_set_p3d(pvk_context *ctx, bool active);
 /* Add to a read-only traffic counter (wraps like hardware counters). */
-void pvk_mmio_count(pvk_context *ctx, uint32_t offset, uint32_t amount);
+static inline void pvk_mmio_count(pvk_mmio *m, uint32_t offset, uint32_t amount)
+{
+    m->regs[offset / 4] += amount;
+}
 
 /* ---- transfer engine (vram/transfer.c) ---- */
 pvk_result pvk_transfer_fill(pvk_context *ctx, int unit);
