@@ -1,6 +1,8 @@
 /* Built-in compute pipelines and the one submission timeline: every GPU
  * operation is a command buffer signalling the next value of one timeline
  * semaphore; operations retire in order. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "runtime/runtime.h"
@@ -13,6 +15,15 @@ static const struct { uint32_t buffers, push_size; } pipe_layouts[PVK_PIPE_COUNT
     [PVK_PIPE_TEXTURE_COPY] = {2, 32},
     [PVK_PIPE_SCANOUT] = {4, 64}, /* framebuffer A, B, output, LUT */
     [PVK_PIPE_DEPTH_IO] = {2, 32}, /* guest depth buffer, linear float depth */
+};
+
+static const char *const pipe_names[PVK_PIPE_COUNT] = {
+    [PVK_PIPE_FILL] = "memory fill (24-bit)",
+    [PVK_PIPE_DISPLAY_TRANSFER] = "display transfer",
+    [PVK_PIPE_DISPLAY_QUAD] = "display transfer (RGBA8 4x2 blocks)",
+    [PVK_PIPE_TEXTURE_COPY] = "texture copy",
+    [PVK_PIPE_SCANOUT] = "LCD scan-out",
+    [PVK_PIPE_DEPTH_IO] = "depth buffer load/store",
 };
 
 static pvk_result create_pipeline(pvk_context *ctx, int which)
@@ -94,9 +105,11 @@ pvk_result pvk_compute_init(pvk_context *ctx)
     if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateSemaphore(ctx->device, &sci, NULL, &ctx->timeline),
                           "vkCreateSemaphore")))
         return r;
-    for (int i = 0; i < PVK_PIPE_COUNT; i++)
+    for (int i = 0; i < PVK_PIPE_COUNT; i++) {
         if ((r = create_pipeline(ctx, i)))
             return r;
+        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)ctx->pipes[i].pipeline, "%s", pipe_names[i]);
+    }
     return PVK_SUCCESS;
 }
 
@@ -213,8 +226,24 @@ void pvk_op_abort(pvk_context *ctx, pvk_op *op)
     op->cmd = VK_NULL_HANDLE;
 }
 
+void pvk_op_label(pvk_context *ctx, pvk_op *op, const char *fmt, ...)
+{
+    if (!ctx->features.debug_utils || !vkCmdBeginDebugUtilsLabelEXT || op->labelled)
+        return;
+    char name[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    VkDebugUtilsLabelEXT label = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, .pLabelName = name};
+    vkCmdBeginDebugUtilsLabelEXT(op->cmd, &label);
+    op->labelled = true;
+}
+
 pvk_result pvk_op_submit(pvk_context *ctx, pvk_op *op)
 {
+    if (op->labelled)
+        pvk_label_end(ctx, op->cmd);
     /* Results become visible to the host once the timeline value is reached. */
     full_barrier(ctx, op->cmd, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
     pvk_result r = pvk_vk_check(ctx, ctx->vk.vkEndCommandBuffer(op->cmd), "vkEndCommandBuffer");
@@ -312,4 +341,43 @@ pvk_result pvk_retire(pvk_context *ctx, bool wait)
         ctx->free_cmds[ctx->free_cmd_count++] = p.cmd;
     }
     return r ? r : ctx->sticky;
+}
+
+/* ---- debug names and labels (VK_EXT_debug_utils, when enabled) ---- */
+
+void pvk_label_begin(pvk_context *ctx, VkCommandBuffer cmd, const char *fmt, ...)
+{
+    if (!ctx->features.debug_utils || !vkCmdBeginDebugUtilsLabelEXT)
+        return;
+    char name[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    VkDebugUtilsLabelEXT label = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, .pLabelName = name};
+    vkCmdBeginDebugUtilsLabelEXT(cmd, &label);
+}
+
+void pvk_label_end(pvk_context *ctx, VkCommandBuffer cmd)
+{
+    if (ctx->features.debug_utils && vkCmdEndDebugUtilsLabelEXT)
+        vkCmdEndDebugUtilsLabelEXT(cmd);
+}
+
+void pvk_object_name(pvk_context *ctx, VkObjectType type, uint64_t handle, const char *fmt, ...)
+{
+    if (!ctx->features.debug_utils || !vkSetDebugUtilsObjectNameEXT || !handle)
+        return;
+    char name[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    VkDebugUtilsObjectNameInfoEXT info = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
+        .objectType = type,
+        .objectHandle = handle,
+        .pObjectName = name,
+    };
+    vkSetDebugUtilsObjectNameEXT(ctx->device, &info);
 }

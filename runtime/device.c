@@ -239,6 +239,7 @@ static pvk_result create_instance(pvk_context *ctx, bool validation)
     if (r)
         return r;
     ctx->own_instance = true;
+    ctx->debug_utils = debug_utils;
     volkLoadInstanceOnly(ctx->instance);
     if (validation) {
         r = pvk_vk_check(ctx, vkCreateDebugUtilsMessengerEXT(ctx->instance, &mci, NULL, &ctx->messenger),
@@ -368,6 +369,7 @@ pvk_result pvk_device_init(pvk_context *ctx)
         }
         /* Only the host knows which extensions it enabled. */
         ctx->features.external_memory_host = !!h->external_memory_host_enabled;
+        ctx->debug_utils = !!h->debug_utils_enabled;
         ctx->device = h->device;
         ctx->queue = h->queue;
         ctx->queue_family = h->queue_family;
@@ -395,6 +397,7 @@ pvk_result pvk_device_init(pvk_context *ctx)
     }
     vkGetPhysicalDeviceMemoryProperties(ctx->phys, &ctx->mem_props);
     snprintf(ctx->device_name, sizeof ctx->device_name, "%s", ctx->props.deviceName);
+    ctx->features.debug_utils = ctx->debug_utils; /* probing the device cleared the features */
     pvk_log(ctx, PVK_LOG_INFO, "device: %s", ctx->device_name);
     return PVK_SUCCESS;
 }

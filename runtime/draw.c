@@ -147,18 +147,22 @@ out:
 
 static pvk_result ensure_target(pvk_context *ctx, struct pvk_draw *d, uint32_t w, uint32_t h)
 {
-    return pvk_image_ensure(ctx, &d->rt, w, h, VK_FORMAT_R8G8B8A8_UNORM,
-                            VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                                VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                            true);
+    pvk_result r = pvk_image_ensure(ctx, &d->rt, w, h, VK_FORMAT_R8G8B8A8_UNORM,
+                                    VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                        VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                    true);
+    pvk_object_name(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)d->rt.image, "draw colour target %ux%u", w, h);
+    return r;
 }
 
 static pvk_result ensure_depth_image(pvk_context *ctx, struct pvk_draw *d, uint32_t w, uint32_t h)
 {
-    return pvk_image_ensure(ctx, &d->depth, w, h, d->dfmt,
-                            VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                                VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                            true);
+    pvk_result r = pvk_image_ensure(ctx, &d->depth, w, h, d->dfmt,
+                                    VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                        VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                    true);
+    pvk_object_name(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)d->depth.image, "draw depth target %ux%u", w, h);
+    return r;
 }
 
 static pvk_result ensure_vertices(pvk_context *ctx, struct pvk_draw *d, VkDeviceSize bytes)
@@ -324,6 +328,9 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     pvk_op op;
     if ((r = pvk_op_begin(ctx, &op)))
         return r;
+    pvk_op_label(ctx, &op, "draw %llu (%s, %u triangles, state %016llx) into 0x%08X", (unsigned long long)pk->seq,
+                 pk->kind == PVK_DRAW_ARRAYS ? "arrays" : pk->kind == PVK_DRAW_ELEMENTS ? "elements" : "immediate",
+                 n / 3, (unsigned long long)pk->state_hash, addr);
     VkCommandBuffer cmd = op.cmd;
     /* load: tiled guest colour -> linear RGBA8 (memory byte order) -> image */
     VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
@@ -488,6 +495,9 @@ pvk_result pvk_draw_init(pvk_context *ctx)
                                    VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &d->staging, &d->staging_mem)))
         return r;
+    pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)d->pipeline, "draw: primary colour");
+    pvk_object_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)d->staging, "draw colour staging (linear RGBA8)");
+    pvk_object_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)d->dstaging, "draw depth staging (linear float)");
     return PVK_SUCCESS;
 }
 

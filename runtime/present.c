@@ -87,10 +87,13 @@ static void destroy_image(pvk_context *ctx, lcd_image *im)
  * are sampled by the host and get a view. */
 static pvk_result ensure_image(pvk_context *ctx, lcd_image *im, uint32_t w, uint32_t h, bool output)
 {
-    return pvk_image_ensure(ctx, im, w, h, VK_FORMAT_R8G8B8A8_UNORM,
-                            VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                                (output ? VK_IMAGE_USAGE_SAMPLED_BIT : 0),
-                            output);
+    pvk_result r = pvk_image_ensure(ctx, im, w, h, VK_FORMAT_R8G8B8A8_UNORM,
+                                    VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                        (output ? VK_IMAGE_USAGE_SAMPLED_BIT : 0),
+                                    output);
+    pvk_object_name(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)im->image, "LCD %s image %ux%u",
+                    output ? "output" : "staging", w, h);
+    return r;
 }
 
 pvk_result pvk_lcd_init(pvk_context *ctx)
@@ -502,6 +505,7 @@ pvk_result pvk_lcd_vblank(pvk_context *ctx)
     pvk_result res = pvk_op_begin(ctx, &op);
     if (res)
         return res;
+    pvk_op_label(ctx, &op, "VBlank %llu: scan-out of both screens", (unsigned long long)lcd->frames + 1);
     ctx->vk.vkCmdUpdateBuffer(op.cmd, lcd->lut_buf, 0, sizeof ctx->mmio.lut, ctx->mmio.lut);
     pvk_op_barrier(ctx, &op);
     scan_pdc(ctx, &op, 0);

@@ -66,6 +66,7 @@ typedef struct pvk_pending {
 typedef struct pvk_op {
     VkCommandBuffer cmd;
     pvk_pending p;
+    bool labelled;              /* pvk_op_label opened a debug label; submit closes it */
 } pvk_op;
 
 struct pvk_context {
@@ -78,6 +79,7 @@ struct pvk_context {
 
     /* Vulkan */
     bool own_instance, own_device;
+    bool debug_utils;         /* VK_EXT_debug_utils enabled on the instance */
     VkInstance instance;
     VkPhysicalDevice phys;
     VkDevice device;
@@ -142,6 +144,8 @@ void pvk_compute_destroy(pvk_context *ctx);
 pvk_result pvk_op_begin(pvk_context *ctx, pvk_op *op);
 /* Submit; the pending record takes `op->p` (retire callback etc.). */
 pvk_result pvk_op_submit(pvk_context *ctx, pvk_op *op);
+/* Name what the op records (a debug label around all of it). */
+void pvk_op_label(pvk_context *ctx, pvk_op *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Abandon a recording that failed half way. */
 void pvk_op_abort(pvk_context *ctx, pvk_op *op);
 /* Bind pipeline `pipe`, push `bufs` (buffer, offset, range triples) and
@@ -155,6 +159,12 @@ void pvk_image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage image, VkI
 /* Make earlier shader/transfer writes visible to later commands of the same op. */
 void pvk_op_barrier(pvk_context *ctx, pvk_op *op);
 pvk_result pvk_retire(pvk_context *ctx, bool wait);
+/* VK_EXT_debug_utils names and labels (no-ops without the extension), so a
+ * captured frame reads like the guest's: a label per pass and draw. */
+void pvk_label_begin(pvk_context *ctx, VkCommandBuffer cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void pvk_label_end(pvk_context *ctx, VkCommandBuffer cmd);
+void pvk_object_name(pvk_context *ctx, VkObjectType type, uint64_t handle, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* ---- IRQs to the host (runtime/log.c) ---- */
 void pvk_raise_irq(pvk_context *ctx, pvk_irq which);

@@ -62,13 +62,30 @@ int main(void)
         fill_roundtrip(ctx);
         th_release(ctx);
     }
-    /* embedded-style guest memory: the host hands its own pages */
+    /* host-supplied guest memory in headless mode (a 64-bit host that keeps
+     * guest memory at its own addresses), imported and mirrored: GPU writes
+     * land in the host's pages */
     static uint8_t wram[PVK_AXI_WRAM_SIZE] __attribute__((aligned(65536)));
-    pvk_config cfg = {0};
-    cfg.guest_memory[PVK_REGION_AXI_WRAM] = wram;
-    pvk_context *ctx = th_context(&cfg, 0);
-    CHECK(pvk_guest_ptr(ctx, PVK_AXI_WRAM_BASE + 8, 4) == wram + 8);
-    th_release(ctx);
+    uint8_t *vram = aligned_alloc(65536, PVK_VRAM_SIZE);
+    for (int mirror = 0; mirror < 2; mirror++) {
+        memset(vram, 0, PVK_VRAM_SIZE);
+        pvk_config cfg = {0};
+        cfg.guest_memory[PVK_REGION_AXI_WRAM] = wram;
+        cfg.guest_memory[PVK_REGION_VRAM] = vram;
+        pvk_context *ctx = th_context(&cfg, mirror);
+        CHECK(pvk_guest_ptr(ctx, PVK_AXI_WRAM_BASE + 8, 4) == wram + 8);
+        CHECK(pvk_guest_ptr(ctx, PVK_VRAM_BASE + 0x100, 4) == vram + 0x100);
+        pvk_mmio_write32(ctx, 0x10400010, (PVK_VRAM_BASE + 0x1000) >> 3);
+        pvk_mmio_write32(ctx, 0x10400014, (PVK_VRAM_BASE + 0x1040) >> 3);
+        pvk_mmio_write32(ctx, 0x10400018, 0xA1B2C3D4);
+        CHECK_EQ(pvk_mmio_write32(ctx, 0x1040001C, (2u << 8) | 1), PVK_SUCCESS);
+        CHECK_EQ(pvk_guest_flush(ctx, PVK_VRAM_BASE + 0x1000, 0x40), PVK_SUCCESS);
+        CHECK_EQ(vram[0x1000] | vram[0x1001] << 8 | vram[0x1002] << 16 | (uint32_t)vram[0x1003] << 24, 0xA1B2C3D4);
+        CHECK_EQ(vram[0x1040], 0);
+        th_release(ctx);
+    }
+    free(vram);
+    pvk_context *ctx;
     /* New 3DS: 256 MiB FCRAM */
     pvk_config n3 = {.new_3ds = 1};
     ctx = th_context(&n3, 0);

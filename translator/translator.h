@@ -141,6 +141,8 @@ typedef struct pvk_draw_packet {
     uint32_t tri_vertices;
     pvk_fb_desc fb;
     pvk_raster_desc raster;
+    uint64_t seq;                    /* draws so far (immediate: immediate vertices), for names in logs */
+    uint64_t state_hash;             /* FNV-1a of fb and raster: equal state, equal hash */
 } pvk_draw_packet;
 
 /* What the translator needs from outside, filled in by whoever owns the

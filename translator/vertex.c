@@ -68,13 +68,25 @@ static bool packet_state(pvk_pica *p, pvk_draw_packet *pk)
     return true;
 }
 
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const uint8_t *b = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001B3ull;
+    return h;
+}
+
 static pvk_result submit(pvk_pica *p, pvk_draw_packet *pk)
 {
     p->counters.triangles += pk->tri_vertices / 3;
-    pvk_pica_debug(p, "draw: %s, %u vertices, %u triangles, colour %ux%u format %u at 0x%08X",
+    pk->seq = pk->kind == PVK_DRAW_IMMEDIATE ? p->counters.immediate_vertices : p->counters.draws;
+    /* both descriptions are zeroed before they are filled: no padding garbage */
+    pk->state_hash = fnv1a(fnv1a(0xCBF29CE484222325ull, &pk->fb, sizeof pk->fb), &pk->raster, sizeof pk->raster);
+    pvk_pica_debug(p, "draw %llu: %s, %u vertices, %u triangles, colour %ux%u format %u at 0x%08X, state %016llx",
+                   (unsigned long long)pk->seq,
                    pk->kind == PVK_DRAW_ARRAYS ? "arrays" : pk->kind == PVK_DRAW_ELEMENTS ? "elements" : "immediate",
                    pk->vertices, pk->tri_vertices / 3, pk->fb.width, pk->fb.height, pk->fb.color_format,
-                   pk->fb.color_addr);
+                   pk->fb.color_addr, (unsigned long long)pk->state_hash);
     return p->env.draw ? p->env.draw(p->env.user, pk) : PVK_SUCCESS;
 }
 

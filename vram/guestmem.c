@@ -121,6 +121,8 @@ pvk_result pvk_guest_init(pvk_context *ctx)
             if ((r = mirror_region(ctx, g)))
                 return r;
         }
+        pvk_object_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)g->buffer, "guest %s 0x%08X (%s)", region_layout[i].name,
+                        g->base, g->imported ? "imported" : "mirror");
         pvk_log(ctx, PVK_LOG_INFO, "%s at 0x%08X, %u KiB, %s", region_layout[i].name, g->base, g->size / 1024,
                 g->imported ? "imported (zero copy)" : "mirrored");
     }

@@ -96,6 +96,7 @@ pvk_result pvk_transfer_fill(pvk_context *ctx, int unit)
         fill_done(ctx, unit);
         return r;
     }
+    pvk_op_label(ctx, &op, "memory fill %d: 0x%08X+0x%X, %s-bit", unit, start, span.len, width == 0 ? "16" : width == 2 ? "32" : "24");
     if (width != 1) {
         /* 16- and 32-bit patterns repeat every 4 bytes: the device's fill */
         uint32_t word = width == 2 ? value : (value & 0xFFFF) * 0x10001u;
@@ -158,6 +159,11 @@ static bool resolve64(pvk_context *ctx, uint32_t paddr, uint64_t len, const char
  * destination (the hardware streams; picavk reads everything first), then
  * one dispatch.  `push` gets the source and destination sub-offsets in its
  * first two words, divided by `unit`. */
+static const char *pipe_name(int pipe)
+{
+    return pipe == PVK_PIPE_TEXTURE_COPY ? "texture copy" : "display transfer";
+}
+
 static pvk_result run_copy(pvk_context *ctx, int pipe, const pvk_guest_span *src, const pvk_guest_span *dst,
                            uint32_t *push, uint32_t unit, uint32_t gx, uint32_t gy, VkBufferCopy *regions,
                            uint32_t n_regions)
@@ -176,6 +182,8 @@ static pvk_result run_copy(pvk_context *ctx, int pipe, const pvk_guest_span *src
         copy_done(ctx);
         return r;
     }
+    pvk_op_label(ctx, &op, "%s: 0x%08X+0x%X -> 0x%08X+0x%X", pipe_name(pipe), src->region->base + src->offset,
+                 src->len, dst->region->base + dst->offset, dst->len);
     bool overlap = src->region == dst->region && src->offset < dst->offset + dst->len &&
                    dst->offset < src->offset + src->len;
     if (overlap) {

@@ -72,6 +72,9 @@ typedef struct pvk_host_vulkan {
     uint32_t queue_family;
     /* Optional: VK_EXT_external_memory_host was enabled on the device. */
     int external_memory_host_enabled;
+    /* Optional: VK_EXT_debug_utils was enabled on the instance; picavk then
+     * names its objects and labels its command buffers (RenderDoc, validation). */
+    int debug_utils_enabled;
 } pvk_host_vulkan;
 
 /* Guest physical memory ranges. */
@@ -101,9 +104,10 @@ typedef struct pvk_config {
     int validation;            /* headless: enable VK_LAYER_KHRONOS_validation;
                                   also on when PVK_VALIDATION=1 is in the environment */
     const pvk_host_vulkan *host_vulkan; /* NULL: headless (own instance and device) */
-    /* Embedded mode may hand its own guest memory: host pointers per region
-     * (NULL: picavk allocates).  Each must be page aligned and stay valid for
-     * the context's lifetime. */
+    /* Guest memory the host already has (either mode): host pointers per
+     * region (NULL: picavk allocates).  Each must be page aligned (the
+     * device's import alignment for zero copy, else it is mirrored) and stay
+     * valid for the context's lifetime. */
     void *guest_memory[PVK_REGION_COUNT];
 } pvk_config;
 
@@ -131,6 +135,7 @@ typedef struct pvk_features {
     int timeline_semaphore;
     int push_descriptor;
     int storage_buffer_8bit;
+    int debug_utils;            /* objects named, passes and draws labelled (VK_EXT_debug_utils) */
 } pvk_features;
 
 pvk_result pvk_get_features(const pvk_context *ctx, pvk_features *out);
