@@ -18,6 +18,14 @@ extern "C" {
 #define PVK_VERSION_MAJOR 0
 #define PVK_VERSION_MINOR 1
 
+/* Marks the API: the only symbols a shared libpicavk exports (the library is
+ * built with hidden visibility and PVK_BUILD_SHARED).  Empty for the host. */
+#if defined(PVK_BUILD_SHARED) && (defined(__GNUC__) || defined(__clang__))
+#define PVK_API __attribute__((visibility("default")))
+#else
+#define PVK_API
+#endif
+
 typedef enum pvk_result {
     PVK_SUCCESS = 0,
     PVK_ERROR_INVALID_ARGUMENT = -1, /* a NULL pointer, an unknown enum, ... */
@@ -33,7 +41,7 @@ typedef enum pvk_result {
     PVK_ERROR_BAD_DATA = -11,        /* a corrupt file or stream */
 } pvk_result;
 
-const char *pvk_result_string(pvk_result r);
+PVK_API const char *pvk_result_string(pvk_result r);
 
 typedef enum pvk_log_level {
     PVK_LOG_DEFAULT = 0, /* in pvk_config: WARN, or PVK_LOG_LEVEL from the environment */
@@ -107,12 +115,12 @@ typedef struct pvk_config {
     void *guest_memory[PVK_REGION_COUNT];
 } pvk_config;
 
-pvk_result pvk_context_create(const pvk_config *config, pvk_context **out);
-void pvk_context_destroy(pvk_context *ctx);
+PVK_API pvk_result pvk_context_create(const pvk_config *config, pvk_context **out);
+PVK_API void pvk_context_destroy(pvk_context *ctx);
 
 /* The sticky error: PVK_ERROR_DEVICE_LOST once the device was lost, else PVK_SUCCESS. */
-pvk_result pvk_context_status(const pvk_context *ctx);
-const char *pvk_device_name(const pvk_context *ctx);
+PVK_API pvk_result pvk_context_status(const pvk_context *ctx);
+PVK_API const char *pvk_device_name(const pvk_context *ctx);
 
 /* What the device offers; recorded once at context creation. */
 typedef struct pvk_features {
@@ -133,7 +141,7 @@ typedef struct pvk_features {
     int storage_buffer_8bit;
 } pvk_features;
 
-pvk_result pvk_get_features(const pvk_context *ctx, pvk_features *out);
+PVK_API pvk_result pvk_get_features(const pvk_context *ctx, pvk_features *out);
 
 /* Counters of what went wrong, for hosts and tests. */
 typedef struct pvk_stats {
@@ -144,18 +152,18 @@ typedef struct pvk_stats {
     uint64_t fills, transfers, texture_copies, command_lists;
 } pvk_stats;
 
-pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
+PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
 
 /* ---- guest memory ---- */
 
 /* Host pointer for [paddr, paddr+len) if it lies inside one region, else
  * NULL (logged and counted as out_of_range). */
-void *pvk_guest_ptr(pvk_context *ctx, uint32_t paddr, uint32_t len);
+PVK_API void *pvk_guest_ptr(pvk_context *ctx, uint32_t paddr, uint32_t len);
 /* The host changed guest memory behind picavk's back (no-op copies until the
  * surface cache exists; always valid to call). */
-pvk_result pvk_guest_written(pvk_context *ctx, uint32_t paddr, uint32_t len);
+PVK_API pvk_result pvk_guest_written(pvk_context *ctx, uint32_t paddr, uint32_t len);
 /* The host wants to read guest memory: wait for GPU writes to it. */
-pvk_result pvk_guest_flush(pvk_context *ctx, uint32_t paddr, uint32_t len);
+PVK_API pvk_result pvk_guest_flush(pvk_context *ctx, uint32_t paddr, uint32_t len);
 
 /* ---- external registers (0x10400000 - 0x10401FFF) ---- */
 
@@ -166,18 +174,18 @@ pvk_result pvk_guest_flush(pvk_context *ctx, uint32_t paddr, uint32_t len);
 /* Translate a userland virtual address (0x1EF00000-based) to the physical
  * register address; physical addresses pass through.  Returns 0 for anything
  * outside both windows. */
-uint32_t pvk_mmio_address(uint32_t addr);
+PVK_API uint32_t pvk_mmio_address(uint32_t addr);
 
 /* Reads return the register's value (unnamed offsets read 0).  A write that
  * starts work (memory fill, memcopy, command list) runs it; completion is
  * reported by the IRQ callback, by the status bits, and after pvk_wait_idle. */
-pvk_result pvk_mmio_read32(pvk_context *ctx, uint32_t paddr, uint32_t *value);
-pvk_result pvk_mmio_write32(pvk_context *ctx, uint32_t paddr, uint32_t value);
+PVK_API pvk_result pvk_mmio_read32(pvk_context *ctx, uint32_t paddr, uint32_t *value);
+PVK_API pvk_result pvk_mmio_write32(pvk_context *ctx, uint32_t paddr, uint32_t value);
 
 /* Retire finished GPU work (raise completion bits and IRQs) without waiting. */
-pvk_result pvk_poll(pvk_context *ctx);
+PVK_API pvk_result pvk_poll(pvk_context *ctx);
 /* Wait for all submitted GPU work, then retire it. */
-pvk_result pvk_wait_idle(pvk_context *ctx);
+PVK_API pvk_result pvk_wait_idle(pvk_context *ctx);
 
 /* ---- command lists ---- */
 
@@ -187,7 +195,7 @@ pvk_result pvk_wait_idle(pvk_context *ctx);
  * and size a multiple of 16.  Jumps inside the list are followed; FINALIZE
  * raises PVK_IRQ_P3D.  A malformed list is logged, counted (bad_input) and
  * stopped, with PVK_ERROR_BAD_PARAMETERS or PVK_ERROR_OUT_OF_RANGE. */
-pvk_result pvk_command_list_run(pvk_context *ctx, uint32_t paddr, uint32_t size);
+PVK_API pvk_result pvk_command_list_run(pvk_context *ctx, uint32_t paddr, uint32_t size);
 
 /* ---- LCD output (PDC0 top, PDC1 bottom) ---- */
 
@@ -200,13 +208,13 @@ typedef enum pvk_screen {
 
 /* Once per 3DS frame: latch each PDC's framebuffer select, raise the VBlank
  * status bits and IRQs, and scan both screens out into new frame images. */
-pvk_result pvk_vblank(pvk_context *ctx);
+PVK_API pvk_result pvk_vblank(pvk_context *ctx);
 
 /* Size of the last frame of `screen` (0 x 0 when it has none, e.g. no right eye). */
-pvk_result pvk_frame_size(pvk_context *ctx, pvk_screen screen, uint32_t *width, uint32_t *height);
+PVK_API pvk_result pvk_frame_size(pvk_context *ctx, pvk_screen screen, uint32_t *width, uint32_t *height);
 /* Copy the last frame of `screen`, upright, RGBA8 (bytes R,G,B,A), to host
  * memory with `stride` bytes per row; waits for the scan-out. */
-pvk_result pvk_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, size_t stride);
+PVK_API pvk_result pvk_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, size_t stride);
 
 /* Frames as VkImages for a host that owns a swapchain.  Every screen image is
  * upright RGBA8 (VK_FORMAT_R8G8B8A8_UNORM) at `scale` times the screen size;
@@ -232,7 +240,7 @@ typedef struct pvk_output_config {
 } pvk_output_config;
 
 /* Applies from the next pvk_vblank on.  NULL restores the defaults. */
-pvk_result pvk_set_output(pvk_context *ctx, const pvk_output_config *config);
+PVK_API pvk_result pvk_set_output(pvk_context *ctx, const pvk_output_config *config);
 
 typedef struct pvk_frame_image {
     VkImage image;          /* VK_NULL_HANDLE: no such image in this frame */
@@ -257,14 +265,14 @@ typedef struct pvk_frame {
 /* The newest frame's images.  They stay untouched until pvk_frame_release
  * (later VBlanks render into other images); the host may change their layout.
  * Several acquires of the same frame need as many releases. */
-pvk_result pvk_frame_acquire(pvk_context *ctx, pvk_frame *frame);
+PVK_API pvk_result pvk_frame_acquire(pvk_context *ctx, pvk_frame *frame);
 /* The host is done with `frame`.  `done` (optional, a timeline semaphore of the
  * same device) reaching `done_value` marks the end of the host's GPU use of
  * the images; picavk waits for it before it writes them again. */
-pvk_result pvk_frame_release(pvk_context *ctx, const pvk_frame *frame, VkSemaphore done, uint64_t done_value);
+PVK_API pvk_result pvk_frame_release(pvk_context *ctx, const pvk_frame *frame, VkSemaphore done, uint64_t done_value);
 
 /* Write RGBA8 pixels as a PNG file. */
-pvk_result pvk_write_png(const char *path, const void *rgba, uint32_t width, uint32_t height, size_t stride);
+PVK_API pvk_result pvk_write_png(const char *path, const void *rgba, uint32_t width, uint32_t height, size_t stride);
 
 /* ---- shader assembler ---- */
 
@@ -272,37 +280,37 @@ pvk_result pvk_write_png(const char *path, const void *rgba, uint32_t width, uin
  * (common subset) into a SHBIN file image (DVLB/DVLP/DVLE as picasso writes
  * it), returned in *data (free() it) and *size.  On bad source returns
  * PVK_ERROR_BAD_DATA with "line N: what" in `err` (may be NULL). */
-pvk_result pvk_shader_assemble(const char *src, size_t len, void **data, size_t *size, char *err, size_t err_len);
+PVK_API pvk_result pvk_shader_assemble(const char *src, size_t len, void **data, size_t *size, char *err, size_t err_len);
 
 /* ---- traces ---- */
 
 /* Record everything the host hands this context (register writes, the guest
  * memory the GPU reads, VBlanks) into a zstd-compressed trace file that
  * `picavk replay` or pvk_trace_replay plays back with nothing else. */
-pvk_result pvk_trace_begin(pvk_context *ctx, const char *path);
-pvk_result pvk_trace_end(pvk_context *ctx);
+PVK_API pvk_result pvk_trace_begin(pvk_context *ctx, const char *path);
+PVK_API pvk_result pvk_trace_end(pvk_context *ctx);
 
 /* Called after each replayed VBlank; a non-success result stops the replay. */
 typedef pvk_result (*pvk_frame_fn)(void *user, pvk_context *ctx, uint32_t frame);
 /* Replay a trace into `ctx`.  A corrupt or truncated file is reported
  * (logged, counted) as PVK_ERROR_BAD_DATA; what came before it was applied. */
-pvk_result pvk_trace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
+PVK_API pvk_result pvk_trace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
 
 /* Play a Citra CiTrace (.ctf) file: its initial register state, memory
  * loads, register writes and frame markers (each a pvk_vblank). */
-pvk_result pvk_citrace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
-pvk_result pvk_citrace_replay_memory(pvk_context *ctx, const void *data, size_t size, pvk_frame_fn on_frame,
+PVK_API pvk_result pvk_citrace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
+PVK_API pvk_result pvk_citrace_replay_memory(pvk_context *ctx, const void *data, size_t size, pvk_frame_fn on_frame,
                                      void *user);
 
 /* Run a scene script (.pvs, see the README).  Probes that do not match are
  * logged and counted in *failures; a malformed script stops with
  * PVK_ERROR_BAD_DATA naming the line.  `dir` resolves `mem ... file NAME`. */
-pvk_result pvk_scene_run_file(pvk_context *ctx, const char *path, int *failures);
-pvk_result pvk_scene_run_text(pvk_context *ctx, const char *text, size_t len, const char *name, const char *dir,
+PVK_API pvk_result pvk_scene_run_file(pvk_context *ctx, const char *path, int *failures);
+PVK_API pvk_result pvk_scene_run_text(pvk_context *ctx, const char *text, size_t len, const char *name, const char *dir,
                               int *failures);
 
 /* XXH3-64 over the last frame of every screen (sizes and RGBA8 pixels). */
-pvk_result pvk_frame_hash(pvk_context *ctx, uint64_t *hash);
+PVK_API pvk_result pvk_frame_hash(pvk_context *ctx, uint64_t *hash);
 
 #ifdef __cplusplus
 }
