@@ -1,6 +1,8 @@
 #!/bin/bash
 # Installs what picavk needs (only when something is missing), then
-# configures and builds into build/ (normal) and, with "asan", build-asan/.
+# configures and builds into build/ (normal, static library) and, with "asan",
+# build-asan/ (ASan+UBSan, Debug), with "release", build-release/ (Release -O3,
+# PICAVK_SHARED).  Every build treats warnings as errors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +27,10 @@ build() { # dir, extra cmake args
   cmake --build "$1" -j"$(nproc)"
 }
 build build
-if [ "${1:-}" = "asan" ]; then
-  build build-asan -DPVK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
-fi
+for a in "$@"; do
+  case "$a" in
+    asan) build build-asan -DPVK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug ;;
+    release) build build-release -DCMAKE_BUILD_TYPE=Release -DPICAVK_SHARED=ON ;;
+    *) echo "setup: unknown build '$a'"; exit 1 ;;
+  esac
+done

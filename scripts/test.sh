@@ -1,10 +1,12 @@
 #!/bin/bash
-# The whole test suite: a normal build and an ASan+UBSan build, each run by
-# ctest on lavapipe with the Khronos validation layer (any validation message
-# fails a test).
+# The whole test suite: a normal build, an ASan+UBSan build and a Release
+# (-O3, shared library) build, each run by ctest on lavapipe with the Khronos
+# validation layer (any validation message fails a test); then the packaging:
+# the shared library exports only the API, and the installed static and shared
+# packages build and run an out-of-tree program (find_package and pkg-config).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh asan
+bash scripts/setup.sh asan release
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 export PVK_VALIDATION=1
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
@@ -15,4 +17,10 @@ echo "== normal build =="
 (cd build && ctest --output-on-failure -j2) || status=1
 echo "== ASan+UBSan build =="
 (cd build-asan && ctest --output-on-failure -j2) || status=1
+echo "== Release build (-O3, shared library) =="
+(cd build-release && ctest --output-on-failure -j2) || status=1
+echo "== packaging =="
+bash scripts/check-exports.sh build-release/libpicavk.so || status=1
+bash scripts/consumer.sh build || status=1
+bash scripts/consumer.sh build-release || status=1
 exit $status

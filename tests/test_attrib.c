@@ -221,7 +221,7 @@ static void test_formats(pvk_context *ctx)
                         CHECK_EQ(plan.a[0].offset, off[b->n - 1]);
                         scramble(ctx, s.base + b->offset, b->stride * 10 + 16);
                         for (int vi = 0; vi < 4; vi++) {
-                            float e0[4], e1[4], v[PVK_SH_INPUTS][4];
+                            float e0[4], e1[4] = {0}, v[PVK_SH_INPUTS][4];
                             put_attr(ctx, &s, l, off[b->n - 1], 0, verts[vi], e0);
                             if (prefix)
                                 put_attr(ctx, &s, l, 0, 1, verts[vi], e1);

@@ -1134,7 +1134,7 @@ static bool add_iconst(asm_state *s, int reg, char **vals)
 /* .constf/.consti name(x, y, z, w): a register from the top, preloaded. */
 static bool dir_const(asm_state *s, rkind k, char *rest)
 {
-    char *name, *vals[5];
+    char *name = NULL, *vals[5];
     if (!split_paren(s, rest, &name, vals))
         return false;
     int *hi = k == RK_C ? &s->fvec_hi : &s->ivec_hi;
@@ -1151,7 +1151,7 @@ static bool dir_const(asm_state *s, rkind k, char *rest)
 /* .setf/.seti reg(x, y, z, w) */
 static bool dir_set(asm_state *s, rkind k, char *rest)
 {
-    char *name, *vals[5];
+    char *name = NULL, *vals[5];
     operand op;
     if (!split_paren(s, rest, &name, vals) || !parse_operand(s, name, &op))
         return false;

@@ -604,7 +604,9 @@ static pvk_result statement(scene *s, char *line)
             return cl_end(s);
         /* put the keyword back: it is the register name */
         char buf[MAX_LINE];
-        snprintf(buf, sizeof buf, "%s %s", kw, p);
+        int n = snprintf(buf, sizeof buf, "%s %s", kw, p);
+        if (n < 0 || (size_t)n >= sizeof buf)
+            return fail(s, "line too long");
         return cl_statement(s, buf);
     }
     if (!strcmp(kw, "mmio"))

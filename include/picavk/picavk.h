@@ -18,6 +18,14 @@ extern "C" {
 #define PVK_VERSION_MAJOR 0
 #define PVK_VERSION_MINOR 1
 
+/* Marks the API: the only symbols a shared libpicavk exports (the library is
+ * built with hidden visibility and PVK_BUILD_SHARED).  Empty for the host. */
+#if defined(PVK_BUILD_SHARED) && (defined(__GNUC__) || defined(__clang__))
+#define PVK_API __attribute__((visibility("default")))
+#else
+#define PVK_API
+#endif
+
 typedef enum pvk_result {
     PVK_SUCCESS = 0,
     PVK_ERROR_INVALID_ARGUMENT = -1, /* a NULL pointer, an unknown enum, ... */
@@ -33,7 +41,7 @@ typedef enum pvk_result {
     PVK_ERROR_BAD_DATA = -11,        /* a corrupt file or stream */
 } pvk_result;
 
-const char *pvk_result_string(pvk_result r);
+PVK_API const char *pvk_result_string(pvk_result r);
 
 typedef enum pvk_log_level {
     PVK_LOG_DEFAULT = 0, /* in pvk_config: WARN, or PVK_LOG_LEVEL from the environment */
@@ -111,12 +119,12 @@ typedef struct pvk_config {
     void *guest_memory[PVK_REGION_COUNT];
 } pvk_config;
 
-pvk_result pvk_context_create(const pvk_config *config, pvk_context **out);
-void pvk_context_destroy(pvk_context *ctx);
+PVK_API pvk_result pvk_context_create(const pvk_config *config, pvk_context **out);
+PVK_API void pvk_context_destroy(pvk_context *ctx);
 
 /* The sticky error: PVK_ERROR_DEVICE_LOST once the device was lost, else PVK_SUCCESS. */
-pvk_result pvk_context_status(const pvk_context *ctx);
-const char *pvk_device_name(const pvk_context *ctx);
+PVK_API pvk_result pvk_context_status(const pvk_context *ctx);
+PVK_API const char *pvk_device_name(const pvk_context *ctx);
 
 /* What the device offers; recorded once at context creation. */
 typedef struct pvk_features {
@@ -138,7 +146,7 @@ typedef struct pvk_features {
     int debug_utils;            /* objects named, passes and draws labelled (VK_EXT_debug_utils) */
 } pvk_features;
 
-pvk_result pvk_get_features(const pvk_context *ctx, pvk_features *out);
+PVK_API pvk_result pvk_get_features(const pvk_context *ctx, pvk_features *out);
 
 /* Counters of what went wrong, for hosts and tests. */
 typedef struct pvk_stats {
@@ -152,18 +160,18 @@ typedef struct pvk_stats {
     uint64_t draws, vertices, triangles, immediate_vertices;
 } pvk_stats;
 
-pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
+PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
 
 /* ---- guest memory ---- */
 
 /* Host pointer for [paddr, paddr+len) if it lies inside one region, else
  * NULL (logged and counted as out_of_range). */
-void *pvk_guest_ptr(pvk_context *ctx, uint32_t paddr, uint32_t len);
+PVK_API void *pvk_guest_ptr(pvk_context *ctx, uint32_t paddr, uint32_t len);
 /* The host changed guest memory behind picavk's back (no-op copies until the
  * surface cache exists; always valid to call). */
-pvk_result pvk_guest_written(pvk_context *ctx, uint32_t paddr, uint32_t len);
+PVK_API pvk_result pvk_guest_written(pvk_context *ctx, uint32_t paddr, uint32_t len);
 /* The host wants to read guest memory: wait for GPU writes to it. */
-pvk_result pvk_guest_flush(pvk_context *ctx, uint32_t paddr, uint32_t len);
+PVK_API pvk_result pvk_guest_flush(pvk_context *ctx, uint32_t paddr, uint32_t len);
 
 /* ---- external registers (0x10400000 - 0x10401FFF) ---- */
 
@@ -175,21 +183,21 @@ pvk_result pvk_guest_flush(pvk_context *ctx, uint32_t paddr, uint32_t len);
 /* Translate a userland virtual address (0x1EF00000-based) to the physical
  * register address; physical addresses pass through.  Returns 0 for anything
  * outside both windows. */
-uint32_t pvk_mmio_address(uint32_t addr);
+PVK_API uint32_t pvk_mmio_address(uint32_t addr);
 
 /* Reads return the register's value (unnamed offsets read 0).  A write that
  * starts work (memory fill, memcopy, command list) runs it; completion is
  * reported by the IRQ callback, by the status bits, and after pvk_wait_idle. */
-pvk_result pvk_mmio_read32(pvk_context *ctx, uint32_t paddr, uint32_t *value);
-pvk_result pvk_mmio_write32(pvk_context *ctx, uint32_t paddr, uint32_t value);
+PVK_API pvk_result pvk_mmio_read32(pvk_context *ctx, uint32_t paddr, uint32_t *value);
+PVK_API pvk_result pvk_mmio_write32(pvk_context *ctx, uint32_t paddr, uint32_t value);
 
 /* A GPU register by name: the external registers as the register documents
  * name them ("GPU_PDC0_FB_STRIDE", any case) or a PICA internal register as
  * libctru names it ("GPUREG_BLEND_FUNC"; the prefix may be left out).
  * Returns its physical address, or 0 for an unknown name. */
-uint32_t pvk_register_address(const char *name);
+PVK_API uint32_t pvk_register_address(const char *name);
 /* The name of the register at physical address `paddr`, or NULL. */
-const char *pvk_register_name(uint32_t paddr);
+PVK_API const char *pvk_register_name(uint32_t paddr);
 
 /* The colour and depth buffers the PICA registers describe now (for tools
  * and debuggers; the GPU keeps using the registers). */
@@ -200,16 +208,16 @@ typedef struct pvk_framebuffer_info {
     uint32_t depth_format;            /* 0 D16, 2 D24, 3 D24S8 */
     uint32_t color_bpp, depth_bpp;    /* bytes per pixel; 0 for an unknown format */
 } pvk_framebuffer_info;
-pvk_result pvk_get_framebuffer(pvk_context *ctx, pvk_framebuffer_info *out);
+PVK_API pvk_result pvk_get_framebuffer(pvk_context *ctx, pvk_framebuffer_info *out);
 
 /* Hand a message to the context's log (tools that drive a context report
  * through the same channel as picavk). */
-void pvk_log_message(pvk_context *ctx, pvk_log_level level, const char *message);
+PVK_API void pvk_log_message(pvk_context *ctx, pvk_log_level level, const char *message);
 
 /* Retire finished GPU work (raise completion bits and IRQs) without waiting. */
-pvk_result pvk_poll(pvk_context *ctx);
+PVK_API pvk_result pvk_poll(pvk_context *ctx);
 /* Wait for all submitted GPU work, then retire it. */
-pvk_result pvk_wait_idle(pvk_context *ctx);
+PVK_API pvk_result pvk_wait_idle(pvk_context *ctx);
 
 /* ---- command lists ---- */
 
@@ -219,7 +227,7 @@ pvk_result pvk_wait_idle(pvk_context *ctx);
  * and size a multiple of 16.  Jumps inside the list are followed; FINALIZE
  * raises PVK_IRQ_P3D.  A malformed list is logged, counted (bad_input) and
  * stopped, with PVK_ERROR_BAD_PARAMETERS or PVK_ERROR_OUT_OF_RANGE. */
-pvk_result pvk_command_list_run(pvk_context *ctx, uint32_t paddr, uint32_t size);
+PVK_API pvk_result pvk_command_list_run(pvk_context *ctx, uint32_t paddr, uint32_t size);
 
 /* ---- LCD output (PDC0 top, PDC1 bottom) ---- */
 
@@ -232,13 +240,13 @@ typedef enum pvk_screen {
 
 /* Once per 3DS frame: latch each PDC's framebuffer select, raise the VBlank
  * status bits and IRQs, and scan both screens out into new frame images. */
-pvk_result pvk_vblank(pvk_context *ctx);
+PVK_API pvk_result pvk_vblank(pvk_context *ctx);
 
 /* Size of the last frame of `screen` (0 x 0 when it has none, e.g. no right eye). */
-pvk_result pvk_frame_size(pvk_context *ctx, pvk_screen screen, uint32_t *width, uint32_t *height);
+PVK_API pvk_result pvk_frame_size(pvk_context *ctx, pvk_screen screen, uint32_t *width, uint32_t *height);
 /* Copy the last frame of `screen`, upright, RGBA8 (bytes R,G,B,A), to host
  * memory with `stride` bytes per row; waits for the scan-out. */
-pvk_result pvk_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, size_t stride);
+PVK_API pvk_result pvk_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, size_t stride);
 
 /* Frames as VkImages for a host that owns a swapchain.  Every screen image is
  * upright RGBA8 (VK_FORMAT_R8G8B8A8_UNORM) at `scale` times the screen size;
@@ -264,7 +272,7 @@ typedef struct pvk_output_config {
 } pvk_output_config;
 
 /* Applies from the next pvk_vblank on.  NULL restores the defaults. */
-pvk_result pvk_set_output(pvk_context *ctx, const pvk_output_config *config);
+PVK_API pvk_result pvk_set_output(pvk_context *ctx, const pvk_output_config *config);
 
 typedef struct pvk_frame_image {
     VkImage image;          /* VK_NULL_HANDLE: no such image in this frame */
@@ -289,34 +297,34 @@ typedef struct pvk_frame {
 /* The newest frame's images.  They stay untouched until pvk_frame_release
  * (later VBlanks render into other images); the host may change their layout.
  * Several acquires of the same frame need as many releases. */
-pvk_result pvk_frame_acquire(pvk_context *ctx, pvk_frame *frame);
+PVK_API pvk_result pvk_frame_acquire(pvk_context *ctx, pvk_frame *frame);
 /* The host is done with `frame`.  `done` (optional, a timeline semaphore of the
  * same device) reaching `done_value` marks the end of the host's GPU use of
  * the images; picavk waits for it before it writes them again. */
-pvk_result pvk_frame_release(pvk_context *ctx, const pvk_frame *frame, VkSemaphore done, uint64_t done_value);
+PVK_API pvk_result pvk_frame_release(pvk_context *ctx, const pvk_frame *frame, VkSemaphore done, uint64_t done_value);
 
 /* ---- traces ---- */
 
 /* Record everything the host hands this context (register writes, the guest
  * memory the GPU reads, VBlanks) into a zstd-compressed trace file that
  * `picavk replay` or pvk_trace_replay plays back with nothing else. */
-pvk_result pvk_trace_begin(pvk_context *ctx, const char *path);
-pvk_result pvk_trace_end(pvk_context *ctx);
+PVK_API pvk_result pvk_trace_begin(pvk_context *ctx, const char *path);
+PVK_API pvk_result pvk_trace_end(pvk_context *ctx);
 
 /* Called after each replayed VBlank; a non-success result stops the replay. */
 typedef pvk_result (*pvk_frame_fn)(void *user, pvk_context *ctx, uint32_t frame);
 /* Replay a trace into `ctx`.  A corrupt or truncated file is reported
  * (logged, counted) as PVK_ERROR_BAD_DATA; what came before it was applied. */
-pvk_result pvk_trace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
+PVK_API pvk_result pvk_trace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
 
 /* Play a Citra CiTrace (.ctf) file: its initial register state, memory
  * loads, register writes and frame markers (each a pvk_vblank). */
-pvk_result pvk_citrace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
-pvk_result pvk_citrace_replay_memory(pvk_context *ctx, const void *data, size_t size, pvk_frame_fn on_frame,
+PVK_API pvk_result pvk_citrace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
+PVK_API pvk_result pvk_citrace_replay_memory(pvk_context *ctx, const void *data, size_t size, pvk_frame_fn on_frame,
                                      void *user);
 
 /* XXH3-64 over the last frame of every screen (sizes and RGBA8 pixels). */
-pvk_result pvk_frame_hash(pvk_context *ctx, uint64_t *hash);
+PVK_API pvk_result pvk_frame_hash(pvk_context *ctx, uint64_t *hash);
 
 #ifdef __cplusplus
 }
