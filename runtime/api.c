@@ -2,6 +2,8 @@
  * the sticky device-lost check, the trace recorder's hooks, then dispatch to
  * the folder that does the work.  Nothing else in the library is reachable
  * from a host. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -289,4 +291,33 @@ pvk_result pvk_citrace_replay_memory(pvk_context *ctx, const void *data, size_t 
     if (!data && size)
         return PVK_ERROR_INVALID_ARGUMENT;
     return pvk_citrace_play(ctx, data, size, on_frame, user);
+}
+
+pvk_result pvk_trace_frames(const char *path, uint32_t *frames)
+{
+    if (!path || !frames)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    *frames = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return PVK_ERROR_IO;
+    char magic[4] = {0};
+    bool citrace = fread(magic, 1, 4, f) == 4 && !memcmp(magic, "CiTr", 4);
+    pvk_result r = PVK_SUCCESS;
+    if (citrace) {
+        /* the header, then the element stream: read the file whole, as a replay does */
+        fseek(f, 0, SEEK_END);
+        long n = ftell(f);
+        uint8_t *buf = n > 0 && (unsigned long)n < (1ul << 31) ? malloc((size_t)n) : NULL;
+        fseek(f, 0, SEEK_SET);
+        if (!buf)
+            r = n > 0 ? PVK_ERROR_OUT_OF_MEMORY : PVK_ERROR_BAD_DATA;
+        else if (fread(buf, 1, (size_t)n, f) != (size_t)n)
+            r = PVK_ERROR_IO;
+        else
+            r = pvk_citrace_count_frames(buf, (size_t)n, frames);
+        free(buf);
+    }
+    fclose(f);
+    return citrace ? r : pvk_trace_count_frames(path, frames);
 }

@@ -241,3 +241,18 @@ pvk_result pvk_citrace_play_file(pvk_context *ctx, const char *path, pvk_frame_f
     free(buf);
     return r;
 }
+
+/* Frame markers in a CiTrace file, without applying anything. */
+pvk_result pvk_citrace_count_frames(const void *data, size_t size, uint32_t *frames)
+{
+    ct_file f = {data, size};
+    *frames = 0;
+    if (f.size < CT_HEADER_SIZE || memcmp(f.data, "CiTr", 4))
+        return PVK_ERROR_BAD_DATA;
+    uint32_t stream_off = rd32(f.data + 92), count = rd32(f.data + 96);
+    if (!in_file(&f, stream_off, (uint64_t)count * CT_ELEMENT_SIZE))
+        return PVK_ERROR_BAD_DATA;
+    for (uint32_t i = 0; i < count; i++)
+        *frames += rd32(f.data + stream_off + (uint64_t)i * CT_ELEMENT_SIZE) == CT_FRAME;
+    return PVK_SUCCESS;
+}

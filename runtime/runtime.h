@@ -202,6 +202,9 @@ void pvk_trace_vblank(pvk_context *ctx);
 pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
 pvk_result pvk_citrace_play(pvk_context *ctx, const void *data, size_t size, pvk_frame_fn on_frame, void *user);
 pvk_result pvk_citrace_play_file(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
+/* Frames in a file, nothing applied (progress displays). */
+pvk_result pvk_trace_count_frames(const char *path, uint32_t *frames);
+pvk_result pvk_citrace_count_frames(const void *data, size_t size, uint32_t *frames);
 
 /* ---- drawing (runtime/draw.c) ---- */
 pvk_result pvk_draw_init(pvk_context *ctx);

@@ -413,3 +413,69 @@ out:
     fclose(r.f);
     return err;
 }
+
+/* Count the VBlank records without applying anything (for progress
+ * displays): PVK_ERROR_BAD_DATA on anything malformed, quietly. */
+pvk_result pvk_trace_count_frames(const char *path, uint32_t *frames)
+{
+    *frames = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return PVK_ERROR_IO;
+    uint8_t head[16];
+    pvk_result r = PVK_SUCCESS;
+    size_t in_cap = ZSTD_DStreamInSize(), cap = MAX_RECORD + ZSTD_DStreamOutSize(), len = 0;
+    uint8_t *in = malloc(in_cap), *buf = malloc(cap);
+    ZSTD_DCtx *dc = ZSTD_createDCtx();
+    if (!in || !buf || !dc) {
+        r = PVK_ERROR_OUT_OF_MEMORY;
+        goto out;
+    }
+    if (fread(head, 1, 16, f) != 16 || memcmp(head, TRACE_MAGIC, 8) || get32(head + 8) < 1 ||
+        get32(head + 8) > TRACE_VERSION) {
+        r = PVK_ERROR_BAD_DATA;
+        goto out;
+    }
+    ZSTD_inBuffer zin = {in, 0, 0};
+    for (;;) {
+        /* parse whole records in buf[0, len) */
+        size_t pos = 0;
+        while (len - pos >= 5) {
+            uint32_t rl = get32(buf + pos + 1);
+            if (rl > MAX_RECORD) {
+                r = PVK_ERROR_BAD_DATA;
+                goto out;
+            }
+            if (len - pos < 5 + (size_t)rl)
+                break;
+            if (buf[pos] == REC_VBLANK)
+                ++*frames;
+            if (buf[pos] == REC_END)
+                goto out;
+            pos += 5 + (size_t)rl;
+        }
+        memmove(buf, buf + pos, len - pos);
+        len -= pos;
+        if (zin.pos == zin.size) {
+            zin.size = fread(in, 1, in_cap, f);
+            zin.pos = 0;
+            if (!zin.size) {
+                r = PVK_ERROR_BAD_DATA; /* no end record: truncated */
+                goto out;
+            }
+        }
+        ZSTD_outBuffer zout = {buf, cap, len};
+        size_t ret = ZSTD_decompressStream(dc, &zout, &zin);
+        if (ZSTD_isError(ret)) {
+            r = PVK_ERROR_BAD_DATA;
+            goto out;
+        }
+        len = zout.pos;
+    }
+out:
+    ZSTD_freeDCtx(dc);
+    free(in);
+    free(buf);
+    fclose(f);
+    return r;
+}

@@ -121,6 +121,8 @@ static void hostile_files(void)
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
         write_file("bad.pvt", good, cuts[i]);
         replay_expect("bad.pvt", PVK_ERROR_BAD_DATA);
+        uint32_t frames;
+        CHECK_EQ(pvk_trace_frames("bad.pvt", &frames), PVK_ERROR_BAD_DATA);
     }
     /* flipped bytes in the compressed stream */
     for (int i = 0; i < 8; i++) {
@@ -219,6 +221,10 @@ static void old_trace(void)
     CHECK_EQ(st.draws, 1);
     CHECK_EQ(st.triangles, 1);
     th_release(ctx);
+    uint32_t frames = 99;
+    CHECK_EQ(pvk_trace_frames(PVK_TRACE_DIR "/v1_triangle.pvt", &frames), PVK_SUCCESS);
+    CHECK_EQ(frames, 1);
+    CHECK_EQ(pvk_trace_frames("does-not-exist.pvt", &frames), PVK_ERROR_IO);
 }
 
 /* The register-file snapshot: save/load round trip, and refusals. */
@@ -296,6 +302,9 @@ int main(void)
         /* the frames differ from each other, so equal hashes below mean something */
         CHECK(hashes[0][0] != hashes[0][1] && hashes[0][1] != hashes[0][2]);
 
+        uint32_t counted = 0;
+        CHECK_EQ(pvk_trace_frames(TRACE, &counted), PVK_SUCCESS);
+        CHECK_EQ(counted, FRAMES);
         /* replay in a fresh context */
         ctx = th_context(NULL, mirror);
         memset(hashes[1], 0, sizeof hashes[1]);

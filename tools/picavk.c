@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "picavk/picavk.h"
 #include "tools/tools.h"
@@ -23,9 +25,11 @@ static void usage(FILE *f)
             "                    top-right.png, bottom.png (default DIR: .); --trace records the\n"
             "                    session for `picavk replay`\n"
             "  run SCENE.pvs...  run scene scripts; prints PASS/FAIL per script\n"
-            "  replay TRACE [-o DIR]\n"
+            "  replay TRACE [-o DIR] [--quiet]\n"
             "                    replay a picavk trace (.pvt) or a Citra CiTrace (.ctf) headless:\n"
-            "                    DIR/frameNNNN-*.png and DIR/hashes.txt, a hash per frame (DIR: .)\n"
+            "                    DIR/frameNNNN-*.png and DIR/hashes.txt, a hash per frame (DIR: .);\n"
+            "                    progress on a terminal (frame N of M, frames/s), else a line per\n"
+            "                    frame, then a summary; --quiet prints only errors\n"
             "  asm FILE.pica [-o FILE.shbin]\n"
             "                    assemble a PICA200 vertex shader (picasso syntax) into a SHBIN\n"
             "  --help            this text\n"
@@ -260,7 +264,18 @@ out:
 typedef struct replay_state {
     const char *dir;
     FILE *hashes;
+    bool quiet, tty;   /* --quiet: only errors; tty: progress on one updating line */
+    uint32_t total;    /* frames in the file, 0 when unknown */
+    uint32_t frames;
+    double t0;
 } replay_state;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 static pvk_result on_replay_frame(void *user, pvk_context *ctx, uint32_t frame)
 {
@@ -273,12 +288,24 @@ static pvk_result on_replay_frame(void *user, pvk_context *ctx, uint32_t frame)
     snprintf(prefix, sizeof prefix, "frame%04u-", frame);
     if ((r = write_screens(ctx, st->dir, prefix, "", false)))
         return r;
-    printf("frame %u %016llx\n", frame, (unsigned long long)hash);
     fprintf(st->hashes, "%u %016llx\n", frame, (unsigned long long)hash);
+    st->frames = frame + 1;
+    if (st->quiet)
+        return PVK_SUCCESS;
+    double dt = now_s() - st->t0;
+    double fps = dt > 0 ? st->frames / dt : 0;
+    if (st->tty) {
+        if (st->total)
+            fprintf(stderr, "\rframe %u of %u, %.1f frames/s ", st->frames, st->total, fps);
+        else
+            fprintf(stderr, "\rframe %u, %.1f frames/s ", st->frames, fps);
+    } else {
+        printf("frame %u %016llx\n", frame, (unsigned long long)hash);
+    }
     return PVK_SUCCESS;
 }
 
-static int cmd_replay(const char *trace, const char *dir)
+static int cmd_replay(const char *trace, const char *dir, bool quiet)
 {
     if (mkdir(dir, 0755) && errno != EEXIST) {
         fprintf(stderr, "picavk: cannot create %s: %s\n", dir, strerror(errno));
@@ -286,11 +313,13 @@ static int cmd_replay(const char *trace, const char *dir)
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/hashes.txt", dir);
-    replay_state st = {dir, fopen(path, "w")};
+    replay_state st = {dir, fopen(path, "w"), quiet, isatty(STDERR_FILENO), 0, 0, 0};
     if (!st.hashes) {
         fprintf(stderr, "picavk: cannot write %s\n", path);
         return 1;
     }
+    if (st.tty && !quiet && pvk_trace_frames(trace, &st.total) != PVK_SUCCESS)
+        st.total = 0; /* a damaged file: the replay says what is wrong */
     pvk_context *ctx;
     pvk_result r = pvk_context_create(NULL, &ctx);
     if (r) {
@@ -305,14 +334,25 @@ static int cmd_replay(const char *trace, const char *dir)
             magic[0] = 0;
         fclose(probe);
     }
+    st.t0 = now_s();
     if (!memcmp(magic, "CiTr", 4))
         r = pvk_citrace_replay(ctx, trace, on_replay_frame, &st);
     else
         r = pvk_trace_replay(ctx, trace, on_replay_frame, &st);
+    double dt = now_s() - st.t0;
     pvk_stats stats;
     pvk_get_stats(ctx, &stats);
     pvk_context_destroy(ctx);
     fclose(st.hashes);
+    if (st.tty && !quiet && st.frames)
+        fputc('\n', stderr);
+    if (!quiet)
+        printf("replayed %u frames in %.2f s (%.1f frames/s): %llu command lists, %llu draws, %llu triangles, "
+               "%llu fills, %llu transfers, %llu texture copies; %llu errors in the guest's input, %llu unsupported\n",
+               st.frames, dt, dt > 0 ? st.frames / dt : 0.0, (unsigned long long)stats.command_lists,
+               (unsigned long long)stats.draws, (unsigned long long)stats.triangles, (unsigned long long)stats.fills,
+               (unsigned long long)stats.transfers, (unsigned long long)stats.texture_copies,
+               (unsigned long long)stats.bad_input, (unsigned long long)stats.unsupported);
     if (r)
         return fail("replay", r);
     if (stats.bad_input)
@@ -447,9 +487,12 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "replay")) {
         const char *trace = NULL, *dir = ".";
+        bool quiet = false;
         for (int i = 2; i < argc; i++) {
             if (!strcmp(argv[i], "-o") && i + 1 < argc)
                 dir = argv[++i];
+            else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
+                quiet = true;
             else if (argv[i][0] != '-' && !trace)
                 trace = argv[i];
             else {
@@ -458,10 +501,10 @@ int main(int argc, char **argv)
             }
         }
         if (!trace) {
-            fprintf(stderr, "usage: picavk replay TRACE.pvt [-o DIR]\n");
+            fprintf(stderr, "usage: picavk replay TRACE.pvt [-o DIR] [--quiet]\n");
             return 2;
         }
-        return cmd_replay(trace, dir);
+        return cmd_replay(trace, dir, quiet);
     }
     if (!strcmp(cmd, "asm")) {
         const char *in = NULL, *out = NULL;

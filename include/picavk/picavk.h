@@ -317,6 +317,11 @@ typedef pvk_result (*pvk_frame_fn)(void *user, pvk_context *ctx, uint32_t frame)
  * (logged, counted) as PVK_ERROR_BAD_DATA; what came before it was applied. */
 PVK_API pvk_result pvk_trace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
 
+/* How many frames (VBlanks) a picavk trace or a CiTrace file holds, read
+ * without a context or applying anything (for progress displays).
+ * PVK_ERROR_BAD_DATA for a corrupt or truncated file. */
+PVK_API pvk_result pvk_trace_frames(const char *path, uint32_t *frames);
+
 /* Play a Citra CiTrace (.ctf) file: its initial register state, memory
  * loads, register writes and frame markers (each a pvk_vblank). */
 PVK_API pvk_result pvk_citrace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
