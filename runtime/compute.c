@@ -226,17 +226,22 @@ void pvk_op_abort(pvk_context *ctx, pvk_op *op)
     op->cmd = VK_NULL_HANDLE;
 }
 
+static void label_begin_v(VkCommandBuffer cmd, const char *fmt, va_list ap)
+{
+    char name[160];
+    vsnprintf(name, sizeof name, fmt, ap);
+    VkDebugUtilsLabelEXT label = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, .pLabelName = name};
+    vkCmdBeginDebugUtilsLabelEXT(cmd, &label);
+}
+
 void pvk_op_label(pvk_context *ctx, pvk_op *op, const char *fmt, ...)
 {
     if (!ctx->features.debug_utils || !vkCmdBeginDebugUtilsLabelEXT || op->labelled)
         return;
-    char name[160];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(name, sizeof name, fmt, ap);
+    label_begin_v(op->cmd, fmt, ap);
     va_end(ap);
-    VkDebugUtilsLabelEXT label = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, .pLabelName = name};
-    vkCmdBeginDebugUtilsLabelEXT(op->cmd, &label);
     op->labelled = true;
 }
 
@@ -344,19 +349,6 @@ pvk_result pvk_retire(pvk_context *ctx, bool wait)
 }
 
 /* ---- debug names and labels (VK_EXT_debug_utils, when enabled) ---- */
-
-void pvk_label_begin(pvk_context *ctx, VkCommandBuffer cmd, const char *fmt, ...)
-{
-    if (!ctx->features.debug_utils || !vkCmdBeginDebugUtilsLabelEXT)
-        return;
-    char name[160];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(name, sizeof name, fmt, ap);
-    va_end(ap);
-    VkDebugUtilsLabelEXT label = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, .pLabelName = name};
-    vkCmdBeginDebugUtilsLabelEXT(cmd, &label);
-}
 
 void pvk_label_end(pvk_context *ctx, VkCommandBuffer cmd)
 {

@@ -161,7 +161,6 @@ void pvk_op_barrier(pvk_context *ctx, pvk_op *op);
 pvk_result pvk_retire(pvk_context *ctx, bool wait);
 /* VK_EXT_debug_utils names and labels (no-ops without the extension), so a
  * captured frame reads like the guest's: a label per pass and draw. */
-void pvk_label_begin(pvk_context *ctx, VkCommandBuffer cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void pvk_label_end(pvk_context *ctx, VkCommandBuffer cmd);
 void pvk_object_name(pvk_context *ctx, VkObjectType type, uint64_t handle, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

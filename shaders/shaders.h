@@ -1,4 +1,6 @@
-/* shaders/: built-in SPIR-V and the run-time GLSL compiler. */
+/* shaders/ owns the built-in shaders (GLSL compiled to SPIR-V at build time and
+ * embedded) and the run-time GLSL compiler (glslang C API) for generated ones.
+ * It holds no other C logic and never records commands. */
 #ifndef PVK_SHADERS_H
 #define PVK_SHADERS_H
 
