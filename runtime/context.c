@@ -90,7 +90,7 @@ pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
         goto fail;
     pvk_mmio_reset(ctx);
     pica_init(ctx);
-    if ((r = pvk_lcd_init(ctx)) || (r = pvk_draw_init(ctx)))
+    if ((r = pvk_lcd_init(ctx)) || (r = pvk_pipelines_init(ctx)) || (r = pvk_draw_init(ctx)))
         goto fail;
     *out = ctx;
     return PVK_SUCCESS;
@@ -105,6 +105,7 @@ void pvk_ctx_destroy(pvk_context *ctx)
     if (ctx->device)
         pvk_retire(ctx, true);
     pvk_draw_destroy(ctx);
+    pvk_pipelines_destroy(ctx);
     pvk_lcd_destroy(ctx);
     pvk_guest_destroy(ctx);
     pvk_compute_destroy(ctx);

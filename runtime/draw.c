@@ -4,8 +4,11 @@
  *
  * Until the surface cache exists every draw loads the colour buffer from
  * guest memory (detile + convert on the GPU), renders, and stores it back, in
- * one submission: guest memory stays the truth after each draw.  Fragments
- * are the interpolated primary colour.
+ * one submission: guest memory stays the truth after each draw.  The colour
+ * attachment holds R, G, B, A in channel order (converted on load and store),
+ * so blending and write masks see the guest's channels.  Fragments come from
+ * the generated shader of the draw's key (TEV, alpha test) through the
+ * pipeline of its output-merger key (runtime/pipeline.c).
  *
  * Depth: when DEPTH_COLOR_MASK enables the test or writes, the guest depth
  * buffer (same size and tiling as the colour buffer; D16, D24 or D24S8) is
@@ -35,8 +38,6 @@ typedef struct draw_vertex {
 } draw_vertex;
 
 struct pvk_draw {
-    VkPipelineLayout layout;
-    VkPipeline pipeline;
     pvk_image rt;
     VkBuffer staging, vbuf;
     VkDeviceMemory staging_mem, vbuf_mem;
@@ -48,102 +49,6 @@ struct pvk_draw {
     VkDeviceMemory dstaging_mem;
     uint32_t depth_addr, depth_len; /* guest depth range the draw in flight writes */
 };
-
-static pvk_result create_pipeline(pvk_context *ctx, struct pvk_draw *d)
-{
-    pvk_result r;
-    /* vertex: clip plane (32 bytes); fragment: scissor exclude rectangle, depth map */
-    VkPushConstantRange pcr[2] = {{VK_SHADER_STAGE_VERTEX_BIT, 0, 32}, {VK_SHADER_STAGE_FRAGMENT_BIT, 32, 32}};
-    VkPipelineLayoutCreateInfo plci = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-        .pushConstantRangeCount = 2,
-        .pPushConstantRanges = pcr,
-    };
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreatePipelineLayout(ctx->device, &plci, NULL, &d->layout),
-                          "vkCreatePipelineLayout")))
-        return r;
-    VkShaderModule mods[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
-    for (int i = 0; i < 2; i++) {
-        pvk_spirv spv = pvk_builtin_draw_spirv(i == 1);
-        VkShaderModuleCreateInfo smci = {
-            .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = spv.size, .pCode = spv.code};
-        if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &mods[i]),
-                              "vkCreateShaderModule")))
-            goto out;
-    }
-    VkPipelineShaderStageCreateInfo stages[2] = {
-        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
-         .module = mods[0], .pName = "main"},
-        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-         .module = mods[1], .pName = "main"},
-    };
-    VkVertexInputBindingDescription vb = {0, sizeof(draw_vertex), VK_VERTEX_INPUT_RATE_VERTEX};
-    VkVertexInputAttributeDescription va[2] = {
-        {0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, offsetof(draw_vertex, pos)},
-        {1, 0, VK_FORMAT_R32G32B32A32_SFLOAT, offsetof(draw_vertex, color)},
-    };
-    VkPipelineVertexInputStateCreateInfo vi = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
-        .vertexBindingDescriptionCount = 1,
-        .pVertexBindingDescriptions = &vb,
-        .vertexAttributeDescriptionCount = 2,
-        .pVertexAttributeDescriptions = va,
-    };
-    VkPipelineInputAssemblyStateCreateInfo ia = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
-    };
-    VkPipelineViewportStateCreateInfo vp = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO, .viewportCount = 1, .scissorCount = 1};
-    VkPipelineRasterizationStateCreateInfo rs = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
-        .polygonMode = VK_POLYGON_MODE_FILL,
-        .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE, /* with the flipped viewport: y-up CCW is front */
-        .lineWidth = 1.0f,
-    };
-    VkPipelineMultisampleStateCreateInfo ms = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
-        .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT,
-    };
-    VkPipelineColorBlendAttachmentState cba = {.colorWriteMask = 0xF};
-    VkPipelineColorBlendStateCreateInfo cb = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO, .attachmentCount = 1, .pAttachments = &cba};
-    VkPipelineDepthStencilStateCreateInfo dss = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
-    VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT,          VK_DYNAMIC_STATE_SCISSOR,
-                            VK_DYNAMIC_STATE_CULL_MODE,         VK_DYNAMIC_STATE_DEPTH_TEST_ENABLE,
-                            VK_DYNAMIC_STATE_DEPTH_WRITE_ENABLE, VK_DYNAMIC_STATE_DEPTH_COMPARE_OP};
-    bool depth = d->dfmt != VK_FORMAT_UNDEFINED;
-    VkPipelineDynamicStateCreateInfo ds = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO, .dynamicStateCount = depth ? 6 : 3,
-        .pDynamicStates = dyn};
-    VkFormat fmt = VK_FORMAT_R8G8B8A8_UNORM;
-    VkPipelineRenderingCreateInfo rci = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO, .colorAttachmentCount = 1,
-        .pColorAttachmentFormats = &fmt, .depthAttachmentFormat = d->dfmt};
-    VkGraphicsPipelineCreateInfo gpci = {
-        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
-        .pNext = &rci,
-        .stageCount = 2,
-        .pStages = stages,
-        .pVertexInputState = &vi,
-        .pInputAssemblyState = &ia,
-        .pViewportState = &vp,
-        .pRasterizationState = &rs,
-        .pMultisampleState = &ms,
-        .pColorBlendState = &cb,
-        .pDepthStencilState = depth ? &dss : NULL,
-        .pDynamicState = &ds,
-        .layout = d->layout,
-    };
-    r = pvk_vk_check(ctx, ctx->vk.vkCreateGraphicsPipelines(ctx->device, VK_NULL_HANDLE, 1, &gpci, NULL, &d->pipeline),
-                     "vkCreateGraphicsPipelines");
-out:
-    for (int i = 0; i < 2; i++)
-        if (mods[i])
-            ctx->vk.vkDestroyShaderModule(ctx->device, mods[i], NULL);
-    return r;
-}
 
 static pvk_result ensure_target(pvk_context *ctx, struct pvk_draw *d, uint32_t w, uint32_t h)
 {
@@ -324,6 +229,9 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     }
     if (d->dfmt != VK_FORMAT_UNDEFINED && (r = ensure_depth_image(ctx, d, w, h)))
         return r;
+    VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &pk->fs, d->dfmt);
+    if (!pipeline)
+        return PVK_ERROR_VULKAN; /* logged */
 
     pvk_op op;
     if ((r = pvk_op_begin(ctx, &op)))
@@ -335,7 +243,7 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     /* load: tiled guest colour -> linear RGBA8 (memory byte order) -> image */
     VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
     if (t->color) {
-        pvk_transfer_record_convert(ctx, &op, guest, sub, staging, 0, w, w, h, (uint32_t)fmt, 0, 0);
+        pvk_transfer_record_convert(ctx, &op, guest, sub, staging, 0, w, w, h, (uint32_t)fmt, PVK_XFER_RGBA8_NATURAL, 0);
         pvk_op_barrier(ctx, &op);
         image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
         ctx->vk.vkCmdCopyBufferToImage(cmd, d->staging, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
@@ -385,7 +293,11 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
         .pDepthAttachment = d->depth.image ? &datt : NULL,
     };
     ctx->vk.vkCmdBeginRendering(cmd, &ri);
-    ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, d->pipeline);
+    ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+    float bc[4];
+    for (int i = 0; i < 4; i++)
+        bc[i] = (float)((pk->blend_color >> (8 * i)) & 0xFF) / 255.0f;
+    ctx->vk.vkCmdSetBlendConstants(cmd, bc);
     /* Viewport: PICA window y runs up; attachment row = h - window y. */
     float vx = rd->viewport[0], vy = rd->viewport[1], vw = rd->viewport[2], vh = rd->viewport[3];
     if (!(vw > 0 && vw <= 8192) || !(vh > 0 && vh <= 8192)) {
@@ -415,11 +327,12 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
         }
     }
     ctx->vk.vkCmdSetScissor(cmd, 0, 1, &scissor);
-    struct { int32_t exclude[4]; float scale, offset, max; uint32_t w_buffer; } fpush = {
+    pvk_draw_push fpush = {
         {exclude[0], exclude[1], exclude[2], exclude[3]},
         rd->depth_scale, rd->depth_offset,
-        (float)((1u << (dst.bits ? dst.bits : 24)) - 1), rd->w_buffer};
-    ctx->vk.vkCmdPushConstants(cmd, d->layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof fpush, &fpush);
+        (float)((1u << (dst.bits ? dst.bits : 24)) - 1), rd->w_buffer, pk->uniforms};
+    VkPipelineLayout layout = pvk_pipeline_layout(ctx);
+    ctx->vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof fpush, &fpush);
     if (d->depth.image) {
         ctx->vk.vkCmdSetDepthTestEnable(cmd, dst.use);
         ctx->vk.vkCmdSetDepthWriteEnable(cmd, dst.write);
@@ -427,7 +340,7 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     }
     struct { float plane[4]; uint32_t enable, pad[3]; } clip = {
         {rd->clip[0], rd->clip[1], rd->clip[2], rd->clip[3]}, rd->clip_enable, {0, 0, 0}};
-    ctx->vk.vkCmdPushConstants(cmd, d->layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof clip, &clip);
+    ctx->vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof clip, &clip);
     ctx->vk.vkCmdSetCullMode(cmd, pvk_vk_cull_mode(rd->cull));
     VkDeviceSize zero = 0;
     ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &zero);
@@ -447,7 +360,7 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     }
     pvk_op_barrier(ctx, &op);
     if (t->color)
-        pvk_transfer_record_convert(ctx, &op, staging, 0, guest, sub, w, w, h, 0, (uint32_t)fmt, 2);
+        pvk_transfer_record_convert(ctx, &op, staging, 0, guest, sub, w, w, h, PVK_XFER_RGBA8_NATURAL, (uint32_t)fmt, 2);
     d->depth_len = 0;
     if (dst.write) {
         pvk_buffer_range bufs[2] = {dguest, dstaging};
@@ -472,8 +385,8 @@ pvk_result pvk_draw_init(pvk_context *ctx)
     if (!d)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->draw = d;
-    pvk_log(ctx, PVK_LOG_INFO, "drawing without the fragment pipeline: fragments are the interpolated primary "
-                               "colour (no textures, combiners, blending or stencil yet)");
+    pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, alpha test, blending and logic ops; no textures, "
+                               "lighting, fog or stencil yet");
     /* D32_SFLOAT holds every 24-bit depth exactly (see draw.frag); Vulkan
      * requires it for depth attachments and transfers, but check anyway. */
     VkFormatProperties fp;
@@ -485,8 +398,7 @@ pvk_result pvk_draw_init(pvk_context *ctx)
     else
         pvk_log(ctx, PVK_LOG_ERROR, "device lacks D32_SFLOAT depth attachments: draws ignore the depth buffer");
     pvk_result r;
-    if ((r = create_pipeline(ctx, d)) ||
-        (r = pvk_create_buffer(ctx, (VkDeviceSize)MAX_DIM * MAX_DIM * 4,
+    if ((r = pvk_create_buffer(ctx, (VkDeviceSize)MAX_DIM * MAX_DIM * 4,
                                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                    VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &d->dstaging, &d->dstaging_mem)) ||
@@ -495,7 +407,6 @@ pvk_result pvk_draw_init(pvk_context *ctx)
                                    VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &d->staging, &d->staging_mem)))
         return r;
-    pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)d->pipeline, "draw: primary colour");
     pvk_object_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)d->staging, "draw colour staging (linear RGBA8)");
     pvk_object_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)d->dstaging, "draw depth staging (linear float)");
     return PVK_SUCCESS;
@@ -520,10 +431,6 @@ void pvk_draw_destroy(pvk_context *ctx)
         ctx->vk.vkDestroyBuffer(ctx->device, d->staging, NULL);
     if (d->staging_mem)
         ctx->vk.vkFreeMemory(ctx->device, d->staging_mem, NULL);
-    if (d->pipeline)
-        ctx->vk.vkDestroyPipeline(ctx->device, d->pipeline, NULL);
-    if (d->layout)
-        ctx->vk.vkDestroyPipelineLayout(ctx->device, d->layout, NULL);
     free(d);
     ctx->draw = NULL;
 }

@@ -29,3 +29,52 @@ VkCullModeFlags pvk_vk_cull_mode(uint32_t mode)
     default: return VK_CULL_MODE_NONE;
     }
 }
+
+/* LOGIC_OP, PICA order (seed 000, FACTS.md) -> Vulkan's own order. */
+VkLogicOp pvk_vk_logic_op(uint32_t op)
+{
+    static const VkLogicOp ops[16] = {
+        VK_LOGIC_OP_CLEAR,         VK_LOGIC_OP_AND,        VK_LOGIC_OP_AND_REVERSE, VK_LOGIC_OP_COPY,
+        VK_LOGIC_OP_SET,           VK_LOGIC_OP_COPY_INVERTED, VK_LOGIC_OP_NO_OP,    VK_LOGIC_OP_INVERT,
+        VK_LOGIC_OP_NAND,          VK_LOGIC_OP_OR,         VK_LOGIC_OP_NOR,         VK_LOGIC_OP_XOR,
+        VK_LOGIC_OP_EQUIVALENT,    VK_LOGIC_OP_AND_INVERTED, VK_LOGIC_OP_OR_REVERSE, VK_LOGIC_OP_OR_INVERTED,
+    };
+    return ops[op & 15];
+}
+
+/* BLEND_FUNC equations: 5-7 add like 0 (seed 000).  Vulkan's MIN/MAX ignore
+ * the factors; the PICA's (in Citra's model) apply them: documented. */
+VkBlendOp pvk_vk_blend_op(uint32_t eq)
+{
+    switch (eq) {
+    case 1: return VK_BLEND_OP_SUBTRACT;
+    case 2: return VK_BLEND_OP_REVERSE_SUBTRACT;
+    case 3: return VK_BLEND_OP_MIN;
+    case 4: return VK_BLEND_OP_MAX;
+    default: return VK_BLEND_OP_ADD;
+    }
+}
+
+/* BLEND_FUNC factors; 0xF is unknown and taken as One. */
+VkBlendFactor pvk_vk_blend_factor(uint32_t f)
+{
+    static const VkBlendFactor factors[16] = {
+        VK_BLEND_FACTOR_ZERO,
+        VK_BLEND_FACTOR_ONE,
+        VK_BLEND_FACTOR_SRC_COLOR,
+        VK_BLEND_FACTOR_ONE_MINUS_SRC_COLOR,
+        VK_BLEND_FACTOR_DST_COLOR,
+        VK_BLEND_FACTOR_ONE_MINUS_DST_COLOR,
+        VK_BLEND_FACTOR_SRC_ALPHA,
+        VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+        VK_BLEND_FACTOR_DST_ALPHA,
+        VK_BLEND_FACTOR_ONE_MINUS_DST_ALPHA,
+        VK_BLEND_FACTOR_CONSTANT_COLOR,
+        VK_BLEND_FACTOR_ONE_MINUS_CONSTANT_COLOR,
+        VK_BLEND_FACTOR_CONSTANT_ALPHA,
+        VK_BLEND_FACTOR_ONE_MINUS_CONSTANT_ALPHA,
+        VK_BLEND_FACTOR_SRC_ALPHA_SATURATE,
+        VK_BLEND_FACTOR_ONE,
+    };
+    return factors[f & 15];
+}

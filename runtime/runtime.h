@@ -106,6 +106,7 @@ struct pvk_context {
     struct pvk_lcd *lcd;      /* runtime/present.c */
     struct pvk_trace *trace;  /* runtime/trace.c: recording when not NULL */
     struct pvk_draw *draw;    /* runtime/draw.c */
+    struct pvk_pipelines *pipelines; /* runtime/pipeline.c */
 };
 
 /* ---- logging (runtime/log.c) ---- */
@@ -171,6 +172,9 @@ void pvk_raise_irq(pvk_context *ctx, pvk_irq which);
 /* ---- PICA -> Vulkan tables (runtime/pica_to_vk.c) ---- */
 VkCompareOp pvk_vk_compare_op(uint32_t func);
 VkCullModeFlags pvk_vk_cull_mode(uint32_t mode);
+VkLogicOp pvk_vk_logic_op(uint32_t op);
+VkBlendOp pvk_vk_blend_op(uint32_t eq);
+VkBlendFactor pvk_vk_blend_factor(uint32_t f);
 
 /* ---- embedded SPIR-V (generated: shaders/) ---- */
 typedef struct pvk_spirv {
@@ -178,7 +182,7 @@ typedef struct pvk_spirv {
     size_t size; /* bytes */
 } pvk_spirv;
 pvk_spirv pvk_builtin_spirv(int pipe);
-pvk_spirv pvk_builtin_draw_spirv(bool fragment);
+pvk_spirv pvk_builtin_draw_vertex_spirv(void);
 
 /* ---- the context (runtime/context.c) ---- */
 pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out);
@@ -210,6 +214,22 @@ pvk_result pvk_draw_init(pvk_context *ctx);
 /* Render one packet of the translator into the guest buffers it names. */
 pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *packet);
 void pvk_draw_destroy(pvk_context *ctx);
+
+/* ---- draw pipelines (runtime/pipeline.c) ---- */
+/* The layout every draw pipeline shares: vertex push constants (clip plane,
+ * 32 bytes), fragment push constants from offset 32 (pvk_draw_push). */
+typedef struct pvk_draw_push {
+    int32_t exclude[4];
+    float depth_scale, depth_offset, depth_max;
+    uint32_t w_buffer;
+    pvk_fs_uniforms fs;
+} pvk_draw_push;
+pvk_result pvk_pipelines_init(pvk_context *ctx);
+void pvk_pipelines_destroy(pvk_context *ctx);
+VkPipelineLayout pvk_pipeline_layout(const pvk_context *ctx);
+/* The pipeline for these keys (created and cached on first use; the last
+ * one is found without hashing).  VK_NULL_HANDLE after a logged failure. */
+VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format);
 
 /* ---- LCD (runtime/present.c); arguments checked by api.c ---- */
 pvk_result pvk_lcd_init(pvk_context *ctx);

@@ -8,7 +8,6 @@
 #include "fill.comp.spv.h"
 #include "scanout.comp.spv.h"
 #include "texture_copy.comp.spv.h"
-#include "draw.frag.spv.h"
 #include "draw.vert.spv.h"
 
 pvk_spirv pvk_builtin_spirv(int pipe)
@@ -24,8 +23,8 @@ pvk_spirv pvk_builtin_spirv(int pipe)
     return (pvk_spirv){0, 0};
 }
 
-pvk_spirv pvk_builtin_draw_spirv(bool fragment)
+/* Draws' vertex shader; their fragment shaders are generated per key. */
+pvk_spirv pvk_builtin_draw_vertex_spirv(void)
 {
-    return fragment ? (pvk_spirv){pvk_spv_draw_frag, sizeof pvk_spv_draw_frag}
-                    : (pvk_spirv){pvk_spv_draw_vert, sizeof pvk_spv_draw_vert};
+    return (pvk_spirv){pvk_spv_draw_vert, sizeof pvk_spv_draw_vert};
 }

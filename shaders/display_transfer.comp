@@ -13,11 +13,12 @@ layout(push_constant) uniform Push {
     uint src_base, dst_base;  // byte offsets of the transfer inside each binding
     uint in_width;            // input row length in pixels (includes the gap)
     uint out_width, out_height; // output size after downscale
-    uint in_fmt, out_fmt;     // 0 RGBA8, 1 RGB8, 2 RGB565, 3 RGB5A1, 4 RGBA4
+    uint in_fmt, out_fmt;     // 0 RGBA8, 1 RGB8, 2 RGB565, 3 RGB5A1, 4 RGBA4;
+                              // 5 RGBA8 in R, G, B, A byte order (draw attachments, not a guest format)
     uint mode;                // bit 0 flip, bit 1 linear->tiled, bits 2-3 scale (0, 1 = 2x1, 2 = 2x2)
 };
 
-uint bpp(uint f) { return f == 0u ? 4u : f == 1u ? 3u : 2u; }
+uint bpp(uint f) { return f == 0u || f == 5u ? 4u : f == 1u ? 3u : 2u; }
 
 // Interleave x0 y0 x1 y1 x2 y2 (x in the even bits).
 uint morton(uint x, uint y)
@@ -37,6 +38,10 @@ uint rd8(uint o) { return uint(src8[o]); }
 // Memory byte order: RGBA8 is A,B,G,R; RGB8 is B,G,R; 16-bit is little endian.
 uvec4 load(uint o, uint f)
 {
+    if (f == 5u) { // only ever 4-byte aligned (draw staging buffers)
+        uint v = src32[o >> 2];
+        return uvec4(v & 0xFFu, (v >> 8) & 0xFFu, (v >> 16) & 0xFFu, v >> 24);
+    }
     if (f == 0u) {
         uint v = (o & 3u) == 0u ? src32[o >> 2] : rd8(o) | (rd8(o + 1u) << 8) | (rd8(o + 2u) << 16) | (rd8(o + 3u) << 24);
         return uvec4(v >> 24, (v >> 16) & 0xFFu, (v >> 8) & 0xFFu, v & 0xFFu);
@@ -56,6 +61,7 @@ uvec4 load(uint o, uint f)
 
 void store(uint o, uint f, uvec4 c)
 {
+    if (f == 5u) { dst32[o >> 2] = c.r | (c.g << 8) | (c.b << 16) | (c.a << 24); return; }
     if (f == 0u) {
         uint v = (c.r << 24) | (c.g << 16) | (c.b << 8) | c.a;
         if ((o & 3u) == 0u) { dst32[o >> 2] = v; return; }

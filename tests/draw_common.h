@@ -59,8 +59,18 @@ static void setup_attribs(void)
     reg(PVK_GPUREG_ATTRIBBUFFER0_CONFIG2, (32u << 16) | (2u << 28)); /* 32-byte stride, 2 components */
 }
 
+/* The output merger as citro3d sets it up (C3D_Init: blend mode), with a
+ * replace blend and all colour channels written: the fragment's colour lands
+ * as it is.  Registers left 0 would mean logic op Clear and no colour writes. */
+static inline void merger_replace(void)
+{
+    reg(PVK_GPUREG_COLOR_OPERATION, 0x00E40100);
+    reg(PVK_GPUREG_BLEND_FUNC, 0x01010000); /* add, src One, dst Zero (RGB and alpha) */
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+}
+
 /* DRAWARRAYS of `n` vertices in PRIMITIVE_CONFIG mode `mode` (2 outputs), then wait. */
-static void draw_arrays(uint32_t mode, uint32_t n)
+static inline void draw_arrays(uint32_t mode, uint32_t n)
 {
     reg(PVK_GPUREG_PRIMITIVE_CONFIG, (mode << 8) | 1);
     reg(PVK_GPUREG_NUMVERTICES, n);
@@ -69,7 +79,7 @@ static void draw_arrays(uint32_t mode, uint32_t n)
     CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
 }
 
-static void clear_fb(void)
+static inline void clear_fb(void)
 {
     pvk_wait_idle(ctx);
     memset(pvk_guest_ptr(ctx, FB, W * H * 4), 0, W * H * 4);

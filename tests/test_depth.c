@@ -284,6 +284,7 @@ int main(void)
         ctx = th_context(NULL, mirror);
         upload_shader();
         setup_attribs();
+        merger_replace();
         test_formats();
         test_functions();
         test_write_disable();

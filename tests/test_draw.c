@@ -181,6 +181,7 @@ int main(void)
         ctx = th_context(NULL, mirror);
         upload_shader();
         setup_attribs();
+        merger_replace();
         setup_fb(0);
         /* a counter-clockwise triangle (y up) */
         const pt ccw[3] = {{5.25f, 4.25f}, {50.75f, 9.5f}, {20.5f, 40.75f}};

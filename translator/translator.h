@@ -116,6 +116,42 @@ typedef struct pvk_raster_desc {
     uint32_t depth_func;             /* 0 never, 1 always, 2 eq, 3 ne, 4 lt, 5 le, 6 gt, 7 ge */
 } pvk_raster_desc;
 
+/* What Vulkan bakes into a pipeline of the output merger, in PICA codes
+ * (runtime/pica_to_vk.c maps them).  Zeroed before it is filled, compared
+ * with memcmp and hashed whole: every byte is a field. */
+typedef struct pvk_pipe_key {
+    uint8_t blend;                   /* COLOR_OPERATION bit 8: 1 blend, 0 logic op */
+    uint8_t logic_op;                /* LOGIC_OP, PICA order 0-15 */
+    uint8_t rgb_eq, alpha_eq;        /* BLEND_FUNC equations 0-7 */
+    uint8_t rgb_src, rgb_dst, alpha_src, alpha_dst; /* BLEND_FUNC factors 0-15 */
+    uint8_t color_mask;              /* DEPTH_COLOR_MASK bits 8-11 (R G B A = bits 0-3); 0 without colour writes */
+    uint8_t pad[3];
+} pvk_pipe_key;
+_Static_assert(sizeof(pvk_pipe_key) == 12, "pvk_pipe_key is packed");
+
+/* The generated fragment shader's key: the TEV combiners and the alpha test.
+ * Same rules as pvk_pipe_key. */
+typedef struct pvk_tev_stage {
+    uint8_t rgb_src[3], alpha_src[3];   /* 0 primary, 1/2 fragment primary/secondary, 3-6 texture 0-3,
+                                           13 previous buffer, 14 constant, 15 previous */
+    uint8_t rgb_op[3], alpha_op[3];     /* operands (colour/alpha/channel, one-minus) */
+    uint8_t rgb_combine, alpha_combine; /* 0 replace .. 9 add-then-multiply */
+    uint8_t rgb_scale, alpha_scale;     /* 0 x1, 1 x2, 2 x4 */
+} pvk_tev_stage;
+typedef struct pvk_fs_key {
+    pvk_tev_stage stage[6];
+    uint8_t buffer_rgb, buffer_alpha;   /* TEXENV_UPDATE_BUFFER bits 8-11 / 12-15: stage 0-3 outputs enter the buffer */
+    uint8_t alpha_test, alpha_func;     /* FRAGOP_ALPHA_TEST enable, function 0-7 */
+} pvk_fs_key;
+_Static_assert(sizeof(pvk_fs_key) == 6 * 16 + 4, "pvk_fs_key is packed");
+
+/* Fragment values that change often: push constants, not key. */
+typedef struct pvk_fs_uniforms {
+    uint32_t tev_color[6];           /* TEXENVi_COLOR: R, G, B, A bytes */
+    uint32_t buffer_color;           /* TEXENV_BUFFER_COLOR */
+    uint32_t alpha_ref;              /* FRAGOP_ALPHA_TEST reference 0-255 */
+} pvk_fs_uniforms;
+
 /* A transformed vertex by meaning (SH_OUTMAP_O0-6 semantics). */
 typedef struct pvk_vertex {
     float pos[4];
@@ -141,6 +177,10 @@ typedef struct pvk_draw_packet {
     uint32_t tri_vertices;
     pvk_fb_desc fb;
     pvk_raster_desc raster;
+    pvk_pipe_key pipe;
+    pvk_fs_key fs;
+    pvk_fs_uniforms uniforms;
+    uint32_t blend_color;            /* BLEND_COLOR: R, G, B, A bytes */
     uint64_t seq;                    /* draws so far (immediate: immediate vertices), for names in logs */
     uint64_t state_hash;             /* FNV-1a of fb and raster: equal state, equal hash */
 } pvk_draw_packet;
@@ -230,6 +270,12 @@ pvk_result pvk_cmdlist_run_words(pvk_pica *p, const uint32_t *words, uint32_t co
 /* The framebuffer and raster state the registers describe now (fb.c). */
 void pvk_fb_desc_get(const pvk_pica *p, pvk_fb_desc *out);
 void pvk_raster_desc_get(const pvk_pica *p, pvk_raster_desc *out);
+/* The output merger and TEV state: keys and uniforms (fs_key.c). */
+void pvk_frag_state_get(const pvk_pica *p, pvk_pipe_key *pipe, pvk_fs_key *fs, pvk_fs_uniforms *uni,
+                        uint32_t *blend_color);
+/* GLSL of the fragment shader for `key` (glsl_fs.c): malloc'd, free() it;
+ * NULL when out of memory.  Push constants: see the source's block. */
+char *pvk_glsl_fragment(const pvk_fs_key *key);
 
 /* Register file snapshots for traces (pica.c): a versioned, explicit layout
  * (register values, then each data port's tables) independent of struct

@@ -52,6 +52,7 @@ static bool packet_state(pvk_pica *p, pvk_draw_packet *pk)
     pvk_fb_desc *fb = &pk->fb;
     pvk_fb_desc_get(p, fb);
     pvk_raster_desc_get(p, &pk->raster);
+    pvk_frag_state_get(p, &pk->pipe, &pk->fs, &pk->uniforms, &pk->blend_color);
     if (fb->width == 0 || fb->width % 8 || fb->height % 8 || fb->width > MAX_DIM || fb->height > MAX_DIM) {
         pvk_pica_bad_input(p, "draw: colour buffer size %ux%u is not a multiple of 8 tiles in 1..%u; dropped",
                            fb->width, fb->height, MAX_DIM);
@@ -81,7 +82,8 @@ static pvk_result submit(pvk_pica *p, pvk_draw_packet *pk)
     p->counters.triangles += pk->tri_vertices / 3;
     pk->seq = pk->kind == PVK_DRAW_IMMEDIATE ? p->counters.immediate_vertices : p->counters.draws;
     /* both descriptions are zeroed before they are filled: no padding garbage */
-    pk->state_hash = fnv1a(fnv1a(0xCBF29CE484222325ull, &pk->fb, sizeof pk->fb), &pk->raster, sizeof pk->raster);
+    uint64_t h = fnv1a(fnv1a(0xCBF29CE484222325ull, &pk->fb, sizeof pk->fb), &pk->raster, sizeof pk->raster);
+    pk->state_hash = fnv1a(fnv1a(h, &pk->pipe, sizeof pk->pipe), &pk->fs, sizeof pk->fs);
     pvk_pica_debug(p, "draw %llu: %s, %u vertices, %u triangles, colour %ux%u format %u at 0x%08X, state %016llx",
                    (unsigned long long)pk->seq,
                    pk->kind == PVK_DRAW_ARRAYS ? "arrays" : pk->kind == PVK_DRAW_ELEMENTS ? "elements" : "immediate",

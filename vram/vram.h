@@ -187,6 +187,9 @@ pvk_result pvk_transfer_memcopy(pvk_context *ctx);
  * pixels long, formats 0-4 as for transfers, mode bit 0 flip, bit 1
  * linear->tiled.  Byte offsets must be multiples of 16. */
 struct pvk_op;
+/* Format code for pvk_transfer_record_convert only: RGBA8 with R in the first
+ * byte, as a VK_FORMAT_R8G8B8A8_UNORM image holds it (draw attachments). */
+#define PVK_XFER_RGBA8_NATURAL 5u
 void pvk_transfer_record_convert(pvk_context *ctx, struct pvk_op *op, pvk_buffer_range src, uint32_t src_sub,
                                  pvk_buffer_range dst, uint32_t dst_sub, uint32_t in_width, uint32_t w, uint32_t h,
                                  uint32_t in_fmt, uint32_t out_fmt, uint32_t mode);

@@ -1,0 +1,255 @@
+/* Draw pipelines by key: the translator's pipeline key (output merger state)
+ * and fragment-shader key (TEV, alpha test) select a VkPipeline; the fragment
+ * shader is generated GLSL (translator/glsl_fs.c) compiled with glslang at
+ * first use.  One open-addressing table keyed by XXH3 of the two keys; the
+ * last pipeline handed out is checked first with memcmp, no hash. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <xxhash.h>
+
+#include "runtime/runtime.h"
+#include "shaders/shaders.h"
+
+#define TABLE_BITS 10 /* 1024 slots: far more distinct states than a game frame uses */
+
+typedef struct key_pair {
+    pvk_pipe_key pipe;
+    pvk_fs_key fs;
+    uint32_t depth_format; /* VkFormat of the depth attachment (UNDEFINED: none) */
+} key_pair;
+
+typedef struct entry {
+    key_pair key;
+    uint64_t hash;
+    VkPipeline pipeline;
+} entry;
+
+struct pvk_pipelines {
+    VkPipelineLayout layout;
+    VkShaderModule vertex;
+    entry table[1u << TABLE_BITS];
+    uint32_t count;
+    const entry *last;
+    uint64_t created, hits;
+};
+
+pvk_result pvk_pipelines_init(pvk_context *ctx)
+{
+    struct pvk_pipelines *pl = calloc(1, sizeof *pl);
+    if (!pl)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    ctx->pipelines = pl;
+    VkPushConstantRange pcr[2] = {{VK_SHADER_STAGE_VERTEX_BIT, 0, 32},
+                                  {VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof(pvk_draw_push)}};
+    VkPipelineLayoutCreateInfo plci = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .pushConstantRangeCount = 2,
+        .pPushConstantRanges = pcr,
+    };
+    pvk_result r = pvk_vk_check(ctx, ctx->vk.vkCreatePipelineLayout(ctx->device, &plci, NULL, &pl->layout),
+                                "vkCreatePipelineLayout");
+    if (r)
+        return r;
+    pvk_spirv spv = pvk_builtin_draw_vertex_spirv();
+    VkShaderModuleCreateInfo smci = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = spv.size, .pCode = spv.code};
+    return pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &pl->vertex),
+                        "vkCreateShaderModule");
+}
+
+void pvk_pipelines_destroy(pvk_context *ctx)
+{
+    struct pvk_pipelines *pl = ctx->pipelines;
+    if (!pl)
+        return;
+    for (uint32_t i = 0; i < (1u << TABLE_BITS); i++)
+        if (pl->table[i].pipeline)
+            ctx->vk.vkDestroyPipeline(ctx->device, pl->table[i].pipeline, NULL);
+    if (pl->vertex)
+        ctx->vk.vkDestroyShaderModule(ctx->device, pl->vertex, NULL);
+    if (pl->layout)
+        ctx->vk.vkDestroyPipelineLayout(ctx->device, pl->layout, NULL);
+    pvk_log(ctx, PVK_LOG_DEBUG, "draw pipelines: %llu created, %llu cache hits", (unsigned long long)pl->created,
+            (unsigned long long)pl->hits);
+    free(pl);
+    ctx->pipelines = NULL;
+}
+
+VkPipelineLayout pvk_pipeline_layout(const pvk_context *ctx)
+{
+    return ctx->pipelines->layout;
+}
+
+static VkShaderModule fragment_module(pvk_context *ctx, const pvk_fs_key *fs)
+{
+    char *src = pvk_glsl_fragment(fs);
+    if (!src)
+        return VK_NULL_HANDLE;
+    uint32_t *words = NULL;
+    size_t n = 0;
+    char *log = NULL;
+    pvk_result r = pvk_glsl_compile(PVK_STAGE_FRAGMENT, src, &words, &n, &log);
+    VkShaderModule mod = VK_NULL_HANDLE;
+    if (r) {
+        /* generated code that does not compile is picavk's bug, not the guest's */
+        pvk_log(ctx, PVK_LOG_ERROR, "generated fragment shader does not compile: %s\n%s", log ? log : "", src);
+    } else {
+        VkShaderModuleCreateInfo smci = {
+            .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = n * 4, .pCode = words};
+        pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &mod), "vkCreateShaderModule");
+    }
+    free(log);
+    free(words);
+    free(src);
+    return mod;
+}
+
+static VkPipeline create(pvk_context *ctx, const key_pair *k)
+{
+    struct pvk_pipelines *pl = ctx->pipelines;
+    VkShaderModule frag = fragment_module(ctx, &k->fs);
+    if (!frag)
+        return VK_NULL_HANDLE;
+    VkPipelineShaderStageCreateInfo stages[2] = {
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
+         .module = pl->vertex, .pName = "main"},
+        {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+         .module = frag, .pName = "main"},
+    };
+    /* draw.c's vertex layout: float4 position, float4 colour */
+    VkVertexInputBindingDescription vb = {0, 32, VK_VERTEX_INPUT_RATE_VERTEX};
+    VkVertexInputAttributeDescription va[2] = {
+        {0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0},
+        {1, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 16},
+    };
+    VkPipelineVertexInputStateCreateInfo vi = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+        .vertexBindingDescriptionCount = 1,
+        .pVertexBindingDescriptions = &vb,
+        .vertexAttributeDescriptionCount = 2,
+        .pVertexAttributeDescriptions = va,
+    };
+    VkPipelineInputAssemblyStateCreateInfo ia = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+    };
+    VkPipelineViewportStateCreateInfo vp = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO, .viewportCount = 1, .scissorCount = 1};
+    VkPipelineRasterizationStateCreateInfo rs = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+        .polygonMode = VK_POLYGON_MODE_FILL,
+        .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE, /* with the flipped viewport: y-up CCW is front */
+        .lineWidth = 1.0f,
+    };
+    VkPipelineMultisampleStateCreateInfo ms = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+        .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT,
+    };
+    const pvk_pipe_key *pk = &k->pipe;
+    /* The attachment holds R, G, B, A in its channels 0-3 (natural order),
+     * so the PICA's mask bits 0-3 are Vulkan's R, G, B, A bits. */
+    VkPipelineColorBlendAttachmentState cba = {
+        .blendEnable = pk->blend,
+        .srcColorBlendFactor = pvk_vk_blend_factor(pk->rgb_src),
+        .dstColorBlendFactor = pvk_vk_blend_factor(pk->rgb_dst),
+        .colorBlendOp = pvk_vk_blend_op(pk->rgb_eq),
+        .srcAlphaBlendFactor = pvk_vk_blend_factor(pk->alpha_src),
+        .dstAlphaBlendFactor = pvk_vk_blend_factor(pk->alpha_dst),
+        .alphaBlendOp = pvk_vk_blend_op(pk->alpha_eq),
+        .colorWriteMask = pk->color_mask,
+    };
+    bool logic = !pk->blend && ctx->features.logic_op;
+    VkPipelineColorBlendStateCreateInfo cb = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+        .logicOpEnable = logic,
+        .logicOp = logic ? pvk_vk_logic_op(pk->logic_op) : VK_LOGIC_OP_COPY,
+        .attachmentCount = 1,
+        .pAttachments = &cba,
+    };
+    VkPipelineDepthStencilStateCreateInfo dss = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+    bool depth = k->depth_format != VK_FORMAT_UNDEFINED;
+    VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT,           VK_DYNAMIC_STATE_SCISSOR,
+                            VK_DYNAMIC_STATE_CULL_MODE,          VK_DYNAMIC_STATE_BLEND_CONSTANTS,
+                            VK_DYNAMIC_STATE_DEPTH_TEST_ENABLE,  VK_DYNAMIC_STATE_DEPTH_WRITE_ENABLE,
+                            VK_DYNAMIC_STATE_DEPTH_COMPARE_OP};
+    VkPipelineDynamicStateCreateInfo ds = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO, .dynamicStateCount = depth ? 7 : 4,
+        .pDynamicStates = dyn};
+    VkFormat fmt = VK_FORMAT_R8G8B8A8_UNORM;
+    VkPipelineRenderingCreateInfo rci = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO, .colorAttachmentCount = 1,
+        .pColorAttachmentFormats = &fmt, .depthAttachmentFormat = (VkFormat)k->depth_format};
+    VkGraphicsPipelineCreateInfo gpci = {
+        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+        .pNext = &rci,
+        .stageCount = 2,
+        .pStages = stages,
+        .pVertexInputState = &vi,
+        .pInputAssemblyState = &ia,
+        .pViewportState = &vp,
+        .pRasterizationState = &rs,
+        .pMultisampleState = &ms,
+        .pColorBlendState = &cb,
+        .pDepthStencilState = depth ? &dss : NULL,
+        .pDynamicState = &ds,
+        .layout = pl->layout,
+    };
+    VkPipeline p = VK_NULL_HANDLE;
+    pvk_vk_check(ctx, ctx->vk.vkCreateGraphicsPipelines(ctx->device, VK_NULL_HANDLE, 1, &gpci, NULL, &p),
+                 "vkCreateGraphicsPipelines");
+    ctx->vk.vkDestroyShaderModule(ctx->device, frag, NULL);
+    if (p)
+        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, "draw: %s, mask %X", pk->blend ? "blend" : "logic op",
+                        pk->color_mask);
+    return p;
+}
+
+VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format)
+{
+    struct pvk_pipelines *pl = ctx->pipelines;
+    key_pair k;
+    memset(&k, 0, sizeof k);
+    k.pipe = *pipe;
+    k.fs = *fs;
+    k.depth_format = (uint32_t)depth_format;
+    if (pl->last && !memcmp(&pl->last->key, &k, sizeof k)) {
+        pl->hits++;
+        return pl->last->pipeline;
+    }
+    uint64_t h = XXH3_64bits(&k, sizeof k);
+    uint32_t mask = (1u << TABLE_BITS) - 1, i = (uint32_t)h & mask;
+    for (uint32_t probe = 0; probe <= mask; probe++, i = (i + 1) & mask) {
+        entry *e = &pl->table[i];
+        if (!e->pipeline)
+            break;
+        if (e->hash == h && !memcmp(&e->key, &k, sizeof k)) {
+            pl->hits++;
+            pl->last = e;
+            return e->pipeline;
+        }
+    }
+    if (pl->count >= mask) { /* full: start over rather than grow without bound */
+        pvk_log(ctx, PVK_LOG_WARN, "draw pipelines: %u distinct states; dropping the cache", pl->count);
+        pvk_retire(ctx, true);
+        for (uint32_t j = 0; j <= mask; j++)
+            if (pl->table[j].pipeline)
+                ctx->vk.vkDestroyPipeline(ctx->device, pl->table[j].pipeline, NULL);
+        memset(pl->table, 0, sizeof pl->table);
+        pl->count = 0;
+        pl->last = NULL;
+        i = (uint32_t)h & mask;
+    }
+    VkPipeline p = create(ctx, &k);
+    if (!p)
+        return VK_NULL_HANDLE;
+    pl->created++;
+    pl->count++;
+    entry *e = &pl->table[i];
+    while (e->pipeline)
+        e = &pl->table[(uint32_t)(e - pl->table + 1) & mask];
+    *e = (entry){k, h, p};
+    pl->last = e;
+    return p;
+}

@@ -1,0 +1,205 @@
+/* The fragment pipeline against the CPU reference (tests/ref/frag_ref.c):
+ * random TEV configurations (every source picavk emulates, every operand,
+ * combine mode and scale, the buffer chain, constants) and alpha tests on a
+ * flat-coloured quad, exact; random blend and logic-op states with colour
+ * write masks over a random destination: logic ops and masks exact, blending
+ * within 1 of the reference's integer arithmetic (Vulkan rounds where the
+ * PICA model truncates).  Both guest-memory modes. */
+#include "draw_common.h"
+#include "frag_ref.h"
+
+static uint32_t regs[0x400]; /* what this test wrote, for the reference */
+
+static void wreg(uint32_t id, uint32_t v)
+{
+    regs[id] = v;
+    reg(id, v);
+}
+
+static void setup_fb(void)
+{
+    reg(PVK_GPUREG_COLORBUFFER_FORMAT, 2); /* RGBA8 */
+    reg(PVK_GPUREG_COLORBUFFER_LOC, FB >> 3);
+    reg(PVK_GPUREG_COLORBUFFER_READ, 0xF);
+    reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
+    reg(PVK_GPUREG_FRAMEBUFFER_DIM, W | ((H - 1) << 12) | (1u << 24));
+    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(W / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(H / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_XY, 0);
+}
+
+/* Two triangles over the whole buffer, in colour `c` (RGBA bytes). */
+static void quad(const uint8_t c[4])
+{
+    static const float xy[6][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, -1}, {1, 1}, {-1, 1}};
+    float *v = pvk_guest_ptr(ctx, VB, 6 * 32);
+    for (int i = 0; i < 6; i++) {
+        float p[8] = {xy[i][0], xy[i][1], -0.5f, 1.0f, c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f, c[3] / 255.0f};
+        memcpy(v + 8 * i, p, sizeof p);
+    }
+    pvk_guest_written(ctx, VB, 6 * 32);
+}
+
+/* Fill the colour buffer with `c` (RGBA8 in memory: A, B, G, R). */
+static void fill_fb(const uint8_t c[4])
+{
+    pvk_wait_idle(ctx);
+    uint8_t *p = pvk_guest_ptr(ctx, FB, W * H * 4);
+    for (uint32_t i = 0; i < W * H; i++)
+        p[4 * i] = c[3], p[4 * i + 1] = c[2], p[4 * i + 2] = c[1], p[4 * i + 3] = c[0];
+    pvk_guest_written(ctx, FB, W * H * 4);
+}
+
+static void read_px(uint32_t x, uint32_t y, uint8_t out[4])
+{
+    const uint8_t *p = (const uint8_t *)pvk_guest_ptr(ctx, FB, W * H * 4) + tiled_index(x, y) * 4;
+    out[0] = p[3], out[1] = p[2], out[2] = p[1], out[3] = p[0];
+}
+
+static void rnd4(uint8_t c[4])
+{
+    for (int i = 0; i < 4; i++)
+        c[i] = (uint8_t)th_rand();
+}
+
+static const uint32_t stage_reg[6] = {PVK_GPUREG_TEXENV0_SOURCE, PVK_GPUREG_TEXENV1_SOURCE, PVK_GPUREG_TEXENV2_SOURCE,
+                                      PVK_GPUREG_TEXENV3_SOURCE, PVK_GPUREG_TEXENV4_SOURCE, PVK_GPUREG_TEXENV5_SOURCE};
+
+/* A random source among those picavk emulates (and now and then one it reads as 0). */
+static uint32_t rnd_source(void)
+{
+    static const uint32_t s[] = {0, 0, 13, 14, 14, 15, 15, 1, 3};
+    return s[th_rand() % (sizeof s / sizeof s[0])];
+}
+
+static void random_tev(void)
+{
+    static const uint32_t rgb_ops[] = {0, 1, 2, 3, 4, 5, 8, 9, 12, 13};
+    for (int n = 0; n < 6; n++) {
+        uint32_t src = 0, op = 0;
+        for (int i = 0; i < 3; i++) {
+            src |= rnd_source() << (4 * i) | rnd_source() << (16 + 4 * i);
+            op |= rgb_ops[th_rand() % 10] << (4 * i) | (th_rand() % 8) << (12 + 4 * i);
+        }
+        uint32_t rgb_mode = th_rand() % 10, a_mode = th_rand() % 10;
+        if (a_mode == 6 || a_mode == 7) /* dot3 is a colour mode */
+            a_mode = 1;
+        uint32_t base = stage_reg[n];
+        wreg(base, src);
+        wreg(base + 1, op);
+        wreg(base + 2, rgb_mode | a_mode << 16);
+        wreg(base + 3, th_rand());
+        wreg(base + 4, (th_rand() % 3) | (th_rand() % 3) << 16);
+    }
+    wreg(PVK_GPUREG_TEXENV_UPDATE_BUFFER, (th_rand() & 0xFF) << 8);
+    wreg(PVK_GPUREG_TEXENV_BUFFER_COLOR, th_rand());
+    wreg(PVK_GPUREG_FRAGOP_ALPHA_TEST, th_rand() % 4 ? 0 : 1 | (th_rand() % 8) << 4 | (th_rand() & 0xFF) << 8);
+}
+
+/* TEV stages all Replace of the primary colour, no alpha test. */
+static void plain_tev(void)
+{
+    for (int n = 0; n < 6; n++)
+        for (int k = 0; k < 5; k++)
+            wreg(stage_reg[n] + k, 0);
+    wreg(PVK_GPUREG_TEXENV_UPDATE_BUFFER, 0);
+    wreg(PVK_GPUREG_FRAGOP_ALPHA_TEST, 0);
+}
+
+static void replace_blend(void)
+{
+    wreg(PVK_GPUREG_COLOR_OPERATION, 0x00E40100);
+    wreg(PVK_GPUREG_BLEND_FUNC, 0x01010000);
+    wreg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+}
+
+/* Draw, then compare two pixels with the reference; returns the worst channel error. */
+static int check_case(const uint8_t prim[4], const uint8_t dst[4], int tol, const char *what, int k)
+{
+    fill_fb(dst);
+    quad(prim);
+    reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
+    reg(PVK_GPUREG_NUMVERTICES, 6);
+    reg(PVK_GPUREG_VERTEX_OFFSET, 0);
+    reg(PVK_GPUREG_DRAWARRAYS, 1);
+    CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+    uint8_t tev[4], want[4];
+    bool kept = ref_tev(regs, prim, tev);
+    if (kept)
+        ref_merge(regs, tev, dst, want);
+    else
+        memcpy(want, dst, 4);
+    int worst = 0;
+    static const uint32_t at[2][2] = {{10, 10}, {50, 37}};
+    for (int i = 0; i < 2; i++) {
+        uint8_t got[4];
+        read_px(at[i][0], at[i][1], got);
+        for (int c = 0; c < 4; c++) {
+            int e = abs((int)got[c] - (int)want[c]);
+            worst = e > worst ? e : worst;
+        }
+    }
+    if (worst > tol) {
+        uint8_t got[4];
+        read_px(10, 10, got);
+        fprintf(stderr, "%s case %d: got %u,%u,%u,%u want %u,%u,%u,%u (tev %u,%u,%u,%u %s)\n", what, k, got[0],
+                got[1], got[2], got[3], want[0], want[1], want[2], want[3], tev[0], tev[1], tev[2], tev[3],
+                kept ? "kept" : "discarded");
+    }
+    CHECK(worst <= tol);
+    return worst;
+}
+
+int main(void)
+{
+    for (int mirror = 0; mirror < 2; mirror++) {
+        ctx = th_context(NULL, mirror);
+        upload_shader();
+        setup_attribs();
+        setup_fb();
+        memset(regs, 0, sizeof regs);
+        /* registers left 0: logic op Clear and no colour written (hardware meaning) */
+        uint8_t prim[4] = {10, 200, 30, 255}, dst[4] = {1, 2, 3, 4}, got[4];
+        plain_tev();
+        fill_fb(dst);
+        check_case(prim, dst, 0, "zero registers", 0);
+        read_px(20, 20, got);
+        CHECK(!memcmp(got, dst, 4));
+        /* TEV and alpha test: exact */
+        replace_blend();
+        int n_tev = 60, discarded = 0;
+        for (int k = 0; k < n_tev; k++) {
+            random_tev();
+            rnd4(prim);
+            rnd4(dst);
+            uint8_t tmp[4];
+            discarded += !ref_tev(regs, prim, tmp);
+            check_case(prim, dst, 0, "tev", k);
+        }
+        CHECK(discarded > 0 && discarded < n_tev); /* the alpha test did both */
+        /* output merger: logic ops and masks exact, blending within 1 */
+        plain_tev();
+        int worst_blend = 0;
+        for (int k = 0; k < 80; k++) {
+            bool blend = k % 2;
+            wreg(PVK_GPUREG_COLOR_OPERATION, 0x00E40000 | (blend ? 0x100u : 0));
+            uint32_t bf = 0;
+            if (blend) {
+                bf = (th_rand() % 5) | (th_rand() % 5) << 8 | (th_rand() % 15) << 16 | (th_rand() % 15) << 20 |
+                     (th_rand() % 15) << 24 | (th_rand() % 15) << 28;
+            }
+            wreg(PVK_GPUREG_BLEND_FUNC, bf);
+            wreg(PVK_GPUREG_LOGIC_OP, k / 2 % 16);
+            wreg(PVK_GPUREG_BLEND_COLOR, th_rand());
+            wreg(PVK_GPUREG_DEPTH_COLOR_MASK, (k % 7 ? 0xFu : th_rand() % 16) << 8);
+            rnd4(prim);
+            rnd4(dst);
+            int w = check_case(prim, dst, blend ? 1 : 0, blend ? "blend" : "logic op", k);
+            if (blend && w > worst_blend)
+                worst_blend = w;
+        }
+        printf("mode %d: blending within %d of the integer reference\n", mirror, worst_blend);
+        th_release(ctx);
+    }
+    return th_finish("test_fragment");
+}

@@ -1,0 +1,234 @@
+/* The fragment shader for a pvk_fs_key, as GLSL: scissor exclude and depth
+ * (as shaders/draw.frag did), the six TEV stages with their buffer, the
+ * alpha test.
+ *
+ * TEV arithmetic is integer on 8-bit channels as the most careful software
+ * model (Citra's) does it; nothing of it is float (FACTS.md "TEV combiner
+ * buffer", 3dbrew "GPU/Internal Registers" TEXENVi):
+ *   replace a; modulate a*b/255; add min(a+b, 255); add-signed
+ *   clamp(a+b-128); interpolate (a*c + b*(255-c))/255; subtract max(a-b, 0);
+ *   dot3 sum of ((2a-255)*(2b-255)+128)/256 over R, G, B, clamped, in every
+ *   channel (dot3_rgba also in alpha); multiply-add min((a*b + 255*c)/255, 255);
+ *   add-multiply min(a+b, 255)*c/255; then times the stage's scale, saturated.
+ * Divisions truncate.  The primary colour enters as round(colour * 255).
+ * Unknown sources, operands and combine modes read as 0 (Citra does the same
+ * and logs); textures read 0 until texture units exist; the fragment primary
+ * and secondary colours are 0 while lighting does not exist (the hardware
+ * gives 0 with lighting off). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "translator/translator.h"
+
+typedef struct sbuf {
+    char *s;
+    size_t len, cap;
+    bool failed;
+} sbuf;
+
+static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(sbuf *b, const char *fmt, ...)
+{
+    if (b->failed)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->failed = true;
+            return;
+        }
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = (b->cap + (size_t)n) * 2;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->failed = true;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+}
+
+/* The GLSL expression (uvec4) of TEV source `src` in stage `n`. */
+static const char *source(unsigned src)
+{
+    switch (src) {
+    case 0: return "primary";
+    case 13: return "buf";
+    case 14: return "konst";
+    case 15: return "prev";
+    default: return "uvec4(0u)"; /* fragment lighting colours, textures, unknown */
+    }
+}
+
+static void rgb_operand(sbuf *b, unsigned op, const char *v)
+{
+    switch (op) {
+    case 0: put(b, "%s.rgb", v); break;
+    case 1: put(b, "(uvec3(255u) - %s.rgb)", v); break;
+    case 2: put(b, "%s.aaa", v); break;
+    case 3: put(b, "(uvec3(255u) - %s.aaa)", v); break;
+    case 4: put(b, "%s.rrr", v); break;
+    case 5: put(b, "(uvec3(255u) - %s.rrr)", v); break;
+    case 8: put(b, "%s.ggg", v); break;
+    case 9: put(b, "(uvec3(255u) - %s.ggg)", v); break;
+    case 12: put(b, "%s.bbb", v); break;
+    case 13: put(b, "(uvec3(255u) - %s.bbb)", v); break;
+    default: put(b, "uvec3(0u)"); break;
+    }
+}
+
+static void alpha_operand(sbuf *b, unsigned op, const char *v)
+{
+    static const char comp[4] = {'a', 'r', 'g', 'b'};
+    if (op & 1)
+        put(b, "(255u - %s.%c)", v, comp[op >> 1]);
+    else
+        put(b, "%s.%c", v, comp[op >> 1]);
+}
+
+/* The helper (tev_helpers) computing combine mode `mode` on (a, b, c); NULL: unknown, reads 0. */
+static const char *combine_fn(unsigned mode)
+{
+    switch (mode) {
+    case 0: return "tev_replace";
+    case 1: return "tev_modulate";
+    case 2: return "tev_add";
+    case 3: return "tev_add_signed";
+    case 4: return "tev_lerp";
+    case 5: return "tev_subtract";
+    case 8: return "tev_mul_add";
+    case 9: return "tev_add_mul";
+    default: return NULL;
+    }
+}
+
+static const char *const prelude =
+    "#version 460\n"
+    "layout(location = 0) in vec4 color;\n"
+    "layout(location = 1) noperspective in float z_over_w;\n"
+    "layout(location = 2) in float clip_w;\n"
+    "layout(location = 0) out vec4 out_color;\n"
+    "layout(push_constant) uniform Push {\n"
+    "    layout(offset = 32) ivec4 exclude;\n" /* scissor exclude rectangle, attachment pixels; x1 < x0: none */
+    "    float depth_scale, depth_offset, depth_max;\n"
+    "    uint w_buffer;\n"
+    "    uint tev_color[6];\n"
+    "    uint buffer_color;\n"
+    "    uint alpha_ref;\n"
+    "};\n"
+    "uvec4 rgba8(uint c) { return uvec4(c & 255u, (c >> 8) & 255u, (c >> 16) & 255u, c >> 24); }\n";
+
+static void tev_helpers(sbuf *b)
+{
+    /* written out per type: GLSL has no templates */
+    static const char *types[2][2] = {{"uint", "int"}, {"uvec3", "ivec3"}};
+    for (int t = 0; t < 2; t++) {
+        const char *T = types[t][0], *I = types[t][1];
+        put(b, "%s tev_replace(%s a, %s b, %s c) { return a; }\n", T, T, T, T);
+        put(b, "%s tev_modulate(%s a, %s b, %s c) { return a * b / 255u; }\n", T, T, T, T);
+        put(b, "%s tev_add(%s a, %s b, %s c) { return min(a + b, %s(255u)); }\n", T, T, T, T, T);
+        put(b, "%s tev_add_signed(%s a, %s b, %s c) { return %s(clamp(%s(a + b) - 128, 0, 255)); }\n", T, T, T, T, T,
+            I);
+        put(b, "%s tev_lerp(%s a, %s b, %s c) { return (a * c + b * (255u - c)) / 255u; }\n", T, T, T, T);
+        put(b, "%s tev_subtract(%s a, %s b, %s c) { return %s(max(%s(a) - %s(b), 0)); }\n", T, T, T, T, T, I, I);
+        put(b, "%s tev_mul_add(%s a, %s b, %s c) { return min((a * b + 255u * c) / 255u, %s(255u)); }\n", T, T, T, T,
+            T);
+        put(b, "%s tev_add_mul(%s a, %s b, %s c) { return min(a + b, %s(255u)) * c / 255u; }\n", T, T, T, T, T);
+    }
+    put(b, "uint tev_dot3(uvec3 a, uvec3 b)\n{\n"
+           "    ivec3 p = (ivec3(a) * 2 - 255) * (ivec3(b) * 2 - 255) + 128;\n"
+           "    return uint(clamp(p.x / 256 + p.y / 256 + p.z / 256, 0, 255));\n}\n");
+}
+
+char *pvk_glsl_fragment(const pvk_fs_key *key)
+{
+    sbuf b = {0};
+    put(&b, "%s", prelude);
+    tev_helpers(&b);
+    put(&b, "void main()\n{\n"
+            "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
+            "    if (exclude.z >= exclude.x && p.x >= exclude.x && p.x <= exclude.z && p.y >= exclude.y &&\n"
+            "        p.y <= exclude.w)\n"
+            "        discard;\n"
+            "    uvec4 primary = uvec4(round(clamp(color, 0.0, 1.0) * 255.0));\n"
+            "    uvec4 prev = uvec4(0u), buf = uvec4(0u), next_buf = rgba8(buffer_color), konst;\n"
+            "    uvec3 rgb; uint a;\n");
+    for (unsigned n = 0; n < 6; n++) {
+        const pvk_tev_stage *st = &key->stage[n];
+        put(&b, "    // stage %u\n    konst = rgba8(tev_color[%u]);\n", n, n);
+        const char *rs[3], *as[3];
+        for (unsigned i = 0; i < 3; i++) {
+            unsigned src = st->rgb_src[i];
+            /* stage 0: "previous" in colour sources 1 and 2 reads source 3 */
+            if (n == 0 && src == 15 && i < 2)
+                src = st->rgb_src[2] == 15 ? 0xFFu : st->rgb_src[2];
+            rs[i] = source(src);
+            as[i] = source(st->alpha_src[i]);
+        }
+        const char *fn = combine_fn(st->rgb_combine);
+        if (st->rgb_combine == 6 || st->rgb_combine == 7) {
+            put(&b, "    rgb = uvec3(tev_dot3(");
+            rgb_operand(&b, st->rgb_op[0], rs[0]);
+            put(&b, ", ");
+            rgb_operand(&b, st->rgb_op[1], rs[1]);
+            put(&b, "));\n");
+        } else if (fn) {
+            put(&b, "    rgb = %s(", fn);
+            for (unsigned i = 0; i < 3; i++) {
+                rgb_operand(&b, st->rgb_op[i], rs[i]);
+                put(&b, i < 2 ? ", " : ");\n");
+            }
+        } else {
+            put(&b, "    rgb = uvec3(0u);\n");
+        }
+        fn = combine_fn(st->alpha_combine);
+        if (st->rgb_combine == 7) {
+            put(&b, "    a = rgb.r;\n"); /* dot3_rgba: the alpha is the dot product too */
+        } else if (fn) {
+            put(&b, "    a = %s(", fn);
+            for (unsigned i = 0; i < 3; i++) {
+                alpha_operand(&b, st->alpha_op[i], as[i]);
+                put(&b, i < 2 ? ", " : ");\n");
+            }
+        } else {
+            put(&b, "    a = 0u;\n");
+        }
+        unsigned rs_shift = st->rgb_scale < 3 ? st->rgb_scale : 0, as_shift = st->alpha_scale < 3 ? st->alpha_scale : 0;
+        put(&b, "    prev = uvec4(min(rgb << %uu, uvec3(255u)), min(a << %uu, 255u));\n", rs_shift, as_shift);
+        /* the buffer lags a stage: stage n reads what stage n-2 left */
+        put(&b, "    buf = next_buf;\n");
+        if (n < 4 && (key->buffer_rgb >> n & 1))
+            put(&b, "    next_buf.rgb = prev.rgb;\n");
+        if (n < 4 && (key->buffer_alpha >> n & 1))
+            put(&b, "    next_buf.a = prev.a;\n");
+    }
+    if (key->alpha_test) {
+        static const char *const cmp[8] = {"false", "true", "==", "!=", "<", "<=", ">", ">="};
+        unsigned f = key->alpha_func & 7;
+        if (f == 0)
+            put(&b, "    discard;\n");
+        else if (f > 1)
+            put(&b, "    if (!(prev.a %s alpha_ref))\n        discard;\n", cmp[f]);
+    }
+    put(&b, "    out_color = vec4(prev) / 255.0;\n"
+            "    float d = z_over_w * depth_scale + depth_offset;\n"
+            "    if (w_buffer != 0u)\n"
+            "        d *= clip_w;\n"
+            "    uint q = uint(clamp(d, 0.0, 1.0) * depth_max);\n"
+            "    gl_FragDepth = float(q) * (1.0 / 16777216.0);\n"
+            "}\n");
+    if (b.failed) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
