@@ -1,10 +1,10 @@
 #!/bin/bash
 # The whole test suite: a normal build and an ASan+UBSan build, each run by
 # ctest on lavapipe with the Khronos validation layer (any validation message
-# fails a test).
+# fails a test).  The example viewer is built too and tested under Xvfb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh asan
+PICAVK_VIEWER=ON bash scripts/setup.sh asan
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 export PVK_VALIDATION=1
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
