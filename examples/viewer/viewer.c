@@ -942,7 +942,10 @@ static void handle_events(viewer *v, int wait_ms)
 /* The window's expected contents, made from pvk_frame_read (picavk's CPU
  * copy of the scan-out) and where present() put each screen: black, with
  * each screen mapped in by nearest neighbour.  Alpha is 255: the window has
- * none.  Matches the real window exactly with the nearest filter. */
+ * none.  With the nearest filter it matches the real window exactly when the
+ * screens are shown 1:1 or magnified by an integer (picavk's output scale);
+ * shrunk to fit a small window, drivers may round sample positions
+ * differently. */
 static bool write_expected(viewer *v, const char *path)
 {
     uint32_t W = v->extent.width, H = v->extent.height;
