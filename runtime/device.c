@@ -159,8 +159,11 @@ static bool probe_device(VkPhysicalDevice phys, pvk_features *f, feature_chain *
         *why = "VK_KHR_push_descriptor is required";
         return false;
     }
-    if (!f->timeline_semaphore || !f->storage_buffer_8bit || !c->v13.synchronization2 || !c->v13.dynamicRendering) {
-        *why = "timelineSemaphore, storageBuffer8BitAccess, synchronization2 and dynamicRendering are required";
+    /* maintenance4: the built-in compute shaders size their workgroups with LocalSizeId */
+    if (!f->timeline_semaphore || !f->storage_buffer_8bit || !c->v13.synchronization2 || !c->v13.dynamicRendering ||
+        !c->v13.maintenance4) {
+        *why = "timelineSemaphore, storageBuffer8BitAccess, synchronization2, dynamicRendering and maintenance4 are "
+               "required";
         return false;
     }
     return true;

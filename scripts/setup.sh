@@ -3,13 +3,15 @@
 # configures and builds into build/ (normal, static library) and, with "asan",
 # build-asan/ (ASan+UBSan, Debug), with "release", build-release/ (Release -O3,
 # PICAVK_SHARED).  Every build treats warnings as errors.
+# PICAVK_VIEWER=ON in the environment also builds examples/viewer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(build-essential cmake pkg-config clang
   libvulkan-dev libvulkan-volk-dev glslang-dev glslang-tools libspirv-cross-c-shared-dev
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
-  libpng-dev libxxhash-dev libzstd-dev)
+  libpng-dev libxxhash-dev libzstd-dev
+  libsdl2-dev xvfb x11-apps x11-utils imagemagick)  # the last line: examples/viewer and its test
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -22,8 +24,10 @@ if ((${#missing[@]})); then
 fi
 
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
+EXTRA=()
+[ -n "${PICAVK_VIEWER:-}" ] && EXTRA+=(-DPICAVK_VIEWER="$PICAVK_VIEWER")
 build() { # dir, extra cmake args
-  cmake -S . -B "$1" -DPVK_WERROR=ON "${@:2}" >/dev/null
+  cmake -S . -B "$1" -DPVK_WERROR=ON "${EXTRA[@]}" "${@:2}" >/dev/null
   cmake --build "$1" -j"$(nproc)"
 }
 build build

@@ -4,9 +4,10 @@
 # validation layer (any validation message fails a test); then the packaging:
 # the shared library exports only the API, and the installed static and shared
 # packages build and run an out-of-tree program (find_package and pkg-config).
+# The example viewer is built too and tested under Xvfb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh asan release
+PICAVK_VIEWER=ON bash scripts/setup.sh asan release
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 export PVK_VALIDATION=1
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"

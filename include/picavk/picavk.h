@@ -70,7 +70,8 @@ typedef void (*pvk_irq_fn)(void *user, pvk_context *ctx, pvk_irq which);
 /* Embedded mode: the host's Vulkan objects.  picavk loads its entry points
  * from them (through volk) and never creates or destroys them.  The device
  * must be Vulkan 1.3 with timelineSemaphore, storageBuffer8BitAccess,
- * synchronization2 and dynamicRendering enabled, and VK_KHR_push_descriptor. */
+ * synchronization2, dynamicRendering, maintenance4 and shaderClipDistance
+ * enabled, and VK_KHR_push_descriptor (examples/viewer creates such a device). */
 typedef struct pvk_host_vulkan {
     PFN_vkGetInstanceProcAddr get_instance_proc_addr;
     VkInstance instance;
