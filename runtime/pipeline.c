@@ -2,9 +2,19 @@
  * and fragment-shader key (TEV, alpha test) select a VkPipeline; the fragment
  * shader is generated GLSL (translator/glsl_fs.c) compiled with glslang at
  * first use.  One open-addressing table keyed by XXH3 of the two keys; the
- * last pipeline handed out is checked first with memcmp, no hash. */
+ * last pipeline handed out is checked first with memcmp, no hash.
+ *
+ * On disk (PVK_CACHE_DIR, else $XDG_CACHE_HOME/picavk, else ~/.cache/picavk):
+ * the VkPipelineCache, one file per device (pipeline-cache UUID) and driver
+ * version, saved when the context ends; and each compiled fragment shader as
+ * fs-<XXH3 of its GLSL>.spv, so a second run compiles nothing.  Anything
+ * unreadable or malformed there is ignored with a warning. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <xxhash.h>
 
@@ -26,13 +36,85 @@ typedef struct entry {
 } entry;
 
 struct pvk_pipelines {
+    char dir[512];              /* the disk cache directory, "" when there is none */
+    VkPipelineCache cache;
     VkPipelineLayout layout;
     VkShaderModule vertex;
     entry table[1u << TABLE_BITS];
     uint32_t count;
     const entry *last;
-    uint64_t created, hits;
+    uint64_t created;
 };
+
+/* mkdir -p of a path whose parent's parent exists (~/.cache/picavk at most) */
+static bool make_dir(const char *path)
+{
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    char *slash = strrchr(tmp, '/');
+    if (slash && slash != tmp) {
+        *slash = 0;
+        if (mkdir(tmp, 0755) && errno != EEXIST)
+            return false;
+    }
+    return !mkdir(path, 0755) || errno == EEXIST;
+}
+
+static void find_dir(pvk_context *ctx, struct pvk_pipelines *pl)
+{
+    const char *env = getenv("PVK_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (env && *env)
+        snprintf(pl->dir, sizeof pl->dir, "%s", env);
+    else if (xdg && *xdg)
+        snprintf(pl->dir, sizeof pl->dir, "%s/picavk", xdg);
+    else if (home && *home)
+        snprintf(pl->dir, sizeof pl->dir, "%s/.cache/picavk", home);
+    if (pl->dir[0] && !make_dir(pl->dir)) {
+        pvk_log(ctx, PVK_LOG_WARN, "shader cache: cannot create %s; caching in memory only", pl->dir);
+        pl->dir[0] = 0;
+    }
+}
+
+static void *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *b = n > 0 && n < (64l << 20) ? malloc((size_t)n) : NULL;
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *size = b ? (size_t)n : 0;
+    return b;
+}
+
+/* Written whole under a temporary name, then renamed: readers never see half a file. */
+static void write_file(pvk_context *ctx, const char *path, const void *data, size_t size)
+{
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    bool ok = f && fwrite(data, 1, size, f) == size;
+    if (f && fclose(f))
+        ok = false;
+    if (!ok || rename(tmp, path)) {
+        remove(tmp);
+        pvk_log(ctx, PVK_LOG_WARN, "shader cache: cannot write %s", path);
+    }
+}
+
+static void cache_path(const pvk_context *ctx, const struct pvk_pipelines *pl, char *out, size_t cap)
+{
+    char uuid[2 * VK_UUID_SIZE + 1];
+    for (unsigned i = 0; i < VK_UUID_SIZE; i++)
+        snprintf(uuid + 2 * i, 3, "%02x", ctx->props.pipelineCacheUUID[i]);
+    snprintf(out, cap, "%s/pipelines-%s-%08x.bin", pl->dir, uuid, ctx->props.driverVersion);
+}
 
 pvk_result pvk_pipelines_init(pvk_context *ctx)
 {
@@ -40,6 +122,25 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
     if (!pl)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->pipelines = pl;
+    find_dir(ctx, pl);
+    char path[600];
+    size_t size = 0;
+    void *data = NULL;
+    if (pl->dir[0]) {
+        cache_path(ctx, pl, path, sizeof path);
+        data = read_file(path, &size);
+    }
+    VkPipelineCacheCreateInfo pcci = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO, .initialDataSize = size, .pInitialData = data};
+    /* the driver checks the header and ignores data of another device or version */
+    if (ctx->vk.vkCreatePipelineCache(ctx->device, &pcci, NULL, &pl->cache) != VK_SUCCESS) {
+        pvk_log(ctx, PVK_LOG_WARN, "pipeline cache %s is unusable; starting empty", path);
+        pcci.initialDataSize = 0;
+        pcci.pInitialData = NULL;
+        if (ctx->vk.vkCreatePipelineCache(ctx->device, &pcci, NULL, &pl->cache) != VK_SUCCESS)
+            pl->cache = VK_NULL_HANDLE;
+    }
+    free(data);
     VkPushConstantRange pcr[2] = {{VK_SHADER_STAGE_VERTEX_BIT, 0, 32},
                                   {VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof(pvk_draw_push)}};
     VkPipelineLayoutCreateInfo plci = {
@@ -63,6 +164,20 @@ void pvk_pipelines_destroy(pvk_context *ctx)
     struct pvk_pipelines *pl = ctx->pipelines;
     if (!pl)
         return;
+    if (pl->cache && pl->dir[0] && pl->created) {
+        size_t size = 0;
+        if (ctx->vk.vkGetPipelineCacheData(ctx->device, pl->cache, &size, NULL) == VK_SUCCESS && size) {
+            void *data = malloc(size);
+            if (data && ctx->vk.vkGetPipelineCacheData(ctx->device, pl->cache, &size, data) == VK_SUCCESS) {
+                char path[600];
+                cache_path(ctx, pl, path, sizeof path);
+                write_file(ctx, path, data, size);
+            }
+            free(data);
+        }
+    }
+    if (pl->cache)
+        ctx->vk.vkDestroyPipelineCache(ctx->device, pl->cache, NULL);
     for (uint32_t i = 0; i < (1u << TABLE_BITS); i++)
         if (pl->table[i].pipeline)
             ctx->vk.vkDestroyPipeline(ctx->device, pl->table[i].pipeline, NULL);
@@ -70,8 +185,8 @@ void pvk_pipelines_destroy(pvk_context *ctx)
         ctx->vk.vkDestroyShaderModule(ctx->device, pl->vertex, NULL);
     if (pl->layout)
         ctx->vk.vkDestroyPipelineLayout(ctx->device, pl->layout, NULL);
-    pvk_log(ctx, PVK_LOG_DEBUG, "draw pipelines: %llu created, %llu cache hits", (unsigned long long)pl->created,
-            (unsigned long long)pl->hits);
+    pvk_log(ctx, PVK_LOG_DEBUG, "draw pipelines: %llu created, %llu found in memory",
+            (unsigned long long)pl->created, (unsigned long long)ctx->stats.pipeline_hits);
     free(pl);
     ctx->pipelines = NULL;
 }
@@ -81,25 +196,53 @@ VkPipelineLayout pvk_pipeline_layout(const pvk_context *ctx)
     return ctx->pipelines->layout;
 }
 
+/* SPIR-V of the generated GLSL: from the disk cache, else compiled (and stored). */
+static uint32_t *fragment_spirv(pvk_context *ctx, const char *src, size_t *n_words)
+{
+    struct pvk_pipelines *pl = ctx->pipelines;
+    char path[600] = "";
+    if (pl->dir[0]) {
+        snprintf(path, sizeof path, "%s/fs-%016llx.spv", pl->dir, (unsigned long long)XXH3_64bits(src, strlen(src)));
+        size_t size = 0;
+        uint32_t *words = read_file(path, &size);
+        if (words && size % 4 == 0 && size >= 20 && words[0] == 0x07230203u) {
+            ctx->stats.shader_disk_hits++;
+            *n_words = size / 4;
+            return words;
+        }
+        if (words)
+            pvk_log(ctx, PVK_LOG_WARN, "shader cache: %s is not SPIR-V; compiling again", path);
+        free(words);
+    }
+    uint32_t *words = NULL;
+    char *log = NULL;
+    pvk_result r = pvk_glsl_compile(PVK_STAGE_FRAGMENT, src, &words, n_words, &log);
+    if (r) {
+        /* generated code that does not compile is picavk's bug, not the guest's */
+        pvk_log(ctx, PVK_LOG_ERROR, "generated fragment shader does not compile: %s\n%s", log ? log : "", src);
+        free(log);
+        return NULL;
+    }
+    free(log);
+    ctx->stats.shader_compiles++;
+    if (path[0])
+        write_file(ctx, path, words, *n_words * 4);
+    return words;
+}
+
 static VkShaderModule fragment_module(pvk_context *ctx, const pvk_fs_key *fs)
 {
     char *src = pvk_glsl_fragment(fs);
     if (!src)
         return VK_NULL_HANDLE;
-    uint32_t *words = NULL;
     size_t n = 0;
-    char *log = NULL;
-    pvk_result r = pvk_glsl_compile(PVK_STAGE_FRAGMENT, src, &words, &n, &log);
+    uint32_t *words = fragment_spirv(ctx, src, &n);
     VkShaderModule mod = VK_NULL_HANDLE;
-    if (r) {
-        /* generated code that does not compile is picavk's bug, not the guest's */
-        pvk_log(ctx, PVK_LOG_ERROR, "generated fragment shader does not compile: %s\n%s", log ? log : "", src);
-    } else {
+    if (words) {
         VkShaderModuleCreateInfo smci = {
             .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = n * 4, .pCode = words};
         pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &mod), "vkCreateShaderModule");
     }
-    free(log);
     free(words);
     free(src);
     return mod;
@@ -197,7 +340,7 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
         .layout = pl->layout,
     };
     VkPipeline p = VK_NULL_HANDLE;
-    pvk_vk_check(ctx, ctx->vk.vkCreateGraphicsPipelines(ctx->device, VK_NULL_HANDLE, 1, &gpci, NULL, &p),
+    pvk_vk_check(ctx, ctx->vk.vkCreateGraphicsPipelines(ctx->device, pl->cache, 1, &gpci, NULL, &p),
                  "vkCreateGraphicsPipelines");
     ctx->vk.vkDestroyShaderModule(ctx->device, frag, NULL);
     if (p)
@@ -215,7 +358,7 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     k.fs = *fs;
     k.depth_format = (uint32_t)depth_format;
     if (pl->last && !memcmp(&pl->last->key, &k, sizeof k)) {
-        pl->hits++;
+        ctx->stats.pipeline_hits++;
         return pl->last->pipeline;
     }
     uint64_t h = XXH3_64bits(&k, sizeof k);
@@ -225,7 +368,7 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
         if (!e->pipeline)
             break;
         if (e->hash == h && !memcmp(&e->key, &k, sizeof k)) {
-            pl->hits++;
+            ctx->stats.pipeline_hits++;
             pl->last = e;
             return e->pipeline;
         }
@@ -245,6 +388,7 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     if (!p)
         return VK_NULL_HANDLE;
     pl->created++;
+    ctx->stats.pipelines_created++;
     pl->count++;
     entry *e = &pl->table[i];
     while (e->pipeline)

@@ -150,8 +150,54 @@ static int check_case(const uint8_t prim[4], const uint8_t dst[4], int tol, cons
     return worst;
 }
 
+/* Draw three fragment states; returns the context's stats afterwards. */
+static pvk_stats three_states(void)
+{
+    ctx = th_context(NULL, 0);
+    upload_shader();
+    setup_attribs();
+    setup_fb();
+    replace_blend();
+    uint8_t prim[4] = {50, 100, 150, 200}, dst[4] = {0, 0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        plain_tev();
+        wreg(PVK_GPUREG_TEXENV0_COMBINER, k == 0 ? 0 : k == 1 ? 1 : 2); /* replace, modulate, add */
+        wreg(PVK_GPUREG_TEXENV0_SOURCE, 0x00000000);
+        check_case(prim, dst, 0, "disk cache", k);
+    }
+    pvk_stats st;
+    pvk_get_stats(ctx, &st);
+    th_release(ctx); /* saves the pipeline cache */
+    return st;
+}
+
+/* Shaders and pipelines survive the context on disk; broken files are ignored. */
+static void disk_cache(void)
+{
+    char dir[] = "/tmp/pvk-cache-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    setenv("PVK_CACHE_DIR", dir, 1);
+    pvk_stats a = three_states();
+    CHECK_EQ(a.shader_compiles, 3);
+    CHECK_EQ(a.shader_disk_hits, 0);
+    CHECK(a.pipelines_created >= 3);
+    pvk_stats b = three_states();
+    CHECK_EQ(b.shader_compiles, 0); /* a second run compiles nothing */
+    CHECK_EQ(b.shader_disk_hits, 3);
+    /* garbage in every cache file: warnings, compiles again, same pixels (check_case) */
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "for f in %s/*; do echo garbage > \"$f\"; done", dir);
+    CHECK_EQ(system(cmd), 0);
+    pvk_stats c = three_states();
+    CHECK_EQ(c.shader_compiles, 3);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK_EQ(system(cmd), 0);
+    unsetenv("PVK_CACHE_DIR");
+}
+
 int main(void)
 {
+    disk_cache();
     for (int mirror = 0; mirror < 2; mirror++) {
         ctx = th_context(NULL, mirror);
         upload_shader();

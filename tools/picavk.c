@@ -348,11 +348,14 @@ static int cmd_replay(const char *trace, const char *dir, bool quiet)
         fputc('\n', stderr);
     if (!quiet)
         printf("replayed %u frames in %.2f s (%.1f frames/s): %llu command lists, %llu draws, %llu triangles, "
-               "%llu fills, %llu transfers, %llu texture copies; %llu errors in the guest's input, %llu unsupported\n",
+               "%llu fills, %llu transfers, %llu texture copies; %llu pipelines created, %llu shaders compiled "
+               "(%llu from the disk cache); %llu errors in the guest's input, %llu unsupported\n",
                st.frames, dt, dt > 0 ? st.frames / dt : 0.0, (unsigned long long)stats.command_lists,
                (unsigned long long)stats.draws, (unsigned long long)stats.triangles, (unsigned long long)stats.fills,
                (unsigned long long)stats.transfers, (unsigned long long)stats.texture_copies,
-               (unsigned long long)stats.bad_input, (unsigned long long)stats.unsupported);
+               (unsigned long long)stats.pipelines_created, (unsigned long long)stats.shader_compiles,
+               (unsigned long long)stats.shader_disk_hits, (unsigned long long)stats.bad_input,
+               (unsigned long long)stats.unsupported);
     if (r)
         return fail("replay", r);
     if (stats.bad_input)

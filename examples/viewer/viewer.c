@@ -40,6 +40,7 @@
 #include <SDL_vulkan.h>
 
 #include <picavk/picavk.h>
+#include "tools/tools.h" /* pvk_write_png, for --screenshot only */
 
 /* The 3DS refreshes its LCDs every 4481136 cycles of its 268111856 Hz GPU
  * clock: 59.831 Hz. */

@@ -159,6 +159,9 @@ typedef struct pvk_stats {
     /* What reached the GPU: DRAWARRAYS/DRAWELEMENTS, vertices shaded (both
      * kinds and immediate mode), triangles drawn, immediate-mode vertices. */
     uint64_t draws, vertices, triangles, immediate_vertices;
+    /* Draw pipelines: created, found in memory, fragment shaders compiled from
+     * GLSL (not found in the disk cache), shaders loaded from the disk cache. */
+    uint64_t pipelines_created, pipeline_hits, shader_compiles, shader_disk_hits;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
