@@ -401,6 +401,8 @@ pvk_result pvk_device_init(pvk_context *ctx)
     vkGetPhysicalDeviceMemoryProperties(ctx->phys, &ctx->mem_props);
     snprintf(ctx->device_name, sizeof ctx->device_name, "%s", ctx->props.deviceName);
     ctx->features.debug_utils = ctx->debug_utils; /* probing the device cleared the features */
+    if (ctx->debug & PVK_DEBUG_NO_LOGIC_OP)
+        ctx->features.logic_op = 0;
     pvk_log(ctx, PVK_LOG_INFO, "device: %s", ctx->device_name);
     return PVK_SUCCESS;
 }

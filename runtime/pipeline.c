@@ -44,6 +44,7 @@ struct pvk_pipelines {
     uint32_t count;
     const entry *last;
     uint64_t created;
+    bool logic_warned;
 };
 
 /* mkdir -p of a path whose parent's parent exists (~/.cache/picavk at most) */
@@ -302,7 +303,13 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
         .alphaBlendOp = pvk_vk_blend_op(pk->alpha_eq),
         .colorWriteMask = pk->color_mask,
     };
+    /* Without the device's logicOp the fragment is written as it is (Copy),
+     * logged once: the shader cannot read the attachment on this path. */
     bool logic = !pk->blend && ctx->features.logic_op;
+    if (!pk->blend && !logic && pk->logic_op != 3 && !pl->logic_warned) {
+        pl->logic_warned = true;
+        pvk_unsupported(ctx, "the device has no logicOp: logic op %u is drawn as Copy", pk->logic_op);
+    }
     VkPipelineColorBlendStateCreateInfo cb = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
         .logicOpEnable = logic,

@@ -25,6 +25,7 @@ enum {
     PVK_DEBUG_NO_HOST_IMPORT = 1u << 0, /* "no-host-import": mirror guest memory in device buffers */
     PVK_DEBUG_VERBOSE = 1u << 1,        /* "verbose": log level DEBUG */
     PVK_DEBUG_SYNC = 1u << 2,           /* "sync": wait for every GPU operation at once */
+    PVK_DEBUG_NO_LOGIC_OP = 1u << 3,    /* "no-logic-op": act as if the device lacked logicOp (fallback tests) */
 };
 
 /* One built-in compute pipeline: storage buffers through push descriptors and

@@ -195,8 +195,43 @@ static void disk_cache(void)
     unsetenv("PVK_CACHE_DIR");
 }
 
+/* Without logicOp (PVK_DEBUG=no-logic-op masks it): Copy, counted as unsupported once. */
+static void no_logic_op(void)
+{
+    setenv("PVK_DEBUG", "no-logic-op", 1);
+    pvk_config cfg = {.validation = 1, .log = th_log};
+    CHECK_EQ(pvk_context_create(&cfg, &ctx), PVK_SUCCESS);
+    unsetenv("PVK_DEBUG");
+    pvk_features f;
+    pvk_get_features(ctx, &f);
+    CHECK_EQ(f.logic_op, 0);
+    upload_shader();
+    setup_attribs();
+    setup_fb();
+    memset(regs, 0, sizeof regs);
+    plain_tev();
+    wreg(PVK_GPUREG_COLOR_OPERATION, 0x00E40000);
+    wreg(PVK_GPUREG_LOGIC_OP, 3); /* Copy: exact on this path too */
+    wreg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+    uint8_t prim[4] = {1, 2, 3, 4}, dst[4] = {9, 9, 9, 9}, got[4];
+    check_case(prim, dst, 0, "copy without logicOp", 0);
+    wreg(PVK_GPUREG_LOGIC_OP, 11); /* Xor: drawn as Copy */
+    pvk_stats a, b;
+    pvk_get_stats(ctx, &a);
+    fill_fb(dst);
+    quad(prim);
+    reg(PVK_GPUREG_DRAWARRAYS, 1);
+    pvk_wait_idle(ctx);
+    read_px(20, 20, got);
+    CHECK(!memcmp(got, prim, 4));
+    pvk_get_stats(ctx, &b);
+    CHECK_EQ(b.unsupported - a.unsupported, 1);
+    th_release(ctx);
+}
+
 int main(void)
 {
+    no_logic_op();
     disk_cache();
     for (int mirror = 0; mirror < 2; mirror++) {
         ctx = th_context(NULL, mirror);
