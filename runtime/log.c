@@ -80,6 +80,7 @@ uint32_t pvk_debug_flags_from_env(void)
         {"no-host-import", PVK_DEBUG_NO_HOST_IMPORT},
         {"verbose", PVK_DEBUG_VERBOSE},
         {"sync", PVK_DEBUG_SYNC},
+        {"roundtrip", PVK_DEBUG_ROUNDTRIP},
     };
     const char *env = getenv("PVK_DEBUG");
     uint32_t out = 0;

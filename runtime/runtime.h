@@ -25,6 +25,7 @@ enum {
     PVK_DEBUG_NO_HOST_IMPORT = 1u << 0, /* "no-host-import": mirror guest memory in device buffers */
     PVK_DEBUG_VERBOSE = 1u << 1,        /* "verbose": log level DEBUG */
     PVK_DEBUG_SYNC = 1u << 2,           /* "sync": wait for every GPU operation at once */
+    PVK_DEBUG_ROUNDTRIP = 1u << 3,      /* "roundtrip": no surface cache, every draw loads and stores guest memory */
 };
 
 /* One built-in compute pipeline: storage buffers through push descriptors and
@@ -106,6 +107,7 @@ struct pvk_context {
     struct pvk_lcd *lcd;      /* runtime/present.c */
     struct pvk_trace *trace;  /* runtime/trace.c: recording when not NULL */
     struct pvk_draw *draw;    /* runtime/draw.c */
+    struct pvk_surfaces *surfaces; /* vram/surface.c */
 };
 
 /* ---- logging (runtime/log.c) ---- */
@@ -159,6 +161,8 @@ void pvk_image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage image, VkI
 /* Make earlier shader/transfer writes visible to later commands of the same op. */
 void pvk_op_barrier(pvk_context *ctx, pvk_op *op);
 pvk_result pvk_retire(pvk_context *ctx, bool wait);
+/* Wait until the operation that signalled timeline `value` is done, retire what is. */
+pvk_result pvk_retire_until(pvk_context *ctx, uint64_t value);
 /* VK_EXT_debug_utils names and labels (no-ops without the extension), so a
  * captured frame reads like the guest's: a label per pass and draw. */
 void pvk_label_end(pvk_context *ctx, VkCommandBuffer cmd);

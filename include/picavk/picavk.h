@@ -158,6 +158,11 @@ typedef struct pvk_stats {
     /* What reached the GPU: DRAWARRAYS/DRAWELEMENTS, vertices shaded (both
      * kinds and immediate mode), triangles drawn, immediate-mode vertices. */
     uint64_t draws, vertices, triangles, immediate_vertices;
+    /* The surface cache: colour/depth buffers loaded from guest memory,
+     * written back to it, reinterpreted in place (not yet: always 0), and
+     * the guest bytes those loads and write-backs moved.  Draws into the
+     * same buffers add nothing here. */
+    uint64_t surface_loads, surface_writebacks, surface_reinterpretations, surface_bytes;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
