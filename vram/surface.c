@@ -399,3 +399,63 @@ void pvk_surface_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len, bool
         s->dirty = false;
     }
 }
+
+/* The word a uniform fill gives every pixel of `s`, as the image stores it
+ * (RGBA8: the memory bytes; D32: q * 2^-24); false when the fill's pattern
+ * does not map to one pixel value (another pixel size, a colour format
+ * other than RGBA8, misaligned). */
+static bool clear_word(const pvk_surface *s, uint32_t start, uint32_t value, uint32_t fill_bytes, uint32_t *out)
+{
+    if (fill_bytes != s->bpp || (s->key.addr - start) % fill_bytes || s->key.scale != 1)
+        return false;
+    if (is_depth(s)) {
+        float d = (float)(value & (s->bpp == 2 ? 0xFFFFu : 0xFFFFFFu)) / 16777216.0f;
+        memcpy(out, &d, 4);
+        return true;
+    }
+    *out = value;
+    return s->key.format == 0;
+}
+
+void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t value, uint32_t fill_bytes)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    for (int i = 0; c && i < MAX_SURFACES; i++) {
+        pvk_surface *s = &c->s[i];
+        uint32_t word;
+        if (!overlaps(s, start, len))
+            continue;
+        if (!covers(start, len, s) || !clear_word(s, start, value, fill_bytes, &word)) {
+            /* reload after the fill; bytes it leaves alone go home first */
+            if (s->dirty && !covers(start, len, s))
+                write_back(ctx, s);
+            s->valid = s->dirty = false;
+            continue;
+        }
+        /* the fill covers the surface with one value: the image gets it too
+         * (a buffer fill and copy, the load's own path) and then equals the
+         * memory the fill writes */
+        pvk_op op;
+        if (pvk_op_begin(ctx, &op)) {
+            s->valid = s->dirty = false;
+            continue;
+        }
+        pvk_op_label(ctx, &op, "surface clear by a memory fill: 0x%08X+0x%X", start, len);
+        uint32_t w = s->key.width, h = s->key.height;
+        ctx->vk.vkCmdFillBuffer(op.cmd, c->staging, 0, (VkDeviceSize)w * h * 4, word);
+        pvk_op_barrier(ctx, &op);
+        VkBufferImageCopy bic = {.imageSubresource = {aspect_of(s), 0, 0, 1}, .imageExtent = {w, h, 1}};
+        barrier(ctx, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
+                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        ctx->vk.vkCmdCopyBufferToImage(op.cmd, c->staging, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                                       &bic);
+        barrier(ctx, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
+        if (pvk_op_submit(ctx, &op)) {
+            s->valid = s->dirty = false;
+            continue;
+        }
+        s->valid = true;
+        s->dirty = false;
+        ctx->stats.surface_clears++;
+    }
+}

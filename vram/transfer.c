@@ -89,7 +89,8 @@ pvk_result pvk_transfer_fill(pvk_context *ctx, int unit)
         fill_done(ctx, unit);
         return PVK_ERROR_BAD_PARAMETERS;
     }
-    pvk_guest_gpu_write(ctx, start, span.len); /* cached surfaces reload the filled bytes */
+    /* cached surfaces the fill covers are cleared, others reload */
+    pvk_surface_fill(ctx, start, span.len, value, width == 0 ? 2 : width == 2 ? 4 : 3);
     mirror_prepare(ctx, &span, NULL);
     pvk_op op;
     pvk_result r = pvk_op_begin(ctx, &op);

@@ -127,6 +127,11 @@ pvk_result pvk_surface_flush_all(pvk_context *ctx);
  * reload before their next use.  `keep_outside` (only before the write)
  * writes back dirty surfaces the range covers in part first. */
 void pvk_surface_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len, bool keep_outside);
+/* A memory fill of `fill_bytes`-byte units of `value` is about to run: a
+ * surface it covers with one pixel value (RGBA8 by a 32-bit fill, depth by
+ * a fill of its pixel size) is cleared to it and stays valid; any other
+ * surface it touches is invalidated as by pvk_guest_gpu_write. */
+void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t value, uint32_t fill_bytes);
 
 /* ---- external registers ---- */
 
