@@ -78,10 +78,12 @@ pvk_result pvk_poll(pvk_context *ctx)
     return pvk_retire(ctx, false);
 }
 
+/* Idle means guest memory holds everything the GPU made, too. */
 pvk_result pvk_wait_idle(pvk_context *ctx)
 {
     CHECK_CTX(ctx);
-    return pvk_retire(ctx, true);
+    pvk_result r = pvk_guest_sync_all(ctx);
+    return r ? r : pvk_retire(ctx, true);
 }
 
 /* ---- guest memory ---- */
@@ -106,7 +108,8 @@ pvk_result pvk_guest_flush(pvk_context *ctx, uint32_t paddr, uint32_t len)
         return PVK_ERROR_INVALID_ARGUMENT;
     if (!pvk_guest_check(ctx, paddr, len, "pvk_guest_flush"))
         return PVK_ERROR_OUT_OF_RANGE;
-    return pvk_retire(ctx, true);
+    pvk_result r = ctx->sticky ? ctx->sticky : pvk_guest_sync_for_read(ctx, paddr, len);
+    return r ? r : pvk_retire(ctx, true);
 }
 
 /* ---- registers ---- */

@@ -177,7 +177,7 @@ static pvk_result play(pvk_context *ctx, const ct_file *f, pvk_frame_fn on_frame
             uint8_t *dst = pvk_guest_host(ctx, addr, size, "CiTrace memory load"); /* logs and counts a bad range */
             if (!dst)
                 break;
-            pvk_retire(ctx, true);
+            pvk_guest_before_cpu_write(ctx, addr, size);
             memcpy(dst, f->data + data_off, size);
             pvk_guest_invalidate(ctx, addr, size);
             break;
@@ -206,6 +206,7 @@ static pvk_result play(pvk_context *ctx, const ct_file *f, pvk_frame_fn on_frame
         if (ctx->sticky)
             return ctx->sticky;
     }
+    pvk_guest_sync_all(ctx); /* the replay is over: guest memory holds what it drew */
     return pvk_retire(ctx, true);
 }
 

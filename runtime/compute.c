@@ -348,6 +348,21 @@ pvk_result pvk_retire(pvk_context *ctx, bool wait)
     return r ? r : ctx->sticky;
 }
 
+pvk_result pvk_retire_until(pvk_context *ctx, uint64_t value)
+{
+    if (!ctx->timeline || ctx->sticky || !value)
+        return ctx->sticky;
+    VkSemaphoreWaitInfo wi = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+        .semaphoreCount = 1,
+        .pSemaphores = &ctx->timeline,
+        .pValues = &value,
+    };
+    pvk_result r = pvk_vk_check(ctx, ctx->vk.vkWaitSemaphores(ctx->device, &wi, UINT64_MAX), "vkWaitSemaphores");
+    pvk_result r2 = pvk_retire(ctx, false);
+    return r ? r : r2;
+}
+
 /* ---- debug names and labels (VK_EXT_debug_utils, when enabled) ---- */
 
 void pvk_label_end(pvk_context *ctx, VkCommandBuffer cmd)

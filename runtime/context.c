@@ -1,5 +1,5 @@
 /* The context: creation in the fixed order device -> compute -> guest memory
- * -> registers -> LCD -> draws, teardown in reverse; the translator's
+ * -> surfaces -> registers -> LCD -> draws, teardown in reverse; the translator's
  * environment (how the PICA reaches guest memory, the log, IRQs and the draw
  * path); and the register bus that routes a GPU register access to the
  * external file (vram/) or the PICA's (translator/).  Public entry points are
@@ -57,6 +57,26 @@ static pvk_result env_draw(void *user, const pvk_draw_packet *packet)
     return pvk_draw_submit(user, packet);
 }
 
+/* RENDERBUFFER_FLUSH: the guest wants its render targets in memory (a
+ * display transfer or the CPU reads them next).  INVALIDATE drops the
+ * hardware's tile cache; picavk learns of guest writes from
+ * pvk_guest_written, transfers and fills, so it has nothing to drop. */
+static pvk_result env_cache(void *user, pvk_pica_cache_op op)
+{
+    pvk_context *ctx = user;
+    if (op != PVK_PICA_FRAMEBUFFER_FLUSH)
+        return PVK_SUCCESS;
+    pvk_fb_desc fb;
+    pvk_fb_desc_get(&ctx->pica, &fb);
+    uint32_t px = fb.width * fb.height;
+    pvk_result r = PVK_SUCCESS;
+    if (px && fb.color_bpp)
+        r = pvk_guest_sync_for_read(ctx, fb.color_addr, px * fb.color_bpp);
+    if (!r && px && fb.depth_bpp)
+        r = pvk_guest_sync_for_read(ctx, fb.depth_addr, px * fb.depth_bpp);
+    return r;
+}
+
 static void pica_init(pvk_context *ctx)
 {
     pvk_pica_env env = {
@@ -66,6 +86,7 @@ static void pica_init(pvk_context *ctx)
         .guest_read = env_guest_read,
         .p3d = env_p3d,
         .draw = env_draw,
+        .cache = env_cache,
     };
     pvk_pica_reset(&ctx->pica);
     pvk_pica_set_env(&ctx->pica, &env);
@@ -86,7 +107,8 @@ pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
     if (ctx->debug & PVK_DEBUG_VERBOSE)
         ctx->log_level = PVK_LOG_DEBUG;
     pvk_result r;
-    if ((r = pvk_device_init(ctx)) || (r = pvk_compute_init(ctx)) || (r = pvk_guest_init(ctx)))
+    if ((r = pvk_device_init(ctx)) || (r = pvk_compute_init(ctx)) || (r = pvk_guest_init(ctx)) ||
+        (r = pvk_surface_init(ctx)))
         goto fail;
     pvk_mmio_reset(ctx);
     pica_init(ctx);
@@ -107,6 +129,7 @@ void pvk_ctx_destroy(pvk_context *ctx)
     pvk_draw_destroy(ctx);
     pvk_pipelines_destroy(ctx);
     pvk_lcd_destroy(ctx);
+    pvk_surface_destroy(ctx);
     pvk_guest_destroy(ctx);
     pvk_compute_destroy(ctx);
     pvk_device_destroy(ctx);

@@ -2,19 +2,23 @@
  * stages in translator/vertex.c, framebuffer and raster state decoded) drawn
  * with Vulkan into the colour buffer.
  *
- * Until the surface cache exists every draw loads the colour buffer from
- * guest memory (detile + convert on the GPU), renders, and stores it back, in
- * one submission: guest memory stays the truth after each draw.  The colour
- * attachment holds R, G, B, A in channel order (converted on load and store),
- * so blending and write masks see the guest's channels.  Fragments come from
- * the generated shader of the draw's key (TEV, alpha test) through the
- * pipeline of its output-merger key (runtime/pipeline.c).
+ * The colour and depth buffers are surfaces of the cache (vram/surface.c):
+ * images that stay on the GPU between draws and go to guest memory only
+ * when something reads it.  Vertices go to a ring, so a draw waits for
+ * nothing.  PVK_DEBUG=roundtrip keeps the old path for comparison: every
+ * draw loads the colour buffer from guest memory (detile + convert on the
+ * GPU), renders, and stores it back, in one submission, waiting for the draw
+ * before.  The colour attachment holds R, G, B, A in channel order (converted
+ * on load and write-back), so blending and write masks see the guest's
+ * channels.  Fragments come from the generated shader of the draw's key (TEV,
+ * alpha test) through the pipeline of its output-merger key
+ * (runtime/pipeline.c).
  *
  * Depth: when DEPTH_COLOR_MASK enables the test or writes, the guest depth
  * buffer (same size and tiling as the colour buffer; D16, D24 or D24S8) is
  * detiled by shaders/depth_io.comp into a linear buffer of q * 2^-24 for the
  * integer depth q, copied into a D32_SFLOAT attachment, and stored back the
- * same way when writes are on and allowed (DEPTHBUFFER_WRITE bit 1); D24S8
+ * same way (when writes are on and allowed, DEPTHBUFFER_WRITE bit 1); D24S8
  * stencil bytes are kept.  The fragment shader computes q (see draw.frag);
  * the float encoding is exact, so the test and the round trip are too.  As in
  * Citra, writes without the test enabled use Always (3dbrew agrees).
@@ -31,6 +35,7 @@
 #include "runtime/runtime.h"
 
 #define MAX_DIM 1024 /* FRAMEBUFFER_DIM: 11-bit width, 10-bit height-1 */
+#define VRING_SEGS 8 /* the vertex ring waits per segment, once a lap */
 
 typedef struct draw_vertex {
     float pos[4];
@@ -42,7 +47,9 @@ struct pvk_draw {
     VkBuffer staging, vbuf;
     VkDeviceMemory staging_mem, vbuf_mem;
     void *vmap;
-    VkDeviceSize vcap;
+    VkDeviceSize vcap, vhead;   /* vertex ring: capacity, next free byte */
+    uint64_t vseg[VRING_SEGS];  /* per ring segment: timeline value of its last user */
+    int vcur;                   /* segment the last allocation ended in, -1 after a wrap */
     pvk_image depth; /* depth attachment (no image until needed) */
     VkFormat dfmt; /* VK_FORMAT_UNDEFINED: the device cannot, draws go without depth */
     VkBuffer dstaging;
@@ -52,6 +59,8 @@ struct pvk_draw {
 
 static pvk_result ensure_target(pvk_context *ctx, struct pvk_draw *d, uint32_t w, uint32_t h)
 {
+    if (d->rt.image && (d->rt.w != w || d->rt.h != h))
+        pvk_retire(ctx, true); /* a draw in flight may still use it */
     pvk_result r = pvk_image_ensure(ctx, &d->rt, w, h, VK_FORMAT_R8G8B8A8_UNORM,
                                     VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                                         VK_IMAGE_USAGE_TRANSFER_DST_BIT,
@@ -62,6 +71,8 @@ static pvk_result ensure_target(pvk_context *ctx, struct pvk_draw *d, uint32_t w
 
 static pvk_result ensure_depth_image(pvk_context *ctx, struct pvk_draw *d, uint32_t w, uint32_t h)
 {
+    if (d->depth.image && (d->depth.w != w || d->depth.h != h))
+        pvk_retire(ctx, true);
     pvk_result r = pvk_image_ensure(ctx, &d->depth, w, h, d->dfmt,
                                     VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                                         VK_IMAGE_USAGE_TRANSFER_DST_BIT,
@@ -93,7 +104,46 @@ static pvk_result ensure_vertices(pvk_context *ctx, struct pvk_draw *d, VkDevice
                           "vkMapMemory")))
         return r;
     d->vcap = cap;
+    d->vhead = 0;
+    d->vcur = -1;
+    memset(d->vseg, 0, sizeof d->vseg);
     return PVK_SUCCESS;
+}
+
+/* A region of the vertex ring for one draw.  Entering a segment waits for
+ * the draws that used it a lap ago (usually long done); growing the ring
+ * waits for everything. */
+static pvk_result vertex_alloc(pvk_context *ctx, struct pvk_draw *d, VkDeviceSize bytes, VkDeviceSize *off)
+{
+    pvk_result r;
+    bytes = (bytes + 63) & ~(VkDeviceSize)63;
+    if (bytes * 2 > d->vcap) {
+        if ((r = pvk_retire(ctx, true)) || (r = ensure_vertices(ctx, d, bytes * 4)))
+            return r;
+    }
+    if (d->vhead + bytes > d->vcap) {
+        d->vhead = 0;
+        d->vcur = -1;
+    }
+    VkDeviceSize seg = d->vcap / VRING_SEGS;
+    int first = (int)(d->vhead / seg), last = (int)((d->vhead + bytes - 1) / seg);
+    for (int i = first; i <= last; i++) {
+        if (i != d->vcur && d->vseg[i] && (r = pvk_retire_until(ctx, d->vseg[i])))
+            return r;
+        d->vseg[i] = 0;
+    }
+    *off = d->vhead;
+    d->vhead += bytes;
+    d->vcur = last;
+    return PVK_SUCCESS;
+}
+
+/* The ring region [off, off+bytes) is in use until the last submitted op. */
+static void vertex_used(pvk_context *ctx, struct pvk_draw *d, VkDeviceSize off, VkDeviceSize bytes)
+{
+    VkDeviceSize seg = d->vcap / VRING_SEGS;
+    for (VkDeviceSize i = off / seg; bytes && i <= (off + bytes - 1) / seg; i++)
+        d->vseg[i] = ctx->timeline_next;
 }
 
 /* Draws order everything against everything around them. */
@@ -129,31 +179,34 @@ typedef struct target {
     uint32_t w, h, bpp, addr;
     int fmt;    /* transfer-engine format code */
     bool color; /* colour writes allowed (COLORBUFFER_WRITE): the buffer is loaded and stored */
+    bool block32;
     pvk_guest_span span;
 } target;
 
 typedef struct depth_state {
     bool use, write;
     VkCompareOp op;
-    uint32_t bpp, addr, bits;
+    uint32_t bpp, addr, bits, format;
     pvk_guest_span span;
 } depth_state;
 
-static bool packet_target(pvk_context *ctx, const pvk_draw_packet *pk, target *t)
+static bool packet_target(pvk_context *ctx, const pvk_draw_packet *pk, target *t, bool roundtrip)
 {
     const pvk_fb_desc *fb = &pk->fb;
-    *t = (target){fb->width, fb->height, fb->color_bpp, fb->color_addr, fb->color_xfer_format, fb->color_write, {0}};
+    *t = (target){fb->width, fb->height, fb->color_bpp, fb->color_addr, fb->color_xfer_format, fb->color_write,
+                  fb->block32, {0}};
     /* Without colour writes (depth-only passes: citro3d binds no colour
      * buffer and clears the access registers) the colour buffer is left
      * alone; nothing reads it until blending exists. */
-    if (!t->color)
+    if (!t->color || !roundtrip) /* surfaces check their ranges themselves */
         return true;
     return pvk_guest_resolve(ctx, t->addr, t->w * t->h * t->bpp, "draw colour buffer", &t->span);
 }
 
 /* The depth buffer a draw uses: `use` when the test or writes are on, `write`
  * when its contents go back to guest memory (DEPTHBUFFER_WRITE allows). */
-static bool packet_depth(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk, depth_state *ds)
+static bool packet_depth(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk, depth_state *ds,
+                         bool roundtrip)
 {
     const pvk_fb_desc *fb = &pk->fb;
     const pvk_raster_desc *rd = &pk->raster;
@@ -163,7 +216,9 @@ static bool packet_depth(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     ds->bpp = fb->depth_bpp;
     ds->bits = fb->depth_bits;
     ds->addr = fb->depth_addr;
-    if (!pvk_guest_resolve(ctx, ds->addr, fb->width * fb->height * ds->bpp, "draw depth buffer", &ds->span))
+    ds->format = fb->depth_format;
+    if (roundtrip &&
+        !pvk_guest_resolve(ctx, ds->addr, fb->width * fb->height * ds->bpp, "draw depth buffer", &ds->span))
         return false;
     ds->use = true;
     ds->write = rd->depth_write && fb->depth_write;
@@ -171,41 +226,92 @@ static bool packet_depth(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     return true;
 }
 
-static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk);
+static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk, VkDeviceSize voff);
 
 pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *pk)
 {
     struct pvk_draw *d = ctx->draw;
-    /* The vertex buffer and render target are shared by all draws: wait for
-     * the previous user before writing them. */
-    pvk_result r = pvk_retire(ctx, true);
-    if (r || (r = ensure_vertices(ctx, d, (VkDeviceSize)pk->tri_vertices * sizeof(draw_vertex))))
+    VkDeviceSize bytes = (VkDeviceSize)pk->tri_vertices * sizeof(draw_vertex), voff = 0;
+    pvk_result r;
+    if (ctx->debug & PVK_DEBUG_ROUNDTRIP) {
+        /* The old path: the vertex buffer and render target are shared by
+         * all draws, so wait for the previous user before writing them. */
+        if ((r = pvk_retire(ctx, true)) || (r = ensure_vertices(ctx, d, bytes)))
+            return r;
+    } else if ((r = vertex_alloc(ctx, d, bytes, &voff))) {
         return r;
-    draw_vertex *dv = d->vmap;
+    }
+    draw_vertex *dv = (draw_vertex *)((uint8_t *)d->vmap + voff);
     for (uint32_t k = 0; k < pk->tri_vertices; k++) {
         memcpy(dv[k].pos, pk->tris[k].pos, sizeof dv[k].pos);
         memcpy(dv[k].color, pk->tris[k].color, sizeof dv[k].color);
     }
-    return render(ctx, d, pk);
+    r = render(ctx, d, pk, voff);
+    vertex_used(ctx, d, voff, bytes);
+    return r;
 }
 
-/* Load the colour buffer, draw the packet's triangles, store it back. */
-static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk)
+/* Errors of a surface request that drop the draw (logged and counted)
+ * rather than stop the command list. */
+static bool dropped(pvk_result r)
+{
+    return r == PVK_ERROR_BAD_PARAMETERS || r == PVK_ERROR_OUT_OF_RANGE || r == PVK_ERROR_MISSING_FEATURE;
+}
+
+/* The colour and depth surfaces of a draw (NULL when it does not use one). */
+static pvk_result packet_surfaces(pvk_context *ctx, struct pvk_draw *d, const target *t, const depth_state *ds,
+                                  pvk_surface **cs, pvk_surface **dsurf)
+{
+    *cs = *dsurf = NULL;
+    pvk_result r;
+    if (t->color) {
+        if (t->fmt < 0 || !t->bpp) {
+            pvk_bad_input(ctx, "draw: colour buffer format is unknown; dropped");
+            return PVK_ERROR_BAD_PARAMETERS;
+        }
+        pvk_surface_key key = {.addr = t->addr, .width = t->w, .height = t->h, .format = (uint32_t)t->fmt,
+                               .kind = PVK_SURFACE_COLOR, .block32 = t->block32, .scale = 1};
+        if ((r = pvk_surface_get(ctx, &key, VK_FORMAT_R8G8B8A8_UNORM, "draw colour buffer", cs)))
+            return r;
+    }
+    if (ds->use) {
+        if (!ds->bpp) {
+            pvk_bad_input(ctx, "draw: depth buffer format %u is reserved; dropped", ds->format);
+            return PVK_ERROR_BAD_PARAMETERS;
+        }
+        uint32_t len = t->w * t->h * ds->bpp, clen = t->w * t->h * t->bpp;
+        if (t->color && ds->addr < t->addr + clen && t->addr < ds->addr + len) {
+            pvk_unsupported(ctx, "draw: depth buffer 0x%08X overlaps the colour buffer 0x%08X; drawn without depth",
+                            ds->addr, t->addr);
+            return PVK_SUCCESS;
+        }
+        pvk_surface_key key = {.addr = ds->addr, .width = t->w, .height = t->h, .format = ds->format,
+                               .kind = PVK_SURFACE_DEPTH, .block32 = t->block32, .scale = 1};
+        if ((r = pvk_surface_get(ctx, &key, d->dfmt, "draw depth buffer", dsurf)))
+            return r;
+    }
+    return PVK_SUCCESS;
+}
+
+/* Draw the packet's triangles into its surfaces (roundtrip: load the
+ * buffers from guest memory, draw, store them back). */
+static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk, VkDeviceSize voff)
 {
     const pvk_raster_desc *rd = &pk->raster;
     uint32_t n = pk->tri_vertices;
+    bool roundtrip = ctx->debug & PVK_DEBUG_ROUNDTRIP;
     target tt, *t = &tt;
-    if (!packet_target(ctx, pk, t))
+    if (!packet_target(ctx, pk, t, roundtrip))
         return PVK_SUCCESS; /* logged and counted; the list goes on */
     uint32_t w = t->w, h = t->h, bpp = t->bpp, addr = t->addr;
     int fmt = t->fmt;
     pvk_guest_span span = t->span;
     pvk_result r;
-    if ((r = ensure_target(ctx, d, w, h)))
+    if ((roundtrip || !t->color) && (r = ensure_target(ctx, d, w, h)))
         return r;
     pvk_buffer_range guest = {0};
     uint32_t sub = 0;
-    if (t->color) {
+    if (t->color && roundtrip) {
         if (!pvk_guest_bind(ctx, &span, &guest, &sub, "draw colour buffer"))
             return PVK_SUCCESS;
         if (span.region->mirror)
@@ -213,11 +319,16 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     }
     pvk_buffer_range staging = {d->staging, 0, (VkDeviceSize)w * h * 4};
     depth_state dst;
-    if (!packet_depth(ctx, d, pk, &dst))
+    if (!packet_depth(ctx, d, pk, &dst, roundtrip))
         return PVK_SUCCESS; /* logged and counted */
     pvk_buffer_range dguest = {0}, dstaging = {d->dstaging, 0, (VkDeviceSize)w * h * 4};
     uint32_t dsub = 0;
-    if (dst.use) {
+    pvk_surface *cs = NULL, *dsurf = NULL;
+    if (!roundtrip && (r = packet_surfaces(ctx, d, t, &dst, &cs, &dsurf)))
+        return dropped(r) ? PVK_SUCCESS : r;
+    if (dst.use && !dsurf && !roundtrip)
+        dst.use = dst.write = false; /* refused above */
+    if (dst.use && roundtrip) {
         if (!pvk_guest_bind(ctx, &dst.span, &dguest, &dsub, "draw depth buffer"))
             return PVK_SUCCESS;
         if (dsub % 4) { /* cannot happen with 8-byte addresses and aligned regions */
@@ -227,7 +338,7 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
         if (dst.span.region->mirror)
             pvk_guest_upload(ctx, &dst.span);
     }
-    if (d->dfmt != VK_FORMAT_UNDEFINED && (r = ensure_depth_image(ctx, d, w, h)))
+    if (d->dfmt != VK_FORMAT_UNDEFINED && !dsurf && (r = ensure_depth_image(ctx, d, w, h)))
         return r;
     VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &pk->fs, d->dfmt);
     if (!pipeline)
@@ -242,7 +353,9 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     VkCommandBuffer cmd = op.cmd;
     /* load: tiled guest colour -> linear RGBA8 (memory byte order) -> image */
     VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
-    if (t->color) {
+    if (cs) {
+        /* a surface: already in COLOR_ATTACHMENT_OPTIMAL */
+    } else if (t->color) {
         pvk_transfer_record_convert(ctx, &op, guest, sub, staging, 0, w, w, h, (uint32_t)fmt, PVK_XFER_RGBA8_NATURAL, 0);
         pvk_op_barrier(ctx, &op);
         image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
@@ -255,11 +368,14 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     /* depth: tiled guest -> linear q * 2^-24 -> D32 image */
     struct { uint32_t base, width, height, bpp, mode, count, pad[2]; } io = {dsub, w, h, dst.bpp, 0, w * h, {0, 0}};
     VkBufferImageCopy dbic = {.imageSubresource = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
-    if (dst.use) {
+    if (dst.use)
+        pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x20, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_READS */
+    if (dsurf) {
+        /* a surface: already in DEPTH_ATTACHMENT_OPTIMAL */
+    } else if (dst.use) {
         pvk_buffer_range bufs[2] = {dguest, dstaging};
         pvk_op_dispatch(ctx, &op, PVK_PIPE_DEPTH_IO, bufs, &io, (io.count + 63) / 64, 1, 1);
         pvk_op_barrier(ctx, &op);
-        pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x20, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_READS */
         image_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
                              VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
         ctx->vk.vkCmdCopyBufferToImage(cmd, d->dstaging, d->depth.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &dbic);
@@ -272,17 +388,18 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
 
     VkRenderingAttachmentInfo att = {
         .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-        .imageView = d->rt.view,
+        .imageView = cs ? pvk_surface_view(cs) : d->rt.view,
         .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
         .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
         .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
     };
     VkRenderingAttachmentInfo datt = {
         .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-        .imageView = d->depth.view,
+        .imageView = dsurf ? pvk_surface_view(dsurf) : d->depth.view,
         .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
         .loadOp = dst.use ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR,
-        .storeOp = dst.write ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE,
+        /* a surface keeps its contents even when this draw does not write it */
+        .storeOp = dst.write || dsurf ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE,
     };
     VkRenderingInfo ri = {
         .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
@@ -290,7 +407,7 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
         .layerCount = 1,
         .colorAttachmentCount = 1,
         .pColorAttachments = &att,
-        .pDepthAttachment = d->depth.image ? &datt : NULL,
+        .pDepthAttachment = dsurf || d->depth.image ? &datt : NULL,
     };
     ctx->vk.vkCmdBeginRendering(cmd, &ri);
     ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
@@ -333,7 +450,7 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
         (float)((1u << (dst.bits ? dst.bits : 24)) - 1), rd->w_buffer, pk->uniforms};
     VkPipelineLayout layout = pvk_pipeline_layout(ctx);
     ctx->vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof fpush, &fpush);
-    if (d->depth.image) {
+    if (dsurf || d->depth.image) {
         ctx->vk.vkCmdSetDepthTestEnable(cmd, dst.use);
         ctx->vk.vkCmdSetDepthWriteEnable(cmd, dst.write);
         ctx->vk.vkCmdSetDepthCompareOp(cmd, dst.use ? dst.op : VK_COMPARE_OP_ALWAYS);
@@ -342,11 +459,22 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
         {rd->clip[0], rd->clip[1], rd->clip[2], rd->clip[3]}, rd->clip_enable, {0, 0, 0}};
     ctx->vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof clip, &clip);
     ctx->vk.vkCmdSetCullMode(cmd, pvk_vk_cull_mode(rd->cull));
-    VkDeviceSize zero = 0;
-    ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &zero);
+    ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &voff);
     ctx->vk.vkCmdDraw(cmd, n, 1, 0, 0);
     ctx->vk.vkCmdEndRendering(cmd);
 
+    if (!roundtrip) {
+        /* the surfaces are newer than guest memory now; nothing goes home */
+        if (cs)
+            pvk_surface_drawn(cs);
+        if (dsurf && dst.write) {
+            pvk_surface_drawn(dsurf);
+            pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x24, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_WRITES */
+        }
+        if (t->color)
+            pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x2C, w * h * bpp); /* POLYGON_COLORBUFFER_WRITES */
+        return pvk_op_submit(ctx, &op);
+    }
     /* store: image -> linear staging -> tiled guest colour */
     if (t->color) {
         image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,

@@ -245,6 +245,8 @@ static void bind_framebuffer(pvk_context *ctx, int pdc, uint32_t addr, const pdc
     }
     pvk_guest_span span;
     uint32_t sub;
+    /* a render target shown directly: its surface goes home first */
+    pvk_guest_sync_for_read(ctx, (uint32_t)span_lo, (uint32_t)(span_hi - span_lo));
     if (!pvk_guest_resolve(ctx, (uint32_t)span_lo, (uint32_t)(span_hi - span_lo), what, &span) ||
         !pvk_guest_bind(ctx, &span, range, &sub, what)) {
         *range = (pvk_buffer_range){ctx->guest.regions[PVK_REGION_VRAM].buffer, 0, 16};

@@ -26,6 +26,7 @@ enum {
     PVK_DEBUG_VERBOSE = 1u << 1,        /* "verbose": log level DEBUG */
     PVK_DEBUG_SYNC = 1u << 2,           /* "sync": wait for every GPU operation at once */
     PVK_DEBUG_NO_LOGIC_OP = 1u << 3,    /* "no-logic-op": act as if the device lacked logicOp (fallback tests) */
+    PVK_DEBUG_ROUNDTRIP = 1u << 4,      /* "roundtrip": no surface cache, every draw loads and stores guest memory */
 };
 
 /* One built-in compute pipeline: storage buffers through push descriptors and
@@ -108,6 +109,7 @@ struct pvk_context {
     struct pvk_trace *trace;  /* runtime/trace.c: recording when not NULL */
     struct pvk_draw *draw;    /* runtime/draw.c */
     struct pvk_pipelines *pipelines; /* runtime/pipeline.c */
+    struct pvk_surfaces *surfaces; /* vram/surface.c */
 };
 
 /* ---- logging (runtime/log.c) ---- */
@@ -161,6 +163,8 @@ void pvk_image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage image, VkI
 /* Make earlier shader/transfer writes visible to later commands of the same op. */
 void pvk_op_barrier(pvk_context *ctx, pvk_op *op);
 pvk_result pvk_retire(pvk_context *ctx, bool wait);
+/* Wait until the operation that signalled timeline `value` is done, retire what is. */
+pvk_result pvk_retire_until(pvk_context *ctx, uint64_t value);
 /* VK_EXT_debug_utils names and labels (no-ops without the extension), so a
  * captured frame reads like the guest's: a label per pass and draw. */
 void pvk_label_end(pvk_context *ctx, VkCommandBuffer cmd);

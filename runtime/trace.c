@@ -124,7 +124,11 @@ static void trace_free(pvk_trace *t)
 static void trace_observe(pvk_context *ctx, const pvk_guest_span *s)
 {
     pvk_trace *t = ctx->trace;
-    /* Record memory as the GPU will see it: after the work before it. */
+    /* Record memory as the GPU will see it: after the work before it, with
+     * render targets written back for every page recorded (a replay's
+     * memory record replaces what a surface holds). */
+    uint32_t lo = s->offset / PAGE * PAGE, hi = (s->offset + s->len - 1) / PAGE * PAGE + PAGE;
+    pvk_guest_sync_for_read(ctx, s->region->base + lo, hi - lo);
     if (ctx->pending_count)
         pvk_retire(ctx, true);
     int region = (int)(s->region - ctx->guest.regions);
@@ -369,7 +373,7 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
                 err = PVK_ERROR_BAD_DATA;
                 goto out;
             }
-            pvk_retire(ctx, true); /* the GPU may still read the old bytes */
+            pvk_guest_before_cpu_write(ctx, addr, len - 4); /* the GPU may still read the old bytes */
             memcpy(dst, p + 4, len - 4);
             pvk_guest_invalidate(ctx, addr, len - 4);
             break;
@@ -406,6 +410,7 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
         err = PVK_ERROR_BAD_DATA;
     }
 out:
+    pvk_guest_sync_all(ctx); /* the replay is over: guest memory as the recording left it */
     pvk_retire(ctx, true);
     ZSTD_freeDCtx(r.dc);
     free(r.in);

@@ -89,6 +89,8 @@ pvk_result pvk_transfer_fill(pvk_context *ctx, int unit)
         fill_done(ctx, unit);
         return PVK_ERROR_BAD_PARAMETERS;
     }
+    /* cached surfaces the fill covers are cleared, others reload */
+    pvk_surface_fill(ctx, start, span.len, value, width == 0 ? 2 : width == 2 ? 4 : 3);
     mirror_prepare(ctx, &span, NULL);
     pvk_op op;
     pvk_result r = pvk_op_begin(ctx, &op);
@@ -175,6 +177,9 @@ static pvk_result run_copy(pvk_context *ctx, int pipe, const pvk_guest_span *src
         copy_done(ctx);
         return PVK_ERROR_BAD_PARAMETERS;
     }
+    /* the source as the GPU last drew it; the destination's surfaces reload */
+    pvk_guest_sync_for_read(ctx, src->region->base + src->offset, src->len);
+    pvk_guest_gpu_write(ctx, dst->region->base + dst->offset, dst->len);
     mirror_prepare(ctx, src, dst);
     pvk_op op;
     pvk_result r = pvk_op_begin(ctx, &op);

@@ -70,6 +70,69 @@ void pvk_guest_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len);
 void pvk_guest_upload(pvk_context *ctx, const pvk_guest_span *s);
 void pvk_guest_download(pvk_context *ctx, const pvk_guest_span *s);
 
+/* Readers and writers of guest memory that may live in a surface (vram/guestmem.c).
+ * Every GPU pass that reads guest memory (transfers, scan-out) first calls
+ * pvk_guest_sync_for_read: surfaces newer than memory are written back
+ * (recorded, ordered before the reader; nothing waits).  CPU readers go
+ * through pvk_guest_cpu_read, which also waits for GPU writes to the range.
+ * A GPU pass about to write guest memory calls pvk_guest_gpu_write: surfaces
+ * it overlaps are invalidated (dirty ones it covers only in part are written
+ * back first, so their other bytes survive). */
+pvk_result pvk_guest_sync_for_read(pvk_context *ctx, uint32_t paddr, uint32_t len);
+void pvk_guest_gpu_write(pvk_context *ctx, uint32_t paddr, uint32_t len);
+/* The CPU (picavk's own trace players) is about to write the range: surfaces
+ * are written back and the GPU drained, so pvk_guest_invalidate after the
+ * write loses nothing but what the write replaces. */
+void pvk_guest_before_cpu_write(pvk_context *ctx, uint32_t paddr, uint32_t len);
+/* Everything the GPU holds newer than guest memory goes home (pvk_wait_idle). */
+pvk_result pvk_guest_sync_all(pvk_context *ctx);
+
+/* ---- surface cache (vram/surface.c) ---- */
+
+typedef enum pvk_surface_kind {
+    PVK_SURFACE_COLOR = 0,
+    PVK_SURFACE_DEPTH = 1,
+} pvk_surface_kind;
+
+/* What makes two surfaces the same: zero-initialise, compared with memcmp. */
+typedef struct pvk_surface_key {
+    uint32_t addr;           /* guest physical start */
+    uint32_t width, height;  /* guest pixels (1x) */
+    uint32_t format;         /* colour: transfer-engine code 0-4; depth: DEPTHBUFFER_FORMAT 0, 2, 3 */
+    uint8_t kind;            /* pvk_surface_kind */
+    uint8_t block32;         /* RENDERBUFFER_BLOCK32 (loaded and stored as 8x8 tiles, as transfers do) */
+    uint8_t scale;           /* resolution scale: the image is width*scale x height*scale */
+    uint8_t pad;
+} pvk_surface_key;
+_Static_assert(sizeof(pvk_surface_key) == 20, "pvk_surface_key is packed");
+
+typedef struct pvk_surface pvk_surface; /* vram/surface.c */
+
+pvk_result pvk_surface_init(pvk_context *ctx);
+void pvk_surface_destroy(pvk_context *ctx);
+/* The surface for `key`, created on first use and loaded from guest memory
+ * when it is new or a guest write invalidated it; `what` names the use in
+ * logs.  The pointer lives until the next surface call. */
+pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_format, const char *what,
+                           pvk_surface **out);
+/* The image view to render into: RGBA8 (memory byte order) or D32 (q * 2^-24),
+ * width*scale x height*scale, in COLOR/DEPTH_ATTACHMENT_OPTIMAL. */
+VkImageView pvk_surface_view(const pvk_surface *s);
+/* A draw wrote the image: it is newer than guest memory now. */
+void pvk_surface_drawn(pvk_surface *s);
+/* Write back dirty surfaces overlapping the range (recorded, not waited for). */
+pvk_result pvk_surface_flush(pvk_context *ctx, uint32_t paddr, uint32_t len);
+pvk_result pvk_surface_flush_all(pvk_context *ctx);
+/* Guest memory in the range changed or is about to: overlapping surfaces
+ * reload before their next use.  `keep_outside` (only before the write)
+ * writes back dirty surfaces the range covers in part first. */
+void pvk_surface_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len, bool keep_outside);
+/* A memory fill of `fill_bytes`-byte units of `value` is about to run: a
+ * surface it covers with one pixel value (RGBA8 by a 32-bit fill, depth by
+ * a fill of its pixel size) is cleared to it and stays valid; any other
+ * surface it touches is invalidated as by pvk_guest_gpu_write. */
+void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t value, uint32_t fill_bytes);
+
 /* ---- external registers ---- */
 
 #define PVK_MMIO_WORDS (0x1000u / 4) /* 0x10400000-0x10400FFF; the rest is the PICA file */

@@ -162,6 +162,12 @@ typedef struct pvk_stats {
     /* Draw pipelines: created, found in memory, fragment shaders compiled from
      * GLSL (not found in the disk cache), shaders loaded from the disk cache. */
     uint64_t pipelines_created, pipeline_hits, shader_compiles, shader_disk_hits;
+    /* The surface cache: colour/depth buffers loaded from guest memory,
+     * written back to it, reinterpreted in place (not yet: always 0),
+     * cleared by a memory fill instead of reloaded, and the guest bytes
+     * loads and write-backs moved.  Draws into the same buffers add nothing
+     * here. */
+    uint64_t surface_loads, surface_writebacks, surface_reinterpretations, surface_clears, surface_bytes;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
@@ -171,10 +177,13 @@ PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
 /* Host pointer for [paddr, paddr+len) if it lies inside one region, else
  * NULL (logged and counted as out_of_range). */
 PVK_API void *pvk_guest_ptr(pvk_context *ctx, uint32_t paddr, uint32_t len);
-/* The host changed guest memory behind picavk's back (no-op copies until the
- * surface cache exists; always valid to call). */
+/* The host changed guest memory behind picavk's back: cached render targets
+ * over the range reload from memory (the host's bytes win; flush a render
+ * target before writing into it). */
 PVK_API pvk_result pvk_guest_written(pvk_context *ctx, uint32_t paddr, uint32_t len);
-/* The host wants to read guest memory: wait for GPU writes to it. */
+/* The host wants to read guest memory: render targets over the range are
+ * written back, then GPU writes to it are waited for.  pvk_wait_idle writes
+ * back every render target. */
 PVK_API pvk_result pvk_guest_flush(pvk_context *ctx, uint32_t paddr, uint32_t len);
 
 /* ---- external registers (0x10400000 - 0x10401FFF) ---- */

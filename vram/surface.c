@@ -1,0 +1,461 @@
+/* The surface cache: colour and depth buffers as VkImages keyed by guest
+ * address, size, PICA format, tiling and resolution scale, so consecutive
+ * draws render into the same image without touching guest memory.
+ *
+ * A surface is `valid` when its image holds the guest bytes or something
+ * newer, and `dirty` when the image is newer than guest memory.  A surface
+ * is loaded (compute untile, the transfer and depth_io shaders) only when it
+ * is created or was invalidated by a guest write (host CPU, fill, transfer);
+ * it is written back (tile pass, D24S8 keeps the stencil byte in memory)
+ * only when something needs guest memory: see pvk_surface_flush's callers in
+ * vram/guestmem.c.  Surfaces never overlap: a new surface over the bytes of
+ * another with a different key writes the old one back and drops it (no
+ * reinterpretation pass yet), then loads from memory.
+ *
+ * Images are scale x the guest size.  At rest colour images are in
+ * COLOR_ATTACHMENT_OPTIMAL and depth images in DEPTH_ATTACHMENT_OPTIMAL;
+ * every pass returns them there.  Scale 1 copies between the linear staging
+ * buffer and the image; other scales go through a 1x scratch image and a blit
+ * (nearest up, linear down for colour, nearest for depth). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/runtime.h"
+
+#define MAX_SURFACES 16
+#define MAX_DIM 1024 /* FRAMEBUFFER_DIM: 11-bit width, 10-bit height-1 */
+
+struct pvk_surface {
+    pvk_surface_key key;
+    uint32_t bpp, len;       /* guest bytes per pixel, guest bytes */
+    VkFormat vk_format;
+    pvk_image image;         /* at rest in COLOR/DEPTH_ATTACHMENT_OPTIMAL */
+    bool used, valid, dirty; /* valid: holds memory or newer; dirty: newer than memory */
+    uint64_t last_use;
+};
+
+struct pvk_surfaces {
+    pvk_surface s[MAX_SURFACES];
+    uint64_t tick;
+    VkBuffer staging; /* linear RGBA8 or float depth at 1x */
+    VkDeviceMemory staging_mem;
+    pvk_image scratch[2]; /* 1x colour / depth images for scaled surfaces */
+    bool blit;            /* the device blits RGBA8 and D32 (scales other than 1) */
+};
+
+static const VkImageUsageFlags surface_usage =
+    VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+
+static bool is_depth(const pvk_surface *s)
+{
+    return s->key.kind == PVK_SURFACE_DEPTH;
+}
+
+static VkImageAspectFlags aspect_of(const pvk_surface *s)
+{
+    return is_depth(s) ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT;
+}
+
+static VkImageLayout rest_layout(const pvk_surface *s)
+{
+    return is_depth(s) ? VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+}
+
+static void barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage img, VkImageAspectFlags aspect, VkImageLayout from,
+                    VkImageLayout to)
+{
+    pvk_image_barrier(ctx, cmd, img, aspect, from, to, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                      VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                      VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
+}
+
+pvk_result pvk_surface_init(pvk_context *ctx)
+{
+    struct pvk_surfaces *c = calloc(1, sizeof *c);
+    if (!c)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    ctx->surfaces = c;
+    pvk_result r = pvk_create_buffer(ctx, (VkDeviceSize)MAX_DIM * MAX_DIM * 4,
+                                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                         VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &c->staging, &c->staging_mem);
+    pvk_object_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)c->staging, "surface staging (linear, 1x)");
+    VkFormatProperties cp, dp;
+    vkGetPhysicalDeviceFormatProperties(ctx->phys, VK_FORMAT_R8G8B8A8_UNORM, &cp);
+    vkGetPhysicalDeviceFormatProperties(ctx->phys, VK_FORMAT_D32_SFLOAT, &dp);
+    VkFormatFeatureFlags need = VK_FORMAT_FEATURE_BLIT_SRC_BIT | VK_FORMAT_FEATURE_BLIT_DST_BIT;
+    c->blit = (cp.optimalTilingFeatures & need) == need && (dp.optimalTilingFeatures & need) == need &&
+              (cp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT);
+    return r;
+}
+
+static void drop(pvk_context *ctx, pvk_surface *s)
+{
+    /* draws or passes in flight may still use the image */
+    if (ctx->pending_count)
+        pvk_retire(ctx, true);
+    pvk_image_destroy(ctx, &s->image);
+    memset(s, 0, sizeof *s);
+}
+
+void pvk_surface_destroy(pvk_context *ctx)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    if (!c)
+        return;
+    for (int i = 0; i < MAX_SURFACES; i++)
+        if (c->s[i].used)
+            drop(ctx, &c->s[i]);
+    for (int i = 0; i < 2; i++)
+        pvk_image_destroy(ctx, &c->scratch[i]);
+    if (c->staging)
+        ctx->vk.vkDestroyBuffer(ctx->device, c->staging, NULL);
+    if (c->staging_mem)
+        ctx->vk.vkFreeMemory(ctx->device, c->staging_mem, NULL);
+    free(c);
+    ctx->surfaces = NULL;
+}
+
+static bool overlaps(const pvk_surface *s, uint32_t paddr, uint32_t len)
+{
+    return s->used && len && paddr < s->key.addr + s->len && s->key.addr < paddr + len;
+}
+
+static bool covers(uint32_t paddr, uint32_t len, const pvk_surface *s)
+{
+    return paddr <= s->key.addr && (uint64_t)s->key.addr + s->len <= (uint64_t)paddr + len;
+}
+
+/* Scaled surfaces: the 1x scratch image of the surface's kind, in
+ * TRANSFER_DST layout on return when `dst`, else TRANSFER_SRC after `from`. */
+static pvk_result scratch_for(pvk_context *ctx, pvk_surface *s, pvk_image **out)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    pvk_image *im = &c->scratch[is_depth(s)];
+    if (im->image && (im->w != s->key.width || im->h != s->key.height) && ctx->pending_count)
+        pvk_retire(ctx, true); /* an earlier pass may still use it */
+    *out = im;
+    return pvk_image_ensure(ctx, im, s->key.width, s->key.height, s->vk_format, surface_usage, false);
+}
+
+static void blit(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surface *s, VkImage src, uint32_t sw, uint32_t sh,
+                 VkImage dst, uint32_t dw, uint32_t dh)
+{
+    VkImageBlit b = {
+        .srcSubresource = {aspect_of(s), 0, 0, 1},
+        .srcOffsets = {{0, 0, 0}, {(int32_t)sw, (int32_t)sh, 1}},
+        .dstSubresource = {aspect_of(s), 0, 0, 1},
+        .dstOffsets = {{0, 0, 0}, {(int32_t)dw, (int32_t)dh, 1}},
+    };
+    /* depth blits must be nearest; colour downsamples average */
+    VkFilter f = !is_depth(s) && dw < sw ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
+    ctx->vk.vkCmdBlitImage(cmd, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                           1, &b, f);
+}
+
+/* Guest bytes of `s` -> its image. */
+static pvk_result load(pvk_context *ctx, pvk_surface *s)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    uint32_t w = s->key.width, h = s->key.height, scale = s->key.scale;
+    pvk_guest_span span;
+    pvk_buffer_range guest;
+    uint32_t sub;
+    /* a GPU read of guest memory: the trace recorder hears of it */
+    if (!pvk_guest_resolve(ctx, s->key.addr, s->len, "surface load", &span) ||
+        !pvk_guest_bind(ctx, &span, &guest, &sub, "surface load"))
+        return PVK_ERROR_OUT_OF_RANGE;
+    if (span.region->mirror) { /* earlier GPU writes home first, then the bytes in */
+        pvk_retire(ctx, true);
+        pvk_guest_upload(ctx, &span);
+    }
+    pvk_image *scratch = NULL;
+    pvk_result r;
+    if (scale != 1 && (r = scratch_for(ctx, s, &scratch)))
+        return r;
+    pvk_op op;
+    if ((r = pvk_op_begin(ctx, &op)))
+        return r;
+    VkCommandBuffer cmd = op.cmd;
+    pvk_op_label(ctx, &op, "surface load: %s 0x%08X %ux%u format %u", is_depth(s) ? "depth" : "colour", s->key.addr,
+                 w, h, s->key.format);
+    pvk_buffer_range staging = {c->staging, 0, (VkDeviceSize)w * h * 4};
+    if (is_depth(s)) {
+        struct { uint32_t base, width, height, bpp, mode, count, pad[2]; } io = {sub, w, h, s->bpp, 0, w * h, {0, 0}};
+        pvk_buffer_range bufs[2] = {guest, staging};
+        pvk_op_dispatch(ctx, &op, PVK_PIPE_DEPTH_IO, bufs, &io, (io.count + 63) / 64, 1, 1);
+    } else {
+        pvk_transfer_record_convert(ctx, &op, guest, sub, staging, 0, w, w, h, s->key.format, PVK_XFER_RGBA8_NATURAL, 0);
+    }
+    pvk_op_barrier(ctx, &op);
+    VkImage first = scale == 1 ? s->image.image : scratch->image;
+    VkBufferImageCopy bic = {.imageSubresource = {aspect_of(s), 0, 0, 1}, .imageExtent = {w, h, 1}};
+    barrier(ctx, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    ctx->vk.vkCmdCopyBufferToImage(cmd, c->staging, first, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
+    if (scale != 1) {
+        barrier(ctx, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+        barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
+                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        blit(ctx, cmd, s, first, w, h, s->image.image, w * scale, h * scale);
+    }
+    barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
+    if ((r = pvk_op_submit(ctx, &op)))
+        return r;
+    s->valid = true;
+    s->dirty = false;
+    ctx->stats.surface_loads++;
+    ctx->stats.surface_bytes += s->len;
+    return PVK_SUCCESS;
+}
+
+static void writeback_retire(pvk_context *ctx, const pvk_pending *p)
+{
+    pvk_guest_span s;
+    if (pvk_guest_resolve(ctx, p->dst_addr, p->dst_len, NULL, &s))
+        pvk_guest_download(ctx, &s);
+}
+
+/* The image of a dirty `s` -> guest memory (tiled, in its format). */
+static pvk_result write_back(pvk_context *ctx, pvk_surface *s)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    uint32_t w = s->key.width, h = s->key.height, scale = s->key.scale;
+    pvk_guest_span span;
+    pvk_buffer_range guest;
+    uint32_t sub;
+    /* internal: not observed (the range was checked when the surface was made) */
+    if (!pvk_guest_resolve(ctx, s->key.addr, s->len, NULL, &span) ||
+        !pvk_guest_bind(ctx, &span, &guest, &sub, "surface write-back"))
+        return PVK_ERROR_OUT_OF_RANGE;
+    /* Mirror mode, D24S8: the store keeps stencil bytes it reads from the
+     * device copy, so that copy must hold the host's bytes. */
+    if (span.region->mirror && is_depth(s) && s->bpp == 4) {
+        pvk_retire(ctx, true);
+        pvk_guest_upload(ctx, &span);
+    }
+    pvk_image *scratch = NULL;
+    pvk_result r;
+    if (scale != 1 && (r = scratch_for(ctx, s, &scratch)))
+        return r;
+    pvk_op op;
+    if ((r = pvk_op_begin(ctx, &op)))
+        return r;
+    VkCommandBuffer cmd = op.cmd;
+    pvk_op_label(ctx, &op, "surface write-back: %s 0x%08X %ux%u format %u", is_depth(s) ? "depth" : "colour",
+                 s->key.addr, w, h, s->key.format);
+    barrier(ctx, cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    VkImage last = s->image.image;
+    if (scale != 1) {
+        barrier(ctx, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
+                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        blit(ctx, cmd, s, s->image.image, w * scale, h * scale, scratch->image, w, h);
+        barrier(ctx, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+        last = scratch->image;
+    }
+    VkBufferImageCopy bic = {.imageSubresource = {aspect_of(s), 0, 0, 1}, .imageExtent = {w, h, 1}};
+    ctx->vk.vkCmdCopyImageToBuffer(cmd, last, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->staging, 1, &bic);
+    barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
+    pvk_op_barrier(ctx, &op);
+    pvk_buffer_range staging = {c->staging, 0, (VkDeviceSize)w * h * 4};
+    if (is_depth(s)) {
+        struct { uint32_t base, width, height, bpp, mode, count, pad[2]; } io = {
+            sub, w, h, s->bpp, 1, w * h * s->bpp / 4, {0, 0}};
+        pvk_buffer_range bufs[2] = {guest, staging};
+        pvk_op_dispatch(ctx, &op, PVK_PIPE_DEPTH_IO, bufs, &io, (io.count + 63) / 64, 1, 1);
+    } else {
+        pvk_transfer_record_convert(ctx, &op, staging, 0, guest, sub, w, w, h, PVK_XFER_RGBA8_NATURAL, s->key.format, 2);
+    }
+    op.p.retire = writeback_retire;
+    op.p.dst_addr = s->key.addr;
+    op.p.dst_len = s->len;
+    if ((r = pvk_op_submit(ctx, &op)))
+        return r;
+    s->dirty = false;
+    ctx->stats.surface_writebacks++;
+    ctx->stats.surface_bytes += s->len;
+    return PVK_SUCCESS;
+}
+
+pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_format, const char *what,
+                           pvk_surface **out)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    *out = NULL;
+    uint32_t bpp = key->kind == PVK_SURFACE_DEPTH ? (key->format == 0 ? 2 : key->format == 2 ? 3 : 4)
+                   : key->format == 0                ? 4
+                   : key->format == 1                ? 3
+                                                     : 2;
+    if (!key->width || !key->height || key->width > MAX_DIM || key->height > MAX_DIM || key->width % 8 ||
+        key->height % 8) {
+        pvk_bad_input(ctx, "%s: a %ux%u buffer is not drawable (sizes are multiples of 8 up to %u)", what,
+                      key->width, key->height, MAX_DIM);
+        return PVK_ERROR_BAD_PARAMETERS;
+    }
+    if ((key->scale < 1 || key->scale > 4 || (key->scale != 1 && !c->blit))) {
+        pvk_unsupported(ctx, "%s: resolution scale %u needs blits the device lacks", what, key->scale);
+        return PVK_ERROR_MISSING_FEATURE;
+    }
+    uint32_t len = key->width * key->height * bpp;
+    if (!pvk_guest_check(ctx, key->addr, len, what))
+        return PVK_ERROR_OUT_OF_RANGE;
+    pvk_surface *hit = NULL, *freeslot = NULL, *oldest = NULL;
+    pvk_result r;
+    for (int i = 0; i < MAX_SURFACES; i++) {
+        pvk_surface *s = &c->s[i];
+        if (!s->used) {
+            if (!freeslot)
+                freeslot = s;
+            continue;
+        }
+        if (!memcmp(&s->key, key, sizeof *key)) {
+            hit = s;
+            continue;
+        }
+        if (overlaps(s, key->addr, len)) {
+            /* the same bytes seen another way: memory becomes the truth, then
+             * the new view loads from it */
+            if (s->dirty && (r = write_back(ctx, s)))
+                return r;
+            drop(ctx, s);
+            if (!freeslot)
+                freeslot = s;
+            continue;
+        }
+        if (!oldest || s->last_use < oldest->last_use)
+            oldest = s;
+    }
+    if (!hit) {
+        if (!freeslot) { /* evict the least recently used */
+            if (oldest->dirty && (r = write_back(ctx, oldest)))
+                return r;
+            drop(ctx, oldest);
+            freeslot = oldest;
+        }
+        hit = freeslot;
+        memset(hit, 0, sizeof *hit);
+        hit->key = *key;
+        hit->bpp = bpp;
+        hit->len = len;
+        hit->vk_format = vk_format;
+        VkImageUsageFlags usage = surface_usage | (key->kind == PVK_SURFACE_DEPTH
+                                                       ? VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT
+                                                       : VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT);
+        if ((r = pvk_image_ensure(ctx, &hit->image, key->width * key->scale, key->height * key->scale, vk_format,
+                                  usage, true))) {
+            pvk_image_destroy(ctx, &hit->image);
+            memset(hit, 0, sizeof *hit);
+            return r;
+        }
+        hit->used = true;
+        pvk_object_name(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)hit->image.image, "surface %s 0x%08X %ux%u x%u",
+                        key->kind == PVK_SURFACE_DEPTH ? "depth" : "colour", key->addr, key->width, key->height,
+                        key->scale);
+    }
+    if (!hit->valid && (r = load(ctx, hit)))
+        return r;
+    hit->last_use = ++c->tick;
+    *out = hit;
+    return PVK_SUCCESS;
+}
+
+VkImageView pvk_surface_view(const pvk_surface *s)
+{
+    return s->image.view;
+}
+
+void pvk_surface_drawn(pvk_surface *s)
+{
+    s->dirty = true;
+}
+
+pvk_result pvk_surface_flush(pvk_context *ctx, uint32_t paddr, uint32_t len)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    pvk_result r = PVK_SUCCESS;
+    for (int i = 0; c && i < MAX_SURFACES && !r; i++)
+        if (c->s[i].dirty && overlaps(&c->s[i], paddr, len))
+            r = write_back(ctx, &c->s[i]);
+    return r;
+}
+
+pvk_result pvk_surface_flush_all(pvk_context *ctx)
+{
+    return pvk_surface_flush(ctx, 0, UINT32_MAX);
+}
+
+void pvk_surface_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len, bool keep_outside)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    for (int i = 0; c && i < MAX_SURFACES; i++) {
+        pvk_surface *s = &c->s[i];
+        if (!overlaps(s, paddr, len))
+            continue;
+        /* GPU-only bytes outside the written range survive through memory */
+        if (keep_outside && s->dirty && !covers(paddr, len, s))
+            write_back(ctx, s);
+        s->valid = false;
+        s->dirty = false;
+    }
+}
+
+/* The word a uniform fill gives every pixel of `s`, as the image stores it
+ * (RGBA8: R, G, B, A bytes, the memory's A, B, G, R reversed; D32: q * 2^-24); false when the fill's pattern
+ * does not map to one pixel value (another pixel size, a colour format
+ * other than RGBA8, misaligned). */
+static bool clear_word(const pvk_surface *s, uint32_t start, uint32_t value, uint32_t fill_bytes, uint32_t *out)
+{
+    if (fill_bytes != s->bpp || (s->key.addr - start) % fill_bytes || s->key.scale != 1)
+        return false;
+    if (is_depth(s)) {
+        float d = (float)(value & (s->bpp == 2 ? 0xFFFFu : 0xFFFFFFu)) / 16777216.0f;
+        memcpy(out, &d, 4);
+        return true;
+    }
+    *out = __builtin_bswap32(value);
+    return s->key.format == 0;
+}
+
+void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t value, uint32_t fill_bytes)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    for (int i = 0; c && i < MAX_SURFACES; i++) {
+        pvk_surface *s = &c->s[i];
+        uint32_t word;
+        if (!overlaps(s, start, len))
+            continue;
+        if (!covers(start, len, s) || !clear_word(s, start, value, fill_bytes, &word)) {
+            /* reload after the fill; bytes it leaves alone go home first */
+            if (s->dirty && !covers(start, len, s))
+                write_back(ctx, s);
+            s->valid = s->dirty = false;
+            continue;
+        }
+        /* the fill covers the surface with one value: the image gets it too
+         * (a buffer fill and copy, the load's own path) and then equals the
+         * memory the fill writes */
+        pvk_op op;
+        if (pvk_op_begin(ctx, &op)) {
+            s->valid = s->dirty = false;
+            continue;
+        }
+        pvk_op_label(ctx, &op, "surface clear by a memory fill: 0x%08X+0x%X", start, len);
+        uint32_t w = s->key.width, h = s->key.height;
+        ctx->vk.vkCmdFillBuffer(op.cmd, c->staging, 0, (VkDeviceSize)w * h * 4, word);
+        pvk_op_barrier(ctx, &op);
+        VkBufferImageCopy bic = {.imageSubresource = {aspect_of(s), 0, 0, 1}, .imageExtent = {w, h, 1}};
+        barrier(ctx, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
+                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        ctx->vk.vkCmdCopyBufferToImage(op.cmd, c->staging, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                                       &bic);
+        barrier(ctx, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
+        if (pvk_op_submit(ctx, &op)) {
+            s->valid = s->dirty = false;
+            continue;
+        }
+        s->valid = true;
+        s->dirty = false;
+        ctx->stats.surface_clears++;
+    }
+}
