@@ -113,8 +113,36 @@ static void huge_elements(void)
     expect_stopped(48, "pixels");
 }
 
+/* A host wait that gives up returns PVK_ERROR_TIMEOUT; the work goes on and
+ * a later wait succeeds.  Fills of 64 MiB keep lavapipe busy far longer than
+ * the 1 ms allowed here. */
+static void wait_timeout(void)
+{
+    pvk_config cfg = {.wait_timeout_ms = 1};
+    pvk_context *c = th_context(&cfg, 0);
+    for (int i = 0; i < 16; i++) {
+        uint32_t unit = 0x10400010u + 0x10u * (i & 1), start = PVK_FCRAM_BASE + (i & 1) * 0x4000000u;
+        pvk_mmio_write32(c, unit, start >> 3);
+        pvk_mmio_write32(c, unit + 4, (start + 0x4000000u) >> 3);
+        pvk_mmio_write32(c, unit + 8, (uint32_t)i);
+        pvk_mmio_write32(c, unit + 12, 0x201);
+    }
+    pvk_result r = pvk_wait_idle(c);
+    CHECK_EQ(r, PVK_ERROR_TIMEOUT);
+    unsigned tries = 0;
+    while (r == PVK_ERROR_TIMEOUT && tries++ < 1000000)
+        r = pvk_wait_idle(c);
+    CHECK_EQ(r, PVK_SUCCESS);
+    printf("  wait timeout: %u more 1 ms waits until idle\n", tries);
+    const uint32_t *p = pvk_guest_ptr(c, PVK_FCRAM_BASE, 4);
+    CHECK_EQ(p[0], 14); /* the last fill of unit 0 */
+    CHECK_EQ(pvk_context_status(c), PVK_SUCCESS);
+    th_release(c);
+}
+
 int main(void)
 {
+    wait_timeout();
     for (int mirror = 0; mirror < 2; mirror++) {
         pvk_config cfg = {.irq = on_irq};
         ctx = th_context(&cfg, mirror);
