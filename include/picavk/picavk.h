@@ -295,9 +295,20 @@ typedef enum pvk_output_filter {
     PVK_FILTER_LINEAR = 1,
 } pvk_output_filter;
 
+/* Output images are capped: at most PVK_OUTPUT_MAX_DIM pixels a side and
+ * PVK_OUTPUT_MAX_PIXELS (64 MiB of RGBA8) each, so a guest that programs a
+ * huge screen cannot make picavk allocate gigabytes.  A frame too big for
+ * the configured scale is made at the largest scale that fits (logged).
+ * The 400x240 and 320x240 screens fit every scale up to 8 in every layout;
+ * 800-line wide mode up to 6 stacked and 7 side by side; a guest-programmed
+ * 1024x1024 screen up to 4. */
+#define PVK_OUTPUT_MAX_DIM 8192u
+#define PVK_OUTPUT_MAX_PIXELS (1u << 24)
+
 /* Zero means default for every field. */
 typedef struct pvk_output_config {
-    uint32_t scale;             /* integer output scale 1..8 (default 1) */
+    uint32_t scale;             /* integer output scale 1..8 (default 1; lowered per frame to
+                                   fit PVK_OUTPUT_MAX_*) */
     pvk_output_layout layout;
     pvk_output_filter filter;   /* how scaled images are filled */
     VkImageLayout image_layout; /* layout the images are in once ready: SHADER_READ_ONLY_OPTIMAL
