@@ -4,6 +4,8 @@
  * the test finishing is the point.  Also: a host wait that times out leaves
  * the context usable. */
 #include "draw_common.h"
+#include "runtime/runtime.h"
+#include "translator/geometry.h"
 
 #define BIG 1024u /* a 1024x1024 RGBA8 target */
 #define LIST 0x20000000u /* FCRAM: lists and indices */
@@ -96,7 +98,7 @@ static void many_draws(void)
 }
 
 /* One DRAWELEMENTS of 2^20 u16 indices cycling over the triangle. */
-static void huge_elements(void)
+static void huge_elements_stop(const char *stop)
 {
     const uint32_t n = 1u << 20, ib = LIST + 0x100000;
     uint16_t *idx = pvk_guest_ptr(ctx, ib, n * 2);
@@ -110,7 +112,7 @@ static void huge_elements(void)
     w = put_cmd(w, PVK_GPUREG_DRAWELEMENTS, 1);
     w = put_cmd(w, PVK_GPUREG_FINALIZE, 0x12345678);
     w = put_cmd(w, 0, 0);
-    expect_stopped(48, "pixels");
+    expect_stopped(48, stop);
 }
 
 /* A host wait that gives up returns PVK_ERROR_TIMEOUT; the work goes on and
@@ -140,6 +142,16 @@ static void wait_timeout(void)
     th_release(c);
 }
 
+static void huge_elements(void)
+{
+    huge_elements_stop("pixels");
+}
+
+static void huge_elements_vertices(void)
+{
+    huge_elements_stop("vertices");
+}
+
 int main(void)
 {
     wait_timeout();
@@ -150,11 +162,19 @@ int main(void)
         upload_shader();
         setup_attribs();
         big_target();
-        huge_elements();
-        if (!mirror) { /* GPU-bound: about ten seconds each on lavapipe, once is enough */
-            jump_loop();
-            many_draws();
-        }
+        huge_elements(); /* the default budget: stopped before any GPU work */
+        /* The default pixel budget stops these after at most 2^32 / 2^20 = 4096
+         * draws into the 1024x1024 target (each costs its area and more), about
+         * ten seconds of lavapipe each, minutes under ASan on a shared machine.
+         * The same mechanism at 1/16 of the budget keeps the suite quick. */
+        ctx->pica.area_limit = PVK_AREA_BUDGET / 16;
+        jump_loop();
+        many_draws();
+        ctx->pica.area_limit = 0;
+        /* the vertex budget, lowered the same way: 2^20 indices against 2^19 */
+        ctx->pica.vertex_limit = 1u << 19;
+        huge_elements_vertices();
+        ctx->pica.vertex_limit = 0;
         /* the context still draws within the budget afterwards */
         pvk_stats a, b;
         pvk_get_stats(ctx, &a);

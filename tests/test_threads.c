@@ -110,6 +110,7 @@ static void *worker_main(void *arg)
     w->created = pvk_context_create(&cfg, &c);
     if (w->created)
         return NULL;
+    dlopen("libvulkan_lvp.so", RTLD_LAZY | RTLD_NOLOAD); /* as th_context does, for LeakSanitizer */
     w->wrong = fills_and_draws(c, w->seed);
     pvk_stats st;
     pvk_get_stats(c, &st);

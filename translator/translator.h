@@ -188,6 +188,7 @@ typedef struct pvk_pica {
     uint64_t vertex_budget;            /* vertices left in this guest call (vertex.c) */
     uint64_t area_budget;              /* rasterised pixels left in this guest call (vertex.c) */
     bool budget_stop;                  /* the list stopped because a budget ran out */
+    uint64_t vertex_limit, area_limit; /* 0: PVK_VERTEX_BUDGET / PVK_AREA_BUDGET (tests lower them) */
 
     /* data ports */
     pvk_shader_unit sh[2];             /* 0 geometry, 1 vertex */

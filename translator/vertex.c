@@ -18,14 +18,15 @@
 void pvk_pica_new_call(pvk_pica *p)
 {
     p->budget = PVK_SHADER_BUDGET;
-    p->vertex_budget = PVK_VERTEX_BUDGET;
-    p->area_budget = PVK_AREA_BUDGET;
+    p->vertex_budget = p->vertex_limit ? p->vertex_limit : PVK_VERTEX_BUDGET;
+    p->area_budget = p->area_limit ? p->area_limit : PVK_AREA_BUDGET;
 }
 
 /* A work budget ran out: the list stops (see PVK_VERTEX_BUDGET). */
-static pvk_result over_budget(pvk_pica *p, const char *what, unsigned long long limit)
+static pvk_result over_budget(pvk_pica *p, const char *what, uint64_t limit)
 {
-    pvk_pica_bad_input(p, "draw: more than %llu %s in one call; the command list stops", limit, what);
+    pvk_pica_bad_input(p, "draw: more than %llu %s in one call; the command list stops", (unsigned long long)limit,
+                       what);
     p->budget_stop = true;
     return PVK_ERROR_BAD_DATA;
 }
@@ -34,7 +35,7 @@ static pvk_result charge_vertices(pvk_pica *p, uint32_t n)
 {
     if (n > p->vertex_budget) {
         p->vertex_budget = 0;
-        return over_budget(p, "vertices", PVK_VERTEX_BUDGET);
+        return over_budget(p, "vertices", p->vertex_limit ? p->vertex_limit : PVK_VERTEX_BUDGET);
     }
     p->vertex_budget -= n;
     return PVK_SUCCESS;
@@ -72,7 +73,7 @@ static pvk_result charge_area(pvk_pica *p, const pvk_draw_packet *pk)
         area += tri_area(&pk->tris[k], pk->raster.viewport, fw, fh);
     if (area > (double)p->area_budget) {
         p->area_budget = 0;
-        return over_budget(p, "pixels", PVK_AREA_BUDGET);
+        return over_budget(p, "pixels", p->area_limit ? p->area_limit : PVK_AREA_BUDGET);
     }
     p->area_budget -= (uint64_t)area;
     return PVK_SUCCESS;
