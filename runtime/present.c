@@ -594,7 +594,7 @@ pvk_result pvk_lcd_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, s
         return PVK_ERROR_INVALID_ARGUMENT;
     if (stride < (size_t)s->width * 4)
         return PVK_ERROR_INVALID_ARGUMENT;
-    pvk_result r = pvk_retire(ctx, true);
+    pvk_result r = pvk_retire_host(ctx); /* the host's wait: bounded */
     if (r)
         return r;
     for (uint32_t y = 0; y < s->height; y++)

@@ -176,7 +176,7 @@ void pvk_image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage image, VkI
 /* Make earlier shader/transfer writes visible to later commands of the same op. */
 void pvk_op_barrier(pvk_context *ctx, pvk_op *op);
 pvk_result pvk_retire(pvk_context *ctx, bool wait);
-/* The host-facing wait (pvk_wait_idle, pvk_guest_flush): bounded by
+/* The host-facing wait (pvk_wait_idle, pvk_guest_flush, pvk_frame_read): bounded by
  * pvk_config.wait_timeout_ms, PVK_ERROR_TIMEOUT past it (nothing lost). */
 #define PVK_DEFAULT_WAIT_TIMEOUT_MS 10000u
 pvk_result pvk_retire_host(pvk_context *ctx);

@@ -144,9 +144,9 @@ typedef struct pvk_config {
      * device's import alignment for zero copy, else it is mirrored) and stay
      * valid for the context's lifetime. */
     void *guest_memory[PVK_REGION_COUNT];
-    /* How long pvk_wait_idle and pvk_guest_flush wait for the GPU before they
-     * return PVK_ERROR_TIMEOUT (default 10000 ms).  The work is not lost: a
-     * later wait or poll retires it.  Waits picavk makes for itself before
+    /* How long pvk_wait_idle, pvk_guest_flush and pvk_frame_read wait for
+     * the GPU before they return PVK_ERROR_TIMEOUT (default 10000 ms).  The
+     * work is not lost: a later wait or poll retires it.  Waits picavk makes for itself before
      * it reuses a resource are not bounded; the per-call draw budget bounds
      * the work they wait for. */
     uint32_t wait_timeout_ms;
