@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <strings.h>
 
 #include "runtime/runtime.h"
@@ -16,6 +17,46 @@
         if ((ctx)->sticky)                                                                                        \
             return (ctx)->sticky;                                                                                 \
     } while (0)
+
+/* The threading contract (picavk.h): a context is externally synchronised.
+ * Debug builds check it: the first thread in owns the context until its
+ * outermost call returns (callbacks may call back in on the same thread);
+ * another thread meanwhile gets PVK_ERROR_BUSY, logged, instead of a crash
+ * deep in the driver.  Release builds (NDEBUG) do not check. */
+#ifndef NDEBUG
+static _Thread_local char thread_tag; /* its address names the thread */
+
+typedef struct entry {
+    pvk_context *ctx;
+    bool busy;
+} entry;
+
+static entry enter(pvk_context *ctx, const char *fn)
+{
+    uintptr_t me = (uintptr_t)&thread_tag, none = 0;
+    if (atomic_compare_exchange_strong(&ctx->owner, &none, me) || none == me) {
+        ctx->depth++;
+        return (entry){ctx, false};
+    }
+    pvk_log(ctx, PVK_LOG_ERROR, "%s: the context is in use by another thread (a context is externally "
+            "synchronised); call refused", fn);
+    return (entry){ctx, true};
+}
+
+static void leave(entry *e)
+{
+    if (e->ctx && !e->busy && --e->ctx->depth == 0)
+        atomic_store(&e->ctx->owner, 0);
+}
+
+/* Opens a call on a non-NULL ctx; `refused` is what to return when busy. */
+#define ENTER(ctx, refused)                                                                                      \
+    entry entry_ __attribute__((cleanup(leave))) = (ctx) ? enter((ctx), __func__) : (entry){0};               \
+    if (entry_.busy)                                                                                          \
+        return refused
+#else
+#define ENTER(ctx, refused) (void)0
+#endif
 
 /* ---- context ---- */
 
@@ -35,6 +76,10 @@ void pvk_context_destroy(pvk_context *ctx)
 {
     if (!ctx)
         return;
+    ENTER(ctx, );
+#ifndef NDEBUG
+    entry_.ctx = NULL; /* freed below: nothing to release after */
+#endif
     if (ctx->trace)
         pvk_trace_stop(ctx); /* a complete, replayable file */
     pvk_ctx_destroy(ctx);
@@ -74,6 +119,7 @@ pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out)
 
 pvk_result pvk_poll(pvk_context *ctx)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     CHECK_CTX(ctx);
     return pvk_retire(ctx, false);
 }
@@ -81,20 +127,23 @@ pvk_result pvk_poll(pvk_context *ctx)
 /* Idle means guest memory holds everything the GPU made, too. */
 pvk_result pvk_wait_idle(pvk_context *ctx)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     CHECK_CTX(ctx);
     pvk_result r = pvk_guest_sync_all(ctx);
-    return r ? r : pvk_retire(ctx, true);
+    return r ? r : pvk_retire_host(ctx);
 }
 
 /* ---- guest memory ---- */
 
 void *pvk_guest_ptr(pvk_context *ctx, uint32_t paddr, uint32_t len)
 {
+    ENTER(ctx, NULL);
     return ctx ? pvk_guest_host(ctx, paddr, len, "pvk_guest_ptr") : NULL;
 }
 
 pvk_result pvk_guest_written(pvk_context *ctx, uint32_t paddr, uint32_t len)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     CHECK_CTX(ctx);
     if (!pvk_guest_check(ctx, paddr, len, "pvk_guest_written"))
         return PVK_ERROR_OUT_OF_RANGE;
@@ -104,12 +153,13 @@ pvk_result pvk_guest_written(pvk_context *ctx, uint32_t paddr, uint32_t len)
 
 pvk_result pvk_guest_flush(pvk_context *ctx, uint32_t paddr, uint32_t len)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     if (!ctx)
         return PVK_ERROR_INVALID_ARGUMENT;
     if (!pvk_guest_check(ctx, paddr, len, "pvk_guest_flush"))
         return PVK_ERROR_OUT_OF_RANGE;
     pvk_result r = ctx->sticky ? ctx->sticky : pvk_guest_sync_for_read(ctx, paddr, len);
-    return r ? r : pvk_retire(ctx, true);
+    return r ? r : pvk_retire_host(ctx);
 }
 
 /* ---- registers ---- */
@@ -125,6 +175,7 @@ uint32_t pvk_mmio_address(uint32_t addr)
 
 pvk_result pvk_mmio_read32(pvk_context *ctx, uint32_t paddr, uint32_t *value)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     if (!ctx || !value)
         return PVK_ERROR_INVALID_ARGUMENT;
     *value = 0;
@@ -136,6 +187,7 @@ pvk_result pvk_mmio_read32(pvk_context *ctx, uint32_t paddr, uint32_t *value)
 
 pvk_result pvk_mmio_write32(pvk_context *ctx, uint32_t paddr, uint32_t value)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     CHECK_CTX(ctx);
     if (!pvk_ctx_mmio_check(ctx, paddr, "pvk_mmio_write32"))
         return PVK_ERROR_OUT_OF_RANGE;
@@ -171,6 +223,7 @@ const char *pvk_register_name(uint32_t paddr)
 
 pvk_result pvk_get_framebuffer(pvk_context *ctx, pvk_framebuffer_info *out)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     if (!ctx || !out)
         return PVK_ERROR_INVALID_ARGUMENT;
     pvk_fb_desc fb;
@@ -190,6 +243,7 @@ void pvk_log_message(pvk_context *ctx, pvk_log_level level, const char *message)
  * registers, so a trace records it like any other host. */
 pvk_result pvk_command_list_run(pvk_context *ctx, uint32_t paddr, uint32_t size)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     const uint32_t pica = PVK_MMIO_PICA;
     pvk_result r = pvk_mmio_write32(ctx, pica + 4 * PVK_GPUREG_CMDBUF_SIZE0, size >> 3);
     if (!r)
@@ -203,6 +257,7 @@ pvk_result pvk_command_list_run(pvk_context *ctx, uint32_t paddr, uint32_t size)
 
 pvk_result pvk_vblank(pvk_context *ctx)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     CHECK_CTX(ctx);
     pvk_result r = pvk_lcd_vblank(ctx);
     /* after the scan-out recorded the framebuffers it read */
@@ -213,6 +268,7 @@ pvk_result pvk_vblank(pvk_context *ctx)
 
 pvk_result pvk_frame_size(pvk_context *ctx, pvk_screen screen, uint32_t *width, uint32_t *height)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     if (!ctx || !width || !height || (unsigned)screen >= PVK_SCREEN_COUNT)
         return PVK_ERROR_INVALID_ARGUMENT;
     pvk_lcd_frame_size(ctx, screen, width, height);
@@ -221,6 +277,7 @@ pvk_result pvk_frame_size(pvk_context *ctx, pvk_screen screen, uint32_t *width, 
 
 pvk_result pvk_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, size_t stride)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     if (!ctx || !rgba || (unsigned)screen >= PVK_SCREEN_COUNT)
         return PVK_ERROR_INVALID_ARGUMENT;
     return pvk_lcd_frame_read(ctx, screen, rgba, stride);
@@ -228,6 +285,7 @@ pvk_result pvk_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, size_
 
 pvk_result pvk_frame_hash(pvk_context *ctx, uint64_t *hash)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     if (!ctx || !hash)
         return PVK_ERROR_INVALID_ARGUMENT;
     return pvk_lcd_frame_hash(ctx, hash);
@@ -235,6 +293,7 @@ pvk_result pvk_frame_hash(pvk_context *ctx, uint64_t *hash)
 
 pvk_result pvk_set_output(pvk_context *ctx, const pvk_output_config *config)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     if (!ctx)
         return PVK_ERROR_INVALID_ARGUMENT;
     return pvk_lcd_set_output(ctx, config);
@@ -242,6 +301,7 @@ pvk_result pvk_set_output(pvk_context *ctx, const pvk_output_config *config)
 
 pvk_result pvk_frame_acquire(pvk_context *ctx, pvk_frame *frame)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     if (!ctx || !frame)
         return PVK_ERROR_INVALID_ARGUMENT;
     return pvk_lcd_frame_acquire(ctx, frame);
@@ -249,6 +309,7 @@ pvk_result pvk_frame_acquire(pvk_context *ctx, pvk_frame *frame)
 
 pvk_result pvk_frame_release(pvk_context *ctx, const pvk_frame *frame, VkSemaphore done, uint64_t done_value)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     if (!ctx || !frame)
         return PVK_ERROR_INVALID_ARGUMENT;
     return pvk_lcd_frame_release(ctx, frame, done, done_value);
@@ -258,6 +319,7 @@ pvk_result pvk_frame_release(pvk_context *ctx, const pvk_frame *frame, VkSemapho
 
 pvk_result pvk_trace_begin(pvk_context *ctx, const char *path)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     CHECK_CTX(ctx);
     if (!path)
         return PVK_ERROR_INVALID_ARGUMENT;
@@ -266,6 +328,7 @@ pvk_result pvk_trace_begin(pvk_context *ctx, const char *path)
 
 pvk_result pvk_trace_end(pvk_context *ctx)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     if (!ctx || !ctx->trace)
         return PVK_ERROR_INVALID_ARGUMENT;
     return pvk_trace_stop(ctx);
@@ -273,6 +336,7 @@ pvk_result pvk_trace_end(pvk_context *ctx)
 
 pvk_result pvk_trace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     CHECK_CTX(ctx);
     if (!path)
         return PVK_ERROR_INVALID_ARGUMENT;
@@ -281,6 +345,7 @@ pvk_result pvk_trace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_
 
 pvk_result pvk_citrace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     CHECK_CTX(ctx);
     if (!path)
         return PVK_ERROR_INVALID_ARGUMENT;
@@ -290,6 +355,7 @@ pvk_result pvk_citrace_replay(pvk_context *ctx, const char *path, pvk_frame_fn o
 pvk_result pvk_citrace_replay_memory(pvk_context *ctx, const void *data, size_t size, pvk_frame_fn on_frame,
                                      void *user)
 {
+    ENTER(ctx, PVK_ERROR_BUSY);
     CHECK_CTX(ctx);
     if (!data && size)
         return PVK_ERROR_INVALID_ARGUMENT;

@@ -226,21 +226,21 @@ void pvk_op_abort(pvk_context *ctx, pvk_op *op)
     op->cmd = VK_NULL_HANDLE;
 }
 
-static void label_begin_v(VkCommandBuffer cmd, const char *fmt, va_list ap)
+static void label_begin_v(pvk_context *ctx, VkCommandBuffer cmd, const char *fmt, va_list ap)
 {
     char name[160];
     vsnprintf(name, sizeof name, fmt, ap);
     VkDebugUtilsLabelEXT label = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, .pLabelName = name};
-    vkCmdBeginDebugUtilsLabelEXT(cmd, &label);
+    ctx->begin_label(cmd, &label);
 }
 
 void pvk_op_label(pvk_context *ctx, pvk_op *op, const char *fmt, ...)
 {
-    if (!ctx->features.debug_utils || !vkCmdBeginDebugUtilsLabelEXT || op->labelled)
+    if (!ctx->features.debug_utils || !ctx->begin_label || op->labelled)
         return;
     va_list ap;
     va_start(ap, fmt);
-    label_begin_v(op->cmd, fmt, ap);
+    label_begin_v(ctx, op->cmd, fmt, ap);
     va_end(ap);
     op->labelled = true;
 }
@@ -271,7 +271,10 @@ pvk_result pvk_op_submit(pvk_context *ctx, pvk_op *op)
         .signalSemaphoreInfoCount = 1,
         .pSignalSemaphoreInfos = &ssi,
     };
-    r = pvk_vk_check(ctx, ctx->vk.vkQueueSubmit2(ctx->queue, 1, &si, VK_NULL_HANDLE), "vkQueueSubmit2");
+    pvk_queue_lock(ctx);
+    VkResult vr = ctx->vk.vkQueueSubmit2(ctx->queue, 1, &si, VK_NULL_HANDLE);
+    pvk_queue_unlock(ctx);
+    r = pvk_vk_check(ctx, vr, "vkQueueSubmit2");
     if (r) {
         pvk_op_abort(ctx, op);
         return r;
@@ -312,7 +315,9 @@ void pvk_op_dispatch(pvk_context *ctx, pvk_op *op, int pipe, const pvk_buffer_ra
     ctx->vk.vkCmdDispatch(op->cmd, gx, gy, gz);
 }
 
-pvk_result pvk_retire(pvk_context *ctx, bool wait)
+/* Wait up to `timeout_ns` for all submitted work (when `wait`), then retire
+ * what finished.  PVK_ERROR_TIMEOUT leaves the rest pending for a later call. */
+static pvk_result retire(pvk_context *ctx, bool wait, uint64_t timeout_ns)
 {
     if (!ctx->timeline)
         return ctx->sticky;
@@ -324,14 +329,25 @@ pvk_result pvk_retire(pvk_context *ctx, bool wait)
             .pSemaphores = &ctx->timeline,
             .pValues = &ctx->timeline_next,
         };
-        r = pvk_vk_check(ctx, ctx->vk.vkWaitSemaphores(ctx->device, &wi, UINT64_MAX), "vkWaitSemaphores");
+        /* a semaphore wait, not a queue operation: no queue lock held */
+        VkResult vr = ctx->vk.vkWaitSemaphores(ctx->device, &wi, timeout_ns);
+        if (vr == VK_TIMEOUT) {
+            pvk_log(ctx, PVK_LOG_WARN, "GPU work still running after %llu ms; the wait gave up (the context stays usable)",
+                    (unsigned long long)(timeout_ns / 1000000));
+            r = PVK_ERROR_TIMEOUT;
+        } else {
+            r = pvk_vk_check(ctx, vr, "vkWaitSemaphores");
+        }
     }
     uint64_t done = 0;
+    pvk_result rc = PVK_SUCCESS;
     if (ctx->sticky)
         done = UINT64_MAX; /* nothing more will complete: release everything */
     else if (ctx->pending_count)
-        r = pvk_vk_check(ctx, ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &done),
-                         "vkGetSemaphoreCounterValue");
+        rc = pvk_vk_check(ctx, ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &done),
+                          "vkGetSemaphoreCounterValue");
+    if (!r)
+        r = rc; /* a timeout stays the answer: what finished meanwhile still retires */
     while (ctx->pending_count && ctx->pending[ctx->pending_head].value <= done) {
         pvk_pending p = ctx->pending[ctx->pending_head];
         ctx->pending_head = (ctx->pending_head + 1) % PVK_MAX_PENDING;
@@ -363,17 +379,42 @@ pvk_result pvk_retire_until(pvk_context *ctx, uint64_t value)
     return r ? r : r2;
 }
 
+/* Internal waits are unbounded: their callers reuse what the GPU was using
+ * (and the per-call draw budget bounds the work they wait for). */
+pvk_result pvk_retire(pvk_context *ctx, bool wait)
+{
+    return retire(ctx, wait, UINT64_MAX);
+}
+
+void pvk_queue_lock(pvk_context *ctx)
+{
+    if (ctx->queue_lock)
+        ctx->queue_lock(ctx->queue_lock_user, ctx->queue);
+}
+
+void pvk_queue_unlock(pvk_context *ctx)
+{
+    if (ctx->queue_unlock)
+        ctx->queue_unlock(ctx->queue_lock_user, ctx->queue);
+}
+
+pvk_result pvk_retire_host(pvk_context *ctx)
+{
+    uint64_t ms = ctx->cfg.wait_timeout_ms ? ctx->cfg.wait_timeout_ms : PVK_DEFAULT_WAIT_TIMEOUT_MS;
+    return retire(ctx, true, ms * 1000000ull);
+}
+
 /* ---- debug names and labels (VK_EXT_debug_utils, when enabled) ---- */
 
 void pvk_label_end(pvk_context *ctx, VkCommandBuffer cmd)
 {
-    if (ctx->features.debug_utils && vkCmdEndDebugUtilsLabelEXT)
-        vkCmdEndDebugUtilsLabelEXT(cmd);
+    if (ctx->features.debug_utils && ctx->end_label)
+        ctx->end_label(cmd);
 }
 
 void pvk_object_name(pvk_context *ctx, VkObjectType type, uint64_t handle, const char *fmt, ...)
 {
-    if (!ctx->features.debug_utils || !vkSetDebugUtilsObjectNameEXT || !handle)
+    if (!ctx->features.debug_utils || !ctx->set_object_name || !handle)
         return;
     char name[160];
     va_list ap;
@@ -386,5 +427,5 @@ void pvk_object_name(pvk_context *ctx, VkObjectType type, uint64_t handle, const
         .objectHandle = handle,
         .pObjectName = name,
     };
-    vkSetDebugUtilsObjectNameEXT(ctx->device, &info);
+    ctx->set_object_name(ctx->device, &info);
 }

@@ -107,6 +107,9 @@ pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
     if (ctx->debug & PVK_DEBUG_VERBOSE)
         ctx->log_level = PVK_LOG_DEBUG;
     pvk_result r;
+    /* Creation reads volk's globals throughout (instance-level calls); another
+     * thread's creation must not reload them meanwhile. */
+    pvk_vulkan_global_lock();
     if ((r = pvk_device_init(ctx)) || (r = pvk_compute_init(ctx)) || (r = pvk_guest_init(ctx)) ||
         (r = pvk_surface_init(ctx)))
         goto fail;
@@ -114,9 +117,11 @@ pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
     pica_init(ctx);
     if ((r = pvk_lcd_init(ctx)) || (r = pvk_pipelines_init(ctx)) || (r = pvk_draw_init(ctx)))
         goto fail;
+    pvk_vulkan_global_unlock();
     *out = ctx;
     return PVK_SUCCESS;
 fail:
+    pvk_vulkan_global_unlock();
     pvk_log(ctx, PVK_LOG_ERROR, "context creation failed: %s", pvk_result_name(r));
     pvk_ctx_destroy(ctx);
     return r;
@@ -132,7 +137,9 @@ void pvk_ctx_destroy(pvk_context *ctx)
     pvk_surface_destroy(ctx);
     pvk_guest_destroy(ctx);
     pvk_compute_destroy(ctx);
+    pvk_vulkan_global_lock(); /* instance-level calls through volk's globals */
     pvk_device_destroy(ctx);
+    pvk_vulkan_global_unlock();
     free(ctx);
 }
 

@@ -1,5 +1,6 @@
 /* Vulkan bring-up: our own instance and device (headless) or the host's
  * (embedded), feature detection, the validation-message counter. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,6 +352,18 @@ static pvk_result create_device(pvk_context *ctx, feature_chain *c)
     return PVK_SUCCESS;
 }
 
+static pthread_mutex_t vulkan_global = PTHREAD_MUTEX_INITIALIZER;
+
+void pvk_vulkan_global_lock(void)
+{
+    pthread_mutex_lock(&vulkan_global);
+}
+
+void pvk_vulkan_global_unlock(void)
+{
+    pthread_mutex_unlock(&vulkan_global);
+}
+
 pvk_result pvk_device_init(pvk_context *ctx)
 {
     feature_chain chain;
@@ -376,6 +389,9 @@ pvk_result pvk_device_init(pvk_context *ctx)
         ctx->device = h->device;
         ctx->queue = h->queue;
         ctx->queue_family = h->queue_family;
+        ctx->queue_lock = h->queue_lock;
+        ctx->queue_unlock = h->queue_unlock;
+        ctx->queue_lock_user = h->queue_lock_user;
     } else {
         if (volkInitialize() != VK_SUCCESS) {
             pvk_log(ctx, PVK_LOG_ERROR, "the Vulkan loader (libvulkan.so.1) is not installed");
@@ -388,6 +404,9 @@ pvk_result pvk_device_init(pvk_context *ctx)
             return r;
     }
     volkLoadDeviceTable(&ctx->vk, ctx->device);
+    ctx->begin_label = vkCmdBeginDebugUtilsLabelEXT;
+    ctx->end_label = vkCmdEndDebugUtilsLabelEXT;
+    ctx->set_object_name = vkSetDebugUtilsObjectNameEXT;
     if (!ctx->cfg.host_vulkan)
         ctx->vk.vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
     vkGetPhysicalDeviceProperties(ctx->phys, &ctx->props);

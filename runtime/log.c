@@ -20,6 +20,8 @@ const char *pvk_result_name(pvk_result r)
     case PVK_ERROR_BAD_PARAMETERS: return "bad hardware parameters";
     case PVK_ERROR_IO: return "I/O error";
     case PVK_ERROR_BAD_DATA: return "corrupt data";
+    case PVK_ERROR_TIMEOUT: return "timed out waiting for the GPU";
+    case PVK_ERROR_BUSY: return "context in use by another thread";
     }
     return "unknown result";
 }

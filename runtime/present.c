@@ -75,6 +75,7 @@ struct pvk_lcd {
     int newest; /* slot of the newest frame, -1 before the first */
     uint64_t frame_value; /* timeline value of the last scan-out */
     uint64_t frames;
+    uint32_t clamped_scale; /* the last scale an output cap forced (logged on change) */
     bool warned_held;
 };
 
@@ -399,6 +400,41 @@ static void wait_host(pvk_context *ctx, frame_slot *f)
     f->host_done = VK_NULL_HANDLE;
 }
 
+/* Does scale `s` keep every output image of this frame within the caps of
+ * picavk.h (PVK_OUTPUT_MAX_DIM per side, PVK_OUTPUT_MAX_PIXELS)? */
+static bool scale_fits(const struct pvk_lcd *lcd, uint32_t s)
+{
+    uint64_t w[PVK_SCREEN_COUNT + 1], h[PVK_SCREEN_COUNT + 1];
+    for (int i = 0; i < PVK_SCREEN_COUNT; i++)
+        w[i] = (uint64_t)lcd->screens[i].width * s, h[i] = (uint64_t)lcd->screens[i].height * s;
+    uint64_t tw = w[PVK_SCREEN_TOP], th = h[PVK_SCREEN_TOP], bw = w[PVK_SCREEN_BOTTOM], bh = h[PVK_SCREEN_BOTTOM];
+    w[PVK_SCREEN_COUNT] = h[PVK_SCREEN_COUNT] = 0;
+    if (lcd->out.layout == PVK_LAYOUT_STACKED)
+        w[PVK_SCREEN_COUNT] = tw > bw ? tw : bw, h[PVK_SCREEN_COUNT] = th + bh;
+    else if (lcd->out.layout == PVK_LAYOUT_SIDE_BY_SIDE)
+        w[PVK_SCREEN_COUNT] = tw + bw, h[PVK_SCREEN_COUNT] = th > bh ? th : bh;
+    for (int i = 0; i <= PVK_SCREEN_COUNT; i++)
+        if (w[i] > PVK_OUTPUT_MAX_DIM || h[i] > PVK_OUTPUT_MAX_DIM || w[i] * h[i] > PVK_OUTPUT_MAX_PIXELS)
+            return false;
+    return true;
+}
+
+/* The configured scale, lowered for guest-chosen screens too big for it. */
+static uint32_t frame_scale(pvk_context *ctx)
+{
+    struct pvk_lcd *lcd = ctx->lcd;
+    uint32_t s = lcd->out.scale;
+    while (s > 1 && !scale_fits(lcd, s))
+        s--;
+    uint32_t clamped = s == lcd->out.scale ? 0 : s;
+    if (clamped && clamped != lcd->clamped_scale)
+        pvk_log(ctx, PVK_LOG_WARN, "output scale %u would exceed %u pixels per image for a %ux%u frame; using %u",
+                lcd->out.scale, PVK_OUTPUT_MAX_PIXELS, lcd->screens[PVK_SCREEN_TOP].width,
+                lcd->screens[PVK_SCREEN_TOP].height, s);
+    lcd->clamped_scale = clamped;
+    return s;
+}
+
 /* Record the copy of this VBlank's scan-out into slot `k`'s images. */
 static pvk_result record_images(pvk_context *ctx, pvk_op *op, int k)
 {
@@ -418,7 +454,7 @@ static pvk_result record_images(pvk_context *ctx, pvk_op *op, int k)
         if (r)
             return r;
     }
-    uint32_t s = o->scale;
+    uint32_t s = frame_scale(ctx);
     pvk_result r;
     for (int i = 0; i < PVK_SCREEN_COUNT; i++) {
         const lcd_screen *sc = &lcd->screens[i];
@@ -560,7 +596,7 @@ pvk_result pvk_lcd_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, s
         return PVK_ERROR_INVALID_ARGUMENT;
     if (stride < (size_t)s->width * 4)
         return PVK_ERROR_INVALID_ARGUMENT;
-    pvk_result r = pvk_retire(ctx, true);
+    pvk_result r = pvk_retire_host(ctx); /* the host's wait: bounded */
     if (r)
         return r;
     for (uint32_t y = 0; y < s->height; y++)

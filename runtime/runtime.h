@@ -88,6 +88,19 @@ struct pvk_context {
     VkQueue queue;
     uint32_t queue_family;
     struct VolkDeviceTable vk;
+    /* Instance-level debug-utils entry points of this context's instance:
+     * volk keeps instance functions in process globals that the next context
+     * creation overwrites, so nothing reads those globals after creation. */
+    PFN_vkCmdBeginDebugUtilsLabelEXT begin_label;
+    PFN_vkCmdEndDebugUtilsLabelEXT end_label;
+    PFN_vkSetDebugUtilsObjectNameEXT set_object_name;
+    /* embedded mode: the host's queue lock (pvk_host_vulkan), copied */
+    void (*queue_lock)(void *user, VkQueue queue);
+    void (*queue_unlock)(void *user, VkQueue queue);
+    void *queue_lock_user;
+    /* debug builds: the thread inside a public call (api.c), and how deep */
+    _Atomic(uintptr_t) owner;
+    uint32_t depth;
     VkDebugUtilsMessengerEXT messenger;
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties mem_props;
@@ -127,6 +140,10 @@ pvk_result pvk_vk_check(pvk_context *ctx, VkResult r, const char *what);
 /* ---- device (runtime/device.c) ---- */
 pvk_result pvk_device_init(pvk_context *ctx);
 void pvk_device_destroy(pvk_context *ctx);
+/* Held around context creation and destruction: volk's process-global
+ * loader and instance pointers are (re)loaded then, one context at a time. */
+void pvk_vulkan_global_lock(void);
+void pvk_vulkan_global_unlock(void);
 int pvk_find_memory_type(const pvk_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags want);
 pvk_result pvk_create_buffer(pvk_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage,
                              VkMemoryPropertyFlags props, VkBuffer *buf, VkDeviceMemory *mem);
@@ -165,6 +182,13 @@ void pvk_op_barrier(pvk_context *ctx, pvk_op *op);
 pvk_result pvk_retire(pvk_context *ctx, bool wait);
 /* Wait until the operation that signalled timeline `value` is done, retire what is. */
 pvk_result pvk_retire_until(pvk_context *ctx, uint64_t value);
+/* The host-facing wait (pvk_wait_idle, pvk_guest_flush, pvk_frame_read): bounded by
+ * pvk_config.wait_timeout_ms, PVK_ERROR_TIMEOUT past it (nothing lost). */
+#define PVK_DEFAULT_WAIT_TIMEOUT_MS 10000u
+pvk_result pvk_retire_host(pvk_context *ctx);
+/* Embedded mode: the host's queue lock around each queue operation. */
+void pvk_queue_lock(pvk_context *ctx);
+void pvk_queue_unlock(pvk_context *ctx);
 /* VK_EXT_debug_utils names and labels (no-ops without the extension), so a
  * captured frame reads like the guest's: a label per pass and draw. */
 void pvk_label_end(pvk_context *ctx, VkCommandBuffer cmd);

@@ -699,6 +699,7 @@ static pvk_result run_chain(pvk_pica *p, const uint32_t *w, uint32_t n, unsigned
     p->in_list = true;
     p->overflow_logged = 0;
     p->error = PVK_SUCCESS;
+    p->budget_stop = false;
     p->counters.lists++;
     for (;;) {
         if (!w) {
@@ -733,6 +734,10 @@ static pvk_result run_chain(pvk_pica *p, const uint32_t *w, uint32_t n, unsigned
         break;
     }
     p->in_list = false;
+    /* Too much work, not a hang: hardware would have reached the list's end,
+     * so the guest gets the P3D its FINALIZE would have raised. */
+    if (p->budget_stop && p->env.p3d)
+        p->env.p3d(p->env.user, p->irq_active != 0, true);
     /* seed 004: the start bit reads 0 once the list is done */
     p->regs[PVK_GPUREG_CMDBUF_JUMP0] = p->regs[PVK_GPUREG_CMDBUF_JUMP1] = 0;
     return r;
@@ -793,7 +798,7 @@ void pvk_pica_reset(pvk_pica *p)
     memset(p, 0, sizeof *p);
     p->env = env;
     p->counters = counters;
-    p->budget = PVK_SHADER_BUDGET;
+    pvk_pica_new_call(p);
     p->draw_logged = draw_logged; /* once per context */
     build_info(p->info);
     p->regs[PVK_GPUREG_IRQ_CMP] = 0x12345678u;

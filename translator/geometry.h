@@ -122,6 +122,18 @@ uint32_t pvk_assemble_triangles(uint32_t mode, uint32_t count, uint32_t *out);
  * run a whole command list) gets this many shader instructions across all
  * its vertices, so no input can make picavk spin. */
 #define PVK_SHADER_BUDGET (1ull << 27)
+/* Draw work bounds per guest call, a few seconds of what a real PICA200 does
+ * at the 3DS's 268 MHz.  DMP rates the core at 15.3 M polygons/s and
+ * 800 Mpixel/s at 200 MHz (Wikipedia "PICA200", Specification), so at
+ * 268 MHz about 20 M vertices/s and 1.07 Gpixel/s: 2^26 vertices is about
+ * 3.3 s and 2^32 pixels about 4 s.  A draw's pixels are its triangles'
+ * screen bounding boxes clipped to the viewport and framebuffer, plus the
+ * framebuffer's own area because picavk loads and stores the whole target
+ * around every draw (picavk's cost, not the hardware's).  Past either bound
+ * the command list stops like a malformed one (logged, counted) but raises
+ * P3D as its FINALIZE would have, so the guest does not wait forever. */
+#define PVK_VERTEX_BUDGET (1ull << 26)
+#define PVK_AREA_BUDGET (1ull << 32)
 /* At most this many vertices in one DRAWARRAYS / DRAWELEMENTS. */
 #define PVK_MAX_DRAW_VERTICES (1u << 20)
 

@@ -225,6 +225,10 @@ typedef struct pvk_pica {
     pvk_pica_env env;                  /* kept across resets */
     pvk_pica_counters counters;        /* kept across resets */
     uint64_t budget;                   /* shader instructions left in this guest call */
+    uint64_t vertex_budget;            /* vertices left in this guest call (vertex.c) */
+    uint64_t area_budget;              /* rasterised pixels left in this guest call (vertex.c) */
+    bool budget_stop;                  /* the list stopped because a budget ran out */
+    uint64_t vertex_limit, area_limit; /* 0: PVK_VERTEX_BUDGET / PVK_AREA_BUDGET (tests lower them) */
 
     /* data ports */
     pvk_shader_unit sh[2];             /* 0 geometry, 1 vertex */
@@ -256,8 +260,8 @@ void pvk_pica_set_env(pvk_pica *p, const pvk_pica_env *env);
  * bit 0 to CMDBUF_JUMP0/1 runs that channel's command list before returning. */
 pvk_result pvk_pica_write(pvk_pica *p, uint32_t id, uint32_t value);
 uint32_t pvk_pica_read(pvk_pica *p, uint32_t id);
-/* A guest call starts (a register write from the host): refill the shader
- * work budget (see vertex.c). */
+/* A guest call starts (a register write from the host): refill the shader,
+ * vertex and area work budgets (see vertex.c). */
 void pvk_pica_new_call(pvk_pica *p);
 
 /* Run command-list channel 0 or 1 from its CMDBUF_ADDR/SIZE registers,

@@ -6,7 +6,8 @@
  * buffer whose size is not a multiple of 8 in 1..1024 or of unknown format,
  * a reserved depth format while depth is used, attributes outside guest
  * memory, more than PVK_MAX_DRAW_VERTICES vertices.  A runaway shader or an
- * exhausted per-call budget stops the list. */
+ * exhausted per-call budget (shader instructions, vertices, pixels: see
+ * geometry.h) stops the list. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,15 +18,71 @@
 void pvk_pica_new_call(pvk_pica *p)
 {
     p->budget = PVK_SHADER_BUDGET;
+    p->vertex_budget = p->vertex_limit ? p->vertex_limit : PVK_VERTEX_BUDGET;
+    p->area_budget = p->area_limit ? p->area_limit : PVK_AREA_BUDGET;
+}
+
+/* A work budget ran out: the list stops (see PVK_VERTEX_BUDGET). */
+static pvk_result over_budget(pvk_pica *p, const char *what, uint64_t limit)
+{
+    pvk_pica_bad_input(p, "draw: more than %llu %s in one call; the command list stops", (unsigned long long)limit,
+                       what);
+    p->budget_stop = true;
+    return PVK_ERROR_BAD_DATA;
+}
+
+static pvk_result charge_vertices(pvk_pica *p, uint32_t n)
+{
+    if (n > p->vertex_budget) {
+        p->vertex_budget = 0;
+        return over_budget(p, "vertices", p->vertex_limit ? p->vertex_limit : PVK_VERTEX_BUDGET);
+    }
+    p->vertex_budget -= n;
+    return PVK_SUCCESS;
+}
+
+/* Pixels a triangle can cover: its window bounding box clipped to the
+ * viewport and the framebuffer; the whole clip rectangle when a vertex is at
+ * or behind the eye (w <= 0) or not a number. */
+static double tri_area(const pvk_vertex *t, const float vp[4], double fw, double fh)
+{
+    double cx0 = vp[0] > 0 ? vp[0] : 0, cy0 = vp[1] > 0 ? vp[1] : 0;
+    double cx1 = (double)vp[0] + vp[2], cy1 = (double)vp[1] + vp[3];
+    cx1 = cx1 < fw ? cx1 : fw, cy1 = cy1 < fh ? cy1 : fh;
+    if (!(cx1 > cx0 && cy1 > cy0))
+        return 0;
+    double x0 = cx1, y0 = cy1, x1 = cx0, y1 = cy0;
+    for (int k = 0; k < 3; k++) {
+        double w = t[k].pos[3];
+        if (!(w > 0))
+            return (cx1 - cx0) * (cy1 - cy0);
+        double x = vp[0] + (t[k].pos[0] / w + 1) * 0.5 * vp[2], y = vp[1] + (t[k].pos[1] / w + 1) * 0.5 * vp[3];
+        if (x != x || y != y)
+            return (cx1 - cx0) * (cy1 - cy0);
+        x0 = x < x0 ? x : x0, x1 = x > x1 ? x : x1, y0 = y < y0 ? y : y0, y1 = y > y1 ? y : y1;
+    }
+    x0 = x0 > cx0 ? x0 : cx0, y0 = y0 > cy0 ? y0 : cy0, x1 = x1 < cx1 ? x1 : cx1, y1 = y1 < cy1 ? y1 : cy1;
+    return x1 > x0 && y1 > y0 ? (x1 - x0 + 1) * (y1 - y0 + 1) : 0;
+}
+
+/* Charge a packet's pixels: its triangles plus the framebuffer it loads and stores. */
+static pvk_result charge_area(pvk_pica *p, const pvk_draw_packet *pk)
+{
+    double fw = pk->fb.width, fh = pk->fb.height, area = fw * fh;
+    for (uint32_t k = 0; k + 3 <= pk->tri_vertices && area <= (double)p->area_budget; k += 3)
+        area += tri_area(&pk->tris[k], pk->raster.viewport, fw, fh);
+    if (area > (double)p->area_budget) {
+        p->area_budget = 0;
+        return over_budget(p, "pixels", p->area_limit ? p->area_limit : PVK_AREA_BUDGET);
+    }
+    p->area_budget -= (uint64_t)area;
+    return PVK_SUCCESS;
 }
 
 static pvk_result run_vs(pvk_pica *p, const float v[PVK_SH_INPUTS][4], float o[PVK_SH_OUTPUTS][4])
 {
-    if (p->budget == 0) {
-        pvk_pica_bad_input(p, "draw: more than %llu shader instructions in one call; the command list stops",
-                           (unsigned long long)PVK_SHADER_BUDGET);
-        return PVK_ERROR_BAD_DATA;
-    }
+    if (p->budget == 0)
+        return over_budget(p, "shader instructions", PVK_SHADER_BUDGET);
     const pvk_shader_unit *sh = &p->sh[1];
     pvk_sh_regs regs;
     pvk_sh_run_info info = {
@@ -118,10 +175,12 @@ pvk_result pvk_vertex_draw(pvk_pica *p, bool elements)
     pvk_attrib_plan plan;
     if (pvk_attrib_plan_build(p, &plan))
         return PVK_SUCCESS; /* logged and counted */
+    pvk_result r = charge_vertices(p, count);
+    if (r)
+        return r;
     pvk_vertex *verts = malloc(sizeof *verts * count);
     uint32_t *idx = malloc(sizeof *idx * 3 * (size_t)count);
     pvk_vertex *tris = malloc(sizeof *tris * 3 * (size_t)count);
-    pvk_result r = PVK_SUCCESS;
     if (!verts || !idx || !tris) {
         r = PVK_ERROR_OUT_OF_MEMORY;
         goto out;
@@ -143,7 +202,7 @@ pvk_result pvk_vertex_draw(pvk_pica *p, bool elements)
         tris[k] = verts[idx[k]];
     pk.tris = tris;
     pk.tri_vertices = n;
-    if (n)
+    if (n && !(r = charge_area(p, &pk)))
         r = submit(p, &pk);
 out:
     free(verts);
@@ -167,7 +226,9 @@ pvk_result pvk_vertex_immediate(pvk_pica *p, const uint32_t (*attrs)[4], uint32_
             memcpy(&v[(perm >> (4 * a)) & 0xF][c], &bits, 4);
         }
     pvk_vertex vx;
-    pvk_result r = run_vs(p, v, o);
+    pvk_result r = charge_vertices(p, 1);
+    if (!r)
+        r = run_vs(p, v, o);
     if (r)
         return r; /* stops the list: see run_vs */
     p->counters.vertices++;
@@ -206,5 +267,7 @@ pvk_result pvk_vertex_immediate(pvk_pica *p, const uint32_t (*attrs)[4], uint32_
     pvk_draw_packet pk = {.kind = PVK_DRAW_IMMEDIATE, .vertices = 1, .tris = tri, .tri_vertices = 3};
     if (!packet_state(p, &pk))
         return PVK_SUCCESS;
+    if ((r = charge_area(p, &pk)))
+        return r;
     return submit(p, &pk);
 }

@@ -1,8 +1,10 @@
 /* The guest physical memory map and its Vulkan buffers.  Zero copy through
  * VK_EXT_external_memory_host where the device has it; otherwise a mapped
  * device buffer mirrors each region and GPU operations copy in and out. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "runtime/runtime.h"
 
@@ -91,6 +93,22 @@ static void release_buffer(pvk_context *ctx, pvk_guest_region *g)
     g->imported = false;
 }
 
+/* Anonymous zero pages: nothing is resident until touched, so a context
+ * costs what the guest uses, not 128-256 MiB up front.  `align` is the
+ * device's host-import alignment (may exceed the page size). */
+static pvk_result map_zero(pvk_guest_region *g, size_t align)
+{
+    size_t len = (size_t)g->size + (align > 4096 ? align : 0);
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    g->map = m;
+    g->map_len = len;
+    g->host = (uint8_t *)(((uintptr_t)m + align - 1) / align * align);
+    g->host_owned = true;
+    return PVK_SUCCESS;
+}
+
 pvk_result pvk_guest_init(pvk_context *ctx)
 {
     pvk_guest *gm = &ctx->guest;
@@ -106,11 +124,9 @@ pvk_result pvk_guest_init(pvk_context *ctx)
         if (ctx->cfg.guest_memory[i]) {
             g->host = ctx->cfg.guest_memory[i];
         } else {
-            g->host = aligned_alloc(page, g->size);
-            if (!g->host)
-                return PVK_ERROR_OUT_OF_MEMORY;
-            memset(g->host, 0, g->size);
-            g->host_owned = true;
+            pvk_result r = map_zero(g, page);
+            if (r)
+                return r;
         }
         pvk_result r = PVK_ERROR_MISSING_FEATURE;
         if (try_import && (uintptr_t)g->host % page == 0 && g->size % page == 0)
@@ -136,7 +152,7 @@ void pvk_guest_destroy(pvk_context *ctx)
         if (ctx->device)
             release_buffer(ctx, g);
         if (g->host_owned)
-            free(g->host);
+            munmap(g->map, g->map_len);
         g->host = NULL;
     }
 }

@@ -19,7 +19,9 @@
 typedef struct pvk_guest_region {
     uint32_t base, size;
     uint8_t *host;           /* the guest bytes as the host sees them */
-    bool host_owned;         /* picavk allocated `host` */
+    bool host_owned;         /* picavk mapped `host` (inside [map, map + map_len)) */
+    void *map;
+    size_t map_len;
     VkBuffer buffer;         /* the same bytes as a storage buffer */
     VkDeviceMemory memory;
     bool imported;           /* zero copy: `buffer` aliases `host` */

@@ -3,7 +3,21 @@
  * A context owns (or borrows) a Vulkan device and the guest physical memory
  * map.  The host drives it the way the 3DS CPU drives the GPU: 32-bit writes to
  * the GPU's memory-mapped registers and writes to guest memory.  Every call
- * returns a pvk_result; nothing aborts on bad input. */
+ * returns a pvk_result; nothing aborts on bad input.
+ *
+ * Threads.  A context is externally synchronised, like a Vulkan object: one
+ * thread at a time may call functions on it (any thread, one after another,
+ * is fine).  Different contexts are independent and may be used from
+ * different threads at once, including pvk_context_create and
+ * pvk_context_destroy.  Callbacks (log, IRQ, replay frame callbacks, the
+ * embedded queue lock) run synchronously on the thread of the picavk call
+ * that causes them, never on a thread of picavk's own (it starts none); they
+ * may call back into the same context.  Debug builds (NDEBUG not defined)
+ * detect a second thread entering a context during a call: it is logged and
+ * the call returns PVK_ERROR_BUSY (NULL for pvk_guest_ptr) without doing
+ * anything.  pvk_guest_ptr's memory may be written by the host from any
+ * thread, but between calls it must be announced (pvk_guest_written) and
+ * read only after pvk_guest_flush, as usual. */
 #ifndef PICAVK_H
 #define PICAVK_H
 
@@ -39,6 +53,10 @@ typedef enum pvk_result {
     PVK_ERROR_BAD_PARAMETERS = -9,   /* guest-programmed parameters real hardware rejects */
     PVK_ERROR_IO = -10,
     PVK_ERROR_BAD_DATA = -11,        /* a corrupt file or stream */
+    PVK_ERROR_TIMEOUT = -12,         /* a wait gave up (pvk_config.wait_timeout_ms); the
+                                        work goes on and a later wait can succeed */
+    PVK_ERROR_BUSY = -13,            /* debug builds: the context was entered from a second
+                                        thread while a call was running; nothing done */
 } pvk_result;
 
 PVK_API const char *pvk_result_string(pvk_result r);
@@ -84,6 +102,15 @@ typedef struct pvk_host_vulkan {
     /* Optional: VK_EXT_debug_utils was enabled on the instance; picavk then
      * names its objects and labels its command buffers (RenderDoc, validation). */
     int debug_utils_enabled;
+    /* Optional (NULL: none): Vulkan requires external synchronisation of a
+     * queue.  When the host also submits to `queue` from other threads, picavk
+     * calls queue_lock before and queue_unlock after each of its
+     * vkQueueSubmit2 calls, on the thread of the picavk call.  picavk never
+     * calls vkQueueWaitIdle: it waits on its own timeline semaphore, outside
+     * the lock. */
+    void (*queue_lock)(void *user, VkQueue queue);
+    void (*queue_unlock)(void *user, VkQueue queue);
+    void *queue_lock_user;
 } pvk_host_vulkan;
 
 /* Guest physical memory ranges. */
@@ -118,6 +145,12 @@ typedef struct pvk_config {
      * device's import alignment for zero copy, else it is mirrored) and stay
      * valid for the context's lifetime. */
     void *guest_memory[PVK_REGION_COUNT];
+    /* How long pvk_wait_idle, pvk_guest_flush and pvk_frame_read wait for
+     * the GPU before they return PVK_ERROR_TIMEOUT (default 10000 ms).  The
+     * work is not lost: a later wait or poll retires it.  Waits picavk makes for itself before
+     * it reuses a resource are not bounded; the per-call draw budget bounds
+     * the work they wait for. */
+    uint32_t wait_timeout_ms;
 } pvk_config;
 
 PVK_API pvk_result pvk_context_create(const pvk_config *config, pvk_context **out);
@@ -275,9 +308,20 @@ typedef enum pvk_output_filter {
     PVK_FILTER_LINEAR = 1,
 } pvk_output_filter;
 
+/* Output images are capped: at most PVK_OUTPUT_MAX_DIM pixels a side and
+ * PVK_OUTPUT_MAX_PIXELS (64 MiB of RGBA8) each, so a guest that programs a
+ * huge screen cannot make picavk allocate gigabytes.  A frame too big for
+ * the configured scale is made at the largest scale that fits (logged).
+ * The 400x240 and 320x240 screens fit every scale up to 8 in every layout;
+ * 800-line wide mode up to 6 stacked and 7 side by side; a guest-programmed
+ * 1024x1024 screen up to 4. */
+#define PVK_OUTPUT_MAX_DIM 8192u
+#define PVK_OUTPUT_MAX_PIXELS (1u << 24)
+
 /* Zero means default for every field. */
 typedef struct pvk_output_config {
-    uint32_t scale;             /* integer output scale 1..8 (default 1) */
+    uint32_t scale;             /* integer output scale 1..8 (default 1; lowered per frame to
+                                   fit PVK_OUTPUT_MAX_*) */
     pvk_output_layout layout;
     pvk_output_filter filter;   /* how scaled images are filled */
     VkImageLayout image_layout; /* layout the images are in once ready: SHADER_READ_ONLY_OPTIMAL

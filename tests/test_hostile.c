@@ -1,0 +1,190 @@
+/* Hostile command lists finish: the per-call vertex and pixel budgets
+ * (translator/geometry.h) stop lists that would keep the GPU busy for hours,
+ * as malformed (logged, counted) but with P3D raised.  No timing is asserted:
+ * the test finishing is the point.  Also: a host wait that times out leaves
+ * the context usable. */
+#include "draw_common.h"
+#include "runtime/runtime.h"
+#include "translator/geometry.h"
+
+#define BIG 1024u /* a 1024x1024 RGBA8 target */
+#define LIST 0x20000000u /* FCRAM: lists and indices */
+
+/* draw_common.h helpers for the small target, unused here */
+static void (*const unused_helpers[])(void) = {clear_fb};
+static uint32_t (*const unused_index)(uint32_t, uint32_t) = tiled_index;
+static void (*const unused_draw)(uint32_t, uint32_t) = draw_arrays;
+
+static int p3d;
+static void on_irq(void *user, pvk_context *c, pvk_irq which)
+{
+    (void)user, (void)c;
+    p3d += which == PVK_IRQ_P3D;
+}
+
+static void big_target(void)
+{
+    reg(PVK_GPUREG_COLORBUFFER_FORMAT, 2);
+    reg(PVK_GPUREG_COLORBUFFER_LOC, FB >> 3);
+    reg(PVK_GPUREG_COLORBUFFER_READ, 0xF);
+    reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
+    reg(PVK_GPUREG_FRAMEBUFFER_DIM, BIG | ((BIG - 1) << 12) | (1u << 24));
+    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(BIG / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(BIG / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_XY, 0);
+    reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
+    reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
+    reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1); /* triangle list, 2 outputs */
+    /* one triangle over the whole target */
+    static const float v[3][8] = {{-1, -1, -0.5f, 1, 1, 0, 0, 1}, {3, -1, -0.5f, 1, 0, 1, 0, 1},
+                                  {-1, 3, -0.5f, 1, 0, 0, 1, 1}};
+    memcpy(pvk_guest_ptr(ctx, VB, sizeof v), v, sizeof v);
+    pvk_guest_written(ctx, VB, sizeof v);
+}
+
+static uint32_t *put_cmd(uint32_t *w, uint32_t id, uint32_t v)
+{
+    w[0] = v;
+    w[1] = pvk_cmd_header(id, 0xF, 0, 0);
+    return w + 2;
+}
+
+/* Run the list at LIST; it must stop with an error counted and P3D raised. */
+static void expect_stopped(uint32_t bytes, const char *what)
+{
+    pvk_guest_written(ctx, LIST, bytes);
+    pvk_stats a, b;
+    pvk_get_stats(ctx, &a);
+    int irqs = p3d;
+    th_quiet_errors = 1;
+    pvk_result r = pvk_command_list_run(ctx, LIST, bytes);
+    th_quiet_errors = 0;
+    CHECK(r != PVK_SUCCESS);
+    CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+    pvk_get_stats(ctx, &b);
+    CHECK(b.bad_input > a.bad_input);
+    CHECK_EQ(p3d - irqs, 1);
+    CHECK(strstr(th_last_error, what) != NULL);
+    printf("  %s: stopped after %llu draws, %llu vertices (%s)\n", what, (unsigned long long)(b.draws - a.draws),
+           (unsigned long long)(b.vertices - a.vertices), th_last_error);
+}
+
+/* 48 bytes that draw a triangle and jump back to their own start. */
+static void jump_loop(void)
+{
+    uint32_t *w0 = pvk_guest_ptr(ctx, LIST, 48), *w = w0;
+    w = put_cmd(w, PVK_GPUREG_NUMVERTICES, 3);
+    w = put_cmd(w, PVK_GPUREG_VERTEX_OFFSET, 0);
+    w = put_cmd(w, PVK_GPUREG_DRAWARRAYS, 1);
+    w = put_cmd(w, PVK_GPUREG_CMDBUF_ADDR0, LIST >> 3);
+    w = put_cmd(w, PVK_GPUREG_CMDBUF_SIZE0, 48 >> 3);
+    w = put_cmd(w, PVK_GPUREG_CMDBUF_JUMP0, 1);
+    CHECK_EQ(w - w0, 12);
+    expect_stopped(48, "pixels");
+}
+
+/* 1 MiB of 3-vertex draws (DRAWARRAYS only: 8 bytes each) with a FINALIZE
+ * at the end that is never reached. */
+static void many_draws(void)
+{
+    const uint32_t bytes = 1u << 20;
+    uint32_t *w0 = pvk_guest_ptr(ctx, LIST, bytes), *w = w0;
+    w = put_cmd(w, PVK_GPUREG_NUMVERTICES, 3);
+    w = put_cmd(w, PVK_GPUREG_VERTEX_OFFSET, 0);
+    while ((size_t)(w - w0) + 4 <= bytes / 4)
+        w = put_cmd(w, PVK_GPUREG_DRAWARRAYS, 1);
+    put_cmd(w, PVK_GPUREG_FINALIZE, 0x12345678);
+    expect_stopped(bytes, "pixels");
+}
+
+/* One DRAWELEMENTS of 2^20 u16 indices cycling over the triangle. */
+static void huge_elements_stop(const char *stop)
+{
+    const uint32_t n = 1u << 20, ib = LIST + 0x100000;
+    uint16_t *idx = pvk_guest_ptr(ctx, ib, n * 2);
+    for (uint32_t i = 0; i < n; i++)
+        idx[i] = (uint16_t)(i % 3);
+    pvk_guest_written(ctx, ib, n * 2);
+    uint32_t *w0 = pvk_guest_ptr(ctx, LIST, 48), *w = w0;
+    w = put_cmd(w, PVK_GPUREG_INDEXBUFFER_CONFIG, (ib - VB) | 1u << 31);
+    w = put_cmd(w, PVK_GPUREG_NUMVERTICES, n);
+    w = put_cmd(w, PVK_GPUREG_VERTEX_OFFSET, 0);
+    w = put_cmd(w, PVK_GPUREG_DRAWELEMENTS, 1);
+    w = put_cmd(w, PVK_GPUREG_FINALIZE, 0x12345678);
+    w = put_cmd(w, 0, 0);
+    expect_stopped(48, stop);
+}
+
+/* A host wait that gives up returns PVK_ERROR_TIMEOUT; the work goes on and
+ * a later wait succeeds.  Fills of 64 MiB keep lavapipe busy far longer than
+ * the 1 ms allowed here. */
+static void wait_timeout(void)
+{
+    pvk_config cfg = {.wait_timeout_ms = 1};
+    pvk_context *c = th_context(&cfg, 0);
+    for (int i = 0; i < 16; i++) {
+        uint32_t unit = 0x10400010u + 0x10u * (i & 1), start = PVK_FCRAM_BASE + (i & 1) * 0x4000000u;
+        pvk_mmio_write32(c, unit, start >> 3);
+        pvk_mmio_write32(c, unit + 4, (start + 0x4000000u) >> 3);
+        pvk_mmio_write32(c, unit + 8, (uint32_t)i);
+        pvk_mmio_write32(c, unit + 12, 0x201);
+    }
+    pvk_result r = pvk_wait_idle(c);
+    CHECK_EQ(r, PVK_ERROR_TIMEOUT);
+    unsigned tries = 0;
+    while (r == PVK_ERROR_TIMEOUT && tries++ < 1000000)
+        r = pvk_wait_idle(c);
+    CHECK_EQ(r, PVK_SUCCESS);
+    printf("  wait timeout: %u more 1 ms waits until idle\n", tries);
+    const uint32_t *p = pvk_guest_ptr(c, PVK_FCRAM_BASE, 4);
+    CHECK_EQ(p[0], 14); /* the last fill of unit 0 */
+    CHECK_EQ(pvk_context_status(c), PVK_SUCCESS);
+    th_release(c);
+}
+
+static void huge_elements(void)
+{
+    huge_elements_stop("pixels");
+}
+
+static void huge_elements_vertices(void)
+{
+    huge_elements_stop("vertices");
+}
+
+int main(void)
+{
+    wait_timeout();
+    for (int mirror = 0; mirror < 2; mirror++) {
+        pvk_config cfg = {.irq = on_irq};
+        ctx = th_context(&cfg, mirror);
+        (void)unused_helpers, (void)unused_index, (void)unused_draw;
+        upload_shader();
+        setup_attribs();
+        big_target();
+        huge_elements(); /* the default budget: stopped before any GPU work */
+        /* The default pixel budget stops these after at most 2^32 / 2^20 = 4096
+         * draws into the 1024x1024 target (each costs its area and more), about
+         * ten seconds of lavapipe each, minutes under ASan on a shared machine.
+         * The same mechanism at 1/16 of the budget keeps the suite quick. */
+        ctx->pica.area_limit = PVK_AREA_BUDGET / 16;
+        jump_loop();
+        many_draws();
+        ctx->pica.area_limit = 0;
+        /* the vertex budget, lowered the same way: 2^20 indices against 2^19 */
+        ctx->pica.vertex_limit = 1u << 19;
+        huge_elements_vertices();
+        ctx->pica.vertex_limit = 0;
+        /* the context still draws within the budget afterwards */
+        pvk_stats a, b;
+        pvk_get_stats(ctx, &a);
+        reg(PVK_GPUREG_NUMVERTICES, 3);
+        reg(PVK_GPUREG_DRAWARRAYS, 1);
+        CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+        pvk_get_stats(ctx, &b);
+        CHECK_EQ(b.bad_input, a.bad_input);
+        CHECK_EQ(b.triangles - a.triangles, 1);
+        th_release(ctx);
+    }
+    return th_finish("test_hostile");
+}
