@@ -1,0 +1,188 @@
+/* CPU time per draw through picavk: the register writes of a 3-vertex
+ * DRAWARRAYS and everything they start (dirty tracking, the vertex stages,
+ * key build, pipeline lookup, recording and submission), for (a) identical
+ * consecutive draws, (b) draws alternating between 8 output-merger states,
+ * (c) a new state every draw (a new pipeline each time, its shader from the
+ * cache after the first).  The GPU's own time is not counted: draws do not
+ * wait for it.  The baseline is recording the same number of bare vkCmdDraws
+ * into one dynamic-rendering pass with one of picavk's pipelines, in the same
+ * run: `ratio` = picavk draws/s ÷ bare draws/s. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "runtime/runtime.h"
+
+#define N 200u
+#define SIDE 64u
+#define FB 0x18000000u
+#define VB 0x18100000u
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void reg(pvk_context *ctx, uint32_t id, uint32_t v)
+{
+    pvk_mmio_write32(ctx, PVK_MMIO_PICA + 4 * id, v);
+}
+
+static uint32_t f24(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return pvk_f32_to_f24(b);
+}
+
+static void setup(pvk_context *ctx)
+{
+    /* MOV o0, v0; MOV o1, v1; END */
+    const uint32_t code[] = {(0x13u << 26) | (0u << 21) | (0u << 12), (0x13u << 26) | (1u << 21) | (1u << 12),
+                             0x22u << 26};
+    reg(ctx, PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
+    for (unsigned i = 0; i < 3; i++)
+        reg(ctx, PVK_GPUREG_VSH_CODETRANSFER_DATA, code[i]);
+    reg(ctx, PVK_GPUREG_VSH_CODETRANSFER_END, 1);
+    reg(ctx, PVK_GPUREG_VSH_OPDESCS_CONFIG, 0);
+    reg(ctx, PVK_GPUREG_VSH_OPDESCS_DATA, 0xF | (0x1Bu << 5) | (0x1Bu << 14) | (0x1Bu << 23));
+    reg(ctx, PVK_GPUREG_VSH_ENTRYPOINT, 0x7FFF0000u);
+    reg(ctx, PVK_GPUREG_VSH_OUTMAP_MASK, 0x3);
+    reg(ctx, PVK_GPUREG_SH_OUTMAP_TOTAL, 2);
+    reg(ctx, PVK_GPUREG_SH_OUTMAP_O0, 0x03020100);
+    reg(ctx, PVK_GPUREG_SH_OUTMAP_O0 + 1, 0x0B0A0908);
+    reg(ctx, PVK_GPUREG_VSH_INPUTBUFFER_CONFIG, 0xA0000000u | 1);
+    reg(ctx, PVK_GPUREG_VSH_NUM_ATTR, 1);
+    reg(ctx, PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW, 0x10);
+    reg(ctx, PVK_GPUREG_ATTRIBBUFFERS_LOC, VB >> 3);
+    reg(ctx, PVK_GPUREG_ATTRIBBUFFERS_FORMAT_LOW, 0xFF);
+    reg(ctx, PVK_GPUREG_ATTRIBBUFFERS_FORMAT_HIGH, 1u << 28);
+    reg(ctx, PVK_GPUREG_ATTRIBBUFFER0_CONFIG1, 0x10);
+    reg(ctx, PVK_GPUREG_ATTRIBBUFFER0_CONFIG2, (32u << 16) | (2u << 28));
+    reg(ctx, PVK_GPUREG_COLORBUFFER_FORMAT, 2);
+    reg(ctx, PVK_GPUREG_COLORBUFFER_LOC, FB >> 3);
+    reg(ctx, PVK_GPUREG_COLORBUFFER_READ, 0xF);
+    reg(ctx, PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
+    reg(ctx, PVK_GPUREG_FRAMEBUFFER_DIM, SIDE | ((SIDE - 1) << 12) | (1u << 24));
+    reg(ctx, PVK_GPUREG_VIEWPORT_WIDTH, f24(SIDE / 2.0f));
+    reg(ctx, PVK_GPUREG_VIEWPORT_HEIGHT, f24(SIDE / 2.0f));
+    reg(ctx, PVK_GPUREG_VIEWPORT_XY, 0);
+    reg(ctx, PVK_GPUREG_COLOR_OPERATION, 0x00E40100);
+    reg(ctx, PVK_GPUREG_BLEND_FUNC, 0x76760000);
+    reg(ctx, PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+    reg(ctx, PVK_GPUREG_PRIMITIVE_CONFIG, 1);
+    reg(ctx, PVK_GPUREG_NUMVERTICES, 3);
+    reg(ctx, PVK_GPUREG_VERTEX_OFFSET, 0);
+    static const float tri[3][8] = {{-0.5f, -0.5f, -0.5f, 1, 1, 0, 0, 1},
+                                    {0.5f, -0.5f, -0.5f, 1, 0, 1, 0, 1},
+                                    {0.0f, 0.5f, -0.5f, 1, 0, 0, 1, 1}};
+    memcpy(pvk_guest_ptr(ctx, VB, sizeof tri), tri, sizeof tri);
+    pvk_guest_written(ctx, VB, sizeof tri);
+}
+
+/* Draws per second for `states` (0: one state; k: BLEND_FUNC cycles through k
+ * values, each a different pipeline). */
+static double picavk_rate(pvk_context *ctx, uint32_t states, uint32_t base)
+{
+    reg(ctx, PVK_GPUREG_DRAWARRAYS, 1); /* warm: surface and first pipeline */
+    pvk_wait_idle(ctx);
+    double best = 0;
+    for (int rep = 0; rep < (states > 8 ? 1 : 3); rep++) { /* new pipelines only once */
+        double t0 = now();
+        for (uint32_t i = 0; i < N; i++) {
+            if (states) { /* RGB source and destination factors: up to 256 distinct states */
+                uint32_t k = base + i % states;
+                reg(ctx, PVK_GPUREG_BLEND_FUNC, 0x76000000u | (k & 0xF) << 16 | (k >> 4 & 0xF) << 20);
+            }
+            reg(ctx, PVK_GPUREG_DRAWARRAYS, 1);
+        }
+        double t = now() - t0;
+        pvk_wait_idle(ctx);
+        if (N / t > best)
+            best = N / t;
+    }
+    return best;
+}
+
+/* Bare Vulkan: N vkCmdDraws recorded into one pass with one of picavk's pipelines. */
+static double bare_rate(pvk_context *ctx)
+{
+    pvk_pipe_key pk;
+    pvk_fs_key fk;
+    memset(&pk, 0, sizeof pk);
+    memset(&fk, 0, sizeof fk);
+    pk.color_mask = 0xF;
+    VkPipeline pipe = pvk_pipeline_get(ctx, &pk, &fk, VK_FORMAT_UNDEFINED);
+    pvk_image im = {0};
+    if (!pipe || pvk_image_ensure(ctx, &im, SIDE, SIDE, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+                                  true))
+        return 0;
+    double best = 0;
+    for (int rep = 0; rep < 5; rep++) {
+        pvk_op op;
+        if (pvk_op_begin(ctx, &op))
+            break;
+        pvk_image_barrier(ctx, op.cmd, im.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                          VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_NONE, 0,
+                          VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
+        double t0 = now();
+        VkRenderingAttachmentInfo att = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+                                         .imageView = im.view,
+                                         .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                                         .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
+                                         .storeOp = VK_ATTACHMENT_STORE_OP_STORE};
+        VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
+                              .renderArea = {{0, 0}, {SIDE, SIDE}},
+                              .layerCount = 1,
+                              .colorAttachmentCount = 1,
+                              .pColorAttachments = &att};
+        ctx->vk.vkCmdBeginRendering(op.cmd, &ri);
+        ctx->vk.vkCmdBindPipeline(op.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipe);
+        VkViewport vp = {0, 0, SIDE, SIDE, 0, 1};
+        VkRect2D sc = {{0, 0}, {SIDE, SIDE}};
+        ctx->vk.vkCmdSetViewport(op.cmd, 0, 1, &vp);
+        ctx->vk.vkCmdSetScissor(op.cmd, 0, 1, &sc);
+        for (uint32_t i = 0; i < N; i++)
+            ctx->vk.vkCmdDraw(op.cmd, 3, 1, 0, 0);
+        ctx->vk.vkCmdEndRendering(op.cmd);
+        double t = now() - t0;
+        pvk_op_abort(ctx, &op); /* recorded, never submitted: only the CPU cost counts */
+        if (N / t > best)
+            best = N / t;
+    }
+    pvk_image_destroy(ctx, &im);
+    return best;
+}
+
+int main(void)
+{
+    pvk_config cfg = {.log_level = PVK_LOG_WARN};
+    pvk_context *ctx = NULL;
+    pvk_result r = pvk_context_create(&cfg, &ctx);
+    if (r) {
+        fprintf(stderr, "drawcall bench: no context: %s\n", pvk_result_string(r));
+        return 1;
+    }
+    setup(ctx);
+    double bare = bare_rate(ctx);
+    double same = picavk_rate(ctx, 0, 0);
+    picavk_rate(ctx, 8, 0); /* create the 8 pipelines once */
+    double eight = picavk_rate(ctx, 8, 0);
+    double fresh = picavk_rate(ctx, N, 8); /* states 8..8+N-1: new pipelines */
+    printf("drawcall: %u draws of 3 vertices into %ux%u RGBA8, blending on\n", N, SIDE, SIDE);
+    printf("%-44s %12s %10s\n", "case", "draws/s", "us each");
+    printf("%-44s %12.0f %10.2f\n", "bare vkCmdDraw recording", bare, 1e6 / bare);
+    printf("%-44s %12.0f %10.2f\n", "(a) picavk, identical draws", same, 1e6 / same);
+    printf("%-44s %12.0f %10.2f\n", "(b) picavk, 8 alternating states", eight, 1e6 / eight);
+    printf("%-44s %12.0f %10.2f\n", "(c) picavk, a new pipeline every draw", fresh, 1e6 / fresh);
+    printf("BENCH name=drawcall_same value=%.0f unit=draws/s baseline=bare_vkCmdDraw ratio=%.5f\n", same, same / bare);
+    printf("BENCH name=drawcall_8states value=%.0f unit=draws/s baseline=bare_vkCmdDraw ratio=%.5f\n", eight,
+           eight / bare);
+    printf("BENCH name=drawcall_new_state value=%.0f unit=draws/s baseline=bare_vkCmdDraw ratio=%.5f\n", fresh,
+           fresh / bare);
+    pvk_context_destroy(ctx);
+    return 0;
+}
