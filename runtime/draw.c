@@ -19,7 +19,7 @@
  * detiled by shaders/depth_io.comp into a linear buffer of q * 2^-24 for the
  * integer depth q, copied into a D32_SFLOAT attachment, and stored back the
  * same way (when writes are on and allowed, DEPTHBUFFER_WRITE bit 1); D24S8
- * stencil bytes are kept.  The fragment shader computes q (see draw.frag);
+ * stencil bytes are kept.  The fragment shader computes q (translator/glsl_fs.c);
  * the float encoding is exact, so the test and the round trip are too.  As in
  * Citra, writes without the test enabled use Always (3dbrew agrees).
  *
@@ -515,7 +515,7 @@ pvk_result pvk_draw_init(pvk_context *ctx)
     ctx->draw = d;
     pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, alpha test, blending and logic ops; no textures, "
                                "lighting, fog or stencil yet");
-    /* D32_SFLOAT holds every 24-bit depth exactly (see draw.frag); Vulkan
+    /* D32_SFLOAT holds every 24-bit depth exactly (translator/glsl_fs.c); Vulkan
      * requires it for depth attachments and transfers, but check anyway. */
     VkFormatProperties fp;
     vkGetPhysicalDeviceFormatProperties(ctx->phys, VK_FORMAT_D32_SFLOAT, &fp);

@@ -1,6 +1,7 @@
-/* The fragment shader for a pvk_fs_key, as GLSL: scissor exclude and depth
- * (as shaders/draw.frag did), the six TEV stages with their buffer, the
- * alpha test.
+/* The fragment shader for a pvk_fs_key, as GLSL: the scissor exclude
+ * rectangle, the PICA depth (z/w scaled and offset, W-buffer, quantised to
+ * the buffer's bits, passed as q * 2^-24 so the D32 test compares integers),
+ * the six TEV stages with their buffer, the alpha test.
  *
  * TEV arithmetic is integer on 8-bit channels as the most careful software
  * model (Citra's) does it; nothing of it is float (FACTS.md "TEV combiner
