@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_draw.h"
 #include "runtime/runtime.h"
 
 #define N 200u
@@ -19,63 +19,23 @@
 #define FB 0x18000000u
 #define VB 0x18100000u
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void reg(pvk_context *ctx, uint32_t id, uint32_t v)
-{
-    pvk_mmio_write32(ctx, PVK_MMIO_PICA + 4 * id, v);
-}
-
-static uint32_t f24(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    return pvk_f32_to_f24(b);
-}
-
 static void setup(pvk_context *ctx)
 {
-    /* MOV o0, v0; MOV o1, v1; END */
-    const uint32_t code[] = {(0x13u << 26) | (0u << 21) | (0u << 12), (0x13u << 26) | (1u << 21) | (1u << 12),
-                             0x22u << 26};
-    reg(ctx, PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
-    for (unsigned i = 0; i < 3; i++)
-        reg(ctx, PVK_GPUREG_VSH_CODETRANSFER_DATA, code[i]);
-    reg(ctx, PVK_GPUREG_VSH_CODETRANSFER_END, 1);
-    reg(ctx, PVK_GPUREG_VSH_OPDESCS_CONFIG, 0);
-    reg(ctx, PVK_GPUREG_VSH_OPDESCS_DATA, 0xF | (0x1Bu << 5) | (0x1Bu << 14) | (0x1Bu << 23));
-    reg(ctx, PVK_GPUREG_VSH_ENTRYPOINT, 0x7FFF0000u);
-    reg(ctx, PVK_GPUREG_VSH_OUTMAP_MASK, 0x3);
-    reg(ctx, PVK_GPUREG_SH_OUTMAP_TOTAL, 2);
-    reg(ctx, PVK_GPUREG_SH_OUTMAP_O0, 0x03020100);
-    reg(ctx, PVK_GPUREG_SH_OUTMAP_O0 + 1, 0x0B0A0908);
-    reg(ctx, PVK_GPUREG_VSH_INPUTBUFFER_CONFIG, 0xA0000000u | 1);
-    reg(ctx, PVK_GPUREG_VSH_NUM_ATTR, 1);
-    reg(ctx, PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW, 0x10);
-    reg(ctx, PVK_GPUREG_ATTRIBBUFFERS_LOC, VB >> 3);
-    reg(ctx, PVK_GPUREG_ATTRIBBUFFERS_FORMAT_LOW, 0xFF);
-    reg(ctx, PVK_GPUREG_ATTRIBBUFFERS_FORMAT_HIGH, 1u << 28);
-    reg(ctx, PVK_GPUREG_ATTRIBBUFFER0_CONFIG1, 0x10);
-    reg(ctx, PVK_GPUREG_ATTRIBBUFFER0_CONFIG2, (32u << 16) | (2u << 28));
-    reg(ctx, PVK_GPUREG_COLORBUFFER_FORMAT, 2);
-    reg(ctx, PVK_GPUREG_COLORBUFFER_LOC, FB >> 3);
-    reg(ctx, PVK_GPUREG_COLORBUFFER_READ, 0xF);
-    reg(ctx, PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
-    reg(ctx, PVK_GPUREG_FRAMEBUFFER_DIM, SIDE | ((SIDE - 1) << 12) | (1u << 24));
-    reg(ctx, PVK_GPUREG_VIEWPORT_WIDTH, f24(SIDE / 2.0f));
-    reg(ctx, PVK_GPUREG_VIEWPORT_HEIGHT, f24(SIDE / 2.0f));
-    reg(ctx, PVK_GPUREG_VIEWPORT_XY, 0);
-    reg(ctx, PVK_GPUREG_COLOR_OPERATION, 0x00E40100);
-    reg(ctx, PVK_GPUREG_BLEND_FUNC, 0x76760000);
-    reg(ctx, PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
-    reg(ctx, PVK_GPUREG_PRIMITIVE_CONFIG, 1);
-    reg(ctx, PVK_GPUREG_NUMVERTICES, 3);
-    reg(ctx, PVK_GPUREG_VERTEX_OFFSET, 0);
+    bench_passthrough(ctx, VB);
+    bench_reg(ctx, PVK_GPUREG_COLORBUFFER_FORMAT, 2);
+    bench_reg(ctx, PVK_GPUREG_COLORBUFFER_LOC, FB >> 3);
+    bench_reg(ctx, PVK_GPUREG_COLORBUFFER_READ, 0xF);
+    bench_reg(ctx, PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
+    bench_reg(ctx, PVK_GPUREG_FRAMEBUFFER_DIM, SIDE | ((SIDE - 1) << 12) | (1u << 24));
+    bench_reg(ctx, PVK_GPUREG_VIEWPORT_WIDTH, bench_f24(SIDE / 2.0f));
+    bench_reg(ctx, PVK_GPUREG_VIEWPORT_HEIGHT, bench_f24(SIDE / 2.0f));
+    bench_reg(ctx, PVK_GPUREG_VIEWPORT_XY, 0);
+    bench_reg(ctx, PVK_GPUREG_COLOR_OPERATION, 0x00E40100);
+    bench_reg(ctx, PVK_GPUREG_BLEND_FUNC, 0x76760000);
+    bench_reg(ctx, PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+    bench_reg(ctx, PVK_GPUREG_PRIMITIVE_CONFIG, 1);
+    bench_reg(ctx, PVK_GPUREG_NUMVERTICES, 3);
+    bench_reg(ctx, PVK_GPUREG_VERTEX_OFFSET, 0);
     static const float tri[3][8] = {{-0.5f, -0.5f, -0.5f, 1, 1, 0, 0, 1},
                                     {0.5f, -0.5f, -0.5f, 1, 0, 1, 0, 1},
                                     {0.0f, 0.5f, -0.5f, 1, 0, 0, 1, 1}};
@@ -87,19 +47,19 @@ static void setup(pvk_context *ctx)
  * values, each a different pipeline). */
 static double picavk_rate(pvk_context *ctx, uint32_t states, uint32_t base)
 {
-    reg(ctx, PVK_GPUREG_DRAWARRAYS, 1); /* warm: surface and first pipeline */
+    bench_reg(ctx, PVK_GPUREG_DRAWARRAYS, 1); /* warm: surface and first pipeline */
     pvk_wait_idle(ctx);
     double best = 0;
     for (int rep = 0; rep < (states > 8 ? 1 : 3); rep++) { /* new pipelines only once */
-        double t0 = now();
+        double t0 = bench_now();
         for (uint32_t i = 0; i < N; i++) {
             if (states) { /* RGB source and destination factors: up to 256 distinct states */
                 uint32_t k = base + i % states;
-                reg(ctx, PVK_GPUREG_BLEND_FUNC, 0x76000000u | (k & 0xF) << 16 | (k >> 4 & 0xF) << 20);
+                bench_reg(ctx, PVK_GPUREG_BLEND_FUNC, 0x76000000u | (k & 0xF) << 16 | (k >> 4 & 0xF) << 20);
             }
-            reg(ctx, PVK_GPUREG_DRAWARRAYS, 1);
+            bench_reg(ctx, PVK_GPUREG_DRAWARRAYS, 1);
         }
-        double t = now() - t0;
+        double t = bench_now() - t0;
         pvk_wait_idle(ctx);
         if (N / t > best)
             best = N / t;
@@ -128,7 +88,7 @@ static double bare_rate(pvk_context *ctx)
         pvk_image_barrier(ctx, op.cmd, im.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
                           VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_NONE, 0,
                           VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
-        double t0 = now();
+        double t0 = bench_now();
         VkRenderingAttachmentInfo att = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
                                          .imageView = im.view,
                                          .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
@@ -148,7 +108,7 @@ static double bare_rate(pvk_context *ctx)
         for (uint32_t i = 0; i < N; i++)
             ctx->vk.vkCmdDraw(op.cmd, 3, 1, 0, 0);
         ctx->vk.vkCmdEndRendering(op.cmd);
-        double t = now() - t0;
+        double t = bench_now() - t0;
         pvk_op_abort(ctx, &op); /* recorded, never submitted: only the CPU cost counts */
         if (N / t > best)
             best = N / t;

@@ -9,10 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "picavk/picavk.h"
-#include "translator/regs.h"
+#include "bench_draw.h"
 
 #define FW 240u /* the top screen's buffers: 240 pixels a row, 400 rows */
 #define FH 400u
@@ -23,28 +21,9 @@
 #define DRAWS 50u
 #define VERTS 300u
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void reg(pvk_context *ctx, uint32_t id, uint32_t v)
-{
-    pvk_mmio_write32(ctx, PVK_MMIO_PICA + 4 * id, v);
-}
-
 static void ext(pvk_context *ctx, uint32_t off, uint32_t v)
 {
     pvk_mmio_write32(ctx, PVK_MMIO_BASE + off, v);
-}
-
-static uint32_t f24(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    return pvk_f32_to_f24(b);
 }
 
 static pvk_context *setup(void)
@@ -56,59 +35,36 @@ static pvk_context *setup(void)
         fprintf(stderr, "frame bench: no context: %s\n", pvk_result_string(r));
         exit(1);
     }
-    /* MOV o0, v0; MOV o1, v1; END */
-    const uint32_t code[] = {(0x13u << 26) | (0u << 21) | (0u << 12), (0x13u << 26) | (1u << 21) | (1u << 12),
-                             0x22u << 26};
-    reg(ctx, PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
-    for (unsigned i = 0; i < 3; i++)
-        reg(ctx, PVK_GPUREG_VSH_CODETRANSFER_DATA, code[i]);
-    reg(ctx, PVK_GPUREG_VSH_CODETRANSFER_END, 1);
-    reg(ctx, PVK_GPUREG_VSH_OPDESCS_CONFIG, 0);
-    reg(ctx, PVK_GPUREG_VSH_OPDESCS_DATA, 0xF | (0x1Bu << 5) | (0x1Bu << 14) | (0x1Bu << 23));
-    reg(ctx, PVK_GPUREG_VSH_ENTRYPOINT, 0x7FFF0000u);
-    reg(ctx, PVK_GPUREG_VSH_OUTMAP_MASK, 0x3);
-    reg(ctx, PVK_GPUREG_SH_OUTMAP_TOTAL, 2);
-    reg(ctx, PVK_GPUREG_SH_OUTMAP_O0, 0x03020100);
-    reg(ctx, PVK_GPUREG_SH_OUTMAP_O0 + 1, 0x0B0A0908);
-    reg(ctx, PVK_GPUREG_VSH_INPUTBUFFER_CONFIG, 0xA0000000u | 1);
-    reg(ctx, PVK_GPUREG_VSH_NUM_ATTR, 1);
-    reg(ctx, PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW, 0x10);
-    reg(ctx, PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_HIGH, 0);
-    /* position and colour, float x4 each, interleaved */
-    reg(ctx, PVK_GPUREG_ATTRIBBUFFERS_LOC, VB >> 3);
-    reg(ctx, PVK_GPUREG_ATTRIBBUFFERS_FORMAT_LOW, 0xFF);
-    reg(ctx, PVK_GPUREG_ATTRIBBUFFERS_FORMAT_HIGH, 1u << 28);
-    reg(ctx, PVK_GPUREG_ATTRIBBUFFER0_CONFIG1, 0x10);
-    reg(ctx, PVK_GPUREG_ATTRIBBUFFER0_CONFIG2, (32u << 16) | (2u << 28));
+    bench_passthrough(ctx, VB);
     /* RGBA8 colour, D24S8 depth, less-than test with writes */
-    reg(ctx, PVK_GPUREG_COLORBUFFER_FORMAT, 2);
-    reg(ctx, PVK_GPUREG_COLORBUFFER_LOC, COLOR >> 3);
-    reg(ctx, PVK_GPUREG_COLORBUFFER_READ, 0xF);
-    reg(ctx, PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
-    reg(ctx, PVK_GPUREG_DEPTHBUFFER_FORMAT, 3);
-    reg(ctx, PVK_GPUREG_DEPTHBUFFER_LOC, DEPTH >> 3);
-    reg(ctx, PVK_GPUREG_DEPTHBUFFER_READ, 3);
-    reg(ctx, PVK_GPUREG_DEPTHBUFFER_WRITE, 3);
-    reg(ctx, PVK_GPUREG_FRAMEBUFFER_DIM, FW | ((FH - 1) << 12) | (1u << 24));
-    reg(ctx, PVK_GPUREG_VIEWPORT_WIDTH, f24(FW / 2.0f));
-    reg(ctx, PVK_GPUREG_VIEWPORT_HEIGHT, f24(FH / 2.0f));
-    reg(ctx, PVK_GPUREG_VIEWPORT_XY, 0);
-    reg(ctx, PVK_GPUREG_DEPTHMAP_ENABLE, 1);
-    reg(ctx, PVK_GPUREG_DEPTHMAP_SCALE, f24(-1.0f));
-    reg(ctx, PVK_GPUREG_DEPTHMAP_OFFSET, f24(0.0f));
-    reg(ctx, PVK_GPUREG_DEPTH_COLOR_MASK, 1u | (4u << 4) | (0xFu << 8) | (1u << 12));
+    bench_reg(ctx, PVK_GPUREG_COLORBUFFER_FORMAT, 2);
+    bench_reg(ctx, PVK_GPUREG_COLORBUFFER_LOC, COLOR >> 3);
+    bench_reg(ctx, PVK_GPUREG_COLORBUFFER_READ, 0xF);
+    bench_reg(ctx, PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
+    bench_reg(ctx, PVK_GPUREG_DEPTHBUFFER_FORMAT, 3);
+    bench_reg(ctx, PVK_GPUREG_DEPTHBUFFER_LOC, DEPTH >> 3);
+    bench_reg(ctx, PVK_GPUREG_DEPTHBUFFER_READ, 3);
+    bench_reg(ctx, PVK_GPUREG_DEPTHBUFFER_WRITE, 3);
+    bench_reg(ctx, PVK_GPUREG_FRAMEBUFFER_DIM, FW | ((FH - 1) << 12) | (1u << 24));
+    bench_reg(ctx, PVK_GPUREG_VIEWPORT_WIDTH, bench_f24(FW / 2.0f));
+    bench_reg(ctx, PVK_GPUREG_VIEWPORT_HEIGHT, bench_f24(FH / 2.0f));
+    bench_reg(ctx, PVK_GPUREG_VIEWPORT_XY, 0);
+    bench_reg(ctx, PVK_GPUREG_DEPTHMAP_ENABLE, 1);
+    bench_reg(ctx, PVK_GPUREG_DEPTHMAP_SCALE, bench_f24(-1.0f));
+    bench_reg(ctx, PVK_GPUREG_DEPTHMAP_OFFSET, bench_f24(0.0f));
+    bench_reg(ctx, PVK_GPUREG_DEPTH_COLOR_MASK, 1u | (4u << 4) | (0xFu << 8) | (1u << 12));
     /* citro3d's output merger: blend mode, src alpha / one minus src alpha; TEV
      * stage 0 modulates the vertex colour with a constant, stage 1 adds the buffer */
-    reg(ctx, PVK_GPUREG_COLOR_OPERATION, 0x00E40100);
-    reg(ctx, PVK_GPUREG_BLEND_FUNC, 0x76760000);
-    reg(ctx, PVK_GPUREG_TEXENV0_SOURCE, 0x00E000E0);
-    reg(ctx, PVK_GPUREG_TEXENV0_COMBINER, 0x00010001);
-    reg(ctx, PVK_GPUREG_TEXENV0_COLOR, 0xC0FFE0D0);
-    reg(ctx, PVK_GPUREG_TEXENV1_SOURCE, 0x00DF00DF);
-    reg(ctx, PVK_GPUREG_TEXENV1_COMBINER, 0x00020002);
+    bench_reg(ctx, PVK_GPUREG_COLOR_OPERATION, 0x00E40100);
+    bench_reg(ctx, PVK_GPUREG_BLEND_FUNC, 0x76760000);
+    bench_reg(ctx, PVK_GPUREG_TEXENV0_SOURCE, 0x00E000E0);
+    bench_reg(ctx, PVK_GPUREG_TEXENV0_COMBINER, 0x00010001);
+    bench_reg(ctx, PVK_GPUREG_TEXENV0_COLOR, 0xC0FFE0D0);
+    bench_reg(ctx, PVK_GPUREG_TEXENV1_SOURCE, 0x00DF00DF);
+    bench_reg(ctx, PVK_GPUREG_TEXENV1_COMBINER, 0x00020002);
     for (uint32_t st = 2; st < 6; st++)
-        reg(ctx, st < 4 ? PVK_GPUREG_TEXENV0_SOURCE + 8 * st : PVK_GPUREG_TEXENV4_SOURCE + 8 * (st - 4), 0x000F000F);
-    reg(ctx, PVK_GPUREG_PRIMITIVE_CONFIG, 1);
+        bench_reg(ctx, st < 4 ? PVK_GPUREG_TEXENV0_SOURCE + 8 * st : PVK_GPUREG_TEXENV4_SOURCE + 8 * (st - 4), 0x000F000F);
+    bench_reg(ctx, PVK_GPUREG_PRIMITIVE_CONFIG, 1);
     /* the LCD: BGR8 framebuffer A, 2D */
     ext(ctx, 0x468, LCD);
     ext(ctx, 0x470, 0x41);
@@ -145,12 +101,12 @@ static void frame(pvk_context *ctx)
     ext(ctx, 0x28, 0x00FFFFFF);
     ext(ctx, 0x2C, 0x201);
     for (uint32_t d = 0; d < DRAWS; d++) {
-        reg(ctx, PVK_GPUREG_ATTRIBBUFFER0_OFFSET, d * VERTS * 32);
-        reg(ctx, PVK_GPUREG_NUMVERTICES, VERTS);
-        reg(ctx, PVK_GPUREG_VERTEX_OFFSET, 0);
-        reg(ctx, PVK_GPUREG_DRAWARRAYS, 1);
+        bench_reg(ctx, PVK_GPUREG_ATTRIBBUFFER0_OFFSET, d * VERTS * 32);
+        bench_reg(ctx, PVK_GPUREG_NUMVERTICES, VERTS);
+        bench_reg(ctx, PVK_GPUREG_VERTEX_OFFSET, 0);
+        bench_reg(ctx, PVK_GPUREG_DRAWARRAYS, 1);
     }
-    reg(ctx, PVK_GPUREG_FRAMEBUFFER_FLUSH, 1);
+    bench_reg(ctx, PVK_GPUREG_FRAMEBUFFER_FLUSH, 1);
     /* tiled RGBA8 -> linear BGR8 */
     ext(ctx, 0xC00, COLOR >> 3);
     ext(ctx, 0xC04, LCD >> 3);
@@ -176,16 +132,16 @@ static run measure(const char *debug, double seconds)
     run r = {0};
     frame(ctx); /* warm-up: pipelines, surfaces, images */
     pvk_wait_idle(ctx);
-    double t0 = now(), t1;
+    double t0 = bench_now(), t1;
     do {
         frame(ctx);
         r.frames++;
         if (r.frames % 8 == 0)
             pvk_poll(ctx);
-        t1 = now();
+        t1 = bench_now();
     } while (t1 - t0 < seconds || r.frames < 3);
     pvk_wait_idle(ctx);
-    t1 = now();
+    t1 = bench_now();
     r.fps = r.frames / (t1 - t0);
     pvk_get_stats(ctx, &r.st);
     uint32_t w, h;
