@@ -242,9 +242,10 @@ pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *pk)
         return r;
     }
     draw_vertex *dv = (draw_vertex *)((uint8_t *)d->vmap + voff);
-    for (uint32_t k = 0; k < pk->tri_vertices; k++) {
-        memcpy(dv[k].pos, pk->tris[k].pos, sizeof dv[k].pos);
-        memcpy(dv[k].color, pk->tris[k].color, sizeof dv[k].color);
+    for (uint32_t k = 0; k < pk->tri_vertices; k++) { /* gathered once, straight into the ring */
+        const pvk_vertex *v = &pk->verts[pk->index[k]];
+        memcpy(dv[k].pos, v->pos, sizeof dv[k].pos);
+        memcpy(dv[k].color, v->color, sizeof dv[k].color);
     }
     r = render(ctx, d, pk, voff);
     vertex_used(ctx, d, voff, bytes);

@@ -104,7 +104,8 @@ static pvk_result on_draw(void *user, const pvk_draw_packet *d)
     (void)user;
     if (draw_count < 64) {
         draws[draw_count] = *d;
-        draws[draw_count].tris = NULL; /* not kept past the call */
+        draws[draw_count].verts = NULL; /* not kept past the call */
+        draws[draw_count].index = NULL;
     }
     draw_count++;
     return draw_result;

@@ -173,8 +173,9 @@ typedef enum pvk_draw_kind {
 typedef struct pvk_draw_packet {
     pvk_draw_kind kind;
     uint32_t vertices;               /* vertices the guest submitted (immediate: 1 per triangle's last) */
-    const pvk_vertex *tris;          /* triangle list, 3 per triangle */
-    uint32_t tri_vertices;
+    const pvk_vertex *verts;         /* the shaded vertices ... */
+    const uint32_t *index;           /* ... and the triangle list over them, 3 per triangle */
+    uint32_t tri_vertices;           /* entries of `index` */
     pvk_fb_desc fb;
     pvk_raster_desc raster;
     pvk_pipe_key pipe;

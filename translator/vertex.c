@@ -44,7 +44,7 @@ static pvk_result charge_vertices(pvk_pica *p, uint32_t n)
 /* Pixels a triangle can cover: its window bounding box clipped to the
  * viewport and the framebuffer; the whole clip rectangle when a vertex is at
  * or behind the eye (w <= 0) or not a number. */
-static double tri_area(const pvk_vertex *t, const float vp[4], double fw, double fh)
+static double tri_area(const pvk_vertex *verts, const uint32_t *index, const float vp[4], double fw, double fh)
 {
     double cx0 = vp[0] > 0 ? vp[0] : 0, cy0 = vp[1] > 0 ? vp[1] : 0;
     double cx1 = (double)vp[0] + vp[2], cy1 = (double)vp[1] + vp[3];
@@ -53,10 +53,11 @@ static double tri_area(const pvk_vertex *t, const float vp[4], double fw, double
         return 0;
     double x0 = cx1, y0 = cy1, x1 = cx0, y1 = cy0;
     for (int k = 0; k < 3; k++) {
-        double w = t[k].pos[3];
+        const float *pos = verts[index[k]].pos;
+        double w = pos[3];
         if (!(w > 0))
             return (cx1 - cx0) * (cy1 - cy0);
-        double x = vp[0] + (t[k].pos[0] / w + 1) * 0.5 * vp[2], y = vp[1] + (t[k].pos[1] / w + 1) * 0.5 * vp[3];
+        double x = vp[0] + (pos[0] / w + 1) * 0.5 * vp[2], y = vp[1] + (pos[1] / w + 1) * 0.5 * vp[3];
         if (x != x || y != y)
             return (cx1 - cx0) * (cy1 - cy0);
         x0 = x < x0 ? x : x0, x1 = x > x1 ? x : x1, y0 = y < y0 ? y : y0, y1 = y > y1 ? y : y1;
@@ -70,7 +71,7 @@ static pvk_result charge_area(pvk_pica *p, const pvk_draw_packet *pk)
 {
     double fw = pk->fb.width, fh = pk->fb.height, area = fw * fh;
     for (uint32_t k = 0; k + 3 <= pk->tri_vertices && area <= (double)p->area_budget; k += 3)
-        area += tri_area(&pk->tris[k], pk->raster.viewport, fw, fh);
+        area += tri_area(pk->verts, pk->index + k, pk->raster.viewport, fw, fh);
     if (area > (double)p->area_budget) {
         p->area_budget = 0;
         return over_budget(p, "pixels", p->area_limit ? p->area_limit : PVK_AREA_BUDGET);
@@ -180,8 +181,7 @@ pvk_result pvk_vertex_draw(pvk_pica *p, bool elements)
         return r;
     pvk_vertex *verts = malloc(sizeof *verts * count);
     uint32_t *idx = malloc(sizeof *idx * 3 * (size_t)count);
-    pvk_vertex *tris = malloc(sizeof *tris * 3 * (size_t)count);
-    if (!verts || !idx || !tris) {
+    if (!verts || !idx) {
         r = PVK_ERROR_OUT_OF_MEMORY;
         goto out;
     }
@@ -198,16 +198,14 @@ pvk_result pvk_vertex_draw(pvk_pica *p, bool elements)
     uint32_t mode = pvk_primitive_mode(p->regs[PVK_GPUREG_PRIMITIVE_CONFIG]);
     check_geometry_stage(p, mode);
     uint32_t n = pvk_assemble_triangles(mode, count, idx);
-    for (uint32_t k = 0; k < n; k++)
-        tris[k] = verts[idx[k]];
-    pk.tris = tris;
+    pk.verts = verts;
+    pk.index = idx;
     pk.tri_vertices = n;
     if (n && !(r = charge_area(p, &pk)))
         r = submit(p, &pk);
 out:
     free(verts);
     free(idx);
-    free(tris);
     return r == PVK_ERROR_OUT_OF_RANGE || r == PVK_ERROR_BAD_PARAMETERS ? PVK_SUCCESS : r;
 }
 
@@ -264,7 +262,8 @@ pvk_result pvk_vertex_immediate(pvk_pica *p, const uint32_t (*attrs)[4], uint32_
     }
     if (!done)
         return PVK_SUCCESS;
-    pvk_draw_packet pk = {.kind = PVK_DRAW_IMMEDIATE, .vertices = 1, .tris = tri, .tri_vertices = 3};
+    static const uint32_t tri_index[3] = {0, 1, 2};
+    pvk_draw_packet pk = {.kind = PVK_DRAW_IMMEDIATE, .vertices = 1, .verts = tri, .index = tri_index, .tri_vertices = 3};
     if (!packet_state(p, &pk))
         return PVK_SUCCESS;
     if ((r = charge_area(p, &pk)))
