@@ -1,0 +1,170 @@
+/* Pipeline and fragment-shader keys (translator/fs_key.c), without a device:
+ * the same register state gives the same bytes and hash whatever the output
+ * structs held before; every register field that is part of a key changes
+ * the key; fields outside the key (uniforms, dynamic state) do not; padding
+ * stays zero. */
+#include <xxhash.h>
+
+#include "harness.h"
+#include "translator/regs.h"
+#include "translator/translator.h"
+
+typedef struct keys {
+    pvk_pipe_key pipe;
+    pvk_fs_key fs;
+    pvk_fs_uniforms uni;
+    uint32_t blend_color;
+} keys;
+
+static void get(const pvk_pica *p, keys *k, int garbage)
+{
+    memset(k, garbage, sizeof *k); /* decoding must overwrite every byte */
+    pvk_frag_state_get(p, &k->pipe, &k->fs, &k->uni, &k->blend_color);
+}
+
+static int same_keys(const keys *a, const keys *b)
+{
+    return !memcmp(&a->pipe, &b->pipe, sizeof a->pipe) && !memcmp(&a->fs, &b->fs, sizeof a->fs);
+}
+
+/* citro3d's state after C3D_Init plus one C3D_TexEnv and C3D_AlphaBlend. */
+static void citro3d_defaults(pvk_pica *p)
+{
+    pvk_pica_reset(p);
+    uint32_t *r = p->regs;
+    r[PVK_GPUREG_COLOR_OPERATION] = 0x00E40100;
+    r[PVK_GPUREG_BLEND_FUNC] = 0x76760000;
+    r[PVK_GPUREG_LOGIC_OP] = 3;
+    r[PVK_GPUREG_DEPTH_COLOR_MASK] = 0x1F61; /* depth GREATER, RGBA and depth writes */
+    r[PVK_GPUREG_COLORBUFFER_WRITE] = 0xF;
+    r[PVK_GPUREG_TEXENV0_SOURCE] = 0x00E000E0;
+    r[PVK_GPUREG_TEXENV0_COMBINER] = 0x00010001;
+    r[PVK_GPUREG_TEXENV0_COLOR] = 0x80FFFF80;
+}
+
+/* One register field: flipping `bits` of register `reg` must (or must not)
+ * change a key. */
+typedef struct field {
+    const char *name;
+    uint16_t reg;
+    uint32_t bits;
+    int in_key;
+} field;
+
+int main(void)
+{
+    _Static_assert(sizeof(pvk_pipe_key) == 12, "the test knows the pipeline key's size");
+    static pvk_pica pa, pb;
+    keys a, b;
+    (void)th_context; /* keys need no device */
+    (void)th_release;
+
+    /* 1. determinism: two register files with the same values, outputs
+     * prefilled with different garbage, registers outside the keys differing */
+    citro3d_defaults(&pa);
+    citro3d_defaults(&pb);
+    pb.regs[PVK_GPUREG_VIEWPORT_WIDTH] = 0x123456;
+    pb.regs[PVK_GPUREG_DEPTHMAP_SCALE] = 0x3F0000;
+    get(&pa, &a, 0x00);
+    get(&pb, &b, 0xA5);
+    CHECK(same_keys(&a, &b));
+    CHECK_EQ(XXH3_64bits(&a.pipe, sizeof a.pipe), XXH3_64bits(&b.pipe, sizeof b.pipe));
+    CHECK_EQ(XXH3_64bits(&a.fs, sizeof a.fs), XXH3_64bits(&b.fs, sizeof b.fs));
+    /* padding is zero, so memcmp and the hash see only fields */
+    for (size_t i = 0; i < sizeof b.pipe.pad; i++)
+        CHECK_EQ(b.pipe.pad[i], 0);
+    /* the defaults decode as citro3d meant them */
+    CHECK_EQ(a.pipe.blend, 1);
+    CHECK_EQ(a.pipe.rgb_src, 6);
+    CHECK_EQ(a.pipe.rgb_dst, 7);
+    CHECK_EQ(a.pipe.color_mask, 0xF);
+    CHECK_EQ(a.fs.stage[0].rgb_src[1], 14);
+    CHECK_EQ(a.fs.stage[0].rgb_combine, 1);
+    CHECK_EQ(a.uni.tev_color[0], 0x80FFFF80);
+
+    /* 2. every field of the keys, and fields that must stay out of them */
+    static const field fields[] = {
+        {"blend mode", PVK_GPUREG_COLOR_OPERATION, 1u << 8, 1},
+        {"RGB equation", PVK_GPUREG_BLEND_FUNC, 0x1, 1},
+        {"alpha equation", PVK_GPUREG_BLEND_FUNC, 0x100, 1},
+        {"RGB source factor", PVK_GPUREG_BLEND_FUNC, 0x10000, 1},
+        {"RGB destination factor", PVK_GPUREG_BLEND_FUNC, 0x100000, 1},
+        {"alpha source factor", PVK_GPUREG_BLEND_FUNC, 0x1000000, 1},
+        {"alpha destination factor", PVK_GPUREG_BLEND_FUNC, 0x10000000, 1},
+        {"red write", PVK_GPUREG_DEPTH_COLOR_MASK, 1u << 8, 1},
+        {"alpha write", PVK_GPUREG_DEPTH_COLOR_MASK, 1u << 11, 1},
+        {"colour buffer write access", PVK_GPUREG_COLORBUFFER_WRITE, 0xF, 1},
+        {"TEV 0 RGB source 0", PVK_GPUREG_TEXENV0_SOURCE, 0x1, 1},
+        {"TEV 0 alpha source 2", PVK_GPUREG_TEXENV0_SOURCE, 0x1u << 24, 1},
+        {"TEV 0 RGB operand 1", PVK_GPUREG_TEXENV0_OPERAND, 0x10, 1},
+        {"TEV 0 alpha operand 2", PVK_GPUREG_TEXENV0_OPERAND, 0x1u << 20, 1},
+        {"TEV 0 RGB combine", PVK_GPUREG_TEXENV0_COMBINER, 0x2, 1},
+        {"TEV 0 alpha combine", PVK_GPUREG_TEXENV0_COMBINER, 0x20000, 1},
+        {"TEV 0 RGB scale", PVK_GPUREG_TEXENV0_SCALE, 0x1, 1},
+        {"TEV 0 alpha scale", PVK_GPUREG_TEXENV0_SCALE, 0x10000, 1},
+        {"TEV 3 RGB source 1", PVK_GPUREG_TEXENV3_SOURCE, 0x10, 1},
+        {"TEV 5 alpha combine", PVK_GPUREG_TEXENV5_COMBINER, 0x10000, 1},
+        {"buffer RGB update stage 1", PVK_GPUREG_TEXENV_UPDATE_BUFFER, 1u << 9, 1},
+        {"buffer alpha update stage 3", PVK_GPUREG_TEXENV_UPDATE_BUFFER, 1u << 15, 1},
+        {"alpha test enable", PVK_GPUREG_FRAGOP_ALPHA_TEST, 0x1, 1},
+        /* uniforms and dynamic state: the same pipeline and shader */
+        {"TEV 0 constant colour", PVK_GPUREG_TEXENV0_COLOR, 0xFF, 0},
+        {"TEV buffer colour", PVK_GPUREG_TEXENV_BUFFER_COLOR, 0xFF00, 0},
+        {"blend colour", PVK_GPUREG_BLEND_COLOR, 0xFF, 0},
+        {"alpha test reference", PVK_GPUREG_FRAGOP_ALPHA_TEST, 0xFF00, 0},
+        {"depth function", PVK_GPUREG_DEPTH_COLOR_MASK, 0x70, 0},
+        {"depth write", PVK_GPUREG_DEPTH_COLOR_MASK, 1u << 12, 0},
+        {"logic op (blend mode on)", PVK_GPUREG_LOGIC_OP, 0x5, 0},
+        {"viewport", PVK_GPUREG_VIEWPORT_XY, 0x10, 0},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        const field *f = &fields[i];
+        citro3d_defaults(&pb);
+        pb.regs[f->reg] ^= f->bits;
+        get(&pb, &b, (int)i);
+        int differs = !same_keys(&a, &b);
+        if (differs != f->in_key)
+            fprintf(stderr, "field '%s': key %s, expected %s\n", f->name, differs ? "changed" : "unchanged",
+                    f->in_key ? "a change" : "none");
+        CHECK_EQ(differs, f->in_key);
+        if (f->in_key) /* a different key is a different hash (no collision among these few) */
+            CHECK(XXH3_64bits(&a.pipe, sizeof a.pipe) != XXH3_64bits(&b.pipe, sizeof b.pipe) ||
+                  XXH3_64bits(&a.fs, sizeof a.fs) != XXH3_64bits(&b.fs, sizeof b.fs));
+    }
+
+    /* 3. logic-op mode: the blend registers leave the key, the logic op enters it */
+    citro3d_defaults(&pa);
+    pa.regs[PVK_GPUREG_COLOR_OPERATION] &= ~(1u << 8);
+    get(&pa, &a, 0);
+    citro3d_defaults(&pb);
+    pb.regs[PVK_GPUREG_COLOR_OPERATION] &= ~(1u << 8);
+    pb.regs[PVK_GPUREG_BLEND_FUNC] ^= 0x12345;
+    get(&pb, &b, 0x5A);
+    CHECK(same_keys(&a, &b));
+    pb.regs[PVK_GPUREG_LOGIC_OP] = 0xC;
+    get(&pb, &b, 0);
+    CHECK(!same_keys(&a, &b));
+    CHECK_EQ(b.pipe.logic_op, 0xC);
+    CHECK_EQ(b.pipe.rgb_src, 0);
+
+    /* 4. no colour-buffer write access: no channel in the mask, whatever
+     * DEPTH_COLOR_MASK says (a depth-only pass) */
+    citro3d_defaults(&pb);
+    pb.regs[PVK_GPUREG_COLORBUFFER_WRITE] = 0;
+    get(&pb, &b, 0x77);
+    CHECK_EQ(b.pipe.color_mask, 0);
+
+    /* 5. the alpha function is in the key only while the test is on */
+    citro3d_defaults(&pa);
+    citro3d_defaults(&pb);
+    pb.regs[PVK_GPUREG_FRAGOP_ALPHA_TEST] = 0x40; /* function 4, disabled */
+    get(&pa, &a, 0);
+    get(&pb, &b, 0);
+    CHECK(same_keys(&a, &b));
+    pa.regs[PVK_GPUREG_FRAGOP_ALPHA_TEST] = 0x41;
+    pb.regs[PVK_GPUREG_FRAGOP_ALPHA_TEST] = 0x51;
+    get(&pa, &a, 0);
+    get(&pb, &b, 0);
+    CHECK(!same_keys(&a, &b));
+    return th_finish("test_keys");
+}
