@@ -137,6 +137,29 @@ static void elements_mode3(const pt tri[3])
     CHECK_EQ(b.unsupported, a.unsupported + 1);
 }
 
+/* Gas and shadow fragment modes (COLOR_OPERATION bits 0-1 = 1, 3) do not
+ * exist yet: the draw still renders as mode 0, and every such draw counts as
+ * unsupported (logged once per mode). */
+static void fragment_modes(const pt tri[3])
+{
+    put_vertices(tri, 3, RED, 0, 0);
+    pvk_stats a, b;
+    pvk_get_stats(ctx, &a);
+    for (uint32_t mode = 0; mode < 4; mode++) {
+        clear_fb();
+        reg(PVK_GPUREG_COLOR_OPERATION, 0x00E40100 | mode);
+        draw_arrays(0, 3);
+        expect_cover(tri, 1, 0xFF0000FF, 0, 0, -1, -1, 0);
+    }
+    for (uint32_t i = 0; i < 2; i++) { /* a second gas draw: counted, not logged again */
+        reg(PVK_GPUREG_COLOR_OPERATION, 0x00E40101);
+        draw_arrays(0, 3);
+    }
+    merger_replace();
+    pvk_get_stats(ctx, &b);
+    CHECK_EQ(b.unsupported, a.unsupported + 5);
+}
+
 /* A runaway vertex shader fed by immediate-mode vertices from a command
  * list that jumps to itself: the list stops after the first runaway vertex
  * (logged, counted) instead of running 65536 jumps of million-step shaders. */
@@ -273,6 +296,7 @@ int main(void)
         CHECK_EQ(other, 0);
         setup_fb(0);
         elements_mode3(ccw);
+        fragment_modes(ccw);
         pvk_stats st;
         pvk_get_stats(ctx, &st);
         CHECK_EQ(st.bad_input, 0);

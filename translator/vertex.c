@@ -124,6 +124,18 @@ static bool packet_state(pvk_pica *p, pvk_draw_packet *pk)
         pvk_pica_bad_input(p, "draw: depth buffer format 1 is reserved; dropped");
         return false;
     }
+    /* Gas (1) and shadow (3) rendering, and the undocumented mode 2, do not
+     * exist yet: such draws render as mode 0, counted every draw, logged once. */
+    uint32_t mode = pvk_colorop_fragment_mode(p->regs[PVK_GPUREG_COLOR_OPERATION]);
+    if (mode) {
+        if (!(p->fragmode_logged & (1u << mode))) {
+            pvk_pica_unsupported(p, "draw: fragment operation mode %u (%s) is drawn as the default mode", mode,
+                                 mode == 1 ? "gas" : mode == 3 ? "shadow" : "undocumented");
+            p->fragmode_logged |= 1u << mode;
+        } else {
+            pvk_pica_count(p, PVK_PICA_UNSUPPORTED, 1);
+        }
+    }
     return true;
 }
 
