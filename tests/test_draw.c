@@ -155,9 +155,11 @@ static void fragment_modes(const pt tri[3])
         reg(PVK_GPUREG_COLOR_OPERATION, 0x00E40101);
         draw_arrays(0, 3);
     }
+    reg(PVK_GPUREG_COLOR_OPERATION, 0x02E40100); /* bit 25, "render nothing?" in the seed */
+    draw_arrays(0, 3);
     merger_replace();
     pvk_get_stats(ctx, &b);
-    CHECK_EQ(b.unsupported, a.unsupported + 5);
+    CHECK_EQ(b.unsupported, a.unsupported + 6);
 }
 
 /* A runaway vertex shader fed by immediate-mode vertices from a command

@@ -246,7 +246,7 @@ typedef struct pvk_pica {
     pvk_vertex imm_tri[3];                                /* immediate mode: what the next triangle needs */
     uint32_t imm_vertices;                                /* vertices of the current primitive */
     bool gs_logged;
-    uint32_t fragmode_logged;                             /* bit per COLOR_OPERATION fragment mode warned of */
+    uint32_t fragmode_logged;                             /* warned of: bit per fragment mode, bit 4 bits 24-25 */
     uint32_t overflow_logged;                             /* bit per FIFO: logged this kick */
     uint64_t irq_active;                                  /* enabled IRQ compare matches */
     pvk_result error;                                     /* why a list stopped */

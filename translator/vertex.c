@@ -126,7 +126,19 @@ static bool packet_state(pvk_pica *p, pvk_draw_packet *pk)
     }
     /* Gas (1) and shadow (3) rendering, and the undocumented mode 2, do not
      * exist yet: such draws render as mode 0, counted every draw, logged once. */
-    uint32_t mode = pvk_colorop_fragment_mode(p->regs[PVK_GPUREG_COLOR_OPERATION]);
+    uint32_t colorop = p->regs[PVK_GPUREG_COLOR_OPERATION];
+    /* Bits 24 ("only each 2nd line") and 25 ("nothing") carry question
+     * marks in the seed and no program or test is known to set them. */
+    if ((colorop >> 24) & 3) {
+        if (!(p->fragmode_logged & (1u << 4))) {
+            pvk_pica_unsupported(p, "draw: COLOR_OPERATION bits 24-25 = %u are not emulated; drawn as 0",
+                                 (colorop >> 24) & 3);
+            p->fragmode_logged |= 1u << 4;
+        } else {
+            pvk_pica_count(p, PVK_PICA_UNSUPPORTED, 1);
+        }
+    }
+    uint32_t mode = pvk_colorop_fragment_mode(colorop);
     if (mode) {
         if (!(p->fragmode_logged & (1u << mode))) {
             pvk_pica_unsupported(p, "draw: fragment operation mode %u (%s) is drawn as the default mode", mode,
