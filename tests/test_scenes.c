@@ -1,6 +1,7 @@
 /* Every scene script in tests/scenes/ runs in a fresh context and must pass its probes;
  * malformed scripts are refused with the line named, never crash. */
 #include <dirent.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "tools/tools.h"
@@ -75,6 +76,9 @@ int main(void)
         "shader vs\n    .proc main\n    end\n    .end\n",
         "mem 0x18000000 f32 1.0 x\n",
         "probe color 0 0 rgba(0,0,0,0)\n",
+        "save color\n",
+        "save depth x\n",
+        "save color ../x\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int failures = 0;
@@ -84,5 +88,29 @@ int main(void)
         CHECK_EQ(r, PVK_ERROR_BAD_DATA);
         CHECK(strstr(th_last_error, "inline:") != NULL);
     }
+
+    /* `save color NAME` writes a PNG of the colour buffer only when asked to
+     * (PVK_SCENE_OUT, `picavk run -o DIR`) */
+    static const char save[] = "reg GPUREG_COLORBUFFER_FORMAT = 2\nreg GPUREG_COLORBUFFER_LOC = 0x03000000\n"
+                               "reg GPUREG_FRAMEBUFFER_DIM = 0x01007010\nmem 0x18000000 fill 2048 0x7F\n"
+                               "save color scene_save\n";
+    char dir[] = "/tmp/picavk-scene-XXXXXX", png[128];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(png, sizeof png, "%s/scene_save.png", dir);
+    CHECK_EQ(run_text(save, &f), PVK_SUCCESS);
+    CHECK(access(png, F_OK) != 0);
+    setenv("PVK_SCENE_OUT", dir, 1);
+    CHECK_EQ(run_text(save, &f), PVK_SUCCESS);
+    unsetenv("PVK_SCENE_OUT");
+    FILE *pf = fopen(png, "rb");
+    unsigned char sig[8] = {0};
+    CHECK(pf != NULL);
+    if (pf) {
+        CHECK_EQ(fread(sig, 1, 8, pf), 8);
+        fclose(pf);
+    }
+    CHECK(!memcmp(sig, "\x89PNG\r\n\x1a\n", 8));
+    remove(png);
+    rmdir(dir);
     return th_finish("test_scenes");
 }

@@ -24,7 +24,8 @@ static void usage(FILE *f)
             "                    a 3D frame: DIR/top-<format>.png, bottom-<format>.png, top.png,\n"
             "                    top-right.png, bottom.png (default DIR: .); --trace records the\n"
             "                    session for `picavk replay`\n"
-            "  run SCENE.pvs...  run scene scripts; prints PASS/FAIL per script\n"
+            "  run [-o DIR] SCENE.pvs...  run scene scripts; prints PASS/FAIL per script;\n"
+            "                    -o DIR: `save color NAME` statements write DIR/NAME.png\n"
             "  replay TRACE [-o DIR] [--quiet]\n"
             "                    replay a picavk trace (.pvt) or a Citra CiTrace (.ctf) headless:\n"
             "                    DIR/frameNNNN-*.png and DIR/hashes.txt, a hash per frame (DIR: .);\n"
@@ -482,11 +483,17 @@ int main(int argc, char **argv)
         return cmd_demo(dir, trace);
     }
     if (!strcmp(cmd, "run")) {
-        if (argc < 3) {
-            fprintf(stderr, "usage: picavk run SCENE.pvs [SCENE.pvs ...]\n");
+        int first = 2;
+        if (argc > 3 && !strcmp(argv[2], "-o")) { /* `save color NAME` statements write DIR/NAME.png */
+            if (setenv("PVK_SCENE_OUT", argv[3], 1))
+                return fail("cannot set PVK_SCENE_OUT", PVK_ERROR_OUT_OF_MEMORY);
+            first = 4;
+        }
+        if (argc <= first) {
+            fprintf(stderr, "usage: picavk run [-o DIR] SCENE.pvs [SCENE.pvs ...]\n");
             return 2;
         }
-        return cmd_run(argc - 2, argv + 2);
+        return cmd_run(argc - first, argv + first);
     }
     if (!strcmp(cmd, "replay")) {
         const char *trace = NULL, *dir = ".";

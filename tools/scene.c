@@ -421,30 +421,20 @@ static pvk_result shader_line(scene *s, const char *line)
     return PVK_SUCCESS;
 }
 
-/* `probe color X Y rgba(...)`: window pixel (x, y up) of the colour buffer
- * the PICA registers name, decoded from its tiled guest bytes. */
-static pvk_result probe_color(scene *s, char *p)
+/* Window pixel (x, y up) of the colour buffer `fb` as R, G, B, A bytes,
+ * decoded from its tiled guest bytes (8x8 tiles in Morton order, rows of
+ * tiles from the top of the buffer).  False outside guest memory. */
+static bool color_at(scene *s, const pvk_framebuffer_info *fb, uint32_t x, uint32_t y, uint32_t g[4])
 {
-    uint32_t x, y, c[4];
-    if (!parse_u32(token(&p), &x) || !parse_u32(token(&p), &y) ||
-        sscanf(skip_ws(p), "rgba(%u,%u,%u,%u)", &c[0], &c[1], &c[2], &c[3]) != 4)
-        return fail(s, "expected 'probe color X Y rgba(R,G,B,A)'");
-    pvk_framebuffer_info fb;
-    pvk_get_framebuffer(s->ctx, &fb);
-    uint32_t w = fb.width, h = fb.height, fmt = fb.color_format, b = fb.color_bpp;
-    if (x >= w || y >= h || !b)
-        return fail(s, "(%u,%u) is outside the %ux%u colour buffer (or its format %u is unknown)", x, y, w, h, fmt);
-    /* 8x8 tiles in Morton order, rows of tiles from the top of the buffer */
+    uint32_t w = fb->width, h = fb->height, b = fb->color_bpp;
     uint32_t row = h - 1 - y;
     uint32_t m = (x & 1) | (row & 1) << 1 | (x & 2) << 1 | (row & 2) << 2 | (x & 4) << 2 | (row & 4) << 3;
-    uint32_t addr = fb.color_addr + ((row & ~7u) * w + (x & ~7u) * 8 + m) * b;
-    pvk_guest_flush(s->ctx, addr, b);
+    uint32_t addr = fb->color_addr + ((row & ~7u) * w + (x & ~7u) * 8 + m) * b;
     const uint8_t *q = pvk_guest_ptr(s->ctx, addr, b);
     if (!q)
-        return fail(s, "the colour buffer is outside guest memory");
+        return false;
     uint32_t v = q[0] | (b > 1 ? q[1] << 8 : 0) | (b > 2 ? q[2] << 16 : 0) | (b > 3 ? (uint32_t)q[3] << 24 : 0);
-    uint32_t g[4];
-    switch (fmt) {
+    switch (fb->color_format) {
     case 0: g[0] = v >> 24, g[1] = (v >> 16) & 255, g[2] = (v >> 8) & 255, g[3] = v & 255; break;
     case 1: g[0] = v >> 16, g[1] = (v >> 8) & 255, g[2] = v & 255, g[3] = 255; break;
     case 2: g[0] = (v >> 11) * 255 / 31, g[1] = ((v >> 6) & 31) * 255 / 31, g[2] = ((v >> 1) & 31) * 255 / 31,
@@ -453,12 +443,77 @@ static pvk_result probe_color(scene *s, char *p)
             break;
     default: g[0] = (v >> 12) * 17, g[1] = ((v >> 8) & 15) * 17, g[2] = ((v >> 4) & 15) * 17, g[3] = (v & 15) * 17;
     }
+    return true;
+}
+
+static pvk_result color_buffer(scene *s, pvk_framebuffer_info *fb)
+{
+    pvk_get_framebuffer(s->ctx, fb);
+    if (!fb->width || !fb->height || !fb->color_bpp)
+        return fail(s, "the colour buffer (%ux%u, format %u) is not drawable", fb->width, fb->height,
+                    fb->color_format);
+    pvk_guest_flush(s->ctx, fb->color_addr, fb->width * fb->height * fb->color_bpp);
+    return PVK_SUCCESS;
+}
+
+/* `probe color X Y rgba(...)`: window pixel (x, y up) of the colour buffer
+ * the PICA registers name. */
+static pvk_result probe_color(scene *s, char *p)
+{
+    uint32_t x, y, c[4], g[4];
+    if (!parse_u32(token(&p), &x) || !parse_u32(token(&p), &y) ||
+        sscanf(skip_ws(p), "rgba(%u,%u,%u,%u)", &c[0], &c[1], &c[2], &c[3]) != 4)
+        return fail(s, "expected 'probe color X Y rgba(R,G,B,A)'");
+    pvk_framebuffer_info fb;
+    pvk_result r = color_buffer(s, &fb);
+    if (r)
+        return r;
+    if (x >= fb.width || y >= fb.height)
+        return fail(s, "(%u,%u) is outside the %ux%u colour buffer", x, y, fb.width, fb.height);
+    if (!color_at(s, &fb, x, y, g))
+        return fail(s, "the colour buffer is outside guest memory");
     if (memcmp(g, c, sizeof g)) {
         s->failures++;
         say(s->ctx, PVK_LOG_ERROR, "%s:%d: probe color %u %u: got rgba(%u,%u,%u,%u), want rgba(%u,%u,%u,%u)",
                 s->name, s->line, x, y, g[0], g[1], g[2], g[3], c[0], c[1], c[2], c[3]);
     }
     return PVK_SUCCESS;
+}
+
+/* `save color NAME`: the colour buffer as $PVK_SCENE_OUT/NAME.png (window y
+ * up is the picture's up), for a person to look at; nothing without the
+ * variable (`picavk run -o DIR` sets it). */
+static pvk_result st_save(scene *s, char *p)
+{
+    char *what = token(&p), *name = token(&p);
+    if (!what || strcmp(what, "color") || !name || token(&p) || strchr(name, '/'))
+        return fail(s, "expected 'save color NAME' (a plain file name)");
+    const char *dir = getenv("PVK_SCENE_OUT");
+    if (!dir || !*dir)
+        return PVK_SUCCESS;
+    pvk_framebuffer_info fb;
+    pvk_result r = color_buffer(s, &fb);
+    if (r)
+        return r;
+    uint8_t *px = malloc((size_t)fb.width * fb.height * 4);
+    if (!px)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    for (uint32_t y = 0; y < fb.height && !r; y++)
+        for (uint32_t x = 0; x < fb.width; x++) {
+            uint32_t g[4];
+            if (!color_at(s, &fb, x, y, g)) {
+                r = fail(s, "the colour buffer is outside guest memory");
+                break;
+            }
+            uint8_t *o = px + ((size_t)(fb.height - 1 - y) * fb.width + x) * 4;
+            o[0] = (uint8_t)g[0], o[1] = (uint8_t)g[1], o[2] = (uint8_t)g[2], o[3] = (uint8_t)g[3];
+        }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.png", dir, name);
+    if (!r && (r = pvk_write_png(path, px, fb.width, fb.height, (size_t)fb.width * 4)))
+        fail(s, "cannot write %s", path);
+    free(px);
+    return r;
 }
 
 static pvk_result st_probe(scene *s, char *p)
@@ -639,6 +694,8 @@ static pvk_result statement(scene *s, char *line)
         return st_probe(s, p);
     if (!strcmp(kw, "expect"))
         return st_expect(s, p);
+    if (!strcmp(kw, "save"))
+        return st_save(s, p);
     return fail(s, "unknown statement '%s'", kw);
 }
 
