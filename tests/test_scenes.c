@@ -76,6 +76,9 @@ int main(void)
         "shader vs\n    .proc main\n    end\n    .end\n",
         "mem 0x18000000 f32 1.0 x\n",
         "probe color 0 0 rgba(0,0,0,0)\n",
+        "reg GPUREG_COLORBUFFER_FORMAT = 2\nreg GPUREG_FRAMEBUFFER_DIM = 0x01007010\nprobe color 0 0 rgba(0,0,0,0) within\n",
+        "reg GPUREG_COLORBUFFER_FORMAT = 2\nreg GPUREG_FRAMEBUFFER_DIM = 0x01007010\nprobe color 0 0 rgba(0,0,0,0) within 300\n",
+        "reg GPUREG_COLORBUFFER_FORMAT = 2\nreg GPUREG_FRAMEBUFFER_DIM = 0x01007010\nprobe color 0 0 rgba(0,0,0,0) near 3\n",
         "save color\n",
         "save depth x\n",
         "save color ../x\n",
@@ -99,6 +102,13 @@ int main(void)
     snprintf(png, sizeof png, "%s/scene_save.png", dir);
     CHECK_EQ(run_text(save, &f), PVK_SUCCESS);
     CHECK(access(png, F_OK) != 0);
+    /* a probe with a tolerance: 0x7F7F7F7F read as R, G, B, A = 127 */
+    static const char near[] = "reg GPUREG_COLORBUFFER_FORMAT = 2\nreg GPUREG_COLORBUFFER_LOC = 0x03000000\n"
+                               "reg GPUREG_FRAMEBUFFER_DIM = 0x01007010\nmem 0x18000000 fill 2048 0x7F\n"
+                               "probe color 3 3 rgba(128, 126, 127, 128) within 1\n"
+                               "probe color 3 3 rgba(129,127,127,127) within 1\n";
+    CHECK_EQ(run_text(near, &f), PVK_SUCCESS);
+    CHECK_EQ(f, 1);
     setenv("PVK_SCENE_OUT", dir, 1);
     CHECK_EQ(run_text(save, &f), PVK_SUCCESS);
     unsetenv("PVK_SCENE_OUT");

@@ -460,10 +460,15 @@ static pvk_result color_buffer(scene *s, pvk_framebuffer_info *fb)
  * the PICA registers name. */
 static pvk_result probe_color(scene *s, char *p)
 {
-    uint32_t x, y, c[4], g[4];
-    if (!parse_u32(token(&p), &x) || !parse_u32(token(&p), &y) ||
-        sscanf(skip_ws(p), "rgba(%u,%u,%u,%u)", &c[0], &c[1], &c[2], &c[3]) != 4)
-        return fail(s, "expected 'probe color X Y rgba(R,G,B,A)'");
+    uint32_t x, y, c[4], g[4], within = 0;
+    char *end = NULL;
+    if (!parse_u32(token(&p), &x) || !parse_u32(token(&p), &y) || !(end = strchr(p, ')')) ||
+        sscanf(skip_ws(p), "rgba(%u ,%u ,%u ,%u )", &c[0], &c[1], &c[2], &c[3]) != 4)
+        return fail(s, "expected 'probe color X Y rgba(R,G,B,A) [within N]'");
+    p = end + 1;
+    char *kw = token(&p);
+    if (kw && (strcmp(kw, "within") || !parse_u32(token(&p), &within) || within > 255 || token(&p)))
+        return fail(s, "expected 'within N' (0..255) after the colour");
     pvk_framebuffer_info fb;
     pvk_result r = color_buffer(s, &fb);
     if (r)
@@ -472,10 +477,13 @@ static pvk_result probe_color(scene *s, char *p)
         return fail(s, "(%u,%u) is outside the %ux%u colour buffer", x, y, fb.width, fb.height);
     if (!color_at(s, &fb, x, y, g))
         return fail(s, "the colour buffer is outside guest memory");
-    if (memcmp(g, c, sizeof g)) {
+    bool off = false;
+    for (int i = 0; i < 4; i++)
+        off |= (g[i] > c[i] ? g[i] - c[i] : c[i] - g[i]) > within;
+    if (off) {
         s->failures++;
-        say(s->ctx, PVK_LOG_ERROR, "%s:%d: probe color %u %u: got rgba(%u,%u,%u,%u), want rgba(%u,%u,%u,%u)",
-                s->name, s->line, x, y, g[0], g[1], g[2], g[3], c[0], c[1], c[2], c[3]);
+        say(s->ctx, PVK_LOG_ERROR, "%s:%d: probe color %u %u: got rgba(%u,%u,%u,%u), want rgba(%u,%u,%u,%u) within %u",
+                s->name, s->line, x, y, g[0], g[1], g[2], g[3], c[0], c[1], c[2], c[3], within);
     }
     return PVK_SUCCESS;
 }
