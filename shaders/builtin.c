@@ -8,6 +8,7 @@
 #include "fill.comp.spv.h"
 #include "scanout.comp.spv.h"
 #include "texture_copy.comp.spv.h"
+#include "texture_decode.comp.spv.h"
 #include "draw.vert.spv.h"
 
 pvk_spirv pvk_builtin_spirv(int pipe)
@@ -19,6 +20,7 @@ pvk_spirv pvk_builtin_spirv(int pipe)
     case PVK_PIPE_TEXTURE_COPY: return (pvk_spirv){pvk_spv_texture_copy_comp, sizeof pvk_spv_texture_copy_comp};
     case PVK_PIPE_SCANOUT: return (pvk_spirv){pvk_spv_scanout_comp, sizeof pvk_spv_scanout_comp};
     case PVK_PIPE_DEPTH_IO: return (pvk_spirv){pvk_spv_depth_io_comp, sizeof pvk_spv_depth_io_comp};
+    case PVK_PIPE_TEXTURE_DECODE: return (pvk_spirv){pvk_spv_texture_decode_comp, sizeof pvk_spv_texture_decode_comp};
     }
     return (pvk_spirv){0, 0};
 }

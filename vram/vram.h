@@ -259,4 +259,68 @@ void pvk_transfer_record_convert(pvk_context *ctx, struct pvk_op *op, pvk_buffer
                                  pvk_buffer_range dst, uint32_t dst_sub, uint32_t in_width, uint32_t w, uint32_t h,
                                  uint32_t in_fmt, uint32_t out_fmt, uint32_t mode);
 
+/* ==== textures (vram/texture.c) ====
+ * A PICA texture in guest memory decoded into a VkImage by a compute shader
+ * (shaders/texture_decode.comp), all 14 formats, with its mip levels and, for
+ * cube maps, six faces.  This slice decodes on request; draws do not sample
+ * yet, and textures are not surfaces of the cache yet. */
+
+/* GPUREG_TEXUNITi_TYPE values (seed 001; libctru GPU_TEXCOLOR). */
+enum {
+    PVK_TEX_RGBA8 = 0,
+    PVK_TEX_RGB8 = 1,
+    PVK_TEX_RGBA5551 = 2,
+    PVK_TEX_RGB565 = 3,
+    PVK_TEX_RGBA4 = 4,
+    PVK_TEX_LA8 = 5,
+    PVK_TEX_HILO8 = 6,
+    PVK_TEX_L8 = 7,
+    PVK_TEX_A8 = 8,
+    PVK_TEX_LA4 = 9,
+    PVK_TEX_L4 = 10,
+    PVK_TEX_A4 = 11,
+    PVK_TEX_ETC1 = 12,
+    PVK_TEX_ETC1A4 = 13,
+    PVK_TEX_FORMAT_COUNT = 14,
+};
+
+#define PVK_TEX_MIN_DIM 8u
+#define PVK_TEX_MAX_DIM 1024u
+
+typedef struct pvk_texture_desc {
+    uint32_t addr[6];       /* guest physical address of level 0 of each face (8-byte aligned);
+                               2D: addr[0]; cube: +X, -X, +Y, -Y, +Z, -Z (TEXUNIT0_ADDR1-6) */
+    uint32_t width, height; /* level 0: 8..1024, multiples of 8 */
+    uint32_t format;        /* PVK_TEX_* */
+    uint32_t levels;        /* level 0 and the mip levels stored after it, each half as wide and high */
+    uint32_t faces;         /* 1 (2D) or 6 (cube map; square) */
+} pvk_texture_desc;
+
+typedef struct pvk_texture {
+    pvk_texture_desc desc;
+    VkFormat vk_format;
+    VkImage image;          /* at rest in SHADER_READ_ONLY_OPTIMAL */
+    VkImageView view;       /* 2D or cube, with the format's swizzle (sampler-ready RGBA) */
+    VkDeviceMemory mem;
+} pvk_texture;
+
+/* The image format a PICA format decodes to, the view swizzle that turns it
+ * into the RGBA the texture unit gives, and bytes per texel; UNDEFINED for a
+ * reserved format. */
+VkFormat pvk_texture_vk_format(uint32_t format, VkComponentMapping *swizzle, uint32_t *texel_bytes);
+/* Guest bytes one face spans: its levels one after another. */
+uint32_t pvk_texture_face_bytes(uint32_t format, uint32_t width, uint32_t height, uint32_t levels);
+/* Create `out` and record its decode from guest memory (render targets over
+ * the range are written back first; nothing waits).  Bad input (reserved
+ * format, size, level count, faces, alignment, range outside guest memory)
+ * is logged, counted in pvk_stats.bad_input and refused; `out` is then
+ * zeroed. */
+pvk_result pvk_texture_decode(pvk_context *ctx, const pvk_texture_desc *desc, pvk_texture *out);
+/* Copy one level of one face to host memory as the image stores it (rows
+ * of (width >> level) * texel_bytes bytes); waits for the GPU.  Tests. */
+pvk_result pvk_texture_read(pvk_context *ctx, const pvk_texture *t, uint32_t face, uint32_t level, void *dst,
+                            size_t size);
+/* Waits for GPU work that may still use it, then frees it. */
+void pvk_texture_destroy(pvk_context *ctx, pvk_texture *t);
+
 #endif
