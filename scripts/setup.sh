@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(build-essential cmake pkg-config clang
+PACKAGES=(build-essential cmake pkg-config clang android-libetc1-dev  # the last two: tests only
   libvulkan-dev libvulkan-volk-dev glslang-dev glslang-tools libspirv-cross-c-shared-dev
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libpng-dev libxxhash-dev libzstd-dev
