@@ -47,6 +47,7 @@ enum {
     PVK_PIPE_SCANOUT,
     PVK_PIPE_DEPTH_IO, /* runtime/draw.c: depth buffer load/store */
     PVK_PIPE_TEXTURE_DECODE, /* vram/texture.c: guest texture -> linear image level */
+    PVK_PIPE_TEXTURE_DECODE_ETC, /* vram/texture.c: the same for ETC1/ETC1A4 */
     PVK_PIPE_COUNT,
 };
 

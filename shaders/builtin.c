@@ -9,6 +9,7 @@
 #include "scanout.comp.spv.h"
 #include "texture_copy.comp.spv.h"
 #include "texture_decode.comp.spv.h"
+#include "texture_decode_etc.comp.spv.h"
 #include "draw.vert.spv.h"
 
 pvk_spirv pvk_builtin_spirv(int pipe)
@@ -21,6 +22,7 @@ pvk_spirv pvk_builtin_spirv(int pipe)
     case PVK_PIPE_SCANOUT: return (pvk_spirv){pvk_spv_scanout_comp, sizeof pvk_spv_scanout_comp};
     case PVK_PIPE_DEPTH_IO: return (pvk_spirv){pvk_spv_depth_io_comp, sizeof pvk_spv_depth_io_comp};
     case PVK_PIPE_TEXTURE_DECODE: return (pvk_spirv){pvk_spv_texture_decode_comp, sizeof pvk_spv_texture_decode_comp};
+    case PVK_PIPE_TEXTURE_DECODE_ETC: return (pvk_spirv){pvk_spv_texture_decode_etc_comp, sizeof pvk_spv_texture_decode_etc_comp};
     }
     return (pvk_spirv){0, 0};
 }

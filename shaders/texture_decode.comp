@@ -1,12 +1,15 @@
-// Texture decode (vram/texture.c): one level of a PICA texture in guest
-// memory -> the linear staging layout copied into its VkImage.  One
-// invocation per 32-bit output word: 1 texel (RGBA8 images), 2 (R8G8) or 4
-// (R8) of one row.  Coordinates: y = 0 is the first row in memory.
+// Texture decode, uncompressed formats (vram/texture.c): one level of a PICA
+// texture in guest memory -> the linear staging layout copied into its
+// VkImage.  One invocation per 8x8 tile (a per-texel invocation costs
+// lavapipe more than the decode itself), writing 32-bit words of 1 texel
+// (RGBA8 images), 2 (R8G8) or 4 (R8).  y = 0 is the first row in memory.
 //
-// Guest layout (FACTS.md "Tiling", "Textures"): 8x8 tiles, tiles row-major,
-// texels inside a tile in Morton order (x in the even bits); ETC1/ETC1A4:
-// four 4x4 blocks per tile in order x/4 + 2*(y/4), each a little-endian u64
-// equal to the standard ETC1 word, ETC1A4 with a u64 of alpha nibbles before it.
+// Layout (FACTS.md "Tiling"): 8x8 tiles, tiles row-major, texels inside a
+// tile in Morton order (x in the even bits).  A texel is `bits` wide and read
+// as a little-endian value (4-bit texels: the even one in the low nibble); the
+// format is a table pushed by vram/texture.c (which channel sits at which
+// bits), not a switch here: lavapipe runs every branch of a switch for every
+// invocation, so one straight path serves all twelve formats.
 #version 460
 layout(local_size_x = 64) in;
 layout(std430, set = 0, binding = 0) readonly buffer Src { uint src[]; };
@@ -14,111 +17,66 @@ layout(std430, set = 0, binding = 1) writeonly buffer Dst { uint dst[]; };
 layout(push_constant) uniform Push {
     uint src_base;      // byte offset of the level inside binding 0 (a multiple of 8)
     uint dst_base;      // word offset of the level inside binding 1
-    uint width, height; // of the level (multiples of 8)
-    uint format;        // PICA texture format 0-13
-    uint words_per_row;
-    uint count;         // words in the level
+    uint width;         // of the level (a multiple of 8)
+    uint words_per_row; // of the image level
+    uint tiles;         // 8x8 tiles in the level
     uint row_groups;    // workgroups per row of the dispatch grid
+    uint bits;          // guest bits per texel: 4, 8, 16, 24, 32
+    uint src_last;      // last word of binding 0 (the second word of a straddling texel stops there)
+    uint chan[4];       // output channel c: bits 0-7 shift, 8-15 width (0: constant), 16-23 constant
 };
-
-uint rd8(uint o) { return (src[o >> 2] >> ((o & 3u) * 8u)) & 0xFFu; }
-uint rd16(uint o) { return (src[o >> 2] >> ((o & 2u) * 8u)) & 0xFFFFu; } // o even
 
 uint morton(uint x, uint y)
 {
     return (x & 1u) | ((y & 1u) << 1) | ((x & 2u) << 1) | ((y & 2u) << 2) | ((x & 4u) << 2) | ((y & 4u) << 3);
 }
 
-uint x5(uint v) { return (v << 3) | (v >> 2); }
-uint x6(uint v) { return (v << 2) | (v >> 4); }
-
-// ETC1 intensity modifiers per table codeword (OES_compressed_ETC1_RGB8_texture).
-const int etc_mod[16] = int[](2, 8, 5, 17, 9, 29, 13, 42, 18, 60, 24, 80, 33, 106, 47, 183);
-
-uvec4 etc(uint x, uint y, bool a4)
+// Bit replication to 8 bits (w = 1..8): 4-bit x*17, 5-bit (x << 3) | (x >> 2), ...
+uint widen(uint v, uint w)
 {
-    uint tile = (y >> 3) * (width >> 3) + (x >> 3);
-    uint o = src_base + (tile * 4u + ((x & 7u) >> 2) + 2u * ((y & 7u) >> 2)) * (a4 ? 16u : 8u);
-    uint px = x & 3u, py = y & 3u, i = px * 4u + py; // pixel index inside the block
-    uint alpha = 255u;
-    if (a4) {
-        alpha = ((src[(o >> 2) + (i >> 3)] >> ((i & 7u) * 4u)) & 15u) * 17u;
-        o += 8u;
-    }
-    uint lo = src[o >> 2], hi = src[(o >> 2) + 1u]; // hi: bits 63-32 of the ETC1 word
-    bool second = (hi & 1u) != 0u ? py >= 2u : px >= 2u; // flip bit: 4x2 subblocks, else 2x4
-    uvec3 base;
-    if ((hi & 2u) != 0u) { // differential: 5-bit base, 3-bit signed delta for subblock 2
-        uvec3 c = uvec3(hi >> 27, (hi >> 19) & 31u, (hi >> 11) & 31u);
-        if (second) {
-            ivec3 d = ivec3((uvec3(hi >> 24, hi >> 16, hi >> 8)) & 7u);
-            d -= (d & 4) << 1;
-            // the spec leaves sums outside 0-31 undefined: a 5-bit adder wraps
-            c = uvec3(ivec3(c) + d) & 31u;
-        }
-        base = (c << 3) | (c >> 2);
-    } else { // individual: two 4-bit colours
-        uint s = second ? 24u : 28u;
-        base = uvec3((hi >> s) & 15u, (hi >> (s - 8u)) & 15u, (hi >> (s - 16u)) & 15u) * 17u;
-    }
-    uint table = second ? (hi >> 2) & 7u : (hi >> 5) & 7u;
-    int m = etc_mod[table * 2u + ((lo >> i) & 1u)];
-    if (((lo >> (16u + i)) & 1u) != 0u) m = -m;
-    return uvec4(clamp(ivec3(base) + m, 0, 255), alpha);
+    uint r = v << (8u - w);
+    r |= r >> w;
+    r |= r >> (2u * w);
+    r |= r >> (4u * w);
+    return r & 255u;
 }
 
-// Texel (x, y) as the image stores it: RGBA8 formats all four channels; LA8,
-// HILO8, LA44 two (r, g); L8, A8, L4, A4 one (r).  Memory byte order: RGBA8
-// is A,B,G,R; RGB8 B,G,R; 16-bit formats little-endian with the first
-// channel in the high bits (LA8: L high, A low; HILO8: HI high, LO low).
-uvec4 texel(uint x, uint y)
+uint channel(uint v, uint c)
 {
-    uint f = format;
-    if (f >= 12u) return etc(x, y, f == 13u);
-    uint idx = (y & ~7u) * width + (x & ~7u) * 8u + morton(x & 7u, y & 7u);
-    if (f == 0u) {
-        uint v = src[(src_base >> 2) + idx];
-        return uvec4(v >> 24, (v >> 16) & 255u, (v >> 8) & 255u, v & 255u);
-    }
-    if (f == 1u) {
-        uint o = src_base + idx * 3u;
-        return uvec4(rd8(o + 2u), rd8(o + 1u), rd8(o), 255u);
-    }
-    if (f <= 6u) {
-        uint v = rd16(src_base + idx * 2u);
-        if (f == 2u) return uvec4(x5(v >> 11), x5((v >> 6) & 31u), x5((v >> 1) & 31u), (v & 1u) * 255u);
-        if (f == 3u) return uvec4(x5(v >> 11), x6((v >> 5) & 63u), x5(v & 31u), 255u);
-        if (f == 4u) return uvec4(v >> 12, (v >> 8) & 15u, (v >> 4) & 15u, v & 15u) * 17u;
-        return uvec4(v >> 8, v & 255u, 0u, 0u); // LA8 (L, A), HILO8 (HI, LO)
-    }
-    if (f <= 8u) return uvec4(rd8(src_base + idx), 0u, 0u, 0u); // L8, A8
-    if (f == 9u) {
-        uint b = rd8(src_base + idx);
-        return uvec4((b >> 4) * 17u, (b & 15u) * 17u, 0u, 0u); // LA44: L high nibble
-    }
-    // L4, A4: two texels a byte, the even one in the low nibble
-    return uvec4(((rd8(src_base + (idx >> 1)) >> ((idx & 1u) * 4u)) & 15u) * 17u, 0u, 0u, 0u);
+    uint d = chan[c], w = (d >> 8) & 255u;
+    return w == 0u ? (d >> 16) & 255u : widen((v >> (d & 255u)) & ((1u << w) - 1u), w);
+}
+
+// The raw texel value `bit` bits into the level.
+uint raw(uint bit)
+{
+    uint o = src_base + (bit >> 3);
+    uint word = o >> 2, sh = (o & 3u) * 8u + (bit & 7u);
+    uint v = src[word] >> sh;
+    if (sh + bits > 32u) // only RGB888 texels straddle two words
+        v |= src[min(word + 1u, src_last)] << (32u - sh);
+    return v;
 }
 
 void main()
 {
-    uint id = gl_GlobalInvocationID.x + gl_WorkGroupID.y * row_groups * 64u;
-    if (id >= count) return;
-    uint y = id / words_per_row, xw = id % words_per_row;
-    uint f = format;
-    uint per = f <= 4u || f >= 12u ? 1u : f == 5u || f == 6u || f == 9u ? 2u : 4u;
-    uint word = 0u;
-    if (per == 1u) {
-        uvec4 c = texel(xw, y);
-        word = c.r | (c.g << 8) | (c.b << 16) | (c.a << 24);
-    } else if (per == 2u) {
-        for (uint i = 0u; i < 2u; i++) {
-            uvec4 c = texel(xw * 2u + i, y);
-            word |= (c.r | (c.g << 8)) << (16u * i);
+    uint t = gl_GlobalInvocationID.x + gl_WorkGroupID.y * row_groups * 64u;
+    if (t >= tiles) return;
+    uint tiles_x = width >> 3, tile_bit = t * 64u * bits;
+    // texels per word and channels per texel: 1 x 4 (RGBA8), 2 x 2 (R8G8), 4 x 1 (R8).
+    // Straight-line code with constant indices: lavapipe runs both sides of an if, and
+    // indexes push-constant arrays lane by lane.
+    uint per = width / words_per_row, chans = 4u / per;
+    uint keep = chans == 4u ? 0xFFFFFFFFu : (1u << (8u * chans)) - 1u;
+    uint out_row = dst_base + (t / tiles_x) * 8u * words_per_row + (t % tiles_x) * (8u / per);
+    for (uint y = 0u; y < 8u; y++, out_row += words_per_row)
+        for (uint xw = 0u; xw < 8u / per; xw++) {
+            uint word = 0u;
+            for (uint i = 0u; i < per; i++) {
+                uint v = raw(tile_bit + morton(xw * per + i, y) * bits);
+                uint texel = channel(v, 0u) | (channel(v, 1u) << 8) | (channel(v, 2u) << 16) | (channel(v, 3u) << 24);
+                word |= (texel & keep) << (8u * chans * i);
+            }
+            dst[out_row + xw] = word;
         }
-    } else {
-        for (uint i = 0u; i < 4u; i++)
-            word |= texel(xw * 4u + i, y).r << (8u * i);
-    }
-    dst[dst_base + id] = word;
 }
