@@ -1,7 +1,6 @@
 // Texture decode, uncompressed formats (vram/texture.c): one level of a PICA
 // texture in guest memory -> the linear staging layout copied into its
-// VkImage.  One invocation per 8x8 tile (a per-texel invocation costs
-// lavapipe more than the decode itself), writing 32-bit words of 1 texel
+// VkImage.  One invocation per 8x8 tile, writing 32-bit words of 1 texel
 // (RGBA8 images), 2 (R8G8) or 4 (R8).  y = 0 is the first row in memory.
 //
 // Layout (FACTS.md "Tiling"): 8x8 tiles, tiles row-major, texels inside a
@@ -64,18 +63,27 @@ void main()
     if (t >= tiles) return;
     uint tiles_x = width >> 3, tile_bit = t * 64u * bits;
     // texels per word and channels per texel: 1 x 4 (RGBA8), 2 x 2 (R8G8), 4 x 1 (R8).
-    // Straight-line code with constant indices: lavapipe runs both sides of an if, and
-    // indexes push-constant arrays lane by lane.
+    // Loops with uniform counts, not branches: lavapipe runs both sides of an if, but
+    // a loop only as often as it goes round; push constants read with constant indices.
     uint per = width / words_per_row, chans = 4u / per;
-    uint keep = chans == 4u ? 0xFFFFFFFFu : (1u << (8u * chans)) - 1u;
+    uvec4 d = uvec4(chan[0], chan[1], chan[2], chan[3]);
+    uvec4 w = (d >> 8) & 255u, sh = d & 255u, k = (d >> 16) & 255u;
+    uvec4 mask = (uvec4(1u) << w) - 1u;
     uint out_row = dst_base + (t / tiles_x) * 8u * words_per_row + (t % tiles_x) * (8u / per);
     for (uint y = 0u; y < 8u; y++, out_row += words_per_row)
         for (uint xw = 0u; xw < 8u / per; xw++) {
             uint word = 0u;
             for (uint i = 0u; i < per; i++) {
                 uint v = raw(tile_bit + morton(xw * per + i, y) * bits);
-                uint texel = channel(v, 0u) | (channel(v, 1u) << 8) | (channel(v, 2u) << 16) | (channel(v, 3u) << 24);
-                word |= (texel & keep) << (8u * chans * i);
+                for (uint c = 0u; c < chans; c++) {
+                    // channel c without indexing: select its descriptor
+                    uint cw = c == 0u ? w.x : c == 1u ? w.y : c == 2u ? w.z : w.w;
+                    uint cs = c == 0u ? sh.x : c == 1u ? sh.y : c == 2u ? sh.z : sh.w;
+                    uint cm = c == 0u ? mask.x : c == 1u ? mask.y : c == 2u ? mask.z : mask.w;
+                    uint ck = c == 0u ? k.x : c == 1u ? k.y : c == 2u ? k.z : k.w;
+                    uint val = cw == 0u ? ck : widen((v >> cs) & cm, cw);
+                    word |= val << (8u * (i * chans + c));
+                }
             }
             dst[out_row + xw] = word;
         }
