@@ -405,7 +405,7 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     if (dst.use)
         pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x20, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_READS */
     if (dsurf) {
-        /* a surface: already in DEPTH_ATTACHMENT_OPTIMAL */
+        /* a surface: already in DEPTH_ATTACHMENT_OPTIMAL (DEPTH_STENCIL_ with a stencil aspect) */
     } else if (dst.use) {
         pvk_depth_io(ctx, &op, dguest, dsub, dstaging, w, h, dst.bpp, false, false);
         pvk_op_barrier(ctx, &op);
