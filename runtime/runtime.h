@@ -204,6 +204,7 @@ VkCullModeFlags pvk_vk_cull_mode(uint32_t mode);
 VkLogicOp pvk_vk_logic_op(uint32_t op);
 VkBlendOp pvk_vk_blend_op(uint32_t eq);
 VkBlendFactor pvk_vk_blend_factor(uint32_t f);
+VkStencilOp pvk_vk_stencil_op(uint32_t op);
 
 /* ---- embedded SPIR-V (generated: shaders/) ---- */
 typedef struct pvk_spirv {

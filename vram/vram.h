@@ -120,6 +120,13 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
 /* The image view to render into: RGBA8 (memory byte order) or D32 (q * 2^-24),
  * width*scale x height*scale, in COLOR/DEPTH_ATTACHMENT_OPTIMAL. */
 VkImageView pvk_surface_view(const pvk_surface *s);
+/* Record depth_io.comp: a guest depth buffer (w x h, bpp 2/3/4, tiled) to
+ * the linear float layout in `linear` (store false) or back (store true);
+ * with `stencil` (D24S8) stencil bytes follow the w*h floats in `linear`,
+ * else a D24S8 store keeps memory's stencil bytes. */
+struct pvk_op;
+void pvk_depth_io(pvk_context *ctx, struct pvk_op *op, pvk_buffer_range guest, uint32_t sub, pvk_buffer_range linear,
+                  uint32_t w, uint32_t h, uint32_t bpp, bool store, bool stencil);
 /* A draw wrote the image: it is newer than guest memory now. */
 void pvk_surface_drawn(pvk_surface *s);
 /* Write back dirty surfaces overlapping the range (recorded, not waited for). */
