@@ -459,3 +459,58 @@ void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t v
         ctx->stats.surface_clears++;
     }
 }
+
+/* ---- reading a surface without writing it back ----
+ * The passes below take a surface's pixels from its image (display
+ * transfers from a surface, reinterpretations); they record the same image
+ * <-> staging steps as load() and write_back(), kept apart from them. */
+
+/* Record the image of `s` (through the 1x scratch image when scaled, as a
+ * write-back downsamples) into the staging buffer at 1x. */
+static void record_readout(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surface *s, pvk_image *scratch)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    uint32_t w = s->key.width, h = s->key.height, scale = s->key.scale;
+    barrier(ctx, cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    VkImage last = s->image.image;
+    if (scale != 1) {
+        barrier(ctx, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
+                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        blit(ctx, cmd, s, s->image.image, w * scale, h * scale, scratch->image, w, h);
+        barrier(ctx, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+        last = scratch->image;
+    }
+    VkBufferImageCopy bic = {.imageSubresource = {aspect_of(s), 0, 0, 1}, .imageExtent = {w, h, 1}};
+    ctx->vk.vkCmdCopyImageToBuffer(cmd, last, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->staging, 1, &bic);
+    barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
+}
+
+pvk_surface *pvk_surface_dirty_color(pvk_context *ctx, uint32_t addr)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    for (int i = 0; c && i < MAX_SURFACES; i++) {
+        pvk_surface *s = &c->s[i];
+        if (s->used && s->valid && s->dirty && !is_depth(s) && s->key.addr == addr)
+            return s;
+    }
+    return NULL;
+}
+
+const pvk_surface_key *pvk_surface_key_of(const pvk_surface *s)
+{
+    return &s->key;
+}
+
+pvk_result pvk_surface_record_read(pvk_context *ctx, pvk_op *op, pvk_surface *s, pvk_buffer_range *out)
+{
+    pvk_image *scratch = NULL;
+    pvk_result r;
+    if (s->key.scale != 1 && (r = scratch_for(ctx, s, &scratch)))
+        return r;
+    record_readout(ctx, op->cmd, s, scratch);
+    pvk_op_barrier(ctx, op);
+    *out = (pvk_buffer_range){ctx->surfaces->staging, 0, (VkDeviceSize)s->key.width * s->key.height * 4};
+    s->last_use = ++ctx->surfaces->tick;
+    return PVK_SUCCESS;
+}

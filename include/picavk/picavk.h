@@ -201,6 +201,9 @@ typedef struct pvk_stats {
      * loads and write-backs moved.  Draws into the same buffers add nothing
      * here. */
     uint64_t surface_loads, surface_writebacks, surface_reinterpretations, surface_clears, surface_bytes;
+    /* Display transfers that read a surface's image instead of writing it
+     * back and reading guest memory. */
+    uint64_t surface_transfers;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
