@@ -1,12 +1,17 @@
 // Passes that read a surface's pixels (copied out of its image into a linear
-// 1x buffer: RGBA8 as R, G, B, A bytes) without writing them back to guest
-// memory first.  Each pixel goes through the guest bytes it would be written
-// back as (the transfer engine's packing), so the results equal a write-back
+// 1x buffer: RGBA8 as R, G, B, A bytes, or D32 bits holding q * 2^-24)
+// without writing them back to guest memory first.  Each pixel goes through
+// the guest bytes it would be written back as (the transfer engine's packing
+// for colour, depth_io's for depth), so the results equal a write-back
 // followed by what reads memory next.
 //   op 0, display transfer: one invocation per output pixel; the input is a
 //     whole colour surface (tiled in memory, so its linear copy needs no
 //     untiling), the output linear in guest memory: format conversion,
 //     vertical flip, 2x1 / 2x2 box downscale as display_transfer.comp.
+//   op 1, reinterpretation: one invocation per pixel, in place: the pixel as
+//     guest bytes of the old format, read back as the new format (a load).
+//     D24S8 keeps its stencil byte in guest memory: an old D24S8 reads it
+//     from there, a new D24S8 writes it there (flags bit 0).
 #version 460
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
@@ -15,17 +20,24 @@ layout(std430, set = 0, binding = 0) buffer Lin { uint lin[]; };
 layout(std430, set = 0, binding = 1) buffer GuestB { uint8_t g8[]; };
 layout(std430, set = 0, binding = 1) buffer GuestW { uint g32[]; };
 layout(push_constant) uniform Push {
-    uint op;          // 0 display transfer
-    uint width, height; // output size after downscale
-    uint src_width;   // surface width (row length of lin)
-    uint src_fmt;     // surface format 0-4 (transfer codes)
-    uint dst_fmt;     // output format 0-4
-    uint mode;        // bit 0 flip, bits 2-3 downscale (0, 1 = 2x1, 2 = 2x2)
-    uint guest_base;  // byte offset of the output in binding 1
-    uint flags;       // unused by op 0
+    uint op;          // 0 display transfer, 1 reinterpretation
+    uint width, height; // op 0: output size after downscale; op 1: surface size
+    uint src_width;   // op 0: surface width (row length of lin)
+    uint src_fmt;     // surface format: 0-4 colour (transfer codes), 8 + DEPTHBUFFER_FORMAT for depth
+    uint dst_fmt;     // op 0: output format 0-4; op 1: the new surface's format, coded as src_fmt
+    uint mode;        // op 0: bit 0 flip, bits 2-3 downscale (0, 1 = 2x1, 2 = 2x2)
+    uint guest_base;  // byte offset in binding 1: op 0 the output, op 1 the surface (stencil bytes)
+    uint flags;       // op 1: bit 0 store the stencil byte of a new D24S8 surface
 };
 
+const float SCALE = 16777216.0; // 2^24, as depth_io.comp
+
 uint bpp(uint f) { return f == 0u ? 4u : f == 1u ? 3u : 2u; }
+
+uint morton(uint x, uint y)
+{
+    return (x & 1u) | ((y & 1u) << 1) | ((x & 2u) << 1) | ((y & 2u) << 2) | ((x & 4u) << 2) | ((y & 4u) << 3);
+}
 
 uvec4 natural(uint v) { return uvec4(v & 0xFFu, (v >> 8) & 0xFFu, (v >> 16) & 0xFFu, v >> 24); }
 
@@ -83,8 +95,33 @@ void display_transfer()
     store(guest_base + (oy * width + x) * bpp(dst_fmt), dst_fmt, c);
 }
 
+void reinterpret()
+{
+    uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;
+    if (x >= width || y >= height) return;
+    uint i = y * width + x;
+    uint word = (guest_base >> 2) + (y & ~7u) * width + (x & ~7u) * 8u + morton(x & 7u, y & 7u);
+    uint v = lin[i], bits;
+    if (src_fmt >= 8u) { // depth_io's store: truncate, clamp
+        uint q = min(uint(uintBitsToFloat(v) * SCALE), src_fmt == 8u ? 0xFFFFu : 0xFFFFFFu);
+        bits = src_fmt == 11u ? q | (g32[word] & 0xFF000000u) : q;
+    } else {
+        bits = pack_color(natural(v), src_fmt);
+    }
+    if (dst_fmt >= 8u) { // depth_io's load
+        lin[i] = floatBitsToUint(float(bits & (dst_fmt == 8u ? 0xFFFFu : 0xFFFFFFu)) / SCALE);
+        if (dst_fmt == 11u && (flags & 1u) != 0u)
+            g32[word] = (g32[word] & 0x00FFFFFFu) | (bits & 0xFF000000u);
+    } else {
+        uvec4 c = unpack_color(bits, dst_fmt);
+        lin[i] = c.r | (c.g << 8) | (c.b << 16) | (c.a << 24);
+    }
+}
+
 void main()
 {
     if (op == 0u)
         display_transfer();
+    else
+        reinterpret();
 }

@@ -113,8 +113,10 @@ typedef struct pvk_surface pvk_surface; /* vram/surface.c */
 pvk_result pvk_surface_init(pvk_context *ctx);
 void pvk_surface_destroy(pvk_context *ctx);
 /* The surface for `key`, created on first use and loaded from guest memory
- * when it is new or a guest write invalidated it; `what` names the use in
- * logs.  The pointer lives until the next surface call. */
+ * when it is new or a guest write invalidated it, or converted on the GPU
+ * from a surface over the same bytes in another format (reinterpreted);
+ * `what` names the use in logs.  The pointer lives until the next surface
+ * call. */
 pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_format, const char *what,
                            pvk_surface **out);
 /* The image view to render into: RGBA8 (memory byte order) or D32 (q * 2^-24),
