@@ -589,11 +589,11 @@ const pvk_surface_key *pvk_surface_key_of(const pvk_surface *s)
     return &s->key;
 }
 
-pvk_result pvk_surface_record_read(pvk_context *ctx, pvk_op *op, pvk_surface *s, pvk_buffer_range *out)
+pvk_result pvk_surface_begin_read(pvk_context *ctx, pvk_surface *s, pvk_op *op, pvk_buffer_range *out)
 {
     pvk_image *scratch = NULL;
     pvk_result r;
-    if (s->key.scale != 1 && (r = scratch_for(ctx, s, &scratch)))
+    if ((s->key.scale != 1 && (r = scratch_for(ctx, s, &scratch))) || (r = pvk_op_begin(ctx, op)))
         return r;
     record_readout(ctx, op->cmd, s, scratch);
     pvk_op_barrier(ctx, op);

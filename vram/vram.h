@@ -137,14 +137,15 @@ void pvk_surface_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len, bool
  * surface it touches is invalidated as by pvk_guest_gpu_write. */
 void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t value, uint32_t fill_bytes);
 /* Display transfers straight from a surface (vram/transfer.c): the valid,
- * dirty colour surface starting at `addr`, or NULL; its key; and recording
- * its pixels into `op` as a linear 1x buffer (RGBA8 in R, G, B, A byte
- * order, rows `width` pixels long), returned as *out and visible to the op's
- * later commands.  The surface stays dirty. */
+ * dirty colour surface starting at `addr`, or NULL; its key; and beginning
+ * `op` with its pixels copied into a linear 1x buffer (RGBA8 in R, G, B, A
+ * byte order, rows `width` pixels long), returned as *out and visible to the
+ * op's later commands.  The surface stays dirty.  On failure `op` is not
+ * begun. */
 struct pvk_op;
 pvk_surface *pvk_surface_dirty_color(pvk_context *ctx, uint32_t addr);
 const pvk_surface_key *pvk_surface_key_of(const pvk_surface *s);
-pvk_result pvk_surface_record_read(pvk_context *ctx, struct pvk_op *op, pvk_surface *s, pvk_buffer_range *out);
+pvk_result pvk_surface_begin_read(pvk_context *ctx, pvk_surface *s, struct pvk_op *op, pvk_buffer_range *out);
 
 /* ---- external registers ---- */
 
