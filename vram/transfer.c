@@ -310,7 +310,7 @@ static uint64_t input_span(uint32_t pitch, uint32_t ow, uint32_t oh, uint32_t bp
 }
 
 /* A tiled->linear display transfer whose input is a dirty colour surface,
- * read whole from its start (same address and format, input width and
+ * read from its start (same address and format, input width and
  * height equal to the surface's, rows the surface's width apart, block mode
  * as the surface's, output no taller than it), runs from the surface's image:
  * nothing is written back, the source's guest bytes stay stale and the
