@@ -46,6 +46,7 @@ enum {
     PVK_PIPE_TEXTURE_COPY,
     PVK_PIPE_SCANOUT,
     PVK_PIPE_DEPTH_IO, /* runtime/draw.c: depth buffer load/store */
+    PVK_PIPE_SURFACE_CONVERT, /* vram/: display transfers from and reinterpretations of surfaces */
     PVK_PIPE_COUNT,
 };
 

@@ -6,10 +6,12 @@
  * newer, and `dirty` when the image is newer than guest memory.  A surface
  * is loaded (compute untile, the transfer and depth_io shaders) only when it
  * is created or was invalidated by a guest write (host CPU, fill, transfer);
- * it is written back (tile pass) only when something needs guest memory: see pvk_surface_flush's callers in
- * vram/guestmem.c.  Surfaces never overlap: a new surface over the bytes of
- * another with a different key writes the old one back and drops it (no
- * reinterpretation pass yet), then loads from memory.
+ * it is written back (tile pass) only when something needs guest memory:
+ * see pvk_surface_flush's callers in vram/guestmem.c.  Surfaces never
+ * overlap: a new surface over exactly the bytes of another (address, size,
+ * pixel size, block mode, scale) in another format is converted from the old
+ * image on the GPU (reinterpret()); any other overlap writes the old one back
+ * and drops it, then loads from memory.
  *
  * D24S8 surfaces in a depth-stencil format (D32_SFLOAT_S8_UINT, draw.c picks
  * it) carry the stencil byte in their stencil aspect: loads, write-backs and
@@ -28,6 +30,7 @@
 #include "runtime/runtime.h"
 
 #define MAX_SURFACES 16
+#define MAX_GRAVES 4
 #define MAX_DIM 1024 /* FRAMEBUFFER_DIM: 11-bit width, 10-bit height-1 */
 
 struct pvk_surface {
@@ -48,6 +51,9 @@ struct pvk_surfaces {
     pvk_image scratch[3]; /* 1x colour / depth / depth-stencil images for scaled surfaces */
     bool blit;            /* the device blits RGBA8 and D32 (scales other than 1) */
     bool blit_ds;         /* ... and D32_SFLOAT_S8_UINT */
+    /* Images of surfaces a reinterpretation replaced, freed once the GPU
+     * passes `value` instead of waiting for it in the draw path. */
+    struct { pvk_image image; uint64_t value; } graves[MAX_GRAVES];
 };
 
 static const VkImageUsageFlags surface_usage =
@@ -135,6 +141,42 @@ static void drop(pvk_context *ctx, pvk_surface *s)
     memset(s, 0, sizeof *s);
 }
 
+/* Free the replaced images the GPU is done with (all of them after a wait
+ * when `wait`).  Reads the timeline without retiring: no retire callback
+ * (IRQs to the host) runs inside a surface call. */
+static void free_graves(pvk_context *ctx, bool wait)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    uint64_t done = 0;
+    if (wait && ctx->pending_count)
+        pvk_retire(ctx, true);
+    if (wait || ctx->sticky)
+        done = UINT64_MAX;
+    else if (ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &done) != VK_SUCCESS)
+        return;
+    for (int i = 0; i < MAX_GRAVES; i++)
+        if (c->graves[i].image.image && c->graves[i].value <= done) {
+            pvk_image_destroy(ctx, &c->graves[i].image);
+            c->graves[i].value = 0;
+        }
+}
+
+/* drop() for a surface whose image only submitted work still uses: the
+ * image waits in a grave for that work (or, all graves taken, for the GPU). */
+static void bury(pvk_context *ctx, pvk_surface *s)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    free_graves(ctx, false);
+    for (int i = 0; i < MAX_GRAVES; i++)
+        if (!c->graves[i].image.image) {
+            c->graves[i].image = s->image;
+            c->graves[i].value = ctx->timeline_next;
+            memset(s, 0, sizeof *s);
+            return;
+        }
+    drop(ctx, s);
+}
+
 void pvk_surface_destroy(pvk_context *ctx)
 {
     struct pvk_surfaces *c = ctx->surfaces;
@@ -143,6 +185,7 @@ void pvk_surface_destroy(pvk_context *ctx)
     for (int i = 0; i < MAX_SURFACES; i++)
         if (c->s[i].used)
             drop(ctx, &c->s[i]);
+    free_graves(ctx, true);
     for (int i = 0; i < 3; i++)
         pvk_image_destroy(ctx, &c->scratch[i]);
     if (c->staging)
@@ -311,6 +354,9 @@ static pvk_result write_back(pvk_context *ctx, pvk_surface *s)
     return PVK_SUCCESS;
 }
 
+static bool reinterpretable(const pvk_surface *s, const pvk_surface_key *key, uint32_t bpp);
+static pvk_result reinterpret(pvk_context *ctx, pvk_surface *from, pvk_surface *to, const pvk_surface_key *key);
+
 pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_format, const char *what,
                            pvk_surface **out)
 {
@@ -334,7 +380,7 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
     uint32_t len = key->width * key->height * bpp;
     if (!pvk_guest_check(ctx, key->addr, len, what))
         return PVK_ERROR_OUT_OF_RANGE;
-    pvk_surface *hit = NULL, *freeslot = NULL, *oldest = NULL;
+    pvk_surface *hit = NULL, *freeslot = NULL, *oldest = NULL, *from = NULL;
     pvk_result r;
     for (int i = 0; i < MAX_SURFACES; i++) {
         pvk_surface *s = &c->s[i];
@@ -348,6 +394,10 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
             continue;
         }
         if (overlaps(s, key->addr, len)) {
+            if (!from && reinterpretable(s, key, bpp)) {
+                from = s; /* converted on the GPU below */
+                continue;
+            }
             /* the same bytes seen another way: memory becomes the truth, then
              * the new view loads from it */
             if (s->dirty && (r = write_back(ctx, s)))
@@ -359,6 +409,19 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
         }
         if (!oldest || s->last_use < oldest->last_use)
             oldest = s;
+    }
+    if (!hit && from && from->vk_format == vk_format) {
+        /* colour <-> colour: the same RGBA8 image, converted in place (no
+         * other same-size pair shares an image format) */
+        if ((r = reinterpret(ctx, from, from, key)))
+            return r;
+        from->key = *key;
+        from->bpp = bpp;
+        pvk_object_name(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)from->image.image, "surface %s 0x%08X %ux%u x%u",
+                        key->kind == PVK_SURFACE_DEPTH ? "depth" : "colour", key->addr, key->width, key->height,
+                        key->scale);
+        hit = from;
+        from = NULL;
     }
     if (!hit) {
         if (!freeslot) { /* evict the least recently used */
@@ -387,6 +450,11 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
         pvk_object_name(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)hit->image.image, "surface %s 0x%08X %ux%u x%u",
                         key->kind == PVK_SURFACE_DEPTH ? "depth" : "colour", key->addr, key->width, key->height,
                         key->scale);
+    }
+    if (from) { /* colour <-> depth: into the new image, then the old one goes */
+        if (reinterpret(ctx, from, hit, key) && from->dirty && (r = write_back(ctx, from)))
+            return r;
+        bury(ctx, from);
     }
     if (!hit->valid && (r = load(ctx, hit)))
         return r;
@@ -498,4 +566,160 @@ void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t v
         s->dirty = false;
         ctx->stats.surface_clears++;
     }
+}
+
+/* ---- reading a surface without writing it back ----
+ * The passes below take a surface's pixels from its image (display
+ * transfers from a surface, reinterpretations); they record the same image
+ * <-> staging steps as load() and write_back(), kept apart from them. */
+
+/* Record the image of `s` (through the 1x scratch image when scaled, as a
+ * write-back downsamples) into the staging buffer at 1x. */
+static void record_readout(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surface *s, pvk_image *scratch)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    uint32_t w = s->key.width, h = s->key.height, scale = s->key.scale;
+    barrier(ctx, cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    VkImage last = s->image.image;
+    if (scale != 1) {
+        barrier(ctx, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
+                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        blit(ctx, cmd, s, s->image.image, w * scale, h * scale, scratch->image, w, h);
+        barrier(ctx, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+        last = scratch->image;
+    }
+    VkBufferImageCopy bic[2];
+    uint32_t nbic = copy_regions(s, bic);
+    ctx->vk.vkCmdCopyImageToBuffer(cmd, last, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->staging, nbic, bic);
+    barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
+}
+
+/* Record the staging buffer (1x) into the image of `s` (through the scratch
+ * image when scaled, as a load upsamples); the image's old contents go. */
+static void record_upload(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surface *s, pvk_image *scratch)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    uint32_t w = s->key.width, h = s->key.height, scale = s->key.scale;
+    VkImage first = scale == 1 ? s->image.image : scratch->image;
+    VkBufferImageCopy bic[2];
+    uint32_t nbic = copy_regions(s, bic);
+    barrier(ctx, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    ctx->vk.vkCmdCopyBufferToImage(cmd, c->staging, first, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, nbic, bic);
+    if (scale != 1) {
+        barrier(ctx, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+        barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
+                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        blit(ctx, cmd, s, first, w, h, s->image.image, w * scale, h * scale);
+    }
+    barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
+}
+
+pvk_surface *pvk_surface_dirty_color(pvk_context *ctx, uint32_t addr)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    for (int i = 0; c && i < MAX_SURFACES; i++) {
+        pvk_surface *s = &c->s[i];
+        if (s->used && s->valid && s->dirty && !is_depth(s) && s->key.addr == addr)
+            return s;
+    }
+    return NULL;
+}
+
+const pvk_surface_key *pvk_surface_key_of(const pvk_surface *s)
+{
+    return &s->key;
+}
+
+pvk_result pvk_surface_begin_read(pvk_context *ctx, pvk_surface *s, pvk_op *op, pvk_buffer_range *out)
+{
+    pvk_image *scratch = NULL;
+    pvk_result r;
+    if ((s->key.scale != 1 && (r = scratch_for(ctx, s, &scratch))) || (r = pvk_op_begin(ctx, op)))
+        return r;
+    record_readout(ctx, op->cmd, s, scratch);
+    pvk_op_barrier(ctx, op);
+    *out = (pvk_buffer_range){ctx->surfaces->staging, 0, (VkDeviceSize)s->key.width * s->key.height * 4};
+    s->last_use = ++ctx->surfaces->tick;
+    return PVK_SUCCESS;
+}
+
+/* ---- reinterpretation ---- */
+
+/* The shader's code for a surface format: colour transfer codes 0-4,
+ * depth 8 + DEPTHBUFFER_FORMAT. */
+static uint32_t convert_code(const pvk_surface_key *k)
+{
+    return k->kind == PVK_SURFACE_DEPTH ? 8 + k->format : k->format;
+}
+
+/* Can `s` become `key` (pixels of `bpp` bytes) on the GPU?  The same guest
+ * bytes (address, size, pixel size, block mode) at the same scale, seen as
+ * another format; a surface that holds nothing yet just reloads. */
+static bool reinterpretable(const pvk_surface *s, const pvk_surface_key *key, uint32_t bpp)
+{
+    return s->valid && s->key.addr == key->addr && s->key.width == key->width && s->key.height == key->height &&
+           s->key.scale == key->scale && s->key.block32 == key->block32 && s->bpp == bpp;
+}
+
+/* The image of `from` as the format of `to` (same size; `to` may be `from`
+ * itself when both are RGBA8 images): each pixel packed to the guest bytes
+ * a write-back would store and unpacked as a load would read them, all on
+ * the GPU.  A D24S8 surface with a stencil aspect takes its stencil byte
+ * (byte 3 of the guest word: R of an RGBA8 pixel) from and to that aspect,
+ * copied beside the depth in the staging buffer.  Without one (a device
+ * without D32_SFLOAT_S8_UINT) D24S8 keeps stencil in guest memory, as its
+ * load and write-back then do: an old D24S8's byte 3 is read from memory,
+ * and a new D24S8 made from a dirty colour surface gets byte 3 stored into
+ * memory, the only guest bytes this writes.  `to` is then as valid and as
+ * dirty as `from` was. */
+static pvk_result reinterpret(pvk_context *ctx, pvk_surface *from, pvk_surface *to, const pvk_surface_key *key)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    uint32_t w = key->width, h = key->height, old_code = convert_code(&from->key), new_code = convert_code(key);
+    bool stencil_in = old_code == 11 && !from->stencil, stencil_out = new_code == 11 && !to->stencil && from->dirty;
+    pvk_guest_span span;
+    pvk_buffer_range guest;
+    uint32_t sub;
+    /* reading stencil bytes is a GPU read of guest memory (the trace recorder hears of it) */
+    if (!pvk_guest_resolve(ctx, key->addr, from->len, stencil_in ? "surface reinterpretation" : NULL, &span) ||
+        !pvk_guest_bind(ctx, &span, &guest, &sub, "surface reinterpretation"))
+        return PVK_ERROR_OUT_OF_RANGE;
+    if ((stencil_in || stencil_out) && span.region->mirror) { /* the device copy must hold the host's bytes */
+        pvk_retire(ctx, true);
+        pvk_guest_upload(ctx, &span);
+    }
+    pvk_image *scratch_from = NULL, *scratch_to = NULL;
+    pvk_result r;
+    if (key->scale != 1 && ((r = scratch_for(ctx, from, &scratch_from)) || (r = scratch_for(ctx, to, &scratch_to))))
+        return r;
+    pvk_op op;
+    if ((r = pvk_op_begin(ctx, &op)))
+        return r;
+    pvk_op_label(ctx, &op, "surface reinterpretation: 0x%08X %ux%u %s %u -> %s %u", key->addr, w, h,
+                 is_depth(from) ? "depth" : "colour", from->key.format,
+                 key->kind == PVK_SURFACE_DEPTH ? "depth" : "colour", key->format);
+    record_readout(ctx, op.cmd, from, scratch_from);
+    pvk_op_barrier(ctx, &op);
+    uint32_t flags = (stencil_out ? 1u : 0u) | (from->stencil ? 2u : 0u) | (to->stencil ? 4u : 0u);
+    struct { uint32_t op, width, height, src_width, src_fmt, dst_fmt, mode, guest_base, flags, pad[3]; } push = {
+        1, w, h, w, old_code, new_code, 0, sub, flags, {0, 0, 0}};
+    pvk_buffer_range bufs[2] = {{c->staging, 0, (VkDeviceSize)w * h * (from->stencil || to->stencil ? 5 : 4)}, guest};
+    pvk_op_dispatch(ctx, &op, PVK_PIPE_SURFACE_CONVERT, bufs, &push, (w + 7) / 8, (h + 7) / 8, 1);
+    pvk_op_barrier(ctx, &op);
+    record_upload(ctx, op.cmd, to, scratch_to);
+    if (stencil_out) {
+        op.p.retire = writeback_retire;
+        op.p.dst_addr = key->addr;
+        op.p.dst_len = from->len;
+    }
+    if ((r = pvk_op_submit(ctx, &op)))
+        return r;
+    to->valid = true;
+    to->dirty = from->dirty;
+    ctx->stats.surface_reinterpretations++;
+    if (stencil_out)
+        ctx->stats.surface_bytes += w * h; /* one stencil byte a pixel */
+    return PVK_SUCCESS;
 }

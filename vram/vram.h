@@ -113,8 +113,10 @@ typedef struct pvk_surface pvk_surface; /* vram/surface.c */
 pvk_result pvk_surface_init(pvk_context *ctx);
 void pvk_surface_destroy(pvk_context *ctx);
 /* The surface for `key`, created on first use and loaded from guest memory
- * when it is new or a guest write invalidated it; `what` names the use in
- * logs.  The pointer lives until the next surface call. */
+ * when it is new or a guest write invalidated it, or converted on the GPU
+ * from a surface over the same bytes in another format (reinterpreted);
+ * `what` names the use in logs.  The pointer lives until the next surface
+ * call. */
 pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_format, const char *what,
                            pvk_surface **out);
 /* The image view to render into: RGBA8 (memory byte order) or D32 (q * 2^-24),
@@ -141,6 +143,16 @@ void pvk_surface_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len, bool
  * a fill of its pixel size) is cleared to it and stays valid; any other
  * surface it touches is invalidated as by pvk_guest_gpu_write. */
 void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t value, uint32_t fill_bytes);
+/* Display transfers straight from a surface (vram/transfer.c): the valid,
+ * dirty colour surface starting at `addr`, or NULL; its key; and beginning
+ * `op` with its pixels copied into a linear 1x buffer (RGBA8 in R, G, B, A
+ * byte order, rows `width` pixels long), returned as *out and visible to the
+ * op's later commands.  The surface stays dirty.  On failure `op` is not
+ * begun. */
+struct pvk_op;
+pvk_surface *pvk_surface_dirty_color(pvk_context *ctx, uint32_t addr);
+const pvk_surface_key *pvk_surface_key_of(const pvk_surface *s);
+pvk_result pvk_surface_begin_read(pvk_context *ctx, pvk_surface *s, struct pvk_op *op, pvk_buffer_range *out);
 
 /* ---- external registers ---- */
 
