@@ -15,6 +15,7 @@ static const struct { uint32_t buffers, push_size; } pipe_layouts[PVK_PIPE_COUNT
     [PVK_PIPE_TEXTURE_COPY] = {2, 32},
     [PVK_PIPE_SCANOUT] = {4, 64}, /* framebuffer A, B, output, LUT */
     [PVK_PIPE_DEPTH_IO] = {2, 32}, /* guest depth buffer, linear float depth */
+    [PVK_PIPE_SURFACE_CONVERT] = {2, 48}, /* linear surface pixels, guest memory */
     [PVK_PIPE_TEXTURE_DECODE] = {2, 48}, /* guest texture, linear staging */
     [PVK_PIPE_TEXTURE_DECODE_ETC] = {2, 32},
 };
@@ -26,6 +27,7 @@ static const char *const pipe_names[PVK_PIPE_COUNT] = {
     [PVK_PIPE_TEXTURE_COPY] = "texture copy",
     [PVK_PIPE_SCANOUT] = "LCD scan-out",
     [PVK_PIPE_DEPTH_IO] = "depth buffer load/store",
+    [PVK_PIPE_SURFACE_CONVERT] = "surface transfer/reinterpretation",
     [PVK_PIPE_TEXTURE_DECODE] = "texture decode",
     [PVK_PIPE_TEXTURE_DECODE_ETC] = "texture decode (ETC1, ETC1A4)",
 };

@@ -503,8 +503,9 @@ pvk_result pvk_image_ensure(pvk_context *ctx, pvk_image *im, uint32_t w, uint32_
     if (im->image && im->w == w && im->h == h)
         return PVK_SUCCESS;
     pvk_image_destroy(ctx, im);
-    bool depth = format == VK_FORMAT_D16_UNORM || format == VK_FORMAT_X8_D24_UNORM_PACK32 ||
-                 format == VK_FORMAT_D32_SFLOAT || format == VK_FORMAT_D24_UNORM_S8_UINT;
+    bool stencil = format == VK_FORMAT_D24_UNORM_S8_UINT || format == VK_FORMAT_D32_SFLOAT_S8_UINT;
+    bool depth = stencil || format == VK_FORMAT_D16_UNORM || format == VK_FORMAT_X8_D24_UNORM_PACK32 ||
+                 format == VK_FORMAT_D32_SFLOAT;
     VkImageCreateInfo ici = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
         .imageType = VK_IMAGE_TYPE_2D,
@@ -540,7 +541,11 @@ pvk_result pvk_image_ensure(pvk_context *ctx, pvk_image *im, uint32_t w, uint32_
             .image = im->image,
             .viewType = VK_IMAGE_VIEW_TYPE_2D,
             .format = format,
-            .subresourceRange = {depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
+            /* a depth-stencil attachment's view holds both aspects */
+            .subresourceRange = {stencil ? VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT
+                                 : depth ? VK_IMAGE_ASPECT_DEPTH_BIT
+                                         : VK_IMAGE_ASPECT_COLOR_BIT,
+                                 0, 1, 0, 1},
         };
         if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImageView(ctx->device, &vci, NULL, &im->view),
                               "vkCreateImageView")))

@@ -18,8 +18,12 @@
  * buffer (same size and tiling as the colour buffer; D16, D24 or D24S8) is
  * detiled by shaders/depth_io.comp into a linear buffer of q * 2^-24 for the
  * integer depth q, copied into a D32_SFLOAT attachment, and stored back the
- * same way (when writes are on and allowed, DEPTHBUFFER_WRITE bit 1); D24S8
- * stencil bytes are kept.  The fragment shader computes q (translator/glsl_fs.c);
+ * same way (when writes are on and allowed, DEPTHBUFFER_WRITE bit 1).  D24S8
+ * surfaces are D32_SFLOAT_S8_UINT: the stencil byte lives in the stencil
+ * aspect and the PICA stencil test and ops are Vulkan's (dynamic state per
+ * draw, set_stencil); the roundtrip path and devices without that format
+ * draw without stencil (logged once) and keep memory's stencil bytes.
+ * The fragment shader computes q (translator/glsl_fs.c);
  * the float encoding is exact, so the test and the round trip are too.  As in
  * Citra, writes without the test enabled use Always (3dbrew agrees).
  *
@@ -52,6 +56,8 @@ struct pvk_draw {
     int vcur;                   /* segment the last allocation ended in, -1 after a wrap */
     pvk_image depth; /* depth attachment (no image until needed) */
     VkFormat dfmt; /* VK_FORMAT_UNDEFINED: the device cannot, draws go without depth */
+    VkFormat dsfmt; /* D24S8 surfaces: D32_SFLOAT_S8_UINT, UNDEFINED when the device lacks it */
+    bool stencil_warned;
     VkBuffer dstaging;
     VkDeviceMemory dstaging_mem;
     uint32_t depth_addr, depth_len; /* guest depth range the draw in flight writes */
@@ -185,6 +191,8 @@ typedef struct target {
 
 typedef struct depth_state {
     bool use, write;
+    bool stencil;    /* the attachment has a stencil aspect (a D24S8 surface) */
+    VkFormat vkfmt;  /* of the attachment */
     VkCompareOp op;
     uint32_t bpp, addr, bits, format;
     pvk_guest_span span;
@@ -211,8 +219,18 @@ static bool packet_depth(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     const pvk_fb_desc *fb = &pk->fb;
     const pvk_raster_desc *rd = &pk->raster;
     memset(ds, 0, sizeof *ds);
-    if ((!rd->depth_test && !rd->depth_write) || d->dfmt == VK_FORMAT_UNDEFINED)
+    ds->vkfmt = d->dfmt;
+    if ((!rd->depth_test && !rd->depth_write && !rd->stencil_test) || d->dfmt == VK_FORMAT_UNDEFINED)
         return true;
+    /* every D24S8 surface gets the stencil aspect, whether this draw tests or not */
+    ds->stencil = fb->depth_format == 3 && !roundtrip && d->dsfmt != VK_FORMAT_UNDEFINED;
+    if (ds->stencil)
+        ds->vkfmt = d->dsfmt;
+    if (rd->stencil_test && !ds->stencil && !d->stencil_warned) {
+        d->stencil_warned = true;
+        pvk_unsupported(ctx, "draw: stencil test without %s: drawn without stencil",
+                        roundtrip ? "the surface cache (PVK_DEBUG=roundtrip)" : "D32_SFLOAT_S8_UINT attachments");
+    }
     ds->bpp = fb->depth_bpp;
     ds->bits = fb->depth_bits;
     ds->addr = fb->depth_addr;
@@ -227,6 +245,20 @@ static bool packet_depth(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
 }
 
 static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk, VkDeviceSize voff);
+
+/* The PICA's one stencil state for both faces (STENCIL_TEST, STENCIL_OP;
+ * translator/fb.c decodes and gates them).  Vulkan compares
+ * (reference & mask) op (stored & mask), as the PICA does. */
+static void set_stencil(pvk_context *ctx, VkCommandBuffer cmd, const pvk_raster_desc *rd)
+{
+    const VkStencilFaceFlags both = VK_STENCIL_FACE_FRONT_AND_BACK;
+    ctx->vk.vkCmdSetStencilTestEnable(cmd, rd->stencil_test);
+    ctx->vk.vkCmdSetStencilOp(cmd, both, pvk_vk_stencil_op(rd->stencil_fail), pvk_vk_stencil_op(rd->stencil_zpass),
+                              pvk_vk_stencil_op(rd->stencil_zfail), pvk_vk_compare_op(rd->stencil_func));
+    ctx->vk.vkCmdSetStencilCompareMask(cmd, both, rd->stencil_compare_mask);
+    ctx->vk.vkCmdSetStencilWriteMask(cmd, both, rd->stencil_write_mask);
+    ctx->vk.vkCmdSetStencilReference(cmd, both, rd->stencil_ref);
+}
 
 pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *pk)
 {
@@ -260,7 +292,7 @@ static bool dropped(pvk_result r)
 }
 
 /* The colour and depth surfaces of a draw (NULL when it does not use one). */
-static pvk_result packet_surfaces(pvk_context *ctx, struct pvk_draw *d, const target *t, const depth_state *ds,
+static pvk_result packet_surfaces(pvk_context *ctx, const target *t, const depth_state *ds,
                                   pvk_surface **cs, pvk_surface **dsurf)
 {
     *cs = *dsurf = NULL;
@@ -288,7 +320,7 @@ static pvk_result packet_surfaces(pvk_context *ctx, struct pvk_draw *d, const ta
         }
         pvk_surface_key key = {.addr = ds->addr, .width = t->w, .height = t->h, .format = ds->format,
                                .kind = PVK_SURFACE_DEPTH, .block32 = t->block32, .scale = 1};
-        if ((r = pvk_surface_get(ctx, &key, d->dfmt, "draw depth buffer", dsurf)))
+        if ((r = pvk_surface_get(ctx, &key, ds->vkfmt, "draw depth buffer", dsurf)))
             return r;
     }
     return PVK_SUCCESS;
@@ -325,10 +357,12 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     pvk_buffer_range dguest = {0}, dstaging = {d->dstaging, 0, (VkDeviceSize)w * h * 4};
     uint32_t dsub = 0;
     pvk_surface *cs = NULL, *dsurf = NULL;
-    if (!roundtrip && (r = packet_surfaces(ctx, d, t, &dst, &cs, &dsurf)))
+    if (!roundtrip && (r = packet_surfaces(ctx, t, &dst, &cs, &dsurf)))
         return dropped(r) ? PVK_SUCCESS : r;
     if (dst.use && !dsurf && !roundtrip)
         dst.use = dst.write = false; /* refused above */
+    if (!dsurf)
+        dst.stencil = false, dst.vkfmt = d->dfmt; /* the draw's own D32 image, if any */
     if (dst.use && roundtrip) {
         if (!pvk_guest_bind(ctx, &dst.span, &dguest, &dsub, "draw depth buffer"))
             return PVK_SUCCESS;
@@ -341,7 +375,7 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     }
     if (d->dfmt != VK_FORMAT_UNDEFINED && !dsurf && (r = ensure_depth_image(ctx, d, w, h)))
         return r;
-    VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &pk->fs, d->dfmt);
+    VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &pk->fs, dst.vkfmt);
     if (!pipeline)
         return PVK_ERROR_VULKAN; /* logged */
 
@@ -367,15 +401,13 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
         image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
     }
     /* depth: tiled guest -> linear q * 2^-24 -> D32 image */
-    struct { uint32_t base, width, height, bpp, mode, count, pad[2]; } io = {dsub, w, h, dst.bpp, 0, w * h, {0, 0}};
     VkBufferImageCopy dbic = {.imageSubresource = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
     if (dst.use)
         pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x20, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_READS */
     if (dsurf) {
-        /* a surface: already in DEPTH_ATTACHMENT_OPTIMAL */
+        /* a surface: already in DEPTH_ATTACHMENT_OPTIMAL (DEPTH_STENCIL_ with a stencil aspect) */
     } else if (dst.use) {
-        pvk_buffer_range bufs[2] = {dguest, dstaging};
-        pvk_op_dispatch(ctx, &op, PVK_PIPE_DEPTH_IO, bufs, &io, (io.count + 63) / 64, 1, 1);
+        pvk_depth_io(ctx, &op, dguest, dsub, dstaging, w, h, dst.bpp, false, false);
         pvk_op_barrier(ctx, &op);
         image_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
                              VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
@@ -397,7 +429,8 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     VkRenderingAttachmentInfo datt = {
         .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
         .imageView = dsurf ? pvk_surface_view(dsurf) : d->depth.view,
-        .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+        .imageLayout = dst.stencil ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL
+                                   : VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
         .loadOp = dst.use ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR,
         /* a surface keeps its contents even when this draw does not write it */
         .storeOp = dst.write || dsurf ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE,
@@ -409,6 +442,7 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
         .colorAttachmentCount = 1,
         .pColorAttachments = &att,
         .pDepthAttachment = dsurf || d->depth.image ? &datt : NULL,
+        .pStencilAttachment = dst.stencil ? &datt : NULL, /* the same image and view */
     };
     ctx->vk.vkCmdBeginRendering(cmd, &ri);
     ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
@@ -456,6 +490,8 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
         ctx->vk.vkCmdSetDepthWriteEnable(cmd, dst.write);
         ctx->vk.vkCmdSetDepthCompareOp(cmd, dst.use ? dst.op : VK_COMPARE_OP_ALWAYS);
     }
+    if (dst.stencil)
+        set_stencil(ctx, cmd, rd);
     struct { float plane[4]; uint32_t enable, pad[3]; } clip = {
         {rd->clip[0], rd->clip[1], rd->clip[2], rd->clip[3]}, rd->clip_enable, {0, 0, 0}};
     ctx->vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof clip, &clip);
@@ -468,7 +504,7 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
         /* the surfaces are newer than guest memory now; nothing goes home */
         if (cs)
             pvk_surface_drawn(cs);
-        if (dsurf && dst.write) {
+        if (dsurf && (dst.write || (rd->stencil_test && rd->stencil_write_mask))) {
             pvk_surface_drawn(dsurf);
             pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x24, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_WRITES */
         }
@@ -492,10 +528,7 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
         pvk_transfer_record_convert(ctx, &op, staging, 0, guest, sub, w, w, h, PVK_XFER_RGBA8_NATURAL, (uint32_t)fmt, 2);
     d->depth_len = 0;
     if (dst.write) {
-        pvk_buffer_range bufs[2] = {dguest, dstaging};
-        io.mode = 1;
-        io.count = w * h * dst.bpp / 4;
-        pvk_op_dispatch(ctx, &op, PVK_PIPE_DEPTH_IO, bufs, &io, (io.count + 63) / 64, 1, 1);
+        pvk_depth_io(ctx, &op, dguest, dsub, dstaging, w, h, dst.bpp, true, false);
         d->depth_addr = dst.addr;
         d->depth_len = w * h * dst.bpp;
         pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x24, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_WRITES */
@@ -514,8 +547,8 @@ pvk_result pvk_draw_init(pvk_context *ctx)
     if (!d)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->draw = d;
-    pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, alpha test, blending and logic ops; no textures, "
-                               "lighting, fog or stencil yet");
+    pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, alpha test, blending, logic ops, depth and stencil; no "
+                               "textures, lighting or fog yet");
     /* D32_SFLOAT holds every 24-bit depth exactly (translator/glsl_fs.c); Vulkan
      * requires it for depth attachments and transfers, but check anyway. */
     VkFormatProperties fp;
@@ -526,6 +559,14 @@ pvk_result pvk_draw_init(pvk_context *ctx)
         d->dfmt = VK_FORMAT_D32_SFLOAT;
     else
         pvk_log(ctx, PVK_LOG_ERROR, "device lacks D32_SFLOAT depth attachments: draws ignore the depth buffer");
+    /* D24S8: the same exact float depth plus a stencil aspect.  (D24_UNORM_S8
+     * would need another depth encoding; without D32_SFLOAT_S8_UINT draws go
+     * without stencil, logged when one tests.) */
+    vkGetPhysicalDeviceFormatProperties(ctx->phys, VK_FORMAT_D32_SFLOAT_S8_UINT, &fp);
+    if (d->dfmt && (fp.optimalTilingFeatures & need) == need)
+        d->dsfmt = VK_FORMAT_D32_SFLOAT_S8_UINT;
+    else
+        pvk_log(ctx, PVK_LOG_WARN, "device lacks D32_SFLOAT_S8_UINT attachments: no stencil test");
     pvk_result r;
     if ((r = pvk_create_buffer(ctx, (VkDeviceSize)MAX_DIM * MAX_DIM * 4,
                                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |

@@ -78,3 +78,20 @@ VkBlendFactor pvk_vk_blend_factor(uint32_t f)
     };
     return factors[f & 15];
 }
+
+/* STENCIL_OP fail/z-fail/z-pass (seed 000, 3dbrew, libctru GPU_STENCILOP):
+ * 3 and 4 saturate at 255 and 0, 6 and 7 wrap. */
+VkStencilOp pvk_vk_stencil_op(uint32_t op)
+{
+    static const VkStencilOp ops[8] = {
+        VK_STENCIL_OP_KEEP,
+        VK_STENCIL_OP_ZERO,
+        VK_STENCIL_OP_REPLACE,
+        VK_STENCIL_OP_INCREMENT_AND_CLAMP,
+        VK_STENCIL_OP_DECREMENT_AND_CLAMP,
+        VK_STENCIL_OP_INVERT,
+        VK_STENCIL_OP_INCREMENT_AND_WRAP,
+        VK_STENCIL_OP_DECREMENT_AND_WRAP,
+    };
+    return ops[op & 7];
+}

@@ -26,7 +26,7 @@
 typedef struct key_pair {
     pvk_pipe_key pipe;
     pvk_fs_key fs;
-    uint32_t depth_format; /* VkFormat of the depth attachment (UNDEFINED: none) */
+    uint32_t depth_format; /* VkFormat of the depth attachment (UNDEFINED: none; a depth-stencil format: stencil too) */
 } key_pair;
 
 typedef struct entry {
@@ -320,17 +320,23 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
     VkPipelineDepthStencilStateCreateInfo dss = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
     bool depth = k->depth_format != VK_FORMAT_UNDEFINED;
+    /* a depth-stencil format is the stencil attachment too; the stencil
+     * test, ops, masks and reference are dynamic (draw.c sets them per draw) */
+    bool stencil = k->depth_format == VK_FORMAT_D32_SFLOAT_S8_UINT || k->depth_format == VK_FORMAT_D24_UNORM_S8_UINT;
     VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT,           VK_DYNAMIC_STATE_SCISSOR,
                             VK_DYNAMIC_STATE_CULL_MODE,          VK_DYNAMIC_STATE_BLEND_CONSTANTS,
                             VK_DYNAMIC_STATE_DEPTH_TEST_ENABLE,  VK_DYNAMIC_STATE_DEPTH_WRITE_ENABLE,
-                            VK_DYNAMIC_STATE_DEPTH_COMPARE_OP};
+                            VK_DYNAMIC_STATE_DEPTH_COMPARE_OP,   VK_DYNAMIC_STATE_STENCIL_TEST_ENABLE,
+                            VK_DYNAMIC_STATE_STENCIL_OP,         VK_DYNAMIC_STATE_STENCIL_COMPARE_MASK,
+                            VK_DYNAMIC_STATE_STENCIL_WRITE_MASK, VK_DYNAMIC_STATE_STENCIL_REFERENCE};
     VkPipelineDynamicStateCreateInfo ds = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO, .dynamicStateCount = depth ? 7 : 4,
-        .pDynamicStates = dyn};
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+        .dynamicStateCount = stencil ? 12 : depth ? 7 : 4, .pDynamicStates = dyn};
     VkFormat fmt = VK_FORMAT_R8G8B8A8_UNORM;
     VkPipelineRenderingCreateInfo rci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO, .colorAttachmentCount = 1,
-        .pColorAttachmentFormats = &fmt, .depthAttachmentFormat = (VkFormat)k->depth_format};
+        .pColorAttachmentFormats = &fmt, .depthAttachmentFormat = (VkFormat)k->depth_format,
+        .stencilAttachmentFormat = stencil ? (VkFormat)k->depth_format : VK_FORMAT_UNDEFINED};
     VkGraphicsPipelineCreateInfo gpci = {
         .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
         .pNext = &rci,

@@ -46,6 +46,7 @@ enum {
     PVK_PIPE_TEXTURE_COPY,
     PVK_PIPE_SCANOUT,
     PVK_PIPE_DEPTH_IO, /* runtime/draw.c: depth buffer load/store */
+    PVK_PIPE_SURFACE_CONVERT, /* vram/: display transfers from and reinterpretations of surfaces */
     PVK_PIPE_TEXTURE_DECODE, /* vram/texture.c: guest texture -> linear image level */
     PVK_PIPE_TEXTURE_DECODE_ETC, /* vram/texture.c: the same for ETC1/ETC1A4 */
     PVK_PIPE_COUNT,
@@ -206,6 +207,7 @@ VkCullModeFlags pvk_vk_cull_mode(uint32_t mode);
 VkLogicOp pvk_vk_logic_op(uint32_t op);
 VkBlendOp pvk_vk_blend_op(uint32_t eq);
 VkBlendFactor pvk_vk_blend_factor(uint32_t f);
+VkStencilOp pvk_vk_stencil_op(uint32_t op);
 
 /* ---- embedded SPIR-V (generated: shaders/) ---- */
 typedef struct pvk_spirv {

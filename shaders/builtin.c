@@ -7,6 +7,7 @@
 #include "display_transfer.comp.spv.h"
 #include "fill.comp.spv.h"
 #include "scanout.comp.spv.h"
+#include "surface_convert.comp.spv.h"
 #include "texture_copy.comp.spv.h"
 #include "texture_decode.comp.spv.h"
 #include "texture_decode_etc.comp.spv.h"
@@ -21,6 +22,7 @@ pvk_spirv pvk_builtin_spirv(int pipe)
     case PVK_PIPE_TEXTURE_COPY: return (pvk_spirv){pvk_spv_texture_copy_comp, sizeof pvk_spv_texture_copy_comp};
     case PVK_PIPE_SCANOUT: return (pvk_spirv){pvk_spv_scanout_comp, sizeof pvk_spv_scanout_comp};
     case PVK_PIPE_DEPTH_IO: return (pvk_spirv){pvk_spv_depth_io_comp, sizeof pvk_spv_depth_io_comp};
+    case PVK_PIPE_SURFACE_CONVERT: return (pvk_spirv){pvk_spv_surface_convert_comp, sizeof pvk_spv_surface_convert_comp};
     case PVK_PIPE_TEXTURE_DECODE: return (pvk_spirv){pvk_spv_texture_decode_comp, sizeof pvk_spv_texture_decode_comp};
     case PVK_PIPE_TEXTURE_DECODE_ETC: return (pvk_spirv){pvk_spv_texture_decode_etc_comp, sizeof pvk_spv_texture_decode_etc_comp};
     }

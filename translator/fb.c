@@ -81,4 +81,26 @@ void pvk_raster_desc_get(const pvk_pica *p, pvk_raster_desc *rd)
     rd->depth_test = pvk_depth_test_enable(mask);
     rd->depth_write = pvk_depth_write_enable(mask);
     rd->depth_func = pvk_depth_func(mask);
+    /* Stencil exists only in D24S8 buffers (byte 3 of each pixel).  The
+     * access bits (seed 000: DEPTHBUFFER_READ/WRITE bit 0 "allow stencil
+     * read/write"; citro3d sets bit 0 only for D24S8) gate writes: without
+     * DEPTHBUFFER_WRITE bit 0 the write mask is 0 and the test still runs.
+     * DEPTHBUFFER_READ is not modelled (no public source says what a test
+     * reads without it; picavk treats the depth read bit the same way): the
+     * test reads the stored byte.  The reference is taken as an unsigned
+     * byte: 3dbrew calls it signed, but citro3d's C3D_StencilTest passes
+     * 0-255 (`ref << 16`), the stored values it is compared with and that
+     * Replace writes are bytes, and Citra treats it as unsigned. */
+    uint32_t st = r[PVK_GPUREG_STENCIL_TEST], op = r[PVK_GPUREG_STENCIL_OP];
+    rd->stencil_test = pvk_stencil_enable(st) && pvk_depthbuffer_format(r[PVK_GPUREG_DEPTHBUFFER_FORMAT]) == 3;
+    if (rd->stencil_test) {
+        rd->stencil_func = pvk_stencil_func(st);
+        rd->stencil_ref = pvk_stencil_ref(st);
+        rd->stencil_compare_mask = pvk_stencil_compare_mask(st);
+        rd->stencil_write_mask =
+            pvk_depthbuffer_access_stencil(r[PVK_GPUREG_DEPTHBUFFER_WRITE]) ? pvk_stencil_write_mask(st) : 0;
+        rd->stencil_fail = pvk_stencil_fail_op(op);
+        rd->stencil_zfail = pvk_stencil_zfail_op(op);
+        rd->stencil_zpass = pvk_stencil_zpass_op(op);
+    }
 }

@@ -437,7 +437,7 @@ PVK_FIELD_(alpha_test_ref, 8, 8)
 PVK_FIELD_(stencil_enable, 0, 1)
 PVK_FIELD_(stencil_func, 4, 3)
 PVK_FIELD_(stencil_write_mask, 8, 8)       /* seed: "buffer mask" */
-PVK_FIELD_(stencil_ref, 16, 8)             /* signed */
+PVK_FIELD_(stencil_ref, 16, 8)             /* 3dbrew: signed; taken as unsigned (fb.c) */
 PVK_FIELD_(stencil_compare_mask, 24, 8)
 /* STENCIL_OP */
 PVK_FIELD_(stencil_fail_op, 0, 3)

@@ -114,6 +114,14 @@ typedef struct pvk_raster_desc {
     bool w_buffer;                   /* DEPTHMAP_ENABLE bit 0 clear */
     bool depth_test, depth_write;    /* DEPTH_COLOR_MASK */
     uint32_t depth_func;             /* 0 never, 1 always, 2 eq, 3 ne, 4 lt, 5 le, 6 gt, 7 ge */
+    /* STENCIL_TEST / STENCIL_OP (fb.c says which registers gate them) */
+    bool stencil_test;               /* enabled and the depth buffer is D24S8 */
+    uint32_t stencil_func;           /* as depth_func: (ref & compare_mask) func (stored & compare_mask) */
+    uint32_t stencil_ref;            /* 0-255 */
+    uint32_t stencil_compare_mask;   /* STENCIL_TEST bits 24-31 */
+    uint32_t stencil_write_mask;     /* bits 8-15; 0 when DEPTHBUFFER_WRITE bit 0 forbids stencil writes */
+    uint32_t stencil_fail, stencil_zfail, stencil_zpass; /* STENCIL_OP: 0 keep, 1 zero, 2 replace, 3 incr,
+                                                            4 decr (saturating), 5 invert, 6 incr, 7 decr (wrapping) */
 } pvk_raster_desc;
 
 /* What Vulkan bakes into a pipeline of the output merger, in PICA codes

@@ -6,14 +6,21 @@
  * newer, and `dirty` when the image is newer than guest memory.  A surface
  * is loaded (compute untile, the transfer and depth_io shaders) only when it
  * is created or was invalidated by a guest write (host CPU, fill, transfer);
- * it is written back (tile pass, D24S8 keeps the stencil byte in memory)
- * only when something needs guest memory: see pvk_surface_flush's callers in
- * vram/guestmem.c.  Surfaces never overlap: a new surface over the bytes of
- * another with a different key writes the old one back and drops it (no
- * reinterpretation pass yet), then loads from memory.
+ * it is written back (tile pass) only when something needs guest memory:
+ * see pvk_surface_flush's callers in vram/guestmem.c.  Surfaces never
+ * overlap: a new surface over exactly the bytes of another (address, size,
+ * pixel size, block mode, scale) in another format is converted from the old
+ * image on the GPU (reinterpret()); any other overlap writes the old one back
+ * and drops it, then loads from memory.
+ *
+ * D24S8 surfaces in a depth-stencil format (D32_SFLOAT_S8_UINT, draw.c picks
+ * it) carry the stencil byte in their stencil aspect: loads, write-backs and
+ * fills move both aspects, and the image is the truth for both.
  *
  * Images are scale x the guest size.  At rest colour images are in
- * COLOR_ATTACHMENT_OPTIMAL and depth images in DEPTH_ATTACHMENT_OPTIMAL;
+ * COLOR_ATTACHMENT_OPTIMAL, depth images in DEPTH_ATTACHMENT_OPTIMAL and
+ * depth-stencil images in DEPTH_STENCIL_ATTACHMENT_OPTIMAL (one layout for
+ * both aspects: separateDepthStencilLayouts is not required of the device);
  * every pass returns them there.  Scale 1 copies between the linear staging
  * buffer and the image; other scales go through a 1x scratch image and a blit
  * (nearest up, linear down for colour, nearest for depth). */
@@ -23,6 +30,7 @@
 #include "runtime/runtime.h"
 
 #define MAX_SURFACES 16
+#define MAX_GRAVES 4
 #define MAX_DIM 1024 /* FRAMEBUFFER_DIM: 11-bit width, 10-bit height-1 */
 
 struct pvk_surface {
@@ -31,16 +39,21 @@ struct pvk_surface {
     VkFormat vk_format;
     pvk_image image;         /* at rest in COLOR/DEPTH_ATTACHMENT_OPTIMAL */
     bool used, valid, dirty; /* valid: holds memory or newer; dirty: newer than memory */
+    bool stencil;            /* the image has a stencil aspect (D24S8 in a depth-stencil format) */
     uint64_t last_use;
 };
 
 struct pvk_surfaces {
     pvk_surface s[MAX_SURFACES];
     uint64_t tick;
-    VkBuffer staging; /* linear RGBA8 or float depth at 1x */
+    VkBuffer staging; /* linear RGBA8, or float depth then stencil bytes, at 1x */
     VkDeviceMemory staging_mem;
-    pvk_image scratch[2]; /* 1x colour / depth images for scaled surfaces */
+    pvk_image scratch[3]; /* 1x colour / depth / depth-stencil images for scaled surfaces */
     bool blit;            /* the device blits RGBA8 and D32 (scales other than 1) */
+    bool blit_ds;         /* ... and D32_SFLOAT_S8_UINT */
+    /* Images of surfaces a reinterpretation replaced, freed once the GPU
+     * passes `value` instead of waiting for it in the draw path. */
+    struct { pvk_image image; uint64_t value; } graves[MAX_GRAVES];
 };
 
 static const VkImageUsageFlags surface_usage =
@@ -51,14 +64,42 @@ static bool is_depth(const pvk_surface *s)
     return s->key.kind == PVK_SURFACE_DEPTH;
 }
 
+/* Every aspect of the image (barriers and blits take them together). */
 static VkImageAspectFlags aspect_of(const pvk_surface *s)
 {
-    return is_depth(s) ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT;
+    return !is_depth(s) ? VK_IMAGE_ASPECT_COLOR_BIT
+           : s->stencil ? VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT
+                        : VK_IMAGE_ASPECT_DEPTH_BIT;
 }
 
 static VkImageLayout rest_layout(const pvk_surface *s)
 {
-    return is_depth(s) ? VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    return !is_depth(s) ? VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL
+           : s->stencil ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL
+                        : VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+}
+
+/* Buffer <-> image copies of the linear staging layout: one region per
+ * aspect (colour or depth at 0; stencil bytes after w*h floats). */
+static uint32_t copy_regions(const pvk_surface *s, VkBufferImageCopy r[2])
+{
+    uint32_t w = s->key.width, h = s->key.height;
+    r[0] = (VkBufferImageCopy){.imageSubresource = {is_depth(s) ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT,
+                                                    0, 0, 1},
+                               .imageExtent = {w, h, 1}};
+    r[1] = (VkBufferImageCopy){.bufferOffset = (VkDeviceSize)w * h * 4,
+                               .imageSubresource = {VK_IMAGE_ASPECT_STENCIL_BIT, 0, 0, 1},
+                               .imageExtent = {w, h, 1}};
+    return s->stencil ? 2 : 1;
+}
+
+void pvk_depth_io(pvk_context *ctx, struct pvk_op *op, pvk_buffer_range guest, uint32_t sub, pvk_buffer_range linear,
+                  uint32_t w, uint32_t h, uint32_t bpp, bool store, bool stencil)
+{
+    struct { uint32_t base, width, height, bpp, mode, stencil, pad[2]; } io = {sub, w, h, bpp, store, stencil, {0, 0}};
+    pvk_buffer_range bufs[2] = {guest, linear};
+    /* one invocation per 4x2 block: w per row of tiles (depth_io.comp) */
+    pvk_op_dispatch(ctx, op, PVK_PIPE_DEPTH_IO, bufs, &io, (w + 63) / 64, h / 8, 1);
 }
 
 static void barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage img, VkImageAspectFlags aspect, VkImageLayout from,
@@ -75,17 +116,19 @@ pvk_result pvk_surface_init(pvk_context *ctx)
     if (!c)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->surfaces = c;
-    pvk_result r = pvk_create_buffer(ctx, (VkDeviceSize)MAX_DIM * MAX_DIM * 4,
+    pvk_result r = pvk_create_buffer(ctx, (VkDeviceSize)MAX_DIM * MAX_DIM * 5,
                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                          VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &c->staging, &c->staging_mem);
     pvk_object_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)c->staging, "surface staging (linear, 1x)");
-    VkFormatProperties cp, dp;
+    VkFormatProperties cp, dp, sp;
     vkGetPhysicalDeviceFormatProperties(ctx->phys, VK_FORMAT_R8G8B8A8_UNORM, &cp);
     vkGetPhysicalDeviceFormatProperties(ctx->phys, VK_FORMAT_D32_SFLOAT, &dp);
+    vkGetPhysicalDeviceFormatProperties(ctx->phys, VK_FORMAT_D32_SFLOAT_S8_UINT, &sp);
     VkFormatFeatureFlags need = VK_FORMAT_FEATURE_BLIT_SRC_BIT | VK_FORMAT_FEATURE_BLIT_DST_BIT;
     c->blit = (cp.optimalTilingFeatures & need) == need && (dp.optimalTilingFeatures & need) == need &&
               (cp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT);
+    c->blit_ds = c->blit && (sp.optimalTilingFeatures & need) == need;
     return r;
 }
 
@@ -98,6 +141,42 @@ static void drop(pvk_context *ctx, pvk_surface *s)
     memset(s, 0, sizeof *s);
 }
 
+/* Free the replaced images the GPU is done with (all of them after a wait
+ * when `wait`).  Reads the timeline without retiring: no retire callback
+ * (IRQs to the host) runs inside a surface call. */
+static void free_graves(pvk_context *ctx, bool wait)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    uint64_t done = 0;
+    if (wait && ctx->pending_count)
+        pvk_retire(ctx, true);
+    if (wait || ctx->sticky)
+        done = UINT64_MAX;
+    else if (ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &done) != VK_SUCCESS)
+        return;
+    for (int i = 0; i < MAX_GRAVES; i++)
+        if (c->graves[i].image.image && c->graves[i].value <= done) {
+            pvk_image_destroy(ctx, &c->graves[i].image);
+            c->graves[i].value = 0;
+        }
+}
+
+/* drop() for a surface whose image only submitted work still uses: the
+ * image waits in a grave for that work (or, all graves taken, for the GPU). */
+static void bury(pvk_context *ctx, pvk_surface *s)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    free_graves(ctx, false);
+    for (int i = 0; i < MAX_GRAVES; i++)
+        if (!c->graves[i].image.image) {
+            c->graves[i].image = s->image;
+            c->graves[i].value = ctx->timeline_next;
+            memset(s, 0, sizeof *s);
+            return;
+        }
+    drop(ctx, s);
+}
+
 void pvk_surface_destroy(pvk_context *ctx)
 {
     struct pvk_surfaces *c = ctx->surfaces;
@@ -106,7 +185,8 @@ void pvk_surface_destroy(pvk_context *ctx)
     for (int i = 0; i < MAX_SURFACES; i++)
         if (c->s[i].used)
             drop(ctx, &c->s[i]);
-    for (int i = 0; i < 2; i++)
+    free_graves(ctx, true);
+    for (int i = 0; i < 3; i++)
         pvk_image_destroy(ctx, &c->scratch[i]);
     if (c->staging)
         ctx->vk.vkDestroyBuffer(ctx->device, c->staging, NULL);
@@ -131,7 +211,7 @@ static bool covers(uint32_t paddr, uint32_t len, const pvk_surface *s)
 static pvk_result scratch_for(pvk_context *ctx, pvk_surface *s, pvk_image **out)
 {
     struct pvk_surfaces *c = ctx->surfaces;
-    pvk_image *im = &c->scratch[is_depth(s)];
+    pvk_image *im = &c->scratch[is_depth(s) + s->stencil];
     if (im->image && (im->w != s->key.width || im->h != s->key.height) && ctx->pending_count)
         pvk_retire(ctx, true); /* an earlier pass may still use it */
     *out = im;
@@ -179,19 +259,17 @@ static pvk_result load(pvk_context *ctx, pvk_surface *s)
     VkCommandBuffer cmd = op.cmd;
     pvk_op_label(ctx, &op, "surface load: %s 0x%08X %ux%u format %u", is_depth(s) ? "depth" : "colour", s->key.addr,
                  w, h, s->key.format);
-    pvk_buffer_range staging = {c->staging, 0, (VkDeviceSize)w * h * 4};
-    if (is_depth(s)) {
-        struct { uint32_t base, width, height, bpp, mode, count, pad[2]; } io = {sub, w, h, s->bpp, 0, w * h, {0, 0}};
-        pvk_buffer_range bufs[2] = {guest, staging};
-        pvk_op_dispatch(ctx, &op, PVK_PIPE_DEPTH_IO, bufs, &io, (io.count + 63) / 64, 1, 1);
-    } else {
+    pvk_buffer_range staging = {c->staging, 0, (VkDeviceSize)w * h * (s->stencil ? 5 : 4)};
+    if (is_depth(s))
+        pvk_depth_io(ctx, &op, guest, sub, staging, w, h, s->bpp, false, s->stencil);
+    else
         pvk_transfer_record_convert(ctx, &op, guest, sub, staging, 0, w, w, h, s->key.format, PVK_XFER_RGBA8_NATURAL, 0);
-    }
     pvk_op_barrier(ctx, &op);
     VkImage first = scale == 1 ? s->image.image : scratch->image;
-    VkBufferImageCopy bic = {.imageSubresource = {aspect_of(s), 0, 0, 1}, .imageExtent = {w, h, 1}};
+    VkBufferImageCopy bic[2];
+    uint32_t nbic = copy_regions(s, bic);
     barrier(ctx, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-    ctx->vk.vkCmdCopyBufferToImage(cmd, c->staging, first, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
+    ctx->vk.vkCmdCopyBufferToImage(cmd, c->staging, first, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, nbic, bic);
     if (scale != 1) {
         barrier(ctx, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
@@ -228,9 +306,9 @@ static pvk_result write_back(pvk_context *ctx, pvk_surface *s)
     if (!pvk_guest_resolve(ctx, s->key.addr, s->len, NULL, &span) ||
         !pvk_guest_bind(ctx, &span, &guest, &sub, "surface write-back"))
         return PVK_ERROR_OUT_OF_RANGE;
-    /* Mirror mode, D24S8: the store keeps stencil bytes it reads from the
-     * device copy, so that copy must hold the host's bytes. */
-    if (span.region->mirror && is_depth(s) && s->bpp == 4) {
+    /* Mirror mode, D24S8 without a stencil aspect: the store keeps stencil
+     * bytes it reads from the device copy, so that copy must hold the host's bytes. */
+    if (span.region->mirror && is_depth(s) && s->bpp == 4 && !s->stencil) {
         pvk_retire(ctx, true);
         pvk_guest_upload(ctx, &span);
     }
@@ -254,16 +332,14 @@ static pvk_result write_back(pvk_context *ctx, pvk_surface *s)
                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
         last = scratch->image;
     }
-    VkBufferImageCopy bic = {.imageSubresource = {aspect_of(s), 0, 0, 1}, .imageExtent = {w, h, 1}};
-    ctx->vk.vkCmdCopyImageToBuffer(cmd, last, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->staging, 1, &bic);
+    VkBufferImageCopy bic[2];
+    uint32_t nbic = copy_regions(s, bic);
+    ctx->vk.vkCmdCopyImageToBuffer(cmd, last, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->staging, nbic, bic);
     barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
     pvk_op_barrier(ctx, &op);
-    pvk_buffer_range staging = {c->staging, 0, (VkDeviceSize)w * h * 4};
+    pvk_buffer_range staging = {c->staging, 0, (VkDeviceSize)w * h * (s->stencil ? 5 : 4)};
     if (is_depth(s)) {
-        struct { uint32_t base, width, height, bpp, mode, count, pad[2]; } io = {
-            sub, w, h, s->bpp, 1, w * h * s->bpp / 4, {0, 0}};
-        pvk_buffer_range bufs[2] = {guest, staging};
-        pvk_op_dispatch(ctx, &op, PVK_PIPE_DEPTH_IO, bufs, &io, (io.count + 63) / 64, 1, 1);
+        pvk_depth_io(ctx, &op, guest, sub, staging, w, h, s->bpp, true, s->stencil);
     } else {
         pvk_transfer_record_convert(ctx, &op, staging, 0, guest, sub, w, w, h, PVK_XFER_RGBA8_NATURAL, s->key.format, 2);
     }
@@ -277,6 +353,9 @@ static pvk_result write_back(pvk_context *ctx, pvk_surface *s)
     ctx->stats.surface_bytes += s->len;
     return PVK_SUCCESS;
 }
+
+static bool reinterpretable(const pvk_surface *s, const pvk_surface_key *key, uint32_t bpp);
+static pvk_result reinterpret(pvk_context *ctx, pvk_surface *from, pvk_surface *to, const pvk_surface_key *key);
 
 pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_format, const char *what,
                            pvk_surface **out)
@@ -293,14 +372,15 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
                       key->width, key->height, MAX_DIM);
         return PVK_ERROR_BAD_PARAMETERS;
     }
-    if ((key->scale < 1 || key->scale > 4 || (key->scale != 1 && !c->blit))) {
+    bool stencil = vk_format == VK_FORMAT_D32_SFLOAT_S8_UINT;
+    if ((key->scale < 1 || key->scale > 4 || (key->scale != 1 && !(stencil ? c->blit_ds : c->blit)))) {
         pvk_unsupported(ctx, "%s: resolution scale %u needs blits the device lacks", what, key->scale);
         return PVK_ERROR_MISSING_FEATURE;
     }
     uint32_t len = key->width * key->height * bpp;
     if (!pvk_guest_check(ctx, key->addr, len, what))
         return PVK_ERROR_OUT_OF_RANGE;
-    pvk_surface *hit = NULL, *freeslot = NULL, *oldest = NULL;
+    pvk_surface *hit = NULL, *freeslot = NULL, *oldest = NULL, *from = NULL;
     pvk_result r;
     for (int i = 0; i < MAX_SURFACES; i++) {
         pvk_surface *s = &c->s[i];
@@ -314,6 +394,10 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
             continue;
         }
         if (overlaps(s, key->addr, len)) {
+            if (!from && reinterpretable(s, key, bpp)) {
+                from = s; /* converted on the GPU below */
+                continue;
+            }
             /* the same bytes seen another way: memory becomes the truth, then
              * the new view loads from it */
             if (s->dirty && (r = write_back(ctx, s)))
@@ -325,6 +409,19 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
         }
         if (!oldest || s->last_use < oldest->last_use)
             oldest = s;
+    }
+    if (!hit && from && from->vk_format == vk_format) {
+        /* colour <-> colour: the same RGBA8 image, converted in place (no
+         * other same-size pair shares an image format) */
+        if ((r = reinterpret(ctx, from, from, key)))
+            return r;
+        from->key = *key;
+        from->bpp = bpp;
+        pvk_object_name(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)from->image.image, "surface %s 0x%08X %ux%u x%u",
+                        key->kind == PVK_SURFACE_DEPTH ? "depth" : "colour", key->addr, key->width, key->height,
+                        key->scale);
+        hit = from;
+        from = NULL;
     }
     if (!hit) {
         if (!freeslot) { /* evict the least recently used */
@@ -339,6 +436,7 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
         hit->bpp = bpp;
         hit->len = len;
         hit->vk_format = vk_format;
+        hit->stencil = stencil;
         VkImageUsageFlags usage = surface_usage | (key->kind == PVK_SURFACE_DEPTH
                                                        ? VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT
                                                        : VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT);
@@ -352,6 +450,11 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
         pvk_object_name(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)hit->image.image, "surface %s 0x%08X %ux%u x%u",
                         key->kind == PVK_SURFACE_DEPTH ? "depth" : "colour", key->addr, key->width, key->height,
                         key->scale);
+    }
+    if (from) { /* colour <-> depth: into the new image, then the old one goes */
+        if (reinterpret(ctx, from, hit, key) && from->dirty && (r = write_back(ctx, from)))
+            return r;
+        bury(ctx, from);
     }
     if (!hit->valid && (r = load(ctx, hit)))
         return r;
@@ -401,7 +504,8 @@ void pvk_surface_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len, bool
 }
 
 /* The word a uniform fill gives every pixel of `s`, as the image stores it
- * (RGBA8: R, G, B, A bytes, the memory's A, B, G, R reversed; D32: q * 2^-24); false when the fill's pattern
+ * (RGBA8: R, G, B, A bytes, the memory's A, B, G, R reversed; D32: q * 2^-24;
+ * the stencil aspect gets byte 3 of a D24S8 fill's value); false when the fill's pattern
  * does not map to one pixel value (another pixel size, a colour format
  * other than RGBA8, misaligned). */
 static bool clear_word(const pvk_surface *s, uint32_t start, uint32_t value, uint32_t fill_bytes, uint32_t *out)
@@ -443,12 +547,16 @@ void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t v
         pvk_op_label(ctx, &op, "surface clear by a memory fill: 0x%08X+0x%X", start, len);
         uint32_t w = s->key.width, h = s->key.height;
         ctx->vk.vkCmdFillBuffer(op.cmd, c->staging, 0, (VkDeviceSize)w * h * 4, word);
+        if (s->stencil) /* D24S8: byte 3 of the fill value is every pixel's stencil */
+            ctx->vk.vkCmdFillBuffer(op.cmd, c->staging, (VkDeviceSize)w * h * 4, (VkDeviceSize)w * h,
+                                    (value >> 24) * 0x01010101u);
         pvk_op_barrier(ctx, &op);
-        VkBufferImageCopy bic = {.imageSubresource = {aspect_of(s), 0, 0, 1}, .imageExtent = {w, h, 1}};
+        VkBufferImageCopy bic[2];
+        uint32_t nbic = copy_regions(s, bic);
         barrier(ctx, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
                 VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-        ctx->vk.vkCmdCopyBufferToImage(op.cmd, c->staging, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
-                                       &bic);
+        ctx->vk.vkCmdCopyBufferToImage(op.cmd, c->staging, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, nbic,
+                                       bic);
         barrier(ctx, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
         if (pvk_op_submit(ctx, &op)) {
             s->valid = s->dirty = false;
@@ -458,4 +566,160 @@ void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t v
         s->dirty = false;
         ctx->stats.surface_clears++;
     }
+}
+
+/* ---- reading a surface without writing it back ----
+ * The passes below take a surface's pixels from its image (display
+ * transfers from a surface, reinterpretations); they record the same image
+ * <-> staging steps as load() and write_back(), kept apart from them. */
+
+/* Record the image of `s` (through the 1x scratch image when scaled, as a
+ * write-back downsamples) into the staging buffer at 1x. */
+static void record_readout(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surface *s, pvk_image *scratch)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    uint32_t w = s->key.width, h = s->key.height, scale = s->key.scale;
+    barrier(ctx, cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    VkImage last = s->image.image;
+    if (scale != 1) {
+        barrier(ctx, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
+                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        blit(ctx, cmd, s, s->image.image, w * scale, h * scale, scratch->image, w, h);
+        barrier(ctx, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+        last = scratch->image;
+    }
+    VkBufferImageCopy bic[2];
+    uint32_t nbic = copy_regions(s, bic);
+    ctx->vk.vkCmdCopyImageToBuffer(cmd, last, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->staging, nbic, bic);
+    barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
+}
+
+/* Record the staging buffer (1x) into the image of `s` (through the scratch
+ * image when scaled, as a load upsamples); the image's old contents go. */
+static void record_upload(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surface *s, pvk_image *scratch)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    uint32_t w = s->key.width, h = s->key.height, scale = s->key.scale;
+    VkImage first = scale == 1 ? s->image.image : scratch->image;
+    VkBufferImageCopy bic[2];
+    uint32_t nbic = copy_regions(s, bic);
+    barrier(ctx, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    ctx->vk.vkCmdCopyBufferToImage(cmd, c->staging, first, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, nbic, bic);
+    if (scale != 1) {
+        barrier(ctx, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+        barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
+                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        blit(ctx, cmd, s, first, w, h, s->image.image, w * scale, h * scale);
+    }
+    barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
+}
+
+pvk_surface *pvk_surface_dirty_color(pvk_context *ctx, uint32_t addr)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    for (int i = 0; c && i < MAX_SURFACES; i++) {
+        pvk_surface *s = &c->s[i];
+        if (s->used && s->valid && s->dirty && !is_depth(s) && s->key.addr == addr)
+            return s;
+    }
+    return NULL;
+}
+
+const pvk_surface_key *pvk_surface_key_of(const pvk_surface *s)
+{
+    return &s->key;
+}
+
+pvk_result pvk_surface_begin_read(pvk_context *ctx, pvk_surface *s, pvk_op *op, pvk_buffer_range *out)
+{
+    pvk_image *scratch = NULL;
+    pvk_result r;
+    if ((s->key.scale != 1 && (r = scratch_for(ctx, s, &scratch))) || (r = pvk_op_begin(ctx, op)))
+        return r;
+    record_readout(ctx, op->cmd, s, scratch);
+    pvk_op_barrier(ctx, op);
+    *out = (pvk_buffer_range){ctx->surfaces->staging, 0, (VkDeviceSize)s->key.width * s->key.height * 4};
+    s->last_use = ++ctx->surfaces->tick;
+    return PVK_SUCCESS;
+}
+
+/* ---- reinterpretation ---- */
+
+/* The shader's code for a surface format: colour transfer codes 0-4,
+ * depth 8 + DEPTHBUFFER_FORMAT. */
+static uint32_t convert_code(const pvk_surface_key *k)
+{
+    return k->kind == PVK_SURFACE_DEPTH ? 8 + k->format : k->format;
+}
+
+/* Can `s` become `key` (pixels of `bpp` bytes) on the GPU?  The same guest
+ * bytes (address, size, pixel size, block mode) at the same scale, seen as
+ * another format; a surface that holds nothing yet just reloads. */
+static bool reinterpretable(const pvk_surface *s, const pvk_surface_key *key, uint32_t bpp)
+{
+    return s->valid && s->key.addr == key->addr && s->key.width == key->width && s->key.height == key->height &&
+           s->key.scale == key->scale && s->key.block32 == key->block32 && s->bpp == bpp;
+}
+
+/* The image of `from` as the format of `to` (same size; `to` may be `from`
+ * itself when both are RGBA8 images): each pixel packed to the guest bytes
+ * a write-back would store and unpacked as a load would read them, all on
+ * the GPU.  A D24S8 surface with a stencil aspect takes its stencil byte
+ * (byte 3 of the guest word: R of an RGBA8 pixel) from and to that aspect,
+ * copied beside the depth in the staging buffer.  Without one (a device
+ * without D32_SFLOAT_S8_UINT) D24S8 keeps stencil in guest memory, as its
+ * load and write-back then do: an old D24S8's byte 3 is read from memory,
+ * and a new D24S8 made from a dirty colour surface gets byte 3 stored into
+ * memory, the only guest bytes this writes.  `to` is then as valid and as
+ * dirty as `from` was. */
+static pvk_result reinterpret(pvk_context *ctx, pvk_surface *from, pvk_surface *to, const pvk_surface_key *key)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    uint32_t w = key->width, h = key->height, old_code = convert_code(&from->key), new_code = convert_code(key);
+    bool stencil_in = old_code == 11 && !from->stencil, stencil_out = new_code == 11 && !to->stencil && from->dirty;
+    pvk_guest_span span;
+    pvk_buffer_range guest;
+    uint32_t sub;
+    /* reading stencil bytes is a GPU read of guest memory (the trace recorder hears of it) */
+    if (!pvk_guest_resolve(ctx, key->addr, from->len, stencil_in ? "surface reinterpretation" : NULL, &span) ||
+        !pvk_guest_bind(ctx, &span, &guest, &sub, "surface reinterpretation"))
+        return PVK_ERROR_OUT_OF_RANGE;
+    if ((stencil_in || stencil_out) && span.region->mirror) { /* the device copy must hold the host's bytes */
+        pvk_retire(ctx, true);
+        pvk_guest_upload(ctx, &span);
+    }
+    pvk_image *scratch_from = NULL, *scratch_to = NULL;
+    pvk_result r;
+    if (key->scale != 1 && ((r = scratch_for(ctx, from, &scratch_from)) || (r = scratch_for(ctx, to, &scratch_to))))
+        return r;
+    pvk_op op;
+    if ((r = pvk_op_begin(ctx, &op)))
+        return r;
+    pvk_op_label(ctx, &op, "surface reinterpretation: 0x%08X %ux%u %s %u -> %s %u", key->addr, w, h,
+                 is_depth(from) ? "depth" : "colour", from->key.format,
+                 key->kind == PVK_SURFACE_DEPTH ? "depth" : "colour", key->format);
+    record_readout(ctx, op.cmd, from, scratch_from);
+    pvk_op_barrier(ctx, &op);
+    uint32_t flags = (stencil_out ? 1u : 0u) | (from->stencil ? 2u : 0u) | (to->stencil ? 4u : 0u);
+    struct { uint32_t op, width, height, src_width, src_fmt, dst_fmt, mode, guest_base, flags, pad[3]; } push = {
+        1, w, h, w, old_code, new_code, 0, sub, flags, {0, 0, 0}};
+    pvk_buffer_range bufs[2] = {{c->staging, 0, (VkDeviceSize)w * h * (from->stencil || to->stencil ? 5 : 4)}, guest};
+    pvk_op_dispatch(ctx, &op, PVK_PIPE_SURFACE_CONVERT, bufs, &push, (w + 7) / 8, (h + 7) / 8, 1);
+    pvk_op_barrier(ctx, &op);
+    record_upload(ctx, op.cmd, to, scratch_to);
+    if (stencil_out) {
+        op.p.retire = writeback_retire;
+        op.p.dst_addr = key->addr;
+        op.p.dst_len = from->len;
+    }
+    if ((r = pvk_op_submit(ctx, &op)))
+        return r;
+    to->valid = true;
+    to->dirty = from->dirty;
+    ctx->stats.surface_reinterpretations++;
+    if (stencil_out)
+        ctx->stats.surface_bytes += w * h; /* one stencil byte a pixel */
+    return PVK_SUCCESS;
 }

@@ -309,6 +309,91 @@ static uint64_t input_span(uint32_t pitch, uint32_t ow, uint32_t oh, uint32_t bp
     return ((uint64_t)(rows - 1) * pitch + ow) * lines * bpp;
 }
 
+/* A tiled->linear display transfer whose input is a dirty colour surface,
+ * read from its start (same address and format, input width and
+ * height equal to the surface's, rows the surface's width apart, block mode
+ * as the surface's, output no taller than it), runs from the surface's image:
+ * nothing is written back, the source's guest bytes stay stale and the
+ * surface dirty, and the output equals what the write-back and the transfer
+ * from memory would give (surface_convert.comp packs each pixel as the
+ * write-back would).  Everything else (linear input, another address, size,
+ * pitch or format, a clean surface, an output overlapping the surface) goes
+ * through memory.  The surface such a transfer reads, or NULL: */
+static pvk_surface *surface_source(pvk_context *ctx, uint32_t src_addr, const pvk_guest_span *dst, uint32_t flags,
+                                   uint32_t pitch)
+{
+    const uint32_t *regs = ctx->mmio.regs;
+    uint32_t in_dim = regs[PVK_REG_MEMCOPY_IN_DIM / 4], oh = regs[PVK_REG_MEMCOPY_OUT_DIM / 4] >> 16;
+    uint32_t in_fmt = (flags >> 8) & 7, dst_addr = dst->region->base + dst->offset;
+    pvk_surface *s = (flags & 2) ? NULL : pvk_surface_dirty_color(ctx, src_addr);
+    if (!s)
+        return NULL;
+    const pvk_surface_key *k = pvk_surface_key_of(s);
+    uint32_t len = k->width * k->height * format_bpp(k->format);
+    if (k->format != (in_fmt > 4 ? 4 : in_fmt) || k->block32 != ((flags >> 16) & 1) || (in_dim & 0xFFFF) != k->width ||
+        (in_dim >> 16) != k->height || pitch != k->width || oh > k->height ||
+        (dst_addr < k->addr + len && k->addr < dst_addr + dst->len))
+        return NULL;
+    return s;
+}
+
+/* Run the transfer from the surface when surface_source finds one; *handled
+ * is false (and nothing was done that the memory path would not do) when not. */
+static pvk_result from_surface(pvk_context *ctx, const pvk_guest_span *src, const pvk_guest_span *dst,
+                               uint32_t flags, uint32_t pitch, uint32_t w, uint32_t h, bool *handled)
+{
+    uint32_t src_addr = src->region->base + src->offset, dst_addr = dst->region->base + dst->offset;
+    uint32_t out_fmt = (flags >> 12) & 7;
+    *handled = false;
+    pvk_surface *s = surface_source(ctx, src_addr, dst, flags, pitch);
+    if (!s)
+        return PVK_SUCCESS;
+    pvk_surface_key key = *pvk_surface_key_of(s);
+    pvk_buffer_range bd;
+    uint32_t dsub;
+    if (!pvk_guest_bind(ctx, dst, &bd, &dsub, "memcopy destination")) {
+        *handled = true;
+        copy_done(ctx);
+        return PVK_ERROR_BAD_PARAMETERS;
+    }
+    /* the destination's surfaces reload (none of them is the source) */
+    pvk_guest_gpu_write(ctx, dst_addr, dst->len);
+    mirror_prepare(ctx, dst, NULL);
+    /* Waiting there may have run host callbacks (IRQs) that changed the
+     * surfaces: look again.  The memory path is still right if it is gone:
+     * what the destination's surfaces did cannot touch the source's bytes. */
+    s = surface_source(ctx, src_addr, dst, flags, pitch);
+    if (!s || memcmp(pvk_surface_key_of(s), &key, sizeof key))
+        return PVK_SUCCESS;
+    *handled = true;
+    pvk_op op;
+    pvk_buffer_range lin;
+    pvk_result r = pvk_surface_begin_read(ctx, s, &op, &lin);
+    if (r) {
+        copy_done(ctx);
+        return r;
+    }
+    pvk_op_label(ctx, &op, "display transfer from surface 0x%08X %ux%u -> 0x%08X+0x%X", key.addr, key.width,
+                 key.height, dst_addr, dst->len);
+    struct { uint32_t op, width, height, src_width, src_fmt, dst_fmt, mode, guest_base, flags, pad[3]; } push = {
+        0, w, h, key.width, key.format, out_fmt > 4 ? 4 : out_fmt, (flags & 1) | (((flags >> 24) & 3) << 2), dsub, 0,
+        {0, 0, 0}};
+    pvk_buffer_range ranges[2] = {lin, bd};
+    pvk_op_dispatch(ctx, &op, PVK_PIPE_SURFACE_CONVERT, ranges, &push, (w + 7) / 8, (h + 7) / 8, 1);
+    op.p.retire = copy_retire;
+    op.p.dst_addr = dst_addr;
+    op.p.dst_len = dst->len;
+    /* the hardware's traffic counters see the transfer it would have made */
+    pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_MEMCOPY_READS, src->len);
+    pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_MEMCOPY_WRITES, dst->len);
+    if ((r = pvk_op_submit(ctx, &op))) {
+        copy_done(ctx);
+        return r;
+    }
+    ctx->stats.surface_transfers++;
+    return PVK_SUCCESS;
+}
+
 static pvk_result display_transfer(pvk_context *ctx, uint32_t src_addr, uint32_t dst_addr, uint32_t flags)
 {
     const uint32_t *regs = ctx->mmio.regs;
@@ -351,6 +436,10 @@ static pvk_result display_transfer(pvk_context *ctx, uint32_t src_addr, uint32_t
         copy_done(ctx);
         return PVK_ERROR_OUT_OF_RANGE;
     }
+    bool handled;
+    pvk_result r = from_surface(ctx, &src, &dst, flags, pitch, w, h, &handled);
+    if (handled)
+        return r;
     uint32_t mode = (flags & 1) | (to_tiled ? 2u : 0u) | (scale << 2);
     /* RGBA8 -> RGBA8 without scaling moves 2x2 quads as vectors; sizes are
      * multiples of 8 (register masks) and addresses of 16 bytes. */

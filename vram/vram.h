@@ -113,13 +113,22 @@ typedef struct pvk_surface pvk_surface; /* vram/surface.c */
 pvk_result pvk_surface_init(pvk_context *ctx);
 void pvk_surface_destroy(pvk_context *ctx);
 /* The surface for `key`, created on first use and loaded from guest memory
- * when it is new or a guest write invalidated it; `what` names the use in
- * logs.  The pointer lives until the next surface call. */
+ * when it is new or a guest write invalidated it, or converted on the GPU
+ * from a surface over the same bytes in another format (reinterpreted);
+ * `what` names the use in logs.  The pointer lives until the next surface
+ * call. */
 pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_format, const char *what,
                            pvk_surface **out);
 /* The image view to render into: RGBA8 (memory byte order) or D32 (q * 2^-24),
  * width*scale x height*scale, in COLOR/DEPTH_ATTACHMENT_OPTIMAL. */
 VkImageView pvk_surface_view(const pvk_surface *s);
+/* Record depth_io.comp: a guest depth buffer (w x h, bpp 2/3/4, tiled) to
+ * the linear float layout in `linear` (store false) or back (store true);
+ * with `stencil` (D24S8) stencil bytes follow the w*h floats in `linear`,
+ * else a D24S8 store keeps memory's stencil bytes. */
+struct pvk_op;
+void pvk_depth_io(pvk_context *ctx, struct pvk_op *op, pvk_buffer_range guest, uint32_t sub, pvk_buffer_range linear,
+                  uint32_t w, uint32_t h, uint32_t bpp, bool store, bool stencil);
 /* A draw wrote the image: it is newer than guest memory now. */
 void pvk_surface_drawn(pvk_surface *s);
 /* Write back dirty surfaces overlapping the range (recorded, not waited for). */
@@ -134,6 +143,16 @@ void pvk_surface_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len, bool
  * a fill of its pixel size) is cleared to it and stays valid; any other
  * surface it touches is invalidated as by pvk_guest_gpu_write. */
 void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t value, uint32_t fill_bytes);
+/* Display transfers straight from a surface (vram/transfer.c): the valid,
+ * dirty colour surface starting at `addr`, or NULL; its key; and beginning
+ * `op` with its pixels copied into a linear 1x buffer (RGBA8 in R, G, B, A
+ * byte order, rows `width` pixels long), returned as *out and visible to the
+ * op's later commands.  The surface stays dirty.  On failure `op` is not
+ * begun. */
+struct pvk_op;
+pvk_surface *pvk_surface_dirty_color(pvk_context *ctx, uint32_t addr);
+const pvk_surface_key *pvk_surface_key_of(const pvk_surface *s);
+pvk_result pvk_surface_begin_read(pvk_context *ctx, pvk_surface *s, struct pvk_op *op, pvk_buffer_range *out);
 
 /* ---- external registers ---- */
 

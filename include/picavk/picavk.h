@@ -196,11 +196,15 @@ typedef struct pvk_stats {
      * GLSL (not found in the disk cache), shaders loaded from the disk cache. */
     uint64_t pipelines_created, pipeline_hits, shader_compiles, shader_disk_hits;
     /* The surface cache: colour/depth buffers loaded from guest memory,
-     * written back to it, reinterpreted in place (not yet: always 0),
+     * written back to it, converted on the GPU to another format of the
+     * same bytes (reinterpreted instead of written back and reloaded),
      * cleared by a memory fill instead of reloaded, and the guest bytes
-     * loads and write-backs moved.  Draws into the same buffers add nothing
-     * here. */
+     * loads and write-backs moved (with the stencil bytes a reinterpretation
+     * as D24S8 stores).  Draws into the same buffers add nothing here. */
     uint64_t surface_loads, surface_writebacks, surface_reinterpretations, surface_clears, surface_bytes;
+    /* Display transfers that read a surface's image instead of writing it
+     * back and reading guest memory. */
+    uint64_t surface_transfers;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);

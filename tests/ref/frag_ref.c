@@ -200,3 +200,54 @@ void ref_merge(const uint32_t *regs, const uint8_t src[4], const uint8_t dst[4],
     for (int ch = 0; ch < 4; ch++)
         out[ch] = (uint8_t)((mask >> ch & 1) ? res[ch] : d[ch]);
 }
+
+bool ref_compare(unsigned func, unsigned a, unsigned b)
+{
+    switch (func & 7) {
+    case 0: return false;
+    case 1: return true;
+    case 2: return a == b;
+    case 3: return a != b;
+    case 4: return a < b;
+    case 5: return a <= b;
+    case 6: return a > b;
+    default: return a >= b;
+    }
+}
+
+/* Register ids (seed 000): STENCIL_TEST 0x105, STENCIL_OP 0x106,
+ * DEPTHBUFFER_WRITE 0x115, DEPTHBUFFER_FORMAT 0x116. */
+static bool stencil_on(const uint32_t *regs)
+{
+    return (regs[0x105] & 1) && (regs[0x116] & 3) == 3;
+}
+
+bool ref_stencil_test(const uint32_t *regs, uint8_t stored)
+{
+    if (!stencil_on(regs))
+        return true;
+    uint32_t t = regs[0x105];
+    unsigned func = (t >> 4) & 7, ref = (t >> 16) & 0xFF, mask = t >> 24;
+    return ref_compare(func, ref & mask, stored & mask);
+}
+
+uint8_t ref_stencil_update(const uint32_t *regs, uint8_t stored, bool stencil_pass, bool depth_pass)
+{
+    if (!stencil_on(regs))
+        return stored;
+    uint32_t t = regs[0x105], o = regs[0x106];
+    unsigned op = !stencil_pass ? o & 7 : !depth_pass ? (o >> 4) & 7 : (o >> 8) & 7;
+    unsigned ref = (t >> 16) & 0xFF, s = stored, v;
+    switch (op) {
+    case 0: v = s; break;                      /* keep */
+    case 1: v = 0; break;                      /* zero */
+    case 2: v = ref; break;                    /* replace */
+    case 3: v = s == 255 ? 255 : s + 1; break; /* increment, saturating */
+    case 4: v = s == 0 ? 0 : s - 1; break;     /* decrement, saturating */
+    case 5: v = ~s & 0xFF; break;              /* invert */
+    case 6: v = (s + 1) & 0xFF; break;         /* increment, wrapping */
+    default: v = (s - 1) & 0xFF; break;        /* decrement, wrapping */
+    }
+    unsigned wmask = (regs[0x115] & 1) ? (t >> 8) & 0xFF : 0;
+    return (uint8_t)((v & wmask) | (s & ~wmask));
+}
