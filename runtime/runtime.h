@@ -27,6 +27,7 @@ enum {
     PVK_DEBUG_SYNC = 1u << 2,           /* "sync": wait for every GPU operation at once */
     PVK_DEBUG_NO_LOGIC_OP = 1u << 3,    /* "no-logic-op": act as if the device lacked logicOp (fallback tests) */
     PVK_DEBUG_ROUNDTRIP = 1u << 4,      /* "roundtrip": no surface cache, every draw loads and stores guest memory */
+    PVK_DEBUG_SHADERS = 1u << 5,        /* "shaders": dump generated shaders (SPIRV-Cross GLSL) to the cache dir */
 };
 
 /* One built-in compute pipeline: storage buffers through push descriptors and
@@ -259,6 +260,16 @@ VkPipelineLayout pvk_pipeline_layout(const pvk_context *ctx);
 /* The pipeline for these keys (created and cached on first use; the last
  * one is found without hashing).  VK_NULL_HANDLE after a logged failure. */
 VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format);
+/* Does a module (reflected by shaders/spvc.c) fit a pipeline layout?  Its
+ * push-constant block must lie inside the ranges given to `stage`, it may use
+ * no descriptor set at or past `n_sets`, and (with `prev`, the stage before)
+ * each of its inputs must be an output of `prev` at the same location with
+ * the same type and interpolation.  False with the reason in `why`.  Debug
+ * builds and PVK_DEBUG=shaders check every generated module with it. */
+struct pvk_spirv_info;
+bool pvk_shader_fits_layout(const struct pvk_spirv_info *m, VkShaderStageFlagBits stage,
+                            const struct pvk_spirv_info *prev, const VkPushConstantRange *ranges, uint32_t n_ranges,
+                            uint32_t n_sets, char *why, size_t cap);
 
 /* ---- LCD (runtime/present.c); arguments checked by api.c ---- */
 pvk_result pvk_lcd_init(pvk_context *ctx);
