@@ -7,24 +7,50 @@
 
 #include "runtime/runtime.h"
 
-/* Storage buffers and push-constant bytes of each built-in pipeline. */
-static const struct { uint32_t buffers, push_size; } pipe_layouts[PVK_PIPE_COUNT] = {
-    [PVK_PIPE_FILL] = {1, 16},
-    [PVK_PIPE_DISPLAY_TRANSFER] = {2, 64},
-    [PVK_PIPE_DISPLAY_QUAD] = {2, 64},
-    [PVK_PIPE_TEXTURE_COPY] = {2, 32},
-    [PVK_PIPE_SCANOUT] = {4, 64}, /* framebuffer A, B, output, LUT */
-    [PVK_PIPE_DEPTH_IO] = {2, 32}, /* guest depth buffer, linear float depth */
+/* Storage buffers and push-constant bytes of each built-in pipeline; the
+ * display-block variants are made on first use (most contexts need one or
+ * two of the nine, and each costs a JIT compile on CPU drivers). */
+#define BLOCK(bpp, scale) [PVK_PIPE_DISPLAY_BLOCK + (bpp == 4 ? 0 : bpp == 3 ? 1 : 2) * 3 + scale] = {2, 64, {bpp, scale}, true}
+static const struct { uint32_t buffers, push_size, spec[2]; bool lazy; } pipe_layouts[PVK_PIPE_COUNT] = {
+    [PVK_PIPE_FILL] = {1, 16, {0, 0}, false},
+    [PVK_PIPE_DISPLAY_TRANSFER] = {2, 64, {0, 0}, false},
+    [PVK_PIPE_DISPLAY_QUAD] = {2, 64, {0, 0}, false},
+    [PVK_PIPE_TEXTURE_COPY] = {2, 32, {0, 0}, false},
+    [PVK_PIPE_SCANOUT] = {4, 64, {0, 0}, false}, /* framebuffer A, B, output, LUT */
+    [PVK_PIPE_DEPTH_IO] = {2, 32, {0, 0}, false}, /* guest depth buffer, linear float depth */
+    BLOCK(4, 0), BLOCK(4, 1), BLOCK(4, 2), BLOCK(3, 0), BLOCK(3, 1), BLOCK(3, 2), BLOCK(2, 0), BLOCK(2, 1), BLOCK(2, 2),
 };
+#undef BLOCK
 
-static const char *const pipe_names[PVK_PIPE_COUNT] = {
+static const char *const pipe_names[PVK_PIPE_DISPLAY_BLOCK] = {
     [PVK_PIPE_FILL] = "memory fill (24-bit)",
-    [PVK_PIPE_DISPLAY_TRANSFER] = "display transfer",
+    [PVK_PIPE_DISPLAY_TRANSFER] = "display transfer (per pixel)",
     [PVK_PIPE_DISPLAY_QUAD] = "display transfer (RGBA8 4x2 blocks)",
     [PVK_PIPE_TEXTURE_COPY] = "texture copy",
     [PVK_PIPE_SCANOUT] = "LCD scan-out",
     [PVK_PIPE_DEPTH_IO] = "depth buffer load/store",
 };
+
+static void name_pipeline(pvk_context *ctx, int which)
+{
+    uint64_t h = (uint64_t)ctx->pipes[which].pipeline;
+    if (which < PVK_PIPE_DISPLAY_BLOCK)
+        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h, "%s", pipe_names[which]);
+    else
+        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h, "display transfer (4x2 blocks, %u-byte input, scale %u)",
+                        pipe_layouts[which].spec[0], pipe_layouts[which].spec[1]);
+}
+
+static void destroy_pipeline(pvk_context *ctx, pvk_compute_pipeline *p)
+{
+    if (p->pipeline)
+        ctx->vk.vkDestroyPipeline(ctx->device, p->pipeline, NULL);
+    if (p->layout)
+        ctx->vk.vkDestroyPipelineLayout(ctx->device, p->layout, NULL);
+    if (p->set_layout)
+        ctx->vk.vkDestroyDescriptorSetLayout(ctx->device, p->set_layout, NULL);
+    memset(p, 0, sizeof *p);
+}
 
 static pvk_result create_pipeline(pvk_context *ctx, int which)
 {
@@ -69,6 +95,8 @@ static pvk_result create_pipeline(pvk_context *ctx, int which)
     VkShaderModule mod;
     if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &mod), "vkCreateShaderModule")))
         return r;
+    VkSpecializationMapEntry map[2] = {{0, 0, 4}, {1, 4, 4}};
+    VkSpecializationInfo spec = {2, map, sizeof pipe_layouts[which].spec, pipe_layouts[which].spec};
     VkComputePipelineCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {
@@ -76,6 +104,7 @@ static pvk_result create_pipeline(pvk_context *ctx, int which)
             .stage = VK_SHADER_STAGE_COMPUTE_BIT,
             .module = mod,
             .pName = "main",
+            .pSpecializationInfo = which >= PVK_PIPE_DISPLAY_BLOCK ? &spec : NULL,
         },
         .layout = p->layout,
     };
@@ -106,9 +135,11 @@ pvk_result pvk_compute_init(pvk_context *ctx)
                           "vkCreateSemaphore")))
         return r;
     for (int i = 0; i < PVK_PIPE_COUNT; i++) {
+        if (pipe_layouts[i].lazy)
+            continue;
         if ((r = create_pipeline(ctx, i)))
             return r;
-        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)ctx->pipes[i].pipeline, "%s", pipe_names[i]);
+        name_pipeline(ctx, i);
     }
     return PVK_SUCCESS;
 }
@@ -118,15 +149,8 @@ void pvk_compute_destroy(pvk_context *ctx)
     if (!ctx->device)
         return;
     pvk_retire(ctx, true);
-    for (int i = 0; i < PVK_PIPE_COUNT; i++) {
-        pvk_compute_pipeline *p = &ctx->pipes[i];
-        if (p->pipeline)
-            ctx->vk.vkDestroyPipeline(ctx->device, p->pipeline, NULL);
-        if (p->layout)
-            ctx->vk.vkDestroyPipelineLayout(ctx->device, p->layout, NULL);
-        if (p->set_layout)
-            ctx->vk.vkDestroyDescriptorSetLayout(ctx->device, p->set_layout, NULL);
-    }
+    for (int i = 0; i < PVK_PIPE_COUNT; i++)
+        destroy_pipeline(ctx, &ctx->pipes[i]);
     if (ctx->timeline)
         ctx->vk.vkDestroySemaphore(ctx->device, ctx->timeline, NULL);
     if (ctx->cmd_pool)
@@ -296,7 +320,15 @@ pvk_result pvk_op_submit(pvk_context *ctx, pvk_op *op)
 void pvk_op_dispatch(pvk_context *ctx, pvk_op *op, int pipe, const pvk_buffer_range *bufs, const void *push,
                      uint32_t gx, uint32_t gy, uint32_t gz)
 {
-    const pvk_compute_pipeline *p = &ctx->pipes[pipe];
+    pvk_compute_pipeline *p = &ctx->pipes[pipe];
+    if (!p->pipeline) {
+        if (create_pipeline(ctx, pipe)) {
+            destroy_pipeline(ctx, p); /* what was made of it; the next use tries again */
+            pvk_log(ctx, PVK_LOG_ERROR, "compute pipeline %d cannot be created; its dispatch is dropped", pipe);
+            return;
+        }
+        name_pipeline(ctx, pipe);
+    }
     VkDescriptorBufferInfo info[4];
     VkWriteDescriptorSet w[4];
     for (uint32_t i = 0; i < p->buffers; i++) {

@@ -47,8 +47,15 @@ enum {
     PVK_PIPE_TEXTURE_COPY,
     PVK_PIPE_SCANOUT,
     PVK_PIPE_DEPTH_IO, /* runtime/draw.c: depth buffer load/store */
-    PVK_PIPE_COUNT,
+    /* display_block.comp specialised per input bytes per pixel (4, 3, 2) and
+     * downscale (none, 2x1, 2x2): pvk_pipe_display_block; created on first use */
+    PVK_PIPE_DISPLAY_BLOCK,
+    PVK_PIPE_COUNT = PVK_PIPE_DISPLAY_BLOCK + 9,
 };
+static inline int pvk_pipe_display_block(uint32_t in_bpp, uint32_t scale)
+{
+    return PVK_PIPE_DISPLAY_BLOCK + (in_bpp == 4 ? 0 : in_bpp == 3 ? 1 : 2) * 3 + (int)scale;
+}
 
 /* GPU work in flight: retired in submission order once the timeline passes
  * `value`; `retire` then runs on the host thread (status bits, IRQs,
@@ -170,8 +177,9 @@ pvk_result pvk_op_submit(pvk_context *ctx, pvk_op *op);
 void pvk_op_label(pvk_context *ctx, pvk_op *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Abandon a recording that failed half way. */
 void pvk_op_abort(pvk_context *ctx, pvk_op *op);
-/* Bind pipeline `pipe`, push `bufs` (buffer, offset, range triples) and
- * `push`, and dispatch groups. */
+/* Bind pipeline `pipe` (created now if it is made on first use; a failure
+ * is logged and nothing runs), push `bufs` (buffer, offset, range triples)
+ * and `push`, and dispatch groups. */
 void pvk_op_dispatch(pvk_context *ctx, pvk_op *op, int pipe, const pvk_buffer_range *bufs,
                      const void *push, uint32_t gx, uint32_t gy, uint32_t gz);
 /* A layout transition of a one-mip, one-layer image. */

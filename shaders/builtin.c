@@ -3,6 +3,7 @@
 #include "runtime/runtime.h"
 
 #include "depth_io.comp.spv.h"
+#include "display_block.comp.spv.h"
 #include "display_quad.comp.spv.h"
 #include "display_transfer.comp.spv.h"
 #include "fill.comp.spv.h"
@@ -20,6 +21,8 @@ pvk_spirv pvk_builtin_spirv(int pipe)
     case PVK_PIPE_SCANOUT: return (pvk_spirv){pvk_spv_scanout_comp, sizeof pvk_spv_scanout_comp};
     case PVK_PIPE_DEPTH_IO: return (pvk_spirv){pvk_spv_depth_io_comp, sizeof pvk_spv_depth_io_comp};
     }
+    if (pipe >= PVK_PIPE_DISPLAY_BLOCK && pipe < PVK_PIPE_COUNT) /* variants by specialisation constants */
+        return (pvk_spirv){pvk_spv_display_block_comp, sizeof pvk_spv_display_block_comp};
     return (pvk_spirv){0, 0};
 }
 
