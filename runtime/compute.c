@@ -7,38 +7,61 @@
 
 #include "runtime/runtime.h"
 
-/* Storage buffers and push-constant bytes of each built-in pipeline; the
- * display-block variants are made on first use (most contexts need one or
- * two of the nine, and each costs a JIT compile on CPU drivers). */
-#define BLOCK(bpp, scale) [PVK_PIPE_DISPLAY_BLOCK + (bpp == 4 ? 0 : bpp == 3 ? 1 : 2) * 3 + scale] = {2, 64, {bpp, scale}, true}
-static const struct { uint32_t buffers, push_size, spec[2]; bool lazy; } pipe_layouts[PVK_PIPE_COUNT] = {
-    [PVK_PIPE_FILL] = {1, 16, {0, 0}, false},
-    [PVK_PIPE_DISPLAY_TRANSFER] = {2, 64, {0, 0}, false},
-    [PVK_PIPE_DISPLAY_QUAD] = {2, 64, {0, 0}, false},
-    [PVK_PIPE_TEXTURE_COPY] = {2, 32, {0, 0}, false},
-    [PVK_PIPE_SCANOUT] = {4, 64, {0, 0}, false}, /* framebuffer A, B, output, LUT */
-    [PVK_PIPE_DEPTH_IO] = {2, 32, {0, 0}, false}, /* guest depth buffer, linear float depth */
-    BLOCK(4, 0), BLOCK(4, 1), BLOCK(4, 2), BLOCK(3, 0), BLOCK(3, 1), BLOCK(3, 2), BLOCK(2, 0), BLOCK(2, 1), BLOCK(2, 2),
+/* Storage buffers and push-constant bytes of each built-in pipeline. */
+static const struct { uint32_t buffers, push_size; } pipe_layouts[PVK_PIPE_DISPLAY_BLOCK] = {
+    [PVK_PIPE_FILL] = {1, 16},
+    [PVK_PIPE_DISPLAY_TRANSFER] = {2, 64},
+    [PVK_PIPE_DISPLAY_QUAD] = {2, 64},
+    [PVK_PIPE_TEXTURE_COPY] = {2, 32},
+    [PVK_PIPE_SCANOUT] = {4, 64}, /* framebuffer A, B, output, LUT */
+    [PVK_PIPE_DEPTH_IO] = {2, 32}, /* guest depth buffer, linear float depth */
 };
-#undef BLOCK
 
 static const char *const pipe_names[PVK_PIPE_DISPLAY_BLOCK] = {
     [PVK_PIPE_FILL] = "memory fill (24-bit)",
     [PVK_PIPE_DISPLAY_TRANSFER] = "display transfer (per pixel)",
     [PVK_PIPE_DISPLAY_QUAD] = "display transfer (RGBA8 4x2 blocks)",
     [PVK_PIPE_TEXTURE_COPY] = "texture copy",
-    [PVK_PIPE_SCANOUT] = "LCD scan-out",
+    [PVK_PIPE_SCANOUT] = "LCD scan-out (per pixel)",
     [PVK_PIPE_DEPTH_IO] = "depth buffer load/store",
 };
+
+/* A pipeline's layout and specialisation constants.  The variants are made
+ * on first use: a context needs a few of them, and each costs a JIT compile
+ * on CPU drivers. */
+typedef struct pipe_info {
+    uint32_t buffers, push_size, n_spec, spec[4];
+    bool lazy;
+} pipe_info;
+
+static pipe_info info_of(int which)
+{
+    static const uint32_t bpp[3] = {4, 3, 2};
+    if (which >= PVK_PIPE_SCANOUT_BLOCK) {
+        uint32_t i = (uint32_t)(which - PVK_PIPE_SCANOUT_BLOCK);
+        return (pipe_info){4, 64, 3, {bpp[i / 4], i / 2 % 2, i % 2, 0}, true};
+    }
+    if (which >= PVK_PIPE_DISPLAY_BLOCK) {
+        uint32_t i = (uint32_t)(which - PVK_PIPE_DISPLAY_BLOCK);
+        /* in class, scale, to_tiled, out class: ((in * 3 + scale) * 2 + to_tiled) * 3 + out */
+        return (pipe_info){2, 64, 4, {bpp[i / 18], i / 6 % 3, i / 3 % 2, bpp[i % 3]}, true};
+    }
+    return (pipe_info){pipe_layouts[which].buffers, pipe_layouts[which].push_size, 0, {0}, false};
+}
 
 static void name_pipeline(pvk_context *ctx, int which)
 {
     uint64_t h = (uint64_t)ctx->pipes[which].pipeline;
-    if (which < PVK_PIPE_DISPLAY_BLOCK)
-        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h, "%s", pipe_names[which]);
+    pipe_info in = info_of(which);
+    if (which >= PVK_PIPE_SCANOUT_BLOCK)
+        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h, "LCD scan-out (4x4 blocks, %u bytes per pixel%s%s)",
+                        in.spec[0], in.spec[1] ? ", LUT" : "", in.spec[2] ? ", doubled" : "");
+    else if (which >= PVK_PIPE_DISPLAY_BLOCK)
+        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h,
+                        "display transfer (4x2 blocks, %u to %u bytes per pixel, scale %u, %s)", in.spec[0],
+                        in.spec[3], in.spec[1], in.spec[2] ? "linear to tiled" : "tiled to linear");
     else
-        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h, "display transfer (4x2 blocks, %u-byte input, scale %u)",
-                        pipe_layouts[which].spec[0], pipe_layouts[which].spec[1]);
+        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h, "%s", pipe_names[which]);
 }
 
 static void destroy_pipeline(pvk_context *ctx, pvk_compute_pipeline *p)
@@ -55,8 +78,9 @@ static void destroy_pipeline(pvk_context *ctx, pvk_compute_pipeline *p)
 static pvk_result create_pipeline(pvk_context *ctx, int which)
 {
     pvk_compute_pipeline *p = &ctx->pipes[which];
-    p->buffers = pipe_layouts[which].buffers;
-    p->push_size = pipe_layouts[which].push_size;
+    pipe_info in = info_of(which);
+    p->buffers = in.buffers;
+    p->push_size = in.push_size;
     VkDescriptorSetLayoutBinding b[4];
     for (uint32_t i = 0; i < p->buffers; i++)
         b[i] = (VkDescriptorSetLayoutBinding){
@@ -95,8 +119,8 @@ static pvk_result create_pipeline(pvk_context *ctx, int which)
     VkShaderModule mod;
     if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &mod), "vkCreateShaderModule")))
         return r;
-    VkSpecializationMapEntry map[2] = {{0, 0, 4}, {1, 4, 4}};
-    VkSpecializationInfo spec = {2, map, sizeof pipe_layouts[which].spec, pipe_layouts[which].spec};
+    VkSpecializationMapEntry map[4] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}};
+    VkSpecializationInfo spec = {in.n_spec, map, in.n_spec * 4, in.spec};
     VkComputePipelineCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {
@@ -104,7 +128,7 @@ static pvk_result create_pipeline(pvk_context *ctx, int which)
             .stage = VK_SHADER_STAGE_COMPUTE_BIT,
             .module = mod,
             .pName = "main",
-            .pSpecializationInfo = which >= PVK_PIPE_DISPLAY_BLOCK ? &spec : NULL,
+            .pSpecializationInfo = in.n_spec ? &spec : NULL,
         },
         .layout = p->layout,
     };
@@ -135,7 +159,7 @@ pvk_result pvk_compute_init(pvk_context *ctx)
                           "vkCreateSemaphore")))
         return r;
     for (int i = 0; i < PVK_PIPE_COUNT; i++) {
-        if (pipe_layouts[i].lazy)
+        if (info_of(i).lazy)
             continue;
         if ((r = create_pipeline(ctx, i)))
             return r;

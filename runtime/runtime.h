@@ -47,14 +47,27 @@ enum {
     PVK_PIPE_TEXTURE_COPY,
     PVK_PIPE_SCANOUT,
     PVK_PIPE_DEPTH_IO, /* runtime/draw.c: depth buffer load/store */
-    /* display_block.comp specialised per input bytes per pixel (4, 3, 2) and
-     * downscale (none, 2x1, 2x2): pvk_pipe_display_block; created on first use */
+    /* Variants by specialisation constants, each created on first use:
+     * display_block.comp per input bytes per pixel, downscale, direction and
+     * output bytes per pixel (pvk_pipe_display_block; 54 slots, at most 30
+     * valid); scanout_block.comp per bytes per pixel, LUT use and pixel
+     * doubling (pvk_pipe_scanout_block). */
     PVK_PIPE_DISPLAY_BLOCK,
-    PVK_PIPE_COUNT = PVK_PIPE_DISPLAY_BLOCK + 9,
+    PVK_PIPE_SCANOUT_BLOCK = PVK_PIPE_DISPLAY_BLOCK + 54,
+    PVK_PIPE_COUNT = PVK_PIPE_SCANOUT_BLOCK + 12,
 };
-static inline int pvk_pipe_display_block(uint32_t in_bpp, uint32_t scale)
+static inline int pvk_pipe_bpp_class(uint32_t bpp)
 {
-    return PVK_PIPE_DISPLAY_BLOCK + (in_bpp == 4 ? 0 : in_bpp == 3 ? 1 : 2) * 3 + (int)scale;
+    return bpp == 4 ? 0 : bpp == 3 ? 1 : 2;
+}
+static inline int pvk_pipe_display_block(uint32_t in_bpp, uint32_t scale, bool to_tiled, uint32_t out_bpp)
+{
+    return PVK_PIPE_DISPLAY_BLOCK + ((pvk_pipe_bpp_class(in_bpp) * 3 + (int)scale) * 2 + to_tiled) * 3 +
+           pvk_pipe_bpp_class(out_bpp);
+}
+static inline int pvk_pipe_scanout_block(uint32_t bpp, bool lut, bool dbl)
+{
+    return PVK_PIPE_SCANOUT_BLOCK + pvk_pipe_bpp_class(bpp) * 4 + lut * 2 + dbl;
 }
 
 /* GPU work in flight: retired in submission order once the timeline passes

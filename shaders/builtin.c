@@ -8,6 +8,7 @@
 #include "display_transfer.comp.spv.h"
 #include "fill.comp.spv.h"
 #include "scanout.comp.spv.h"
+#include "scanout_block.comp.spv.h"
 #include "texture_copy.comp.spv.h"
 #include "draw.vert.spv.h"
 
@@ -21,7 +22,10 @@ pvk_spirv pvk_builtin_spirv(int pipe)
     case PVK_PIPE_SCANOUT: return (pvk_spirv){pvk_spv_scanout_comp, sizeof pvk_spv_scanout_comp};
     case PVK_PIPE_DEPTH_IO: return (pvk_spirv){pvk_spv_depth_io_comp, sizeof pvk_spv_depth_io_comp};
     }
-    if (pipe >= PVK_PIPE_DISPLAY_BLOCK && pipe < PVK_PIPE_COUNT) /* variants by specialisation constants */
+    /* variants by specialisation constants */
+    if (pipe >= PVK_PIPE_SCANOUT_BLOCK && pipe < PVK_PIPE_COUNT)
+        return (pvk_spirv){pvk_spv_scanout_block_comp, sizeof pvk_spv_scanout_block_comp};
+    if (pipe >= PVK_PIPE_DISPLAY_BLOCK && pipe < PVK_PIPE_SCANOUT_BLOCK)
         return (pvk_spirv){pvk_spv_display_block_comp, sizeof pvk_spv_display_block_comp};
     return (pvk_spirv){0, 0};
 }

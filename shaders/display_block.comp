@@ -3,9 +3,12 @@
 // Pixels of 3 and 2 bytes share words with their neighbours, so a block
 // moves whole words where one invocation per pixel stored byte by byte.
 //
-// Specialised (constant_id 0, 1) per input bytes per pixel and downscale, so
-// the driver unrolls every loop and keeps the block in registers; direction,
-// flip and the formats are uniform branches.
+// Specialised (constant_id 0-3) per input and output bytes per pixel,
+// downscale and direction, so the driver unrolls every loop, keeps the block
+// in registers and compiles only the loads and stores this variant makes:
+// CPU drivers (llvmpipe) predicate both sides of every branch, and each
+// memory access costs a loop over the SIMD lanes even when none is active.
+// Flip and the formats' bit layouts are uniform arithmetic.
 //
 // A 4x2 output block reads a (4 << SX) x (2 << SY) input block:
 //  - tiled input: 4x2 sub-blocks, each 8 contiguous pixels (two 2x2 quads
@@ -20,6 +23,8 @@
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(constant_id = 0) const uint IN_BPP = 4u; // 4, 3 or 2 bytes per input pixel
 layout(constant_id = 1) const uint SCALE = 0u;  // 0 none, 1 2x1, 2 2x2
+layout(constant_id = 2) const bool TO_TILED = false; // mode bit 1: linear -> tiled
+layout(constant_id = 3) const uint OUT_BPP = 4u; // 4, 3 or 2 bytes per output pixel
 layout(std430, set = 0, binding = 0) readonly buffer Src { uint src[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Dst { uint dst[]; };
 layout(push_constant) uniform Push {
@@ -27,7 +32,7 @@ layout(push_constant) uniform Push {
     uint in_width;            // input row length in pixels
     uint out_width, out_height; // output size after downscale
     uint in_fmt, out_fmt;     // 0 RGBA8, 1 RGB8, 2 RGB565, 3 RGB5A1, 4 RGBA4, 5 RGBA8 as R,G,B,A bytes
-    uint mode;                // bit 0 flip, bit 1 linear->tiled
+    uint mode;                // bit 0 flip, bit 1 linear->tiled (TO_TILED here)
 };
 
 const uint SX = SCALE != 0u ? 1u : 0u;
@@ -89,10 +94,9 @@ uint encode(uvec4 c)
 // Store n (4 or 8) encoded pixels as whole words from word `at` of dst.
 void store_run(uint at, uint p[8], uint n)
 {
-    uint ob = out_fmt == 0u || out_fmt == 5u ? 4u : out_fmt == 1u ? 3u : 2u;
-    if (ob == 4u) {
+    if (OUT_BPP == 4u) {
         [[unroll]] for (uint i = 0u; i < n; i++) dst[at + i] = p[i];
-    } else if (ob == 2u) {
+    } else if (OUT_BPP == 2u) {
         [[unroll]] for (uint i = 0u; i < n / 2u; i++) dst[at + i] = p[2u * i] | (p[2u * i + 1u] << 16);
     } else { // four 3-byte pixels are three words
         [[unroll]] for (uint i = 0u; i < n / 4u; i++) {
@@ -108,9 +112,9 @@ void main()
 {
     uint bx = gl_GlobalInvocationID.x * 4u, by = gl_GlobalInvocationID.y * 2u;
     if (bx >= out_width || by >= out_height) return;
-    bool flip = (mode & 1u) != 0u, to_tiled = (mode & 2u) != 0u;
+    bool flip = (mode & 1u) != 0u;
     uint ix = bx << SX, ib = src_base >> 2;
-    if (!to_tiled) {
+    if (!TO_TILED) {
         uint iy = by << SY;
         [[unroll]] for (uint sy = 0u; sy < BH / 2u; sy++)
             [[unroll]] for (uint sx = 0u; sx < BW / 4u; sx++) {
@@ -140,18 +144,17 @@ void main()
             if (SY != 0u) c += px[((r << SY) + 1u) * BW + (i << SX)] + px[((r << SY) + 1u) * BW + (i << SX) + 1u];
             p[r * 4u + i] = encode(c >> (SX + SY));
         }
-    uint ob = out_fmt == 0u || out_fmt == 5u ? 4u : out_fmt == 1u ? 3u : 2u;
     uint db = dst_base >> 2;
-    if (!to_tiled) {
+    if (!TO_TILED) {
         [[unroll]] for (uint r = 0u; r < 2u; r++) {
             uint oy = flip ? out_height - 1u - (by + r) : by + r;
             uint row[8];
             [[unroll]] for (uint i = 0u; i < 4u; i++) row[i] = p[r * 4u + i];
-            store_run(db + (oy * out_width + bx) * ob / 4u, row, 4u);
+            store_run(db + (oy * out_width + bx) * OUT_BPP / 4u, row, 4u);
         }
     } else {
         uint run[8];
         [[unroll]] for (uint k = 0u; k < 8u; k++) run[k] = p[((k >> 1) & 1u) * 4u + ((k & 1u) | ((k >> 1) & 2u))];
-        store_run(db + tiled_index(bx, by, out_width) * ob / 4u, run, 8u);
+        store_run(db + tiled_index(bx, by, out_width) * OUT_BPP / 4u, run, 8u);
     }
 }

@@ -4,8 +4,8 @@
  * choice of shader the display transfer shares. */
 #include "runtime/runtime.h"
 
-int pvk_transfer_pick(uint32_t in_fmt, uint32_t out_fmt, uint32_t scale, uint32_t w, uint32_t h, uint32_t in_width,
-                      bool aligned16, uint32_t *gx, uint32_t *gy)
+int pvk_transfer_pick(uint32_t in_fmt, uint32_t out_fmt, uint32_t scale, bool to_tiled, uint32_t w, uint32_t h,
+                      uint32_t in_width, bool aligned16, uint32_t *gx, uint32_t *gy)
 {
     /* whole 4x2 blocks: every transfer (sizes are multiples of 8); a surface
      * of another size takes the per-pixel shader */
@@ -16,7 +16,8 @@ int pvk_transfer_pick(uint32_t in_fmt, uint32_t out_fmt, uint32_t scale, uint32_
     if (blocks && rgba8_in && rgba8_out && scale == 0 && aligned16)
         pipe = PVK_PIPE_DISPLAY_QUAD; /* 16-byte vectors both ways */
     else if (blocks)
-        pipe = pvk_pipe_display_block(rgba8_in ? 4 : in_fmt == 1 ? 3 : 2, scale);
+        pipe = pvk_pipe_display_block(rgba8_in ? 4 : in_fmt == 1 ? 3 : 2, scale, to_tiled,
+                                      rgba8_out ? 4 : out_fmt == 1 ? 3 : 2);
     uint32_t cw = blocks ? w / 4 : w, ch = blocks ? h / 2 : h;
     *gx = (cw + 7) / 8;
     *gy = (ch + 7) / 8;
@@ -28,7 +29,8 @@ void pvk_transfer_record_convert(pvk_context *ctx, pvk_op *op, pvk_buffer_range 
                                  uint32_t in_fmt, uint32_t out_fmt, uint32_t mode)
 {
     uint32_t gx, gy;
-    int pipe = pvk_transfer_pick(in_fmt, out_fmt, 0, w, h, in_width, src_sub % 16 == 0 && dst_sub % 16 == 0, &gx, &gy);
+    int pipe = pvk_transfer_pick(in_fmt, out_fmt, 0, mode & 2, w, h, in_width, src_sub % 16 == 0 && dst_sub % 16 == 0,
+                                 &gx, &gy);
     uint32_t push[16] = {src_sub, dst_sub, in_width, w, h, in_fmt, out_fmt, mode & 3};
     pvk_buffer_range ranges[2] = {src, dst};
     pvk_op_dispatch(ctx, op, pipe, ranges, push, gx, gy, 1);

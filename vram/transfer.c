@@ -356,7 +356,8 @@ static pvk_result display_transfer(pvk_context *ctx, uint32_t src_addr, uint32_t
      * 4x2 blocks of whole words; RGBA8 -> RGBA8 moves 16-byte vectors when
      * both addresses are 16-byte aligned (their binding offsets keep that). */
     uint32_t gx, gy;
-    int pipe = pvk_transfer_pick(in_fmt, out_fmt, scale, w, h, pitch, ((src_addr | dst_addr) & 15) == 0, &gx, &gy);
+    int pipe = pvk_transfer_pick(in_fmt, out_fmt, scale, to_tiled, w, h, pitch, ((src_addr | dst_addr) & 15) == 0, &gx,
+                                 &gy);
     uint32_t push[16] = {0, 0, pitch, w, h, in_fmt, out_fmt, mode};
     return run_copy(ctx, pipe, &src, &dst, push, 1, gx, gy, NULL, 0);
 }
