@@ -20,7 +20,7 @@ static const struct { uint32_t buffers, push_size; } pipe_layouts[PVK_PIPE_DISPL
 static const char *const pipe_names[PVK_PIPE_DISPLAY_BLOCK] = {
     [PVK_PIPE_FILL] = "memory fill (24-bit)",
     [PVK_PIPE_DISPLAY_TRANSFER] = "display transfer (per pixel)",
-    [PVK_PIPE_DISPLAY_QUAD] = "display transfer (RGBA8 4x2 blocks)",
+    [PVK_PIPE_DISPLAY_QUAD] = "display transfer (RGBA8 4x2 blocks, tiled to linear)",
     [PVK_PIPE_TEXTURE_COPY] = "texture copy",
     [PVK_PIPE_SCANOUT] = "LCD scan-out (per pixel)",
     [PVK_PIPE_DEPTH_IO] = "depth buffer load/store",
@@ -37,6 +37,8 @@ typedef struct pipe_info {
 static pipe_info info_of(int which)
 {
     static const uint32_t bpp[3] = {4, 3, 2};
+    if (which == PVK_PIPE_DISPLAY_QUAD_TO_TILED)
+        return (pipe_info){2, 64, 1, {1, 0, 0, 0}, true};
     if (which >= PVK_PIPE_SCANOUT_BLOCK) {
         uint32_t i = (uint32_t)(which - PVK_PIPE_SCANOUT_BLOCK);
         return (pipe_info){4, 64, 3, {bpp[i / 4], i / 2 % 2, i % 2, 0}, true};
@@ -53,7 +55,9 @@ static void name_pipeline(pvk_context *ctx, int which)
 {
     uint64_t h = (uint64_t)ctx->pipes[which].pipeline;
     pipe_info in = info_of(which);
-    if (which >= PVK_PIPE_SCANOUT_BLOCK)
+    if (which == PVK_PIPE_DISPLAY_QUAD_TO_TILED)
+        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h, "display transfer (RGBA8 4x2 blocks, linear to tiled)");
+    else if (which >= PVK_PIPE_SCANOUT_BLOCK)
         pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h, "LCD scan-out (4x4 blocks, %u bytes per pixel%s%s)",
                         in.spec[0], in.spec[1] ? ", LUT" : "", in.spec[2] ? ", doubled" : "");
     else if (which >= PVK_PIPE_DISPLAY_BLOCK)

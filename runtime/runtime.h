@@ -54,7 +54,9 @@ enum {
      * doubling (pvk_pipe_scanout_block). */
     PVK_PIPE_DISPLAY_BLOCK,
     PVK_PIPE_SCANOUT_BLOCK = PVK_PIPE_DISPLAY_BLOCK + 54,
-    PVK_PIPE_COUNT = PVK_PIPE_SCANOUT_BLOCK + 12,
+    /* display_quad.comp linear -> tiled (PVK_PIPE_DISPLAY_QUAD is tiled -> linear) */
+    PVK_PIPE_DISPLAY_QUAD_TO_TILED = PVK_PIPE_SCANOUT_BLOCK + 12,
+    PVK_PIPE_COUNT,
 };
 static inline int pvk_pipe_bpp_class(uint32_t bpp)
 {

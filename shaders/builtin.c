@@ -23,7 +23,9 @@ pvk_spirv pvk_builtin_spirv(int pipe)
     case PVK_PIPE_DEPTH_IO: return (pvk_spirv){pvk_spv_depth_io_comp, sizeof pvk_spv_depth_io_comp};
     }
     /* variants by specialisation constants */
-    if (pipe >= PVK_PIPE_SCANOUT_BLOCK && pipe < PVK_PIPE_COUNT)
+    if (pipe == PVK_PIPE_DISPLAY_QUAD_TO_TILED)
+        return (pvk_spirv){pvk_spv_display_quad_comp, sizeof pvk_spv_display_quad_comp};
+    if (pipe >= PVK_PIPE_SCANOUT_BLOCK && pipe < PVK_PIPE_DISPLAY_QUAD_TO_TILED)
         return (pvk_spirv){pvk_spv_scanout_block_comp, sizeof pvk_spv_scanout_block_comp};
     if (pipe >= PVK_PIPE_DISPLAY_BLOCK && pipe < PVK_PIPE_SCANOUT_BLOCK)
         return (pvk_spirv){pvk_spv_display_block_comp, sizeof pvk_spv_display_block_comp};

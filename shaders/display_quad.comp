@@ -5,8 +5,11 @@
 // only whole 16-byte vectors.  The surface cache's RGBA8 loads and
 // write-backs come here too: guest RGBA8 (A,B,G,R bytes) to or from R,G,B,A
 // (format 5) is a byte swap of each word.  Offsets must be multiples of 16.
+// The direction is a specialisation constant: CPU drivers pay for the
+// memory accesses of both sides of a branch.
 #version 460
 layout(local_size_x = 8, local_size_y = 8) in;
+layout(constant_id = 0) const bool TO_TILED = false; // mode bit 1
 layout(std430, set = 0, binding = 0) readonly buffer Src { uvec4 src[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Dst { uvec4 dst[]; };
 layout(push_constant) uniform Push {
@@ -39,7 +42,7 @@ void main()
     uint x = gl_GlobalInvocationID.x * 4u, y = gl_GlobalInvocationID.y * 2u;
     if (x >= out_width || y >= out_height) return;
     bool flip = (mode & 1u) != 0u;
-    if ((mode & 2u) == 0u) { // tiled -> linear
+    if (!TO_TILED) { // tiled -> linear
         uint t = (src_base >> 4) + tiled_index(x, y, in_width) / 4u;
         uvec4 q0 = order(src[t]), q1 = order(src[t + 1u]);
         uint y0 = flip ? out_height - 1u - y : y, y1 = flip ? y0 - 1u : y0 + 1u;

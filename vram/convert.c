@@ -14,7 +14,7 @@ int pvk_transfer_pick(uint32_t in_fmt, uint32_t out_fmt, uint32_t scale, bool to
     bool rgba8_out = out_fmt == 0 || out_fmt == PVK_XFER_RGBA8_NATURAL;
     int pipe = PVK_PIPE_DISPLAY_TRANSFER;
     if (blocks && rgba8_in && rgba8_out && scale == 0 && aligned16)
-        pipe = PVK_PIPE_DISPLAY_QUAD; /* 16-byte vectors both ways */
+        pipe = to_tiled ? PVK_PIPE_DISPLAY_QUAD_TO_TILED : PVK_PIPE_DISPLAY_QUAD; /* 16-byte vectors both ways */
     else if (blocks)
         pipe = pvk_pipe_display_block(rgba8_in ? 4 : in_fmt == 1 ? 3 : 2, scale, to_tiled,
                                       rgba8_out ? 4 : out_fmt == 1 ? 3 : 2);
