@@ -353,8 +353,9 @@ static pvk_result display_transfer(pvk_context *ctx, uint32_t src_addr, uint32_t
     }
     uint32_t mode = (flags & 1) | (to_tiled ? 2u : 0u) | (scale << 2);
     /* Sizes are multiples of 8 (register masks), so every transfer runs in
-     * 4x2 blocks of whole words; RGBA8 -> RGBA8 moves 16-byte vectors when
-     * both addresses are 16-byte aligned (their binding offsets keep that). */
+     * 4x2 blocks of whole words; RGBA8 -> RGBA8 moves 16-byte vectors, as
+     * the address registers keep 16-byte granularity (bit 0 of addr >> 3 is
+     * not stored) and binding offsets keep that alignment. */
     uint32_t gx, gy;
     int pipe = pvk_transfer_pick(in_fmt, out_fmt, scale, to_tiled, w, h, pitch, ((src_addr | dst_addr) & 15) == 0, &gx,
                                  &gy);
