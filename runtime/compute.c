@@ -8,7 +8,7 @@
 #include "runtime/runtime.h"
 
 /* Storage buffers and push-constant bytes of each built-in pipeline. */
-static const struct { uint32_t buffers, push_size; } pipe_layouts[PVK_PIPE_COUNT] = {
+static const struct { uint32_t buffers, push_size; } pipe_layouts[PVK_PIPE_DISPLAY_BLOCK] = {
     [PVK_PIPE_FILL] = {1, 16},
     [PVK_PIPE_DISPLAY_TRANSFER] = {2, 64},
     [PVK_PIPE_DISPLAY_QUAD] = {2, 64},
@@ -20,23 +20,77 @@ static const struct { uint32_t buffers, push_size; } pipe_layouts[PVK_PIPE_COUNT
     [PVK_PIPE_TEXTURE_DECODE_ETC] = {2, 32},
 };
 
-static const char *const pipe_names[PVK_PIPE_COUNT] = {
+static const char *const pipe_names[PVK_PIPE_DISPLAY_BLOCK] = {
     [PVK_PIPE_FILL] = "memory fill (24-bit)",
-    [PVK_PIPE_DISPLAY_TRANSFER] = "display transfer",
-    [PVK_PIPE_DISPLAY_QUAD] = "display transfer (RGBA8 4x2 blocks)",
+    [PVK_PIPE_DISPLAY_TRANSFER] = "display transfer (per pixel)",
+    [PVK_PIPE_DISPLAY_QUAD] = "display transfer (RGBA8 4x2 blocks, tiled to linear)",
     [PVK_PIPE_TEXTURE_COPY] = "texture copy",
-    [PVK_PIPE_SCANOUT] = "LCD scan-out",
+    [PVK_PIPE_SCANOUT] = "LCD scan-out (per pixel)",
     [PVK_PIPE_DEPTH_IO] = "depth buffer load/store",
     [PVK_PIPE_SURFACE_CONVERT] = "surface transfer/reinterpretation",
     [PVK_PIPE_TEXTURE_DECODE] = "texture decode",
     [PVK_PIPE_TEXTURE_DECODE_ETC] = "texture decode (ETC1, ETC1A4)",
 };
 
+/* A pipeline's layout and specialisation constants.  The variants are made
+ * on first use: a context needs a few of them, and each costs a JIT compile
+ * on CPU drivers. */
+typedef struct pipe_info {
+    uint32_t buffers, push_size, n_spec, spec[4];
+    bool lazy;
+} pipe_info;
+
+static pipe_info info_of(int which)
+{
+    static const uint32_t bpp[3] = {4, 3, 2};
+    if (which == PVK_PIPE_DISPLAY_QUAD_TO_TILED)
+        return (pipe_info){2, 64, 1, {1, 0, 0, 0}, true};
+    if (which >= PVK_PIPE_SCANOUT_BLOCK) {
+        uint32_t i = (uint32_t)(which - PVK_PIPE_SCANOUT_BLOCK);
+        return (pipe_info){4, 64, 3, {bpp[i / 4], i / 2 % 2, i % 2, 0}, true};
+    }
+    if (which >= PVK_PIPE_DISPLAY_BLOCK) {
+        uint32_t i = (uint32_t)(which - PVK_PIPE_DISPLAY_BLOCK);
+        /* in class, scale, to_tiled, out class: ((in * 3 + scale) * 2 + to_tiled) * 3 + out */
+        return (pipe_info){2, 64, 4, {bpp[i / 18], i / 6 % 3, i / 3 % 2, bpp[i % 3]}, true};
+    }
+    return (pipe_info){pipe_layouts[which].buffers, pipe_layouts[which].push_size, 0, {0}, false};
+}
+
+static void name_pipeline(pvk_context *ctx, int which)
+{
+    uint64_t h = (uint64_t)ctx->pipes[which].pipeline;
+    pipe_info in = info_of(which);
+    if (which == PVK_PIPE_DISPLAY_QUAD_TO_TILED)
+        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h, "display transfer (RGBA8 4x2 blocks, linear to tiled)");
+    else if (which >= PVK_PIPE_SCANOUT_BLOCK)
+        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h, "LCD scan-out (4x4 blocks, %u bytes per pixel%s%s)",
+                        in.spec[0], in.spec[1] ? ", LUT" : "", in.spec[2] ? ", doubled" : "");
+    else if (which >= PVK_PIPE_DISPLAY_BLOCK)
+        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h,
+                        "display transfer (4x2 blocks, %u to %u bytes per pixel, scale %u, %s)", in.spec[0],
+                        in.spec[3], in.spec[1], in.spec[2] ? "linear to tiled" : "tiled to linear");
+    else
+        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h, "%s", pipe_names[which]);
+}
+
+static void destroy_pipeline(pvk_context *ctx, pvk_compute_pipeline *p)
+{
+    if (p->pipeline)
+        ctx->vk.vkDestroyPipeline(ctx->device, p->pipeline, NULL);
+    if (p->layout)
+        ctx->vk.vkDestroyPipelineLayout(ctx->device, p->layout, NULL);
+    if (p->set_layout)
+        ctx->vk.vkDestroyDescriptorSetLayout(ctx->device, p->set_layout, NULL);
+    memset(p, 0, sizeof *p);
+}
+
 static pvk_result create_pipeline(pvk_context *ctx, int which)
 {
     pvk_compute_pipeline *p = &ctx->pipes[which];
-    p->buffers = pipe_layouts[which].buffers;
-    p->push_size = pipe_layouts[which].push_size;
+    pipe_info in = info_of(which);
+    p->buffers = in.buffers;
+    p->push_size = in.push_size;
     VkDescriptorSetLayoutBinding b[4];
     for (uint32_t i = 0; i < p->buffers; i++)
         b[i] = (VkDescriptorSetLayoutBinding){
@@ -75,6 +129,8 @@ static pvk_result create_pipeline(pvk_context *ctx, int which)
     VkShaderModule mod;
     if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &mod), "vkCreateShaderModule")))
         return r;
+    VkSpecializationMapEntry map[4] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}};
+    VkSpecializationInfo spec = {in.n_spec, map, in.n_spec * 4, in.spec};
     VkComputePipelineCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {
@@ -82,6 +138,7 @@ static pvk_result create_pipeline(pvk_context *ctx, int which)
             .stage = VK_SHADER_STAGE_COMPUTE_BIT,
             .module = mod,
             .pName = "main",
+            .pSpecializationInfo = in.n_spec ? &spec : NULL,
         },
         .layout = p->layout,
     };
@@ -112,9 +169,11 @@ pvk_result pvk_compute_init(pvk_context *ctx)
                           "vkCreateSemaphore")))
         return r;
     for (int i = 0; i < PVK_PIPE_COUNT; i++) {
+        if (info_of(i).lazy)
+            continue;
         if ((r = create_pipeline(ctx, i)))
             return r;
-        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)ctx->pipes[i].pipeline, "%s", pipe_names[i]);
+        name_pipeline(ctx, i);
     }
     return PVK_SUCCESS;
 }
@@ -124,15 +183,8 @@ void pvk_compute_destroy(pvk_context *ctx)
     if (!ctx->device)
         return;
     pvk_retire(ctx, true);
-    for (int i = 0; i < PVK_PIPE_COUNT; i++) {
-        pvk_compute_pipeline *p = &ctx->pipes[i];
-        if (p->pipeline)
-            ctx->vk.vkDestroyPipeline(ctx->device, p->pipeline, NULL);
-        if (p->layout)
-            ctx->vk.vkDestroyPipelineLayout(ctx->device, p->layout, NULL);
-        if (p->set_layout)
-            ctx->vk.vkDestroyDescriptorSetLayout(ctx->device, p->set_layout, NULL);
-    }
+    for (int i = 0; i < PVK_PIPE_COUNT; i++)
+        destroy_pipeline(ctx, &ctx->pipes[i]);
     if (ctx->timeline)
         ctx->vk.vkDestroySemaphore(ctx->device, ctx->timeline, NULL);
     if (ctx->cmd_pool)
@@ -302,7 +354,15 @@ pvk_result pvk_op_submit(pvk_context *ctx, pvk_op *op)
 void pvk_op_dispatch(pvk_context *ctx, pvk_op *op, int pipe, const pvk_buffer_range *bufs, const void *push,
                      uint32_t gx, uint32_t gy, uint32_t gz)
 {
-    const pvk_compute_pipeline *p = &ctx->pipes[pipe];
+    pvk_compute_pipeline *p = &ctx->pipes[pipe];
+    if (!p->pipeline) {
+        if (create_pipeline(ctx, pipe)) {
+            destroy_pipeline(ctx, p); /* what was made of it; the next use tries again */
+            pvk_log(ctx, PVK_LOG_ERROR, "compute pipeline %d cannot be created; its dispatch is dropped", pipe);
+            return;
+        }
+        name_pipeline(ctx, pipe);
+    }
     VkDescriptorBufferInfo info[4];
     VkWriteDescriptorSet w[4];
     for (uint32_t i = 0; i < p->buffers; i++) {

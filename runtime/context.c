@@ -106,6 +106,8 @@ pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
         ctx->log_level = level_from_env();
     if (ctx->debug & PVK_DEBUG_VERBOSE)
         ctx->log_level = PVK_LOG_DEBUG;
+    if ((ctx->debug & PVK_DEBUG_SHADERS) && ctx->log_level < PVK_LOG_INFO)
+        ctx->log_level = PVK_LOG_INFO; /* the dumps are logged at info: say where they went */
     pvk_result r;
     /* Creation reads volk's globals throughout (instance-level calls); another
      * thread's creation must not reload them meanwhile. */

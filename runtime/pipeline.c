@@ -8,7 +8,14 @@
  * the VkPipelineCache, one file per device (pipeline-cache UUID) and driver
  * version, saved when the context ends; and each compiled fragment shader as
  * fs-<XXH3 of its GLSL>.spv, so a second run compiles nothing.  Anything
- * unreadable or malformed there is ignored with a warning. */
+ * unreadable or malformed there is ignored with a warning.
+ *
+ * PVK_DEBUG=shaders dumps every fragment module as SPIRV-Cross reads it back
+ * (shaders/<hash>.frag.glsl, the hash of the .spv name) beside the GLSL it
+ * was generated from (<hash>.generated.frag.glsl).  Debug builds (and
+ * PVK_DEBUG=shaders) reflect every module and refuse a pipeline whose shaders
+ * do not fit the layout made here: generated code and this layout drift apart
+ * silently otherwise (push constants read garbage, an input reads 0). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +27,12 @@
 
 #include "runtime/runtime.h"
 #include "shaders/shaders.h"
+
+#ifdef NDEBUG
+#define CHECK_ALWAYS false
+#else
+#define CHECK_ALWAYS true
+#endif
 
 #define TABLE_BITS 10 /* 1024 slots: far more distinct states than a game frame uses */
 
@@ -39,12 +52,16 @@ struct pvk_pipelines {
     char dir[512];              /* the disk cache directory, "" when there is none */
     VkPipelineCache cache;
     VkPipelineLayout layout;
+    VkPushConstantRange ranges[2]; /* the layout's, for the module check */
     VkShaderModule vertex;
     entry table[1u << TABLE_BITS];
     uint32_t count;
     const entry *last;
     uint64_t created;
-    bool logic_warned;
+    bool logic_warned, dump_warned;
+    bool check;                 /* reflect modules against the layout */
+    bool vertex_fits;           /* the vertex shader passed that check */
+    pvk_spirv_info vertex_info; /* its outputs: what fragment inputs may read */
 };
 
 /* mkdir -p of a path whose parent's parent exists (~/.cache/picavk at most) */
@@ -142,18 +159,30 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
             pl->cache = VK_NULL_HANDLE;
     }
     free(data);
-    VkPushConstantRange pcr[2] = {{VK_SHADER_STAGE_VERTEX_BIT, 0, 32},
-                                  {VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof(pvk_draw_push)}};
+    pl->ranges[0] = (VkPushConstantRange){VK_SHADER_STAGE_VERTEX_BIT, 0, 32};
+    pl->ranges[1] = (VkPushConstantRange){VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof(pvk_draw_push)};
     VkPipelineLayoutCreateInfo plci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
         .pushConstantRangeCount = 2,
-        .pPushConstantRanges = pcr,
+        .pPushConstantRanges = pl->ranges,
     };
     pvk_result r = pvk_vk_check(ctx, ctx->vk.vkCreatePipelineLayout(ctx->device, &plci, NULL, &pl->layout),
                                 "vkCreatePipelineLayout");
     if (r)
         return r;
     pvk_spirv spv = pvk_builtin_draw_vertex_spirv();
+    pl->check = CHECK_ALWAYS || (ctx->debug & PVK_DEBUG_SHADERS);
+    if (pl->check) {
+        /* a vertex shader that does not fit refuses every draw pipeline (logged here, once) */
+        char err[256], why[256];
+        if (pvk_spirv_reflect(spv.code, spv.size / 4, &pl->vertex_info, err))
+            pvk_log(ctx, PVK_LOG_ERROR, "draw vertex shader: %s", err);
+        else if (!pvk_shader_fits_layout(&pl->vertex_info, VK_SHADER_STAGE_VERTEX_BIT, NULL, pl->ranges, 2, 0, why,
+                                         sizeof why))
+            pvk_log(ctx, PVK_LOG_ERROR, "draw vertex shader does not fit the draw pipeline layout: %s", why);
+        else
+            pl->vertex_fits = true;
+    }
     VkShaderModuleCreateInfo smci = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = spv.size, .pCode = spv.code};
     return pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &pl->vertex),
@@ -197,13 +226,68 @@ VkPipelineLayout pvk_pipeline_layout(const pvk_context *ctx)
     return ctx->pipelines->layout;
 }
 
-/* SPIR-V of the generated GLSL: from the disk cache, else compiled (and stored). */
-static uint32_t *fragment_spirv(pvk_context *ctx, const char *src, size_t *n_words)
+static const char *stage_name(VkShaderStageFlagBits stage)
+{
+    return stage == VK_SHADER_STAGE_VERTEX_BIT ? "vertex" : stage == VK_SHADER_STAGE_FRAGMENT_BIT ? "fragment" : "shader";
+}
+
+bool pvk_shader_fits_layout(const pvk_spirv_info *m, VkShaderStageFlagBits stage, const pvk_spirv_info *prev,
+                            const VkPushConstantRange *ranges, uint32_t n_ranges, uint32_t n_sets, char *why,
+                            size_t cap)
+{
+    const char *sn = stage_name(stage);
+    if (m->push_blocks > 1) {
+        snprintf(why, cap, "%s stage: %u push-constant blocks", sn, m->push_blocks);
+        return false;
+    }
+    /* every byte of the block inside ranges visible to this stage (they may be split) */
+    for (uint32_t pos = m->push_blocks ? m->push_offset : 0, end = m->push_blocks ? m->push_end : 0; pos < end;) {
+        uint32_t next = pos;
+        for (uint32_t i = 0; i < n_ranges; i++)
+            if ((ranges[i].stageFlags & stage) && ranges[i].offset <= pos && pos < ranges[i].offset + ranges[i].size &&
+                ranges[i].offset + ranges[i].size > next)
+                next = ranges[i].offset + ranges[i].size;
+        if (next == pos) {
+            snprintf(why, cap, "%s stage: push constants %u..%u, but bytes from %u are in no %s range of the layout",
+                     sn, m->push_offset, m->push_end, pos, sn);
+            return false;
+        }
+        pos = next;
+    }
+    if (m->sets_used > n_sets) {
+        snprintf(why, cap, "%s stage: uses descriptor set %u, the layout has %u set%s", sn, m->sets_used - 1, n_sets,
+                 n_sets == 1 ? "" : "s");
+        return false;
+    }
+    for (uint32_t i = 0; prev && i < m->n_inputs; i++) {
+        const pvk_spirv_io *in = &m->inputs[i], *out = NULL;
+        for (uint32_t j = 0; j < prev->n_outputs && !out; j++)
+            if (prev->outputs[j].location == in->location)
+                out = &prev->outputs[j];
+        if (!out || in->location == PVK_SPIRV_NO_LOCATION) {
+            snprintf(why, cap, "%s input '%s' at location %d: the stage before writes nothing there", sn, in->name,
+                     (int)in->location);
+            return false;
+        }
+        if (strcmp(in->type, out->type) || in->array != out->array || in->flat != out->flat ||
+            in->noperspective != out->noperspective) {
+            snprintf(why, cap, "%s input '%s' at location %u is %s%s%s%s, the stage before writes %s%s%s%s (%s)", sn,
+                     in->name, in->location, in->flat ? "flat " : "", in->noperspective ? "noperspective " : "",
+                     in->type, in->array ? "[]" : "", out->flat ? "flat " : "",
+                     out->noperspective ? "noperspective " : "", out->type, out->array ? "[]" : "", out->name);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* SPIR-V of the generated GLSL (XXH3 `hash`): from the disk cache, else compiled (and stored). */
+static uint32_t *fragment_spirv(pvk_context *ctx, const char *src, uint64_t hash, size_t *n_words)
 {
     struct pvk_pipelines *pl = ctx->pipelines;
     char path[600] = "";
     if (pl->dir[0]) {
-        snprintf(path, sizeof path, "%s/fs-%016llx.spv", pl->dir, (unsigned long long)XXH3_64bits(src, strlen(src)));
+        snprintf(path, sizeof path, "%s/fs-%016llx.spv", pl->dir, (unsigned long long)hash);
         size_t size = 0;
         uint32_t *words = read_file(path, &size);
         if (words && size % 4 == 0 && size >= 20 && words[0] == 0x07230203u) {
@@ -231,15 +315,84 @@ static uint32_t *fragment_spirv(pvk_context *ctx, const char *src, size_t *n_wor
     return words;
 }
 
+/* PVK_DEBUG=shaders: the module as SPIRV-Cross reads it, beside its source. */
+static void dump_fragment(pvk_context *ctx, const pvk_fs_key *fs, uint64_t hash, const char *src,
+                          const uint32_t *words, size_t n_words)
+{
+    struct pvk_pipelines *pl = ctx->pipelines;
+    char dir[560], cross[600], gen[600], err[256];
+    snprintf(dir, sizeof dir, "%s/shaders", pl->dir);
+    if (!pl->dir[0] || !make_dir(dir)) {
+        if (!pl->dump_warned)
+            pvk_log(ctx, PVK_LOG_WARN, "PVK_DEBUG=shaders: no cache directory to dump shaders into (PVK_CACHE_DIR)");
+        pl->dump_warned = true;
+        return;
+    }
+    char *glsl = pvk_spirv_to_glsl(words, n_words, err);
+    if (!glsl) {
+        pvk_log(ctx, PVK_LOG_ERROR, "PVK_DEBUG=shaders: fragment shader %016llx: %s", (unsigned long long)hash, err);
+        return;
+    }
+    /* a header naming the key, so a dump can be traced to the state that made it */
+    char head[200 + 3 * sizeof *fs];
+    int n = snprintf(head, sizeof head, "// picavk fragment shader fs-%016llx.spv read back by SPIRV-Cross\n"
+                     "// the generated GLSL: %016llx.generated.frag.glsl\n// key:",
+                     (unsigned long long)hash, (unsigned long long)hash);
+    for (size_t i = 0; i < sizeof *fs && n > 0 && (size_t)n + 3 < sizeof head; i++)
+        n += snprintf(head + n, sizeof head - (size_t)n, " %02x", ((const uint8_t *)fs)[i]);
+    size_t hl = strlen(head), gl = strlen(glsl);
+    char *text = malloc(hl + 1 + gl);
+    if (text) {
+        memcpy(text, head, hl);
+        text[hl] = '\n';
+        memcpy(text + hl + 1, glsl, gl);
+        snprintf(cross, sizeof cross, "%s/%016llx.frag.glsl", dir, (unsigned long long)hash);
+        snprintf(gen, sizeof gen, "%s/%016llx.generated.frag.glsl", dir, (unsigned long long)hash);
+        write_file(ctx, cross, text, hl + 1 + gl);
+        write_file(ctx, gen, src, strlen(src));
+        pvk_log(ctx, PVK_LOG_INFO, "PVK_DEBUG=shaders: fragment shader %s (generated from %s)", cross, gen);
+    }
+    free(text);
+    free(glsl);
+}
+
+/* The debug check: does this fragment module (and the vertex shader) fit the draw layout? */
+static bool fragment_fits(pvk_context *ctx, uint64_t hash, const uint32_t *words, size_t n_words)
+{
+    struct pvk_pipelines *pl = ctx->pipelines;
+    if (!pl->vertex_fits) {
+        pvk_log(ctx, PVK_LOG_ERROR, "draw pipeline refused: the vertex shader does not fit the layout (logged)");
+        return false;
+    }
+    pvk_spirv_info info;
+    char err[256], why[256];
+    if (pvk_spirv_reflect(words, n_words, &info, err)) {
+        pvk_log(ctx, PVK_LOG_ERROR, "draw pipeline refused: fragment shader %016llx: %s", (unsigned long long)hash,
+                err);
+        return false;
+    }
+    /* the layout has no descriptor sets yet */
+    if (!pvk_shader_fits_layout(&info, VK_SHADER_STAGE_FRAGMENT_BIT, &pl->vertex_info, pl->ranges, 2, 0, why,
+                                sizeof why)) {
+        pvk_log(ctx, PVK_LOG_ERROR, "draw pipeline refused: fragment shader %016llx does not fit the layout: %s",
+                (unsigned long long)hash, why);
+        return false;
+    }
+    return true;
+}
+
 static VkShaderModule fragment_module(pvk_context *ctx, const pvk_fs_key *fs)
 {
     char *src = pvk_glsl_fragment(fs);
     if (!src)
         return VK_NULL_HANDLE;
+    uint64_t hash = XXH3_64bits(src, strlen(src));
     size_t n = 0;
-    uint32_t *words = fragment_spirv(ctx, src, &n);
+    uint32_t *words = fragment_spirv(ctx, src, hash, &n);
+    if (words && (ctx->debug & PVK_DEBUG_SHADERS))
+        dump_fragment(ctx, fs, hash, src, words, n); /* before the check: a refused module can be read */
     VkShaderModule mod = VK_NULL_HANDLE;
-    if (words) {
+    if (words && (!ctx->pipelines->check || fragment_fits(ctx, hash, words, n))) {
         VkShaderModuleCreateInfo smci = {
             .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = n * 4, .pCode = words};
         pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &mod), "vkCreateShaderModule");

@@ -165,7 +165,9 @@ typedef struct scanout_push {
     uint32_t lo_a, hi_a, lo_b, hi_b;
     int32_t stride;
     uint32_t fmt, mode, overscan, double_pixels;
-    uint32_t pad[3];
+    uint32_t lut_identity; /* not read: the block shader is specialised on it */
+    uint32_t y_end;        /* the per-pixel shader does image rows [0, y_end) */
+    uint32_t pad;
 } scanout_push;
 _Static_assert(sizeof(scanout_push) == 64, "scanout push constants");
 
@@ -293,7 +295,37 @@ static void scan(pvk_context *ctx, pvk_op *op, int pdc, const pdc_state *s, uint
                                    sizeof ctx->mmio.lut[0]};
     out->width = width;
     out->height = s->line_pixels;
-    pvk_op_dispatch(ctx, op, PVK_PIPE_SCANOUT, ranges, &pc, (width + 7) / 8, (s->line_pixels + 7) / 8, 1);
+    /* Blocks of 4 columns x 4 pixels where every column's run is whole words
+     * inside its framebuffer: both present (a window covers all its rows or
+     * none), word-aligned starts (strides are multiples of 8), whole blocks
+     * across, and not doubled RGB8 (two 3-byte pixels).  Binding 0 gets the
+     * even columns' framebuffer, 1 the odd ones'. */
+    bool two = mode == MODE_AB || mode == MODE_BA;
+    uint32_t h4 = s->enabled ? s->line_pixels & ~3u : 0;
+    bool blocks = h4 && width % 4 == 0 && !(s->dbl && s->bpp == 3) && pc.hi_a > pc.lo_a && pc.start_a % 4 == 0 &&
+                  (!two || (pc.hi_b > pc.lo_b && pc.start_b % 4 == 0));
+    if (blocks) {
+        bool identity = true; /* the reset state, and what most programs leave */
+        for (uint32_t i = 0; i < PVK_LCD_LUT_SIZE && identity; i++)
+            identity = ctx->mmio.lut[pdc][i] == 0x010101u * i;
+        scanout_push bp = pc;
+        pvk_buffer_range br[4] = {ranges[0], ranges[0], ranges[2], ranges[3]};
+        if (two) {
+            bool a_even = mode == MODE_AB;
+            br[0] = ranges[a_even ? 0 : 1];
+            br[1] = ranges[a_even ? 1 : 0];
+            bp.start_a = a_even ? pc.start_a : pc.start_b;
+            bp.start_b = a_even ? pc.start_b : pc.start_a;
+        } else {
+            bp.start_b = pc.start_a;
+        }
+        pvk_op_dispatch(ctx, op, pvk_pipe_scanout_block(s->bpp, !identity, s->dbl), br, &bp, (width / 4 + 7) / 8,
+                        (h4 / 4 + 7) / 8, 1);
+    }
+    /* the rest per pixel: image rows [0, y_end) are pixels line_pixels - 1 .. h4 along the scanline */
+    pc.y_end = blocks ? s->line_pixels - h4 : s->line_pixels;
+    if (pc.y_end)
+        pvk_op_dispatch(ctx, op, PVK_PIPE_SCANOUT, ranges, &pc, (width + 7) / 8, (pc.y_end + 7) / 8, 1);
 }
 
 static void scan_pdc(pvk_context *ctx, pvk_op *op, int pdc)

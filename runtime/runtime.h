@@ -27,6 +27,7 @@ enum {
     PVK_DEBUG_SYNC = 1u << 2,           /* "sync": wait for every GPU operation at once */
     PVK_DEBUG_NO_LOGIC_OP = 1u << 3,    /* "no-logic-op": act as if the device lacked logicOp (fallback tests) */
     PVK_DEBUG_ROUNDTRIP = 1u << 4,      /* "roundtrip": no surface cache, every draw loads and stores guest memory */
+    PVK_DEBUG_SHADERS = 1u << 5,        /* "shaders": dump generated shaders (SPIRV-Cross GLSL) to the cache dir */
 };
 
 /* One built-in compute pipeline: storage buffers through push descriptors and
@@ -49,8 +50,30 @@ enum {
     PVK_PIPE_SURFACE_CONVERT, /* vram/: display transfers from and reinterpretations of surfaces */
     PVK_PIPE_TEXTURE_DECODE, /* vram/texture.c: guest texture -> linear image level */
     PVK_PIPE_TEXTURE_DECODE_ETC, /* vram/texture.c: the same for ETC1/ETC1A4 */
+    /* Variants by specialisation constants, each created on first use:
+     * display_block.comp per input bytes per pixel, downscale, direction and
+     * output bytes per pixel (pvk_pipe_display_block; 54 slots, at most 30
+     * valid); scanout_block.comp per bytes per pixel, LUT use and pixel
+     * doubling (pvk_pipe_scanout_block). */
+    PVK_PIPE_DISPLAY_BLOCK,
+    PVK_PIPE_SCANOUT_BLOCK = PVK_PIPE_DISPLAY_BLOCK + 54,
+    /* display_quad.comp linear -> tiled (PVK_PIPE_DISPLAY_QUAD is tiled -> linear) */
+    PVK_PIPE_DISPLAY_QUAD_TO_TILED = PVK_PIPE_SCANOUT_BLOCK + 12,
     PVK_PIPE_COUNT,
 };
+static inline int pvk_pipe_bpp_class(uint32_t bpp)
+{
+    return bpp == 4 ? 0 : bpp == 3 ? 1 : 2;
+}
+static inline int pvk_pipe_display_block(uint32_t in_bpp, uint32_t scale, bool to_tiled, uint32_t out_bpp)
+{
+    return PVK_PIPE_DISPLAY_BLOCK + ((pvk_pipe_bpp_class(in_bpp) * 3 + (int)scale) * 2 + to_tiled) * 3 +
+           pvk_pipe_bpp_class(out_bpp);
+}
+static inline int pvk_pipe_scanout_block(uint32_t bpp, bool lut, bool dbl)
+{
+    return PVK_PIPE_SCANOUT_BLOCK + pvk_pipe_bpp_class(bpp) * 4 + lut * 2 + dbl;
+}
 
 /* GPU work in flight: retired in submission order once the timeline passes
  * `value`; `retire` then runs on the host thread (status bits, IRQs,
@@ -172,8 +195,9 @@ pvk_result pvk_op_submit(pvk_context *ctx, pvk_op *op);
 void pvk_op_label(pvk_context *ctx, pvk_op *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Abandon a recording that failed half way. */
 void pvk_op_abort(pvk_context *ctx, pvk_op *op);
-/* Bind pipeline `pipe`, push `bufs` (buffer, offset, range triples) and
- * `push`, and dispatch groups. */
+/* Bind pipeline `pipe` (created now if it is made on first use; a failure
+ * is logged and nothing runs), push `bufs` (buffer, offset, range triples)
+ * and `push`, and dispatch groups. */
 void pvk_op_dispatch(pvk_context *ctx, pvk_op *op, int pipe, const pvk_buffer_range *bufs,
                      const void *push, uint32_t gx, uint32_t gy, uint32_t gz);
 /* A layout transition of a one-mip, one-layer image. */
@@ -263,6 +287,16 @@ VkPipelineLayout pvk_pipeline_layout(const pvk_context *ctx);
 /* The pipeline for these keys (created and cached on first use; the last
  * one is found without hashing).  VK_NULL_HANDLE after a logged failure. */
 VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format);
+/* Does a module (reflected by shaders/spvc.c) fit a pipeline layout?  Its
+ * push-constant block must lie inside the ranges given to `stage`, it may use
+ * no descriptor set at or past `n_sets`, and (with `prev`, the stage before)
+ * each of its inputs must be an output of `prev` at the same location with
+ * the same type and interpolation.  False with the reason in `why`.  Debug
+ * builds and PVK_DEBUG=shaders check every generated module with it. */
+struct pvk_spirv_info;
+bool pvk_shader_fits_layout(const struct pvk_spirv_info *m, VkShaderStageFlagBits stage,
+                            const struct pvk_spirv_info *prev, const VkPushConstantRange *ranges, uint32_t n_ranges,
+                            uint32_t n_sets, char *why, size_t cap);
 
 /* ---- LCD (runtime/present.c); arguments checked by api.c ---- */
 pvk_result pvk_lcd_init(pvk_context *ctx);

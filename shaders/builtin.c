@@ -3,10 +3,12 @@
 #include "runtime/runtime.h"
 
 #include "depth_io.comp.spv.h"
+#include "display_block.comp.spv.h"
 #include "display_quad.comp.spv.h"
 #include "display_transfer.comp.spv.h"
 #include "fill.comp.spv.h"
 #include "scanout.comp.spv.h"
+#include "scanout_block.comp.spv.h"
 #include "surface_convert.comp.spv.h"
 #include "texture_copy.comp.spv.h"
 #include "texture_decode.comp.spv.h"
@@ -26,6 +28,13 @@ pvk_spirv pvk_builtin_spirv(int pipe)
     case PVK_PIPE_TEXTURE_DECODE: return (pvk_spirv){pvk_spv_texture_decode_comp, sizeof pvk_spv_texture_decode_comp};
     case PVK_PIPE_TEXTURE_DECODE_ETC: return (pvk_spirv){pvk_spv_texture_decode_etc_comp, sizeof pvk_spv_texture_decode_etc_comp};
     }
+    /* variants by specialisation constants */
+    if (pipe == PVK_PIPE_DISPLAY_QUAD_TO_TILED)
+        return (pvk_spirv){pvk_spv_display_quad_comp, sizeof pvk_spv_display_quad_comp};
+    if (pipe >= PVK_PIPE_SCANOUT_BLOCK && pipe < PVK_PIPE_DISPLAY_QUAD_TO_TILED)
+        return (pvk_spirv){pvk_spv_scanout_block_comp, sizeof pvk_spv_scanout_block_comp};
+    if (pipe >= PVK_PIPE_DISPLAY_BLOCK && pipe < PVK_PIPE_SCANOUT_BLOCK)
+        return (pvk_spirv){pvk_spv_display_block_comp, sizeof pvk_spv_display_block_comp};
     return (pvk_spirv){0, 0};
 }
 

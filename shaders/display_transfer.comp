@@ -1,6 +1,8 @@
-// Display transfer (memcopy with flags bit 3 clear): one invocation per
-// output pixel.  Tiled <-> linear (8x8 tiles, Morton order inside a tile),
-// format conversion, vertical flip, 2x1 / 2x2 box downscale.
+// Display transfer (memcopy with flags bit 3 clear), one invocation per
+// output pixel: tiled <-> linear (8x8 tiles, Morton order inside a tile),
+// format conversion, vertical flip, 2x1 / 2x2 box downscale.  Only for
+// sizes display_block.comp's 4x2 blocks do not cover (surfaces whose width
+// is not a multiple of 4); every transfer runs in blocks.
 #version 460
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require

@@ -1,12 +1,13 @@
 // LCD scan-out (PDC): reads one screen's linear framebuffer(s), stored rotated
 // (each memory row is one screen column, the row's first pixel at the bottom),
 // converts to RGBA8, applies the colour LUT and writes the image upright.
+// One invocation per pixel, for what scanout_block.comp does not cover (the
+// last height % 4 image rows, unaligned or missing framebuffers, odd widths,
+// doubled RGB8); bytes come out of whole-word loads.
 #version 460
-#extension GL_EXT_shader_8bit_storage : require
-#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 layout(local_size_x = 8, local_size_y = 8) in;
-layout(std430, set = 0, binding = 0) readonly buffer SrcA { uint8_t a8[]; };
-layout(std430, set = 0, binding = 1) readonly buffer SrcB { uint8_t b8[]; };
+layout(std430, set = 0, binding = 0) readonly buffer SrcA { uint a32[]; };
+layout(std430, set = 0, binding = 1) readonly buffer SrcB { uint b32[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer Out { uint image[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Lut { uint lut[256]; };
 layout(push_constant) uniform Push {
@@ -19,10 +20,12 @@ layout(push_constant) uniform Push {
     uint mode;               // column -> buffer/row: 0 A, 1 AA, 2 AB, 3 BA
     uint overscan;           // 0x00BBGGRR shown where the framebuffer is missing
     uint double_pixels;      // every memory pixel shown twice along the scanline
+    uint lut_identity;       // (for scanout_block.comp)
+    uint y_end;              // image rows [0, y_end) are done here
 };
 
 bool use_b;
-uint rd8(uint o) { return use_b ? uint(b8[o]) : uint(a8[o]); }
+uint rd8(uint o) { return ((use_b ? b32[o >> 2] : a32[o >> 2]) >> ((o & 3u) * 8u)) & 0xFFu; }
 
 // Bytes as the display sees them: RGBA8 is A,B,G,R; RGB8 is B,G,R; 16-bit
 // formats are little-endian; narrow channels expand by bit replication.
@@ -45,7 +48,7 @@ uvec3 load(uint o)
 void main()
 {
     uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;
-    if (x >= width || y >= height) return;
+    if (x >= width || y >= y_end) return;
     // Each framebuffer keeps its own row pointer, advanced by the stride
     // after every scanline it supplies; AA starts both pointers at A.
     use_b = mode == 2u ? (x & 1u) == 1u : mode == 3u ? (x & 1u) == 0u : false;

@@ -4,9 +4,14 @@
  * flat-coloured quad, exact; random blend and logic-op states with colour
  * write masks over a random destination: logic ops and masks exact, blending
  * within 1 of the reference's integer arithmetic (Vulkan rounds where the
- * PICA model truncates).  Both guest-memory modes. */
+ * PICA model truncates).  Both guest-memory modes.  PVK_DEBUG=shaders dumps
+ * and the reflection check of generated modules against the draw layout. */
+#include <glob.h>
+
 #include "draw_common.h"
 #include "frag_ref.h"
+#include "runtime/runtime.h"
+#include "shaders/shaders.h"
 
 static uint32_t regs[0x400]; /* what this test wrote, for the reference */
 
@@ -230,8 +235,183 @@ static void no_logic_op(void)
     th_release(ctx);
 }
 
+/* The whole of a small text file (NULL if unreadable). */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *b = calloc(1, 1 << 20);
+    if (b && fread(b, 1, (1 << 20) - 1, f) == 0) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    return b;
+}
+
+/* PVK_DEBUG=shaders: a draw dumps its fragment shader as SPIRV-Cross reads
+ * it back, beside the generated GLSL, into PVK_CACHE_DIR/shaders. */
+static void shader_dump(void)
+{
+    char dir[] = "/tmp/pvk-dump-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    setenv("PVK_CACHE_DIR", dir, 1);
+    setenv("PVK_DEBUG", "shaders", 1);
+    pvk_config cfg = {.validation = 1, .log = th_log};
+    CHECK_EQ(pvk_context_create(&cfg, &ctx), PVK_SUCCESS);
+    unsetenv("PVK_DEBUG");
+    dlopen("libvulkan_lvp.so", RTLD_LAZY | RTLD_NOLOAD); /* as th_context does */
+    upload_shader();
+    setup_attribs();
+    setup_fb();
+    memset(regs, 0, sizeof regs);
+    replace_blend();
+    plain_tev();
+    /* stage 0 modulates primary by the constant; alpha test GEQUAL: both show in the code */
+    wreg(PVK_GPUREG_TEXENV0_SOURCE, 0x00E000E0);
+    wreg(PVK_GPUREG_TEXENV0_COMBINER, 0x00010001);
+    wreg(PVK_GPUREG_TEXENV0_COLOR, 0x80FF40C0);
+    wreg(PVK_GPUREG_FRAGOP_ALPHA_TEST, 1 | 7 << 4 | 0x20 << 8);
+    uint8_t prim[4] = {200, 100, 50, 250}, dst[4] = {0, 0, 0, 0};
+    int errors = th_log_errors;
+    check_case(prim, dst, 0, "PVK_DEBUG=shaders", 0);
+    CHECK_EQ(th_log_errors, errors); /* the module passed the layout check */
+    th_release(ctx);
+    unsetenv("PVK_CACHE_DIR");
+
+    char pattern[64];
+    glob_t g;
+    snprintf(pattern, sizeof pattern, "%s/shaders/*.generated.frag.glsl", dir);
+    CHECK_EQ(glob(pattern, 0, NULL, &g), 0);
+    CHECK_EQ(g.gl_pathc, 1);
+    if (g.gl_pathc == 1) {
+        char cross[128];
+        snprintf(cross, sizeof cross, "%.*s.frag.glsl", (int)(strlen(g.gl_pathv[0]) - strlen(".generated.frag.glsl")),
+                 g.gl_pathv[0]);
+        char *a = slurp(cross), *b = slurp(g.gl_pathv[0]);
+        CHECK(a && b);
+        if (a && b) {
+            CHECK(strstr(a, "void main()") != NULL);
+            CHECK(strstr(a, "// key:") != NULL);
+            /* this key's code, as SPIRV-Cross writes it: the modulate helper, the alpha test */
+            CHECK(strstr(a, "tev_modulate(") != NULL);
+            CHECK(strstr(a, ">= ") && strstr(a, "alpha_ref))") && strstr(a, "discard;"));
+            CHECK(strstr(a, "tev_lerp(") == NULL); /* a helper no stage calls is not in the module */
+            CHECK(strstr(a, "layout(push_constant") != NULL);
+            CHECK(strstr(b, "#version 460") == b); /* the generated source, unchanged */
+            CHECK(strstr(b, "tev_lerp(") != NULL);
+        }
+        free(a);
+        free(b);
+    }
+    globfree(&g);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK_EQ(system(cmd), 0);
+}
+
+static bool reflect_glsl(pvk_shader_stage stage, const char *src, pvk_spirv_info *info)
+{
+    uint32_t *words = NULL;
+    size_t n = 0;
+    char *log = NULL, err[256];
+    pvk_result r = pvk_glsl_compile(stage, src, &words, &n, &log);
+    if (r)
+        fprintf(stderr, "%s\n", log ? log : "");
+    free(log);
+    CHECK_EQ(r, PVK_SUCCESS);
+    bool ok = !r && !pvk_spirv_reflect(words, n, info, err);
+    free(words);
+    CHECK(ok);
+    return ok;
+}
+
+/* The reflection check (no device): generated modules fit the draw layout,
+ * and a layout or module that does not fit is caught, with the reason. */
+static void layout_check(void)
+{
+    pvk_spirv vs_spv = pvk_builtin_draw_vertex_spirv();
+    pvk_spirv_info vs, fs, bad;
+    char err[256], why[256] = "";
+    CHECK_EQ(pvk_spirv_reflect(vs_spv.code, vs_spv.size / 4, &vs, err), PVK_SUCCESS);
+    CHECK_EQ(vs.n_outputs, 3);
+    CHECK_EQ(vs.push_blocks, 1);
+    CHECK_EQ(vs.push_end, 20); /* vec4 + uint */
+    pvk_fs_key key;
+    memset(&key, 0, sizeof key);
+    char *src = pvk_glsl_fragment(&key);
+    CHECK(src != NULL);
+    if (!src || !reflect_glsl(PVK_STAGE_FRAGMENT, src, &fs)) {
+        free(src);
+        return;
+    }
+    CHECK_EQ(fs.push_offset, 32);
+    CHECK_EQ(fs.push_end, 32 + sizeof(pvk_draw_push));
+    CHECK_EQ(fs.n_inputs, 3);
+    CHECK_EQ(fs.sets_used, 0);
+
+    const uint32_t fsz = sizeof(pvk_draw_push);
+    VkPushConstantRange good[2] = {{VK_SHADER_STAGE_VERTEX_BIT, 0, 32}, {VK_SHADER_STAGE_FRAGMENT_BIT, 32, fsz}};
+    CHECK(pvk_shader_fits_layout(&vs, VK_SHADER_STAGE_VERTEX_BIT, NULL, good, 2, 0, why, sizeof why));
+    CHECK(pvk_shader_fits_layout(&fs, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, 0, why, sizeof why));
+    /* one range for both stages, or the fragment bytes split in two: still fits */
+    VkPushConstantRange shared = {VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, 32 + fsz};
+    CHECK(pvk_shader_fits_layout(&fs, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, &shared, 1, 0, why, sizeof why));
+    VkPushConstantRange split[3] = {good[0], {VK_SHADER_STAGE_FRAGMENT_BIT, 32, 16},
+                                    {VK_SHADER_STAGE_FRAGMENT_BIT, 48, fsz - 16}};
+    CHECK(pvk_shader_fits_layout(&fs, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, split, 3, 0, why, sizeof why));
+
+    /* the fragment range four bytes short (the alpha reference falls outside) */
+    VkPushConstantRange small[2] = {good[0], {VK_SHADER_STAGE_FRAGMENT_BIT, 32, fsz - 4}};
+    why[0] = 0;
+    CHECK(!pvk_shader_fits_layout(&fs, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, small, 2, 0, why, sizeof why));
+    CHECK(strstr(why, "push constants") != NULL);
+    printf("too small a push-constant range: %s\n", why);
+    /* the right bytes, the wrong stage; the vertex range too small for its block */
+    VkPushConstantRange wrong_stage[2] = {good[0], {VK_SHADER_STAGE_VERTEX_BIT, 32, fsz}};
+    CHECK(!pvk_shader_fits_layout(&fs, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, wrong_stage, 2, 0, why, sizeof why));
+    VkPushConstantRange small_vs[2] = {{VK_SHADER_STAGE_VERTEX_BIT, 0, 16}, good[1]};
+    CHECK(!pvk_shader_fits_layout(&vs, VK_SHADER_STAGE_VERTEX_BIT, NULL, small_vs, 2, 0, why, sizeof why));
+
+    /* a descriptor set the layout does not have */
+    if (reflect_glsl(PVK_STAGE_FRAGMENT,
+                     "#version 460\nlayout(set = 1, binding = 0) uniform sampler2D t;\n"
+                     "layout(location = 0) in vec4 color;\nlayout(location = 0) out vec4 o;\n"
+                     "void main() { o = texture(t, color.xy); }\n",
+                     &bad)) {
+        CHECK_EQ(bad.sets_used, 2);
+        CHECK_EQ(bad.descriptors, 1);
+        CHECK(!pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, 0, why, sizeof why));
+        CHECK(strstr(why, "descriptor set 1") != NULL);
+        CHECK(!pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, 1, why, sizeof why));
+        CHECK(pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, 2, why, sizeof why));
+    }
+    /* inputs the vertex shader does not write: a wrong type, a wrong location, other interpolation */
+    static const char *const wrong_inputs[] = {
+        "layout(location = 1) in vec4 z_over_w;\n",
+        "layout(location = 3) in float extra;\n",
+        "layout(location = 1) in float z_over_w;\n", /* perspective, where the vertex shader says noperspective */
+    };
+    for (int i = 0; i < 3; i++) {
+        char glsl[512];
+        snprintf(glsl, sizeof glsl,
+                 "#version 460\n%slayout(location = 0) out vec4 o;\nvoid main() { o = vec4(%s); }\n",
+                 wrong_inputs[i], i == 0 ? "z_over_w.x" : i == 1 ? "extra" : "z_over_w");
+        if (reflect_glsl(PVK_STAGE_FRAGMENT, glsl, &bad)) {
+            why[0] = 0;
+            CHECK(!pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, 0, why, sizeof why));
+            CHECK(strstr(why, "input") != NULL);
+            printf("mismatched input %d: %s\n", i, why);
+        }
+    }
+    free(src);
+}
+
 int main(void)
 {
+    layout_check();
+    shader_dump();
     no_logic_op();
     disk_cache();
     for (int mirror = 0; mirror < 2; mirror++) {

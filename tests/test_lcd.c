@@ -227,6 +227,49 @@ static void sizes_and_modes(pvk_context *ctx)
     CHECK_EQ(h, 240);
 }
 
+/* Sizes that are not whole 4x4 blocks and framebuffers that do not start on
+ * a word: the scan-out's per-pixel edges next to its block path. */
+static void odd_sizes(pvk_context *ctx)
+{
+    static const uint32_t offsets[] = {0, 1, 2, 3, 10};
+    for (uint32_t fmt = 0; fmt < 6; fmt++)
+        for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; o++) {
+            uint32_t bpp = fmt == 0 || fmt == 5 ? 4 : fmt == 1 ? 3 : 2;
+            uint32_t pixels = 237 - (uint32_t)o, lines = 13 + (uint32_t)o;
+            lcd_cfg c[2];
+            for (int pdc = 0; pdc < 2; pdc++) {
+                lcd_cfg *k = &c[pdc];
+                memset(k, 0, sizeof *k);
+                identity(k->lut);
+                if (pdc == 0 && o == 1) /* one non-identity LUT among them */
+                    for (uint32_t i = 0; i < 256; i++)
+                        k->lut[i] = (i * 7 & 0xFF) | (255 - i) << 8 | (i / 3) << 16;
+                /* the bottom doubles its pixels (bit 6) every other case */
+                k->format = 0x80300 | fmt | (pdc == 1 && o % 2 ? 0x40u : 0);
+                k->lines = lines;
+                k->pixels = pixels;
+                k->stride = (int32_t)((pixels * bpp + 15) & ~7u);
+                k->a = k->b = (pdc ? FB_FCRAM : FB_VRAM) + offsets[o];
+                k->overscan = 0x654321;
+                fill_random(ctx, k->a - offsets[o], lines * (uint32_t)k->stride + 16);
+                program(ctx, pdc, k);
+                if (pdc == 0) {
+                    wr(ctx, PDC(0) + 0x80, 0);
+                    for (uint32_t i = 0; i < 256; i++)
+                        wr(ctx, PDC(0) + 0x84, k->lut[i]);
+                }
+            }
+            CHECK_EQ(pvk_vblank(ctx), PVK_SUCCESS);
+            char what[64];
+            snprintf(what, sizeof what, "format %u, %u x %u at +%u", fmt, lines, pixels, offsets[o]);
+            CHECK_EQ(compare(ctx, &c[0], 0, -1, PVK_SCREEN_TOP, lines, what), 0);
+            CHECK_EQ(compare(ctx, &c[1], 1, -1, PVK_SCREEN_BOTTOM, lines, what), 0);
+        }
+    wr(ctx, PDC(0) + 0x80, 0);
+    for (uint32_t i = 0; i < 256; i++)
+        wr(ctx, PDC(0) + 0x84, 0x010101u * i);
+}
+
 /* A non-identity LUT on the top screen, written through the index and
  * auto-incrementing data port; the bottom keeps its identity table. */
 static void lut(pvk_context *ctx)
@@ -595,6 +638,7 @@ int main(void)
         CHECK_EQ(pvk_frame_release(ctx, &f, VK_NULL_HANDLE, 0), PVK_SUCCESS);
         formats_modes_strides(ctx, mirror ? 10 : 40);
         sizes_and_modes(ctx);
+        odd_sizes(ctx);
         lut(ctx);
         overscan(ctx);
         vblank_irqs(ctx);

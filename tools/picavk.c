@@ -26,18 +26,21 @@ static void usage(FILE *f)
             "                    session for `picavk replay`\n"
             "  run [-o DIR] SCENE.pvs...  run scene scripts; prints PASS/FAIL per script;\n"
             "                    -o DIR: `save color NAME` statements write DIR/NAME.png\n"
-            "  replay TRACE [-o DIR] [--quiet]\n"
+            "  replay TRACE [-o DIR] [--quiet] [--stats]\n"
             "                    replay a picavk trace (.pvt) or a Citra CiTrace (.ctf) headless:\n"
             "                    DIR/frameNNNN-*.png and DIR/hashes.txt, a hash per frame (DIR: .);\n"
             "                    progress on a terminal (frame N of M, frames/s), else a line per\n"
-            "                    frame, then a summary; --quiet prints only errors\n"
+            "                    frame, then a summary; --quiet prints only errors; --stats then\n"
+            "                    prints every counter as `name value` lines (draws, pipelines\n"
+            "                    created, cache hits, shader compiles, surface counters, ...)\n"
             "  asm FILE.pica [-o FILE.shbin]\n"
             "                    assemble a PICA200 vertex shader (picasso syntax) into a SHBIN\n"
             "  --help            this text\n"
             "\n"
             "environment: PVK_DEVICE=<name part> picks a device, PVK_VALIDATION=1 enables the\n"
-            "Khronos validation layer, PVK_LOG_LEVEL=error|warn|info|debug, PVK_DEBUG=flag,...\n"
-            "(no-host-import, verbose, sync)\n");
+            "Khronos validation layer, PVK_LOG_LEVEL=error|warn|info|debug, PVK_CACHE_DIR=DIR keeps\n"
+            "compiled shaders, PVK_DEBUG=flag,... (no-host-import, verbose, sync, no-logic-op,\n"
+            "roundtrip, shaders)\n");
 }
 
 static int fail(const char *what, pvk_result r)
@@ -306,7 +309,37 @@ static pvk_result on_replay_frame(void *user, pvk_context *ctx, uint32_t frame)
     return PVK_SUCCESS;
 }
 
-static int cmd_replay(const char *trace, const char *dir, bool quiet)
+/* --stats: every counter on its own line, for people and scripts (grep '^shader_compiles ') */
+static void print_stats(const pvk_stats *s)
+{
+    const struct { const char *name; uint64_t value; } rows[] = {
+        {"command_lists", s->command_lists},
+        {"draws", s->draws},
+        {"vertices", s->vertices},
+        {"triangles", s->triangles},
+        {"immediate_vertices", s->immediate_vertices},
+        {"fills", s->fills},
+        {"transfers", s->transfers},
+        {"texture_copies", s->texture_copies},
+        {"pipelines_created", s->pipelines_created},
+        {"pipeline_hits", s->pipeline_hits},
+        {"shader_compiles", s->shader_compiles},
+        {"shader_disk_hits", s->shader_disk_hits},
+        {"surface_loads", s->surface_loads},
+        {"surface_writebacks", s->surface_writebacks},
+        {"surface_reinterpretations", s->surface_reinterpretations},
+        {"surface_clears", s->surface_clears},
+        {"surface_bytes", s->surface_bytes},
+        {"bad_input", s->bad_input},
+        {"out_of_range", s->out_of_range},
+        {"unsupported", s->unsupported},
+        {"validation_errors", s->validation_errors},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        printf("%s %llu\n", rows[i].name, (unsigned long long)rows[i].value);
+}
+
+static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats_lines)
 {
     if (mkdir(dir, 0755) && errno != EEXIST) {
         fprintf(stderr, "picavk: cannot create %s: %s\n", dir, strerror(errno));
@@ -357,6 +390,8 @@ static int cmd_replay(const char *trace, const char *dir, bool quiet)
                (unsigned long long)stats.pipelines_created, (unsigned long long)stats.shader_compiles,
                (unsigned long long)stats.shader_disk_hits, (unsigned long long)stats.bad_input,
                (unsigned long long)stats.unsupported);
+    if (stats_lines)
+        print_stats(&stats);
     if (r)
         return fail("replay", r);
     if (stats.bad_input)
@@ -497,12 +532,14 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "replay")) {
         const char *trace = NULL, *dir = ".";
-        bool quiet = false;
+        bool quiet = false, stats = false;
         for (int i = 2; i < argc; i++) {
             if (!strcmp(argv[i], "-o") && i + 1 < argc)
                 dir = argv[++i];
             else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
                 quiet = true;
+            else if (!strcmp(argv[i], "--stats"))
+                stats = true;
             else if (argv[i][0] != '-' && !trace)
                 trace = argv[i];
             else {
@@ -511,10 +548,10 @@ int main(int argc, char **argv)
             }
         }
         if (!trace) {
-            fprintf(stderr, "usage: picavk replay TRACE.pvt [-o DIR] [--quiet]\n");
+            fprintf(stderr, "usage: picavk replay TRACE.pvt [-o DIR] [--quiet] [--stats]\n");
             return 2;
         }
-        return cmd_replay(trace, dir, quiet);
+        return cmd_replay(trace, dir, quiet, stats);
     }
     if (!strcmp(cmd, "asm")) {
         const char *in = NULL, *out = NULL;

@@ -441,14 +441,15 @@ static pvk_result display_transfer(pvk_context *ctx, uint32_t src_addr, uint32_t
     if (handled)
         return r;
     uint32_t mode = (flags & 1) | (to_tiled ? 2u : 0u) | (scale << 2);
-    /* RGBA8 -> RGBA8 without scaling moves 2x2 quads as vectors; sizes are
-     * multiples of 8 (register masks) and addresses of 16 bytes. */
-    bool quads = in_fmt == 0 && out_fmt == 0 && scale == 0;
+    /* Sizes are multiples of 8 (register masks), so every transfer runs in
+     * 4x2 blocks of whole words; RGBA8 -> RGBA8 moves 16-byte vectors, as
+     * the address registers keep 16-byte granularity (bit 0 of addr >> 3 is
+     * not stored) and binding offsets keep that alignment. */
+    uint32_t gx, gy;
+    int pipe = pvk_transfer_pick(in_fmt, out_fmt, scale, to_tiled, w, h, pitch, ((src_addr | dst_addr) & 15) == 0, &gx,
+                                 &gy);
     uint32_t push[16] = {0, 0, pitch, w, h, in_fmt, out_fmt, mode};
-    /* the RGBA8 path runs one invocation per 4x2 block */
-    uint32_t cw = quads ? w / 4 : w, ch = quads ? h / 2 : h;
-    return run_copy(ctx, quads ? PVK_PIPE_DISPLAY_QUAD : PVK_PIPE_DISPLAY_TRANSFER, &src, &dst, push, 1,
-                    (cw + 7) / 8, (ch + 7) / 8, NULL, 0);
+    return run_copy(ctx, pipe, &src, &dst, push, 1, gx, gy, NULL, 0);
 }
 
 pvk_result pvk_transfer_memcopy(pvk_context *ctx)

@@ -269,7 +269,7 @@ pvk_result pvk_transfer_memcopy(pvk_context *ctx);
 /* Record a tiled<->linear conversion between two bound buffers into `op`
  * (the display-transfer shaders): `w` x `h` pixels, input rows `in_width`
  * pixels long, formats 0-4 as for transfers, mode bit 0 flip, bit 1
- * linear->tiled.  Byte offsets must be multiples of 16. */
+ * linear->tiled.  Byte offsets must be multiples of 4. */
 struct pvk_op;
 /* Format code for pvk_transfer_record_convert only: RGBA8 with R in the first
  * byte, as a VK_FORMAT_R8G8B8A8_UNORM image holds it (draw attachments). */
@@ -277,6 +277,13 @@ struct pvk_op;
 void pvk_transfer_record_convert(pvk_context *ctx, struct pvk_op *op, pvk_buffer_range src, uint32_t src_sub,
                                  pvk_buffer_range dst, uint32_t dst_sub, uint32_t in_width, uint32_t w, uint32_t h,
                                  uint32_t in_fmt, uint32_t out_fmt, uint32_t mode);
+/* The display-transfer pipeline (PVK_PIPE_*) for a w x h conversion (scale:
+ * 0, 1 = 2x1, 2 = 2x2 downscale; to_tiled: linear -> tiled) whose
+ * input rows are `in_width` pixels and, with `aligned16`, whose byte offsets
+ * are multiples of 16; and its workgroup counts.  Blocks of 4x2 pixels with
+ * word (RGBA8: 16-byte vector) loads and stores where the sizes allow. */
+int pvk_transfer_pick(uint32_t in_fmt, uint32_t out_fmt, uint32_t scale, bool to_tiled, uint32_t w, uint32_t h,
+                      uint32_t in_width, bool aligned16, uint32_t *gx, uint32_t *gy);
 
 /* ==== textures (vram/texture.c) ====
  * A PICA texture in guest memory decoded into a VkImage by a compute shader
