@@ -201,6 +201,15 @@ typedef struct pvk_stats {
      * loads and write-backs moved.  Draws into the same buffers add nothing
      * here. */
     uint64_t surface_loads, surface_writebacks, surface_reinterpretations, surface_clears, surface_bytes;
+    /* Command buffers submitted to the queue: one per fill, transfer,
+     * surface load or write-back, scan-out, and one per batch of consecutive
+     * draws into the same buffers (PVK_DEBUG=roundtrip: one per draw).  A
+     * batch is submitted when something else needs the GPU or waits for it
+     * (any other operation, pvk_poll, pvk_wait_idle, pvk_guest_flush, a
+     * register read, pvk_frame_read) or after 256 draws.  New fields are
+     * added at the end; a host compiled against an older picavk.h is rebuilt
+     * (0.x: no ABI promise yet). */
+    uint64_t submissions;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
