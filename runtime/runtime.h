@@ -24,7 +24,7 @@
 enum {
     PVK_DEBUG_NO_HOST_IMPORT = 1u << 0, /* "no-host-import": mirror guest memory in device buffers */
     PVK_DEBUG_VERBOSE = 1u << 1,        /* "verbose": log level DEBUG */
-    PVK_DEBUG_SYNC = 1u << 2,           /* "sync": wait for every GPU operation at once */
+    PVK_DEBUG_SYNC = 1u << 2,           /* "sync": wait for every GPU operation at once (a batch per draw) */
     PVK_DEBUG_NO_LOGIC_OP = 1u << 3,    /* "no-logic-op": act as if the device lacked logicOp (fallback tests) */
     PVK_DEBUG_ROUNDTRIP = 1u << 4,      /* "roundtrip": no surface cache, every draw loads and stores guest memory */
 };

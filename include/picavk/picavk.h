@@ -269,7 +269,9 @@ PVK_API pvk_result pvk_get_framebuffer(pvk_context *ctx, pvk_framebuffer_info *o
  * through the same channel as picavk). */
 PVK_API void pvk_log_message(pvk_context *ctx, pvk_log_level level, const char *message);
 
-/* Retire finished GPU work (raise completion bits and IRQs) without waiting. */
+/* Retire finished GPU work (raise completion bits and IRQs) without waiting.
+ * Draws not yet submitted (consecutive draws wait in one batch for the next
+ * operation or wait, see pvk_stats.submissions) are submitted first. */
 PVK_API pvk_result pvk_poll(pvk_context *ctx);
 /* Wait for all submitted GPU work, then retire it. */
 PVK_API pvk_result pvk_wait_idle(pvk_context *ctx);
