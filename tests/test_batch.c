@@ -20,6 +20,7 @@ typedef struct result {
     uint8_t big[W * H * 4];   /* colour after a batch of 50 x 300 vertices */
     uint8_t frame[400 * 240 * 4]; /* the LCD's scan-out of the colour buffer */
     uint8_t color[W * H * 4], depth[W * H * 4]; /* at the end */
+    uint8_t over[W * H * 4];  /* colour drawn over the depth buffer's bytes */
 } result;
 
 static pvk_context *make(int mode, int mirror)
@@ -260,6 +261,23 @@ static void run(int mode, int mirror, result *res)
     CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
     memcpy(res->color, pvk_guest_ptr(ctx, FB, W * H * 4), W * H * 4);
     memcpy(res->depth, pvk_guest_ptr(ctx, DB, W * H * 4), W * H * 4);
+
+    /* A surface of the open batch dropped under it: with nothing else in
+     * flight, the batch tests an unchanged (clean) depth surface, then a
+     * colour buffer over the depth buffer's bytes replaces that surface
+     * without a write-back; the batch must be submitted before its depth
+     * image goes.  The validation layer here does not report a view
+     * destroyed under an open dynamic-rendering recording, and lavapipe drew
+     * the same bytes without the fix: this runs the path, it cannot prove it. */
+    CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, 1u | (4u << 4) | (0xFu << 8)); /* less-than, no depth writes */
+    for (uint32_t i = 0; i < 4; i++)
+        draw(9000 + i * 30, 30);
+    reg(PVK_GPUREG_COLORBUFFER_LOC, DB >> 3);
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+    draw(9500, 60);
+    CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+    memcpy(res->over, pvk_guest_ptr(ctx, DB, W * H * 4), W * H * 4);
     th_release(ctx);
 }
 
@@ -279,6 +297,7 @@ static void compare(const result *a, const result *b)
     CHECK_EQ(differ(a->frame, b->frame, sizeof a->frame), 0);
     CHECK_EQ(differ(a->color, b->color, sizeof a->color), 0);
     CHECK_EQ(differ(a->depth, b->depth, sizeof a->depth), 0);
+    CHECK_EQ(differ(a->over, b->over, sizeof a->over), 0);
 }
 
 int main(void)
@@ -293,6 +312,7 @@ int main(void)
         /* not trivially equal: the draws changed things between the checkpoints */
         CHECK(differ(res[ROUNDTRIP].out, res[ROUNDTRIP].part, W * H * 4) > 1000);
         CHECK(differ(res[ROUNDTRIP].part, res[ROUNDTRIP].big, W * H * 4) > 1000);
+        CHECK(differ(res[ROUNDTRIP].depth, res[ROUNDTRIP].over, W * H * 4) > 100);
         uint32_t half = 0;
         for (uint32_t i = 0; i < W * H / 2; i++)
             half += !memcmp(res[ROUNDTRIP].part + i * 4, "\x44\x33\x22\x11", 4);
