@@ -1,5 +1,6 @@
 /* Draw batches: consecutive draws into the same buffers are one submission
- * (pvk_stats.submissions) even across public calls; whatever needs the GPU
+ * (pvk_stats.submissions), from one command list or across register writes
+ * (public calls); whatever needs the GPU
  * or waits for it next (pvk_poll, a register read, a display transfer, a
  * memory fill, RENDERBUFFER_FLUSH, a host flush, a scan-out) submits the
  * batch first and sees every draw in it; 256 draws close a batch; a lapped
@@ -11,6 +12,7 @@
 #define DB 0x18100000u  /* depth buffer (D24S8) */
 #define OUT 0x18300000u /* display transfer output (linear RGBA8) */
 #define NV 16384u       /* vertices in the buffer at VB */
+#define LIST 0x18500000u /* a command list */
 
 enum { CACHED, ROUNDTRIP, SYNC, MODES };
 
@@ -255,6 +257,30 @@ static void run(int mode, int mirror, result *res)
     if (fw * fh * 4 <= sizeof res->frame)
         CHECK_EQ(pvk_frame_read(ctx, PVK_SCREEN_TOP, res->frame, fw * 4), PVK_SUCCESS);
 
+    /* a command list of 30 draws, as GSP runs it: one batch, still open
+     * when the call returns, submitted by the next poll */
+    uint32_t *list = pvk_guest_ptr(ctx, LIST, 30 * 32), n = 0; /* 32 bytes a draw: a multiple of 16 */
+    for (uint32_t i = 0; i < 30; i++) {
+        const uint32_t cmd[4][2] = {{PVK_GPUREG_ATTRIBBUFFER0_OFFSET, (10000 + i * 30) * 32},
+                                    {PVK_GPUREG_NUMVERTICES, 30},
+                                    {PVK_GPUREG_VERTEX_OFFSET, 0},
+                                    {PVK_GPUREG_DRAWARRAYS, 1}};
+        for (int k = 0; k < 4; k++) {
+            list[n++] = cmd[k][1];
+            list[n++] = 0x000F0000u | cmd[k][0]; /* all bytes, one parameter */
+        }
+    }
+    pvk_guest_written(ctx, LIST, n * 4);
+    s0 = submissions();
+    CHECK_EQ(pvk_command_list_run(ctx, LIST, n * 4), PVK_SUCCESS);
+    if (counted)
+        CHECK_EQ(submissions(), s0);
+    CHECK_EQ(pvk_poll(ctx), PVK_SUCCESS);
+    if (counted)
+        CHECK_EQ(submissions(), s0 + 1);
+    else if (mode == SYNC)
+        CHECK_EQ(submissions(), s0 + 30);
+
     /* draws left in an open batch go home with pvk_wait_idle */
     for (uint32_t i = 0; i < 20; i++)
         varied_draw(200 + i);
@@ -318,6 +344,7 @@ int main(void)
             half += !memcmp(res[ROUNDTRIP].part + i * 4, "\x44\x33\x22\x11", 4);
         CHECK(half > 100 && half < W * H / 2); /* the fill shows where later draws did not cover it */
     }
+    CHECK_EQ(th_log_errors, 0); /* nothing dropped or refused on the way */
     (void)clear_fb, (void)draw_arrays, (void)tiled_index, (void)th_context; /* shared helpers not used here */
     return th_finish("test_batch");
 }
