@@ -1,6 +1,7 @@
 /* CPU time per draw through picavk: the register writes of a 3-vertex
  * DRAWARRAYS and everything they start (dirty tracking, the vertex stages,
- * key build, pipeline lookup, recording and submission), for (a) identical
+ * key build, pipeline lookup, recording into the open batch, and a share of
+ * its submission: the draws of a repetition are one batch), for (a) identical
  * consecutive draws, (b) draws alternating between 8 output-merger states,
  * (c) a new state every draw (a new pipeline each time, its shader from the
  * cache after the first).  The GPU's own time is not counted: draws do not

@@ -5,12 +5,18 @@
  * framebuffer, and pvk_vblank scans it out.  The baseline is the same frame
  * with PVK_DEBUG=roundtrip (every draw loads and stores the colour and depth
  * buffers through guest memory and waits for the draw before), measured in
- * the same run on a second context; both must show the same picture. */
+ * the same run on a second context; both must show the same picture.
+ * The floor (frame_vs_bare): the frame's triangles, as picavk's vertex stages
+ * shaded them, drawn by bare Vulkan in one render pass per frame with the
+ * same pipelines and dynamic state into cleared colour and depth images,
+ * queued as picavk's frames are and waited for at the end, on a third
+ * context. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_draw.h"
+#include "runtime/runtime.h"
 
 #define FW 240u /* the top screen's buffers: 240 pixels a row, 400 rows */
 #define FH 400u
@@ -153,10 +159,157 @@ static run measure(const char *debug, double seconds)
     return r;
 }
 
+/* The frame's draws as the translator hands them to the runtime. */
+typedef struct captured {
+    pvk_draw_packet pk[DRAWS]; /* pointers cleared: the vertices are in `verts` */
+    uint32_t first[DRAWS];
+    float (*verts)[8];         /* position, colour: draw.c's vertex layout */
+    uint32_t draws, nverts;
+} captured;
+
+static captured cap;
+
+static pvk_result capture(void *user, const pvk_draw_packet *pk)
+{
+    (void)user;
+    if (cap.draws == DRAWS || cap.nverts + pk->tri_vertices > DRAWS * VERTS)
+        return PVK_SUCCESS;
+    cap.pk[cap.draws] = *pk;
+    cap.pk[cap.draws].verts = NULL;
+    cap.pk[cap.draws].index = NULL;
+    cap.first[cap.draws++] = cap.nverts;
+    for (uint32_t k = 0; k < pk->tri_vertices; k++, cap.nverts++) {
+        const pvk_vertex *v = &pk->verts[pk->index[k]];
+        memcpy(cap.verts[cap.nverts], v->pos, 16);
+        memcpy(cap.verts[cap.nverts] + 4, v->color, 16);
+    }
+    return PVK_SUCCESS;
+}
+
+/* One frame's triangles in one pass: record, submit, wait. */
+static void bare_frame(pvk_context *ctx, VkBuffer vbuf, pvk_image *color, pvk_image *depth)
+{
+    pvk_op op;
+    if (pvk_op_begin(ctx, &op))
+        return;
+    VkCommandBuffer cmd = op.cmd;
+    pvk_image_barrier(ctx, cmd, color->image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                      VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
+                      VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
+    pvk_image_barrier(ctx, cmd, depth->image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                      VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
+                      VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
+    VkRenderingAttachmentInfo att = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+                                     .imageView = color->view,
+                                     .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                                     .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+                                     .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+                                     .clearValue.color.float32 = {0.125f, 0.125f, 0.125f, 1.0f}};
+    VkRenderingAttachmentInfo datt = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+                                      .imageView = depth->view,
+                                      .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+                                      .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+                                      .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+                                      .clearValue.depthStencil.depth = 1.0f};
+    VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
+                          .renderArea = {{0, 0}, {FW, FH}},
+                          .layerCount = 1,
+                          .colorAttachmentCount = 1,
+                          .pColorAttachments = &att,
+                          .pDepthAttachment = &datt};
+    ctx->vk.vkCmdBeginRendering(cmd, &ri);
+    VkPipelineLayout layout = pvk_pipeline_layout(ctx);
+    VkDeviceSize zero = 0;
+    ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &vbuf, &zero);
+    VkPipeline bound = VK_NULL_HANDLE;
+    for (uint32_t i = 0; i < cap.draws; i++) {
+        const pvk_draw_packet *pk = &cap.pk[i];
+        const pvk_raster_desc *rd = &pk->raster;
+        VkPipeline pipe = pvk_pipeline_get(ctx, &pk->pipe, &pk->fs, VK_FORMAT_D32_SFLOAT);
+        if (!pipe)
+            break;
+        if (pipe != bound)
+            ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, bound = pipe);
+        VkViewport vp = {rd->viewport[0], (float)FH - rd->viewport[1], rd->viewport[2], -rd->viewport[3], 0, 1};
+        VkRect2D sc = {{0, 0}, {FW, FH}};
+        float bc[4];
+        for (int k = 0; k < 4; k++)
+            bc[k] = (float)((pk->blend_color >> (8 * k)) & 0xFF) / 255.0f;
+        ctx->vk.vkCmdSetViewport(cmd, 0, 1, &vp);
+        ctx->vk.vkCmdSetScissor(cmd, 0, 1, &sc);
+        ctx->vk.vkCmdSetBlendConstants(cmd, bc);
+        ctx->vk.vkCmdSetCullMode(cmd, pvk_vk_cull_mode(rd->cull));
+        ctx->vk.vkCmdSetDepthTestEnable(cmd, rd->depth_test);
+        ctx->vk.vkCmdSetDepthWriteEnable(cmd, rd->depth_write);
+        ctx->vk.vkCmdSetDepthCompareOp(cmd, pvk_vk_compare_op(rd->depth_func));
+        pvk_draw_push push = {{1, 1, 0, 0}, rd->depth_scale, rd->depth_offset, 16777215.0f, rd->w_buffer,
+                              pk->uniforms};
+        struct { float plane[4]; uint32_t enable, pad[3]; } clip = {{0, 0, 0, 0}, 0, {0, 0, 0}};
+        ctx->vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof push, &push);
+        ctx->vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof clip, &clip);
+        ctx->vk.vkCmdDraw(cmd, pk->tri_vertices, 1, cap.first[i], 0);
+    }
+    ctx->vk.vkCmdEndRendering(cmd);
+    pvk_op_submit(ctx, &op);
+}
+
+/* Frames per second of the bare pass over the captured triangles. */
+static double measure_bare(double seconds)
+{
+    unsetenv("PVK_DEBUG");
+    pvk_context *ctx = setup();
+    pvk_pica_env env = ctx->pica.env;
+    env.draw = capture;
+    pvk_pica_set_env(&ctx->pica, &env);
+    cap.verts = calloc(DRAWS * VERTS, sizeof *cap.verts);
+    double fps = 0;
+    VkBuffer vbuf = VK_NULL_HANDLE;
+    VkDeviceMemory vmem = VK_NULL_HANDLE;
+    pvk_image color = {0}, depth = {0};
+    void *map = NULL;
+    frame(ctx); /* captures the draws; nothing is drawn */
+    pvk_wait_idle(ctx);
+    VkDeviceSize bytes = (VkDeviceSize)DRAWS * VERTS * sizeof *cap.verts;
+    if (cap.draws == DRAWS && cap.verts &&
+        !pvk_create_buffer(ctx, bytes, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
+                           VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &vbuf, &vmem) &&
+        ctx->vk.vkMapMemory(ctx->device, vmem, 0, VK_WHOLE_SIZE, 0, &map) == VK_SUCCESS &&
+        !pvk_image_ensure(ctx, &color, FW, FH, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, true) &&
+        !pvk_image_ensure(ctx, &depth, FW, FH, VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                          true)) {
+        memcpy(map, cap.verts, bytes);
+        bare_frame(ctx, vbuf, &color, &depth); /* warm-up */
+        pvk_retire(ctx, true);
+        uint32_t frames = 0;
+        double t0 = bench_now(), t1;
+        do { /* paced as picavk's loop is: queued, polled, waited for at the end */
+            bare_frame(ctx, vbuf, &color, &depth);
+            if (++frames % 8 == 0)
+                pvk_retire(ctx, false);
+            t1 = bench_now();
+        } while (t1 - t0 < seconds || frames < 3);
+        pvk_retire(ctx, true);
+        fps = frames / (bench_now() - t0);
+    } else {
+        fprintf(stderr, "frame bench: the bare pass could not be set up (%u draws captured)\n", cap.draws);
+    }
+    pvk_retire(ctx, true);
+    pvk_image_destroy(ctx, &color);
+    pvk_image_destroy(ctx, &depth);
+    if (vbuf)
+        ctx->vk.vkDestroyBuffer(ctx->device, vbuf, NULL);
+    if (vmem)
+        ctx->vk.vkFreeMemory(ctx->device, vmem, NULL);
+    free(cap.verts);
+    pvk_context_destroy(ctx);
+    return fps;
+}
+
 int main(void)
 {
     run cached = measure("", 3.0);
     run trip = measure("roundtrip", 3.0);
+    double bare = measure_bare(3.0);
     int same = cached.pixels && trip.pixels && !memcmp(cached.pixels, trip.pixels, 400 * 240 * 4);
     double f = 1.0 + cached.frames; /* warm-up frame included in the counters */
     printf("frame: 2 fills, %u draws x %u vertices (depth test + write, D24S8), RENDERBUFFER_FLUSH, display "
@@ -168,9 +321,13 @@ int main(void)
            cached.st.surface_loads / f, cached.st.surface_writebacks / f, cached.st.surface_bytes / f / 1e6);
     printf("%-30s %10.2f %8u %14s %14s %14.2f\n", "PVK_DEBUG=roundtrip", trip.fps, trip.frames, "per draw",
            "per draw", 2.0 * DRAWS * FW * FH * 4 * 2 / 1e6);
+    printf("%-30s %10.2f %8s   (the same triangles, one pass a frame)\n", "bare Vulkan", bare,
+           "");
     printf("same picture on both paths: %s\n", same ? "yes" : "NO");
     printf("BENCH name=frame value=%.2f unit=frames/s baseline=roundtrip ratio=%.2f\n", cached.fps,
            cached.fps / trip.fps);
+    printf("BENCH name=frame_vs_bare value=%.2f unit=frames/s baseline=bare_vulkan ratio=%.3f\n", cached.fps,
+           bare > 0 ? cached.fps / bare : 0.0);
     free(cached.pixels);
     free(trip.pixels);
     return same ? 0 : 1;

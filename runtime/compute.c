@@ -235,9 +235,19 @@ void pvk_op_barrier(pvk_context *ctx, pvk_op *op)
                  VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
 }
 
+pvk_result pvk_batch_close(pvk_context *ctx)
+{
+    pvk_result (*close)(pvk_context *) = ctx->batch_close;
+    if (!close)
+        return PVK_SUCCESS;
+    ctx->batch_close = NULL; /* before the call: closing submits, which may retire */
+    return close(ctx);
+}
+
 pvk_result pvk_op_begin(pvk_context *ctx, pvk_op *op)
 {
     memset(op, 0, sizeof *op);
+    pvk_batch_close(ctx); /* what comes next runs after the draws so far (a failure is logged) */
     if (ctx->sticky)
         return ctx->sticky;
     pvk_result r;
@@ -292,6 +302,17 @@ static void label_begin_v(pvk_context *ctx, VkCommandBuffer cmd, const char *fmt
     ctx->begin_label(cmd, &label);
 }
 
+bool pvk_cmd_label(pvk_context *ctx, VkCommandBuffer cmd, const char *fmt, ...)
+{
+    if (!ctx->features.debug_utils || !ctx->begin_label || !ctx->end_label)
+        return false;
+    va_list ap;
+    va_start(ap, fmt);
+    label_begin_v(ctx, cmd, fmt, ap);
+    va_end(ap);
+    return true;
+}
+
 void pvk_op_label(pvk_context *ctx, pvk_op *op, const char *fmt, ...)
 {
     if (!ctx->features.debug_utils || !ctx->begin_label || op->labelled)
@@ -338,6 +359,7 @@ pvk_result pvk_op_submit(pvk_context *ctx, pvk_op *op)
         return r;
     }
     ctx->timeline_next = value;
+    ctx->stats.submissions++;
     op->p.value = value;
     op->p.cmd = op->cmd;
     uint32_t slot = (ctx->pending_head + ctx->pending_count) % PVK_MAX_PENDING;
@@ -383,10 +405,12 @@ void pvk_op_dispatch(pvk_context *ctx, pvk_op *op, int pipe, const pvk_buffer_ra
 
 /* Wait up to `timeout_ns` for all submitted work (when `wait`), then retire
  * what finished.  PVK_ERROR_TIMEOUT leaves the rest pending for a later call. */
-static pvk_result retire(pvk_context *ctx, bool wait, uint64_t timeout_ns)
+static pvk_result retire(pvk_context *ctx, bool wait, uint64_t timeout_ns, bool close)
 {
     if (!ctx->timeline)
         return ctx->sticky;
+    /* waiting or polling: the open batch starts now */
+    pvk_result rb = close ? pvk_batch_close(ctx) : PVK_SUCCESS;
     pvk_result r = PVK_SUCCESS;
     if (wait && ctx->pending_count && !ctx->sticky) {
         VkSemaphoreWaitInfo wi = {
@@ -413,7 +437,7 @@ static pvk_result retire(pvk_context *ctx, bool wait, uint64_t timeout_ns)
         rc = pvk_vk_check(ctx, ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &done),
                           "vkGetSemaphoreCounterValue");
     if (!r)
-        r = rc; /* a timeout stays the answer: what finished meanwhile still retires */
+        r = rc ? rc : rb; /* a timeout stays the answer: what finished meanwhile still retires */
     while (ctx->pending_count && ctx->pending[ctx->pending_head].value <= done) {
         pvk_pending p = ctx->pending[ctx->pending_head];
         ctx->pending_head = (ctx->pending_head + 1) % PVK_MAX_PENDING;
@@ -434,6 +458,14 @@ pvk_result pvk_retire_until(pvk_context *ctx, uint64_t value)
 {
     if (!ctx->timeline || ctx->sticky || !value)
         return ctx->sticky;
+    /* Only a wait for the open batch submits it: waiting for older work (the
+     * vertex ring a lap behind) must not cut the batch being recorded. */
+    if (value > ctx->timeline_next)
+        pvk_batch_close(ctx);
+    if (value > ctx->timeline_next) /* the batch failed to submit: nothing else will signal it */
+        value = ctx->timeline_next;
+    if (ctx->sticky || !value)
+        return ctx->sticky;
     VkSemaphoreWaitInfo wi = {
         .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
         .semaphoreCount = 1,
@@ -441,7 +473,7 @@ pvk_result pvk_retire_until(pvk_context *ctx, uint64_t value)
         .pValues = &value,
     };
     pvk_result r = pvk_vk_check(ctx, ctx->vk.vkWaitSemaphores(ctx->device, &wi, UINT64_MAX), "vkWaitSemaphores");
-    pvk_result r2 = pvk_retire(ctx, false);
+    pvk_result r2 = retire(ctx, false, 0, false);
     return r ? r : r2;
 }
 
@@ -449,7 +481,7 @@ pvk_result pvk_retire_until(pvk_context *ctx, uint64_t value)
  * (and the per-call draw budget bounds the work they wait for). */
 pvk_result pvk_retire(pvk_context *ctx, bool wait)
 {
-    return retire(ctx, wait, UINT64_MAX);
+    return retire(ctx, wait, UINT64_MAX, true);
 }
 
 void pvk_queue_lock(pvk_context *ctx)
@@ -467,7 +499,7 @@ void pvk_queue_unlock(pvk_context *ctx)
 pvk_result pvk_retire_host(pvk_context *ctx)
 {
     uint64_t ms = ctx->cfg.wait_timeout_ms ? ctx->cfg.wait_timeout_ms : PVK_DEFAULT_WAIT_TIMEOUT_MS;
-    return retire(ctx, true, ms * 1000000ull);
+    return retire(ctx, true, ms * 1000000ull, true);
 }
 
 /* ---- debug names and labels (VK_EXT_debug_utils, when enabled) ---- */

@@ -5,10 +5,18 @@
  * The colour and depth buffers are surfaces of the cache (vram/surface.c):
  * images that stay on the GPU between draws and go to guest memory only
  * when something reads it.  Vertices go to a ring, so a draw waits for
- * nothing.  PVK_DEBUG=roundtrip keeps the old path for comparison: every
- * draw loads the colour buffer from guest memory (detile + convert on the
- * GPU), renders, and stores it back, in one submission, waiting for the draw
- * before.  The colour attachment holds R, G, B, A in channel order (converted
+ * nothing.  Consecutive draws into the same buffers form a batch: one command
+ * buffer, one dynamic-rendering instance, per draw only what changed in the
+ * pipeline, the dynamic state, push constants and vkCmdDraw.  The batch is
+ * submitted when the buffers change, after BATCH_MAX_DRAWS draws, or when
+ * anything else is about to reach the queue or wait for it
+ * (pvk_batch_close, runtime/compute.c).  PVK_DEBUG=sync submits every draw
+ * on its own and waits for it.
+ *
+ * PVK_DEBUG=roundtrip keeps the old path for comparison: every draw loads
+ * the colour buffer from guest memory (detile + convert on the GPU), renders,
+ * and stores it back, in one submission, waiting for the draw before.  The
+ * colour attachment holds R, G, B, A in channel order (converted
  * on load and write-back), so blending and write masks see the guest's
  * channels.  Fragments come from the generated shader of the draw's key (TEV,
  * alpha test) through the pipeline of its output-merger key
@@ -40,13 +48,29 @@
 
 #define MAX_DIM 1024 /* FRAMEBUFFER_DIM: 11-bit width, 10-bit height-1 */
 #define VRING_SEGS 8 /* the vertex ring waits per segment, once a lap */
+#define VRING_MAX ((VkDeviceSize)32 << 20) /* a batch lapping the ring grows it up to this */
+#define BATCH_MAX_DRAWS 256 /* draws per submission: bounds what one close hands the GPU */
 
 typedef struct draw_vertex {
     float pos[4];
     float color[4];
 } draw_vertex;
 
+/* The open batch: consecutive draws into the same attachments, recorded
+ * into one command buffer inside one vkCmdBeginRendering. */
+typedef struct draw_batch {
+    bool open;
+    pvk_op op;
+    VkImageView color, depth; /* the attachments (depth VK_NULL_HANDLE: none) */
+    VkFormat dfmt;            /* the depth attachment's format: every pipeline of the batch is made for it */
+    bool stencil;             /* ... which has a stencil aspect: every draw sets the stencil state */
+    uint32_t w, h;
+    VkPipeline pipeline;      /* bound last */
+    uint32_t draws;
+} draw_batch;
+
 struct pvk_draw {
+    draw_batch batch;
     pvk_image rt;
     VkBuffer staging, vbuf;
     VkDeviceMemory staging_mem, vbuf_mem;
@@ -116,17 +140,25 @@ static pvk_result ensure_vertices(pvk_context *ctx, struct pvk_draw *d, VkDevice
     return PVK_SUCCESS;
 }
 
+/* A bigger ring; everything in flight finishes first, the old buffer goes. */
+static pvk_result vertex_grow(pvk_context *ctx, struct pvk_draw *d, VkDeviceSize bytes)
+{
+    pvk_result r = pvk_retire(ctx, true);
+    return r ? r : ensure_vertices(ctx, d, bytes);
+}
+
 /* A region of the vertex ring for one draw.  Entering a segment waits for
  * the draws that used it a lap ago (usually long done); growing the ring
- * waits for everything. */
+ * waits for everything.  A segment last used by the open batch (its value is
+ * timeline_next + 1) means one batch went round the whole ring: the ring
+ * doubles, so batches of that size stop waiting; past VRING_MAX the wait
+ * submits the batch first (pvk_retire_until). */
 static pvk_result vertex_alloc(pvk_context *ctx, struct pvk_draw *d, VkDeviceSize bytes, VkDeviceSize *off)
 {
     pvk_result r;
     bytes = (bytes + 63) & ~(VkDeviceSize)63;
-    if (bytes * 2 > d->vcap) {
-        if ((r = pvk_retire(ctx, true)) || (r = ensure_vertices(ctx, d, bytes * 4)))
-            return r;
-    }
+    if (bytes * 2 > d->vcap && (r = vertex_grow(ctx, d, bytes * 4)))
+        return r;
     if (d->vhead + bytes > d->vcap) {
         d->vhead = 0;
         d->vcur = -1;
@@ -134,6 +166,11 @@ static pvk_result vertex_alloc(pvk_context *ctx, struct pvk_draw *d, VkDeviceSiz
     VkDeviceSize seg = d->vcap / VRING_SEGS;
     int first = (int)(d->vhead / seg), last = (int)((d->vhead + bytes - 1) / seg);
     for (int i = first; i <= last; i++) {
+        if (i != d->vcur && d->vseg[i] > ctx->timeline_next && d->vcap < VRING_MAX) {
+            if ((r = vertex_grow(ctx, d, d->vcap * 2)))
+                return r;
+            return vertex_alloc(ctx, d, bytes, off); /* once: the new ring is empty */
+        }
         if (i != d->vcur && d->vseg[i] && (r = pvk_retire_until(ctx, d->vseg[i])))
             return r;
         d->vseg[i] = 0;
@@ -144,12 +181,12 @@ static pvk_result vertex_alloc(pvk_context *ctx, struct pvk_draw *d, VkDeviceSiz
     return PVK_SUCCESS;
 }
 
-/* The ring region [off, off+bytes) is in use until the last submitted op. */
-static void vertex_used(pvk_context *ctx, struct pvk_draw *d, VkDeviceSize off, VkDeviceSize bytes)
+/* The ring region [off, off+bytes) is in use until timeline `value`. */
+static void vertex_used(struct pvk_draw *d, VkDeviceSize off, VkDeviceSize bytes, uint64_t value)
 {
     VkDeviceSize seg = d->vcap / VRING_SEGS;
     for (VkDeviceSize i = off / seg; bytes && i <= (off + bytes - 1) / seg; i++)
-        d->vseg[i] = ctx->timeline_next;
+        d->vseg[i] = value;
 }
 
 /* Draws order everything against everything around them. */
@@ -244,28 +281,32 @@ static bool packet_depth(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     return true;
 }
 
-static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk, VkDeviceSize voff);
+static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk,
+                                   VkDeviceSize voff);
 
 /* The PICA's one stencil state for both faces (STENCIL_TEST, STENCIL_OP;
- * translator/fb.c decodes and gates them).  Vulkan compares
- * (reference & mask) op (stored & mask), as the PICA does. */
-static void set_stencil(pvk_context *ctx, VkCommandBuffer cmd, const pvk_raster_desc *rd)
+ * translator/fb.c decodes and gates them); off for a draw that does not
+ * use the batch's D24S8 surface.  Vulkan compares (reference & mask) op
+ * (stored & mask), as the PICA does. */
+static void set_stencil(pvk_context *ctx, VkCommandBuffer cmd, const pvk_raster_desc *rd, bool on)
 {
     const VkStencilFaceFlags both = VK_STENCIL_FACE_FRONT_AND_BACK;
-    ctx->vk.vkCmdSetStencilTestEnable(cmd, rd->stencil_test);
+    ctx->vk.vkCmdSetStencilTestEnable(cmd, on && rd->stencil_test);
     ctx->vk.vkCmdSetStencilOp(cmd, both, pvk_vk_stencil_op(rd->stencil_fail), pvk_vk_stencil_op(rd->stencil_zpass),
                               pvk_vk_stencil_op(rd->stencil_zfail), pvk_vk_compare_op(rd->stencil_func));
     ctx->vk.vkCmdSetStencilCompareMask(cmd, both, rd->stencil_compare_mask);
-    ctx->vk.vkCmdSetStencilWriteMask(cmd, both, rd->stencil_write_mask);
+    ctx->vk.vkCmdSetStencilWriteMask(cmd, both, on ? rd->stencil_write_mask : 0);
     ctx->vk.vkCmdSetStencilReference(cmd, both, rd->stencil_ref);
 }
+static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk, VkDeviceSize voff);
 
 pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *pk)
 {
     struct pvk_draw *d = ctx->draw;
     VkDeviceSize bytes = (VkDeviceSize)pk->tri_vertices * sizeof(draw_vertex), voff = 0;
+    bool roundtrip = ctx->debug & PVK_DEBUG_ROUNDTRIP;
     pvk_result r;
-    if (ctx->debug & PVK_DEBUG_ROUNDTRIP) {
+    if (roundtrip) {
         /* The old path: the vertex buffer and render target are shared by
          * all draws, so wait for the previous user before writing them. */
         if ((r = pvk_retire(ctx, true)) || (r = ensure_vertices(ctx, d, bytes)))
@@ -279,8 +320,9 @@ pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *pk)
         memcpy(dv[k].pos, v->pos, sizeof dv[k].pos);
         memcpy(dv[k].color, v->color, sizeof dv[k].color);
     }
-    r = render(ctx, d, pk, voff);
-    vertex_used(ctx, d, voff, bytes);
+    r = roundtrip ? render_roundtrip(ctx, d, pk, voff) : render_batched(ctx, d, pk, voff);
+    /* in use by the batch the draw went into: still open (the next value) or submitted */
+    vertex_used(d, voff, bytes, ctx->timeline_next + (d->batch.open ? 1 : 0));
     return r;
 }
 
@@ -292,8 +334,8 @@ static bool dropped(pvk_result r)
 }
 
 /* The colour and depth surfaces of a draw (NULL when it does not use one). */
-static pvk_result packet_surfaces(pvk_context *ctx, const target *t, const depth_state *ds,
-                                  pvk_surface **cs, pvk_surface **dsurf)
+static pvk_result packet_surfaces(pvk_context *ctx, const target *t, const depth_state *ds, pvk_surface **cs,
+                                  pvk_surface **dsurf)
 {
     *cs = *dsurf = NULL;
     pvk_result r;
@@ -326,138 +368,33 @@ static pvk_result packet_surfaces(pvk_context *ctx, const target *t, const depth
     return PVK_SUCCESS;
 }
 
-/* Draw the packet's triangles into its surfaces (roundtrip: load the
- * buffers from guest memory, draw, store them back). */
-static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk, VkDeviceSize voff)
+/* A viewport Vulkan can take; false (logged and counted: the draw is dropped)
+ * otherwise. */
+static bool viewport_ok(pvk_context *ctx, const pvk_raster_desc *rd)
+{
+    float vw = rd->viewport[2], vh = rd->viewport[3];
+    if (vw > 0 && vw <= 8192 && vh > 0 && vh <= 8192)
+        return true;
+    pvk_bad_input(ctx, "draw: viewport %gx%g is not drawable; dropped", vw, vh);
+    return false;
+}
+
+/* The per-draw state inside a render pass: blend constants, viewport,
+ * scissor, push constants (exclusive scissor, depth mapping, TEV uniforms,
+ * clip plane), depth test and writes (when the pass has a depth attachment),
+ * the stencil state (when it has a stencil aspect) and culling.  Everything a
+ * pipeline leaves dynamic is set for every draw, so draws of one batch do not
+ * inherit each other's state. */
+static void set_draw_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_packet *pk, uint32_t w, uint32_t h,
+                           const depth_state *dst, bool depth_attachment, bool stencil_attachment)
 {
     const pvk_raster_desc *rd = &pk->raster;
-    uint32_t n = pk->tri_vertices;
-    bool roundtrip = ctx->debug & PVK_DEBUG_ROUNDTRIP;
-    target tt, *t = &tt;
-    if (!packet_target(ctx, pk, t, roundtrip))
-        return PVK_SUCCESS; /* logged and counted; the list goes on */
-    uint32_t w = t->w, h = t->h, bpp = t->bpp, addr = t->addr;
-    int fmt = t->fmt;
-    pvk_guest_span span = t->span;
-    pvk_result r;
-    if ((roundtrip || !t->color) && (r = ensure_target(ctx, d, w, h)))
-        return r;
-    pvk_buffer_range guest = {0};
-    uint32_t sub = 0;
-    if (t->color && roundtrip) {
-        if (!pvk_guest_bind(ctx, &span, &guest, &sub, "draw colour buffer"))
-            return PVK_SUCCESS;
-        if (span.region->mirror)
-            pvk_guest_upload(ctx, &span);
-    }
-    pvk_buffer_range staging = {d->staging, 0, (VkDeviceSize)w * h * 4};
-    depth_state dst;
-    if (!packet_depth(ctx, d, pk, &dst, roundtrip))
-        return PVK_SUCCESS; /* logged and counted */
-    pvk_buffer_range dguest = {0}, dstaging = {d->dstaging, 0, (VkDeviceSize)w * h * 4};
-    uint32_t dsub = 0;
-    pvk_surface *cs = NULL, *dsurf = NULL;
-    if (!roundtrip && (r = packet_surfaces(ctx, t, &dst, &cs, &dsurf)))
-        return dropped(r) ? PVK_SUCCESS : r;
-    if (dst.use && !dsurf && !roundtrip)
-        dst.use = dst.write = false; /* refused above */
-    if (!dsurf)
-        dst.stencil = false, dst.vkfmt = d->dfmt; /* the draw's own D32 image, if any */
-    if (dst.use && roundtrip) {
-        if (!pvk_guest_bind(ctx, &dst.span, &dguest, &dsub, "draw depth buffer"))
-            return PVK_SUCCESS;
-        if (dsub % 4) { /* cannot happen with 8-byte addresses and aligned regions */
-            pvk_bad_input(ctx, "draw: depth buffer at 0x%08X is not word aligned in its binding; dropped", dst.addr);
-            return PVK_SUCCESS;
-        }
-        if (dst.span.region->mirror)
-            pvk_guest_upload(ctx, &dst.span);
-    }
-    if (d->dfmt != VK_FORMAT_UNDEFINED && !dsurf && (r = ensure_depth_image(ctx, d, w, h)))
-        return r;
-    VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &pk->fs, dst.vkfmt);
-    if (!pipeline)
-        return PVK_ERROR_VULKAN; /* logged */
-
-    pvk_op op;
-    if ((r = pvk_op_begin(ctx, &op)))
-        return r;
-    pvk_op_label(ctx, &op, "draw %llu (%s, %u triangles, state %016llx) into 0x%08X", (unsigned long long)pk->seq,
-                 pk->kind == PVK_DRAW_ARRAYS ? "arrays" : pk->kind == PVK_DRAW_ELEMENTS ? "elements" : "immediate",
-                 n / 3, (unsigned long long)pk->state_hash, addr);
-    VkCommandBuffer cmd = op.cmd;
-    /* load: tiled guest colour -> linear RGBA8 (memory byte order) -> image */
-    VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
-    if (cs) {
-        /* a surface: already in COLOR_ATTACHMENT_OPTIMAL */
-    } else if (t->color) {
-        pvk_transfer_record_convert(ctx, &op, guest, sub, staging, 0, w, w, h, (uint32_t)fmt, PVK_XFER_RGBA8_NATURAL, 0);
-        pvk_op_barrier(ctx, &op);
-        image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-        ctx->vk.vkCmdCopyBufferToImage(cmd, d->staging, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
-        image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                      VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
-    } else {
-        image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
-    }
-    /* depth: tiled guest -> linear q * 2^-24 -> D32 image */
-    VkBufferImageCopy dbic = {.imageSubresource = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
-    if (dst.use)
-        pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x20, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_READS */
-    if (dsurf) {
-        /* a surface: already in DEPTH_ATTACHMENT_OPTIMAL (DEPTH_STENCIL_ with a stencil aspect) */
-    } else if (dst.use) {
-        pvk_depth_io(ctx, &op, dguest, dsub, dstaging, w, h, dst.bpp, false, false);
-        pvk_op_barrier(ctx, &op);
-        image_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
-                             VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-        ctx->vk.vkCmdCopyBufferToImage(cmd, d->dstaging, d->depth.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &dbic);
-        image_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                             VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
-    } else if (d->depth.image) {
-        image_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
-                             VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
-    }
-
-    VkRenderingAttachmentInfo att = {
-        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-        .imageView = cs ? pvk_surface_view(cs) : d->rt.view,
-        .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-        .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
-        .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
-    };
-    VkRenderingAttachmentInfo datt = {
-        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-        .imageView = dsurf ? pvk_surface_view(dsurf) : d->depth.view,
-        .imageLayout = dst.stencil ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL
-                                   : VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
-        .loadOp = dst.use ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR,
-        /* a surface keeps its contents even when this draw does not write it */
-        .storeOp = dst.write || dsurf ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE,
-    };
-    VkRenderingInfo ri = {
-        .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
-        .renderArea = {{0, 0}, {w, h}},
-        .layerCount = 1,
-        .colorAttachmentCount = 1,
-        .pColorAttachments = &att,
-        .pDepthAttachment = dsurf || d->depth.image ? &datt : NULL,
-        .pStencilAttachment = dst.stencil ? &datt : NULL, /* the same image and view */
-    };
-    ctx->vk.vkCmdBeginRendering(cmd, &ri);
-    ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
     float bc[4];
     for (int i = 0; i < 4; i++)
         bc[i] = (float)((pk->blend_color >> (8 * i)) & 0xFF) / 255.0f;
     ctx->vk.vkCmdSetBlendConstants(cmd, bc);
     /* Viewport: PICA window y runs up; attachment row = h - window y. */
     float vx = rd->viewport[0], vy = rd->viewport[1], vw = rd->viewport[2], vh = rd->viewport[3];
-    if (!(vw > 0 && vw <= 8192) || !(vh > 0 && vh <= 8192)) {
-        pvk_bad_input(ctx, "draw: viewport %gx%g is not drawable; dropped", vw, vh);
-        ctx->vk.vkCmdEndRendering(cmd);
-        pvk_op_abort(ctx, &op);
-        return PVK_SUCCESS;
-    }
     VkViewport viewport = {vx, (float)h - vy, vw, -vh, 0.0f, 1.0f};
     ctx->vk.vkCmdSetViewport(cmd, 0, 1, &viewport);
     VkRect2D scissor = {{0, 0}, {w, h}};
@@ -482,36 +419,284 @@ static pvk_result render(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     pvk_draw_push fpush = {
         {exclude[0], exclude[1], exclude[2], exclude[3]},
         rd->depth_scale, rd->depth_offset,
-        (float)((1u << (dst.bits ? dst.bits : 24)) - 1), rd->w_buffer, pk->uniforms};
+        (float)((1u << (dst->bits ? dst->bits : 24)) - 1), rd->w_buffer, pk->uniforms};
     VkPipelineLayout layout = pvk_pipeline_layout(ctx);
     ctx->vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof fpush, &fpush);
-    if (dsurf || d->depth.image) {
-        ctx->vk.vkCmdSetDepthTestEnable(cmd, dst.use);
-        ctx->vk.vkCmdSetDepthWriteEnable(cmd, dst.write);
-        ctx->vk.vkCmdSetDepthCompareOp(cmd, dst.use ? dst.op : VK_COMPARE_OP_ALWAYS);
+    if (depth_attachment) {
+        ctx->vk.vkCmdSetDepthTestEnable(cmd, dst->use);
+        ctx->vk.vkCmdSetDepthWriteEnable(cmd, dst->write);
+        ctx->vk.vkCmdSetDepthCompareOp(cmd, dst->use ? dst->op : VK_COMPARE_OP_ALWAYS);
     }
-    if (dst.stencil)
-        set_stencil(ctx, cmd, rd);
+    if (stencil_attachment)
+        set_stencil(ctx, cmd, rd, dst->stencil);
     struct { float plane[4]; uint32_t enable, pad[3]; } clip = {
         {rd->clip[0], rd->clip[1], rd->clip[2], rd->clip[3]}, rd->clip_enable, {0, 0, 0}};
     ctx->vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof clip, &clip);
     ctx->vk.vkCmdSetCullMode(cmd, pvk_vk_cull_mode(rd->cull));
+}
+
+/* Label one draw of a batch (a no-op without debug utils); true when
+ * pvk_label_end must close it. */
+static bool label_draw(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_packet *pk, uint32_t addr)
+{
+    return pvk_cmd_label(ctx, cmd, "draw %llu (%s, %u triangles, state %016llx) into 0x%08X",
+                         (unsigned long long)pk->seq,
+                         pk->kind == PVK_DRAW_ARRAYS     ? "arrays"
+                         : pk->kind == PVK_DRAW_ELEMENTS ? "elements"
+                                                         : "immediate",
+                         pk->tri_vertices / 3, (unsigned long long)pk->state_hash, addr);
+}
+
+/* The hook pvk_batch_close calls: end the pass and submit the batch. */
+static pvk_result batch_submit(pvk_context *ctx)
+{
+    draw_batch *b = &ctx->draw->batch;
+    if (!b->open)
+        return PVK_SUCCESS;
+    b->open = false;
+    ctx->vk.vkCmdEndRendering(b->op.cmd);
+    if (ctx->sticky) { /* a lost device runs nothing more */
+        pvk_op_abort(ctx, &b->op);
+        return ctx->sticky;
+    }
+    return pvk_op_submit(ctx, &b->op);
+}
+
+/* Start a batch rendering into `color` (a surface's view, or the scratch
+ * target when the draw writes no colour) and the depth surface `dsurf` (or
+ * the scratch depth image, cleared, when the draw uses no depth buffer). */
+static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target *t, pvk_surface *cs,
+                             pvk_surface *dsurf, const depth_state *dst)
+{
+    draw_batch *b = &d->batch;
+    pvk_result r;
+    if ((r = pvk_op_begin(ctx, &b->op)))
+        return r;
+    VkCommandBuffer cmd = b->op.cmd;
+    pvk_op_label(ctx, &b->op, "draws into 0x%08X%s %ux%u", t->addr, t->color ? "" : " (no colour writes)", t->w,
+                 t->h);
+    /* surfaces are at rest in the attachment layouts; scratch images hold nothing */
+    if (!cs)
+        image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+    if (!dsurf && d->depth.image)
+        image_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                             VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
+    VkRenderingAttachmentInfo att = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+        .imageView = cs ? pvk_surface_view(cs) : d->rt.view,
+        .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+        .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
+        .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+    };
+    VkRenderingAttachmentInfo datt = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+        .imageView = dsurf ? pvk_surface_view(dsurf) : d->depth.view,
+        /* a D24S8 surface rests in one layout for both aspects */
+        .imageLayout = dst->stencil ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL
+                                    : VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+        .loadOp = dsurf ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR,
+        /* a surface keeps its contents even when no draw of the batch writes it */
+        .storeOp = dsurf ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE,
+    };
+    bool depth = dsurf || d->depth.image;
+    VkRenderingInfo ri = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
+        .renderArea = {{0, 0}, {t->w, t->h}},
+        .layerCount = 1,
+        .colorAttachmentCount = 1,
+        .pColorAttachments = &att,
+        .pDepthAttachment = depth ? &datt : NULL,
+        .pStencilAttachment = dst->stencil ? &datt : NULL, /* the same image and view */
+    };
+    ctx->vk.vkCmdBeginRendering(cmd, &ri);
+    b->open = true;
+    b->color = att.imageView;
+    b->depth = depth ? datt.imageView : VK_NULL_HANDLE;
+    b->dfmt = depth ? dst->vkfmt : VK_FORMAT_UNDEFINED;
+    b->stencil = dst->stencil;
+    b->w = t->w;
+    b->h = t->h;
+    b->pipeline = VK_NULL_HANDLE;
+    b->draws = 0;
+    ctx->batch_close = batch_submit;
+    return PVK_SUCCESS;
+}
+
+/* Record the packet into the open batch, opening one when its buffers
+ * differ from the batch's.  A draw without depth joins a batch whatever its
+ * depth attachment (the test and writes are off); one with depth needs the
+ * batch's depth surface. */
+static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk, VkDeviceSize voff)
+{
+    target t;
+    depth_state dst;
+    pvk_surface *cs = NULL, *dsurf = NULL;
+    pvk_result r;
+    if (!packet_target(ctx, pk, &t, false) || !packet_depth(ctx, d, pk, &dst, false))
+        return PVK_SUCCESS; /* logged and counted; the list goes on */
+    /* surface loads, evictions and scratch resizes close the batch themselves */
+    if ((r = packet_surfaces(ctx, &t, &dst, &cs, &dsurf)))
+        return dropped(r) ? PVK_SUCCESS : r;
+    if (dst.use && !dsurf)
+        dst.use = dst.write = false; /* refused above */
+    if (!dsurf)
+        dst.stencil = false, dst.vkfmt = d->dfmt; /* the scratch D32 image, if any */
+    if (!t.color && (r = ensure_target(ctx, d, t.w, t.h)))
+        return r;
+    if (!viewport_ok(ctx, &pk->raster))
+        return PVK_SUCCESS;
+    draw_batch *b = &d->batch;
+    VkImageView color = cs ? pvk_surface_view(cs) : d->rt.view;
+    if (!b->open || b->color != color || b->w != t.w || b->h != t.h ||
+        (dsurf && b->depth != pvk_surface_view(dsurf))) {
+        if ((r = pvk_batch_close(ctx)) && ctx->sticky)
+            return r;
+        if (d->dfmt != VK_FORMAT_UNDEFINED && !dsurf && (r = ensure_depth_image(ctx, d, t.w, t.h)))
+            return r;
+        if ((r = batch_open(ctx, d, &t, cs, dsurf, &dst)))
+            return r;
+    }
+    /* made for the batch's depth attachment, which a draw without depth shares */
+    VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &pk->fs, b->dfmt);
+    if (!pipeline)
+        return PVK_ERROR_VULKAN; /* logged */
+    VkCommandBuffer cmd = b->op.cmd;
+    bool labelled = label_draw(ctx, cmd, pk, t.addr);
+    if (b->pipeline != pipeline) {
+        ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+        b->pipeline = pipeline;
+    }
+    set_draw_state(ctx, cmd, pk, t.w, t.h, &dst, b->depth != VK_NULL_HANDLE, b->stencil);
     ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &voff);
-    ctx->vk.vkCmdDraw(cmd, n, 1, 0, 0);
+    ctx->vk.vkCmdDraw(cmd, pk->tri_vertices, 1, 0, 0);
+    if (labelled)
+        pvk_label_end(ctx, cmd);
+    /* the surfaces are newer than guest memory now; nothing goes home */
+    if (cs)
+        pvk_surface_drawn(cs);
+    if (dsurf && (dst.write || (dst.stencil && pk->raster.stencil_test && pk->raster.stencil_write_mask))) {
+        pvk_surface_drawn(dsurf);
+        pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x24, t.w * t.h * dst.bpp); /* POLYGON_DEPTHBUFFER_WRITES */
+    }
+    if (dst.use)
+        pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x20, t.w * t.h * dst.bpp); /* POLYGON_DEPTHBUFFER_READS */
+    if (t.color)
+        pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x2C, t.w * t.h * t.bpp); /* POLYGON_COLORBUFFER_WRITES */
+    /* sync: every draw on its own, waited for */
+    if (++b->draws >= (ctx->debug & PVK_DEBUG_SYNC ? 1u : BATCH_MAX_DRAWS))
+        return pvk_batch_close(ctx);
+    return PVK_SUCCESS;
+}
+
+/* The old path (PVK_DEBUG=roundtrip): load the buffers from guest memory,
+ * draw, store them back, in one submission of its own. */
+static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk, VkDeviceSize voff)
+{
+    target tt, *t = &tt;
+    if (!packet_target(ctx, pk, t, true))
+        return PVK_SUCCESS; /* logged and counted; the list goes on */
+    uint32_t w = t->w, h = t->h, bpp = t->bpp, addr = t->addr;
+    int fmt = t->fmt;
+    pvk_guest_span span = t->span;
+    pvk_result r;
+    if ((r = ensure_target(ctx, d, w, h)))
+        return r;
+    pvk_buffer_range guest = {0};
+    uint32_t sub = 0;
+    if (t->color) {
+        if (!pvk_guest_bind(ctx, &span, &guest, &sub, "draw colour buffer"))
+            return PVK_SUCCESS;
+        if (span.region->mirror)
+            pvk_guest_upload(ctx, &span);
+    }
+    pvk_buffer_range staging = {d->staging, 0, (VkDeviceSize)w * h * 4};
+    depth_state dst;
+    if (!packet_depth(ctx, d, pk, &dst, true))
+        return PVK_SUCCESS; /* logged and counted */
+    pvk_buffer_range dguest = {0}, dstaging = {d->dstaging, 0, (VkDeviceSize)w * h * 4};
+    uint32_t dsub = 0;
+    if (dst.use) {
+        if (!pvk_guest_bind(ctx, &dst.span, &dguest, &dsub, "draw depth buffer"))
+            return PVK_SUCCESS;
+        if (dsub % 4) { /* cannot happen with 8-byte addresses and aligned regions */
+            pvk_bad_input(ctx, "draw: depth buffer at 0x%08X is not word aligned in its binding; dropped", dst.addr);
+            return PVK_SUCCESS;
+        }
+        if (dst.span.region->mirror)
+            pvk_guest_upload(ctx, &dst.span);
+    }
+    if (d->dfmt != VK_FORMAT_UNDEFINED && (r = ensure_depth_image(ctx, d, w, h)))
+        return r;
+    VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &pk->fs, d->dfmt);
+    if (!pipeline)
+        return PVK_ERROR_VULKAN; /* logged */
+    if (!viewport_ok(ctx, &pk->raster))
+        return PVK_SUCCESS;
+
+    pvk_op op;
+    if ((r = pvk_op_begin(ctx, &op)))
+        return r;
+    pvk_op_label(ctx, &op, "draw %llu (%s, %u triangles, state %016llx) into 0x%08X", (unsigned long long)pk->seq,
+                 pk->kind == PVK_DRAW_ARRAYS ? "arrays" : pk->kind == PVK_DRAW_ELEMENTS ? "elements" : "immediate",
+                 pk->tri_vertices / 3, (unsigned long long)pk->state_hash, addr);
+    VkCommandBuffer cmd = op.cmd;
+    /* load: tiled guest colour -> linear RGBA8 (memory byte order) -> image */
+    VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
+    if (t->color) {
+        pvk_transfer_record_convert(ctx, &op, guest, sub, staging, 0, w, w, h, (uint32_t)fmt, PVK_XFER_RGBA8_NATURAL, 0);
+        pvk_op_barrier(ctx, &op);
+        image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        ctx->vk.vkCmdCopyBufferToImage(cmd, d->staging, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
+        image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                      VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+    } else {
+        image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+    }
+    /* depth: tiled guest -> linear q * 2^-24 -> D32 image */
+    VkBufferImageCopy dbic = {.imageSubresource = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
+    if (dst.use) {
+        pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x20, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_READS */
+        pvk_depth_io(ctx, &op, dguest, dsub, dstaging, w, h, dst.bpp, false, false);
+        pvk_op_barrier(ctx, &op);
+        image_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                             VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        ctx->vk.vkCmdCopyBufferToImage(cmd, d->dstaging, d->depth.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &dbic);
+        image_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                             VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
+    } else if (d->depth.image) {
+        image_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                             VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
+    }
+
+    VkRenderingAttachmentInfo att = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+        .imageView = d->rt.view,
+        .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+        .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
+        .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+    };
+    VkRenderingAttachmentInfo datt = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+        .imageView = d->depth.view,
+        .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+        .loadOp = dst.use ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR,
+        .storeOp = dst.write ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE,
+    };
+    VkRenderingInfo ri = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
+        .renderArea = {{0, 0}, {w, h}},
+        .layerCount = 1,
+        .colorAttachmentCount = 1,
+        .pColorAttachments = &att,
+        .pDepthAttachment = d->depth.image ? &datt : NULL,
+    };
+    ctx->vk.vkCmdBeginRendering(cmd, &ri);
+    ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+    set_draw_state(ctx, cmd, pk, w, h, &dst, d->depth.image != VK_NULL_HANDLE, false);
+    ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &voff);
+    ctx->vk.vkCmdDraw(cmd, pk->tri_vertices, 1, 0, 0);
     ctx->vk.vkCmdEndRendering(cmd);
 
-    if (!roundtrip) {
-        /* the surfaces are newer than guest memory now; nothing goes home */
-        if (cs)
-            pvk_surface_drawn(cs);
-        if (dsurf && (dst.write || (rd->stencil_test && rd->stencil_write_mask))) {
-            pvk_surface_drawn(dsurf);
-            pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x24, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_WRITES */
-        }
-        if (t->color)
-            pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x2C, w * h * bpp); /* POLYGON_COLORBUFFER_WRITES */
-        return pvk_op_submit(ctx, &op);
-    }
     /* store: image -> linear staging -> tiled guest colour */
     if (t->color) {
         image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
@@ -587,6 +772,7 @@ void pvk_draw_destroy(pvk_context *ctx)
     struct pvk_draw *d = ctx->draw;
     if (!d)
         return;
+    pvk_batch_close(ctx); /* the context's last retire submitted it already */
     pvk_image_destroy(ctx, &d->rt);
     pvk_image_destroy(ctx, &d->depth);
     if (d->dstaging)

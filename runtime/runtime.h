@@ -24,7 +24,7 @@
 enum {
     PVK_DEBUG_NO_HOST_IMPORT = 1u << 0, /* "no-host-import": mirror guest memory in device buffers */
     PVK_DEBUG_VERBOSE = 1u << 1,        /* "verbose": log level DEBUG */
-    PVK_DEBUG_SYNC = 1u << 2,           /* "sync": wait for every GPU operation at once */
+    PVK_DEBUG_SYNC = 1u << 2,           /* "sync": wait for every GPU operation at once (a batch per draw) */
     PVK_DEBUG_NO_LOGIC_OP = 1u << 3,    /* "no-logic-op": act as if the device lacked logicOp (fallback tests) */
     PVK_DEBUG_ROUNDTRIP = 1u << 4,      /* "roundtrip": no surface cache, every draw loads and stores guest memory */
     PVK_DEBUG_SHADERS = 1u << 5,        /* "shaders": dump generated shaders (SPIRV-Cross GLSL) to the cache dir */
@@ -140,6 +140,9 @@ struct pvk_context {
     pvk_pending pending[PVK_MAX_PENDING]; /* ring, oldest first */
     uint32_t pending_head, pending_count;
     pvk_compute_pipeline pipes[PVK_PIPE_COUNT];
+    /* Set while a recording stays open across operations (the draw batch of
+     * runtime/draw.c); pvk_batch_close clears it and calls it. */
+    pvk_result (*batch_close)(pvk_context *ctx);
 
     pvk_guest guest;          /* vram/ */
     pvk_mmio mmio;            /* vram/: external register file */
@@ -188,11 +191,22 @@ void pvk_image_destroy(pvk_context *ctx, pvk_image *im);
 /* ---- compute and submission (runtime/compute.c) ---- */
 pvk_result pvk_compute_init(pvk_context *ctx);
 void pvk_compute_destroy(pvk_context *ctx);
+/* Submit the open draw batch, if any.  The one place a batch closes from
+ * outside draw.c: pvk_op_begin, pvk_retire and pvk_retire_host call it
+ * first (pvk_retire_until when it waits for the batch's value), so any other
+ * GPU operation is queued after the draws recorded so far and no wait is for
+ * a value nothing will signal.  A batch may stay open when a public call
+ * returns; every call that needs its draws on the GPU reaches one of those
+ * (README, "The surface cache"). */
+pvk_result pvk_batch_close(pvk_context *ctx);
 pvk_result pvk_op_begin(pvk_context *ctx, pvk_op *op);
 /* Submit; the pending record takes `op->p` (retire callback etc.). */
 pvk_result pvk_op_submit(pvk_context *ctx, pvk_op *op);
 /* Name what the op records (a debug label around all of it). */
 void pvk_op_label(pvk_context *ctx, pvk_op *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Open a label on `cmd` (one draw of a batch); true when one was opened and
+ * pvk_label_end must close it. */
+bool pvk_cmd_label(pvk_context *ctx, VkCommandBuffer cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Abandon a recording that failed half way. */
 void pvk_op_abort(pvk_context *ctx, pvk_op *op);
 /* Bind pipeline `pipe` (created now if it is made on first use; a failure
@@ -207,7 +221,9 @@ void pvk_image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage image, VkI
 /* Make earlier shader/transfer writes visible to later commands of the same op. */
 void pvk_op_barrier(pvk_context *ctx, pvk_op *op);
 pvk_result pvk_retire(pvk_context *ctx, bool wait);
-/* Wait until the operation that signalled timeline `value` is done, retire what is. */
+/* Wait until the operation that signalled timeline `value` is done, retire
+ * what is.  `value` may be that of the open batch (timeline_next + 1): it is
+ * submitted first. */
 pvk_result pvk_retire_until(pvk_context *ctx, uint64_t value);
 /* The host-facing wait (pvk_wait_idle, pvk_guest_flush, pvk_frame_read): bounded by
  * pvk_config.wait_timeout_ms, PVK_ERROR_TIMEOUT past it (nothing lost). */

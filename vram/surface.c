@@ -134,9 +134,9 @@ pvk_result pvk_surface_init(pvk_context *ctx)
 
 static void drop(pvk_context *ctx, pvk_surface *s)
 {
-    /* draws or passes in flight may still use the image */
-    if (ctx->pending_count)
-        pvk_retire(ctx, true);
+    /* draws or passes in flight, or the open draw batch, may still use the
+     * image (retiring submits the batch first) */
+    pvk_retire(ctx, true);
     pvk_image_destroy(ctx, &s->image);
     memset(s, 0, sizeof *s);
 }

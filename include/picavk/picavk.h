@@ -205,6 +205,15 @@ typedef struct pvk_stats {
     /* Display transfers that read a surface's image instead of writing it
      * back and reading guest memory. */
     uint64_t surface_transfers;
+    /* Command buffers submitted to the queue: one per fill, transfer,
+     * surface load or write-back, scan-out, and one per batch of consecutive
+     * draws into the same buffers (PVK_DEBUG=roundtrip: one per draw).  A
+     * batch is submitted when something else needs the GPU or waits for it
+     * (any other operation, pvk_poll, pvk_wait_idle, pvk_guest_flush, a
+     * register read, pvk_frame_read) or after 256 draws.  New fields are
+     * added at the end; a host compiled against an older picavk.h is rebuilt
+     * (0.x: no ABI promise yet). */
+    uint64_t submissions;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
@@ -264,7 +273,9 @@ PVK_API pvk_result pvk_get_framebuffer(pvk_context *ctx, pvk_framebuffer_info *o
  * through the same channel as picavk). */
 PVK_API void pvk_log_message(pvk_context *ctx, pvk_log_level level, const char *message);
 
-/* Retire finished GPU work (raise completion bits and IRQs) without waiting. */
+/* Retire finished GPU work (raise completion bits and IRQs) without waiting.
+ * Draws not yet submitted (consecutive draws wait in one batch for the next
+ * operation or wait, see pvk_stats.submissions) are submitted first. */
 PVK_API pvk_result pvk_poll(pvk_context *ctx);
 /* Wait for all submitted GPU work, then retire it. */
 PVK_API pvk_result pvk_wait_idle(pvk_context *ctx);

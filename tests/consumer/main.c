@@ -57,9 +57,10 @@ int main(void)
         bad++;
     }
     pvk_stats st = {0};
-    if (pvk_get_stats(ctx, &st) != PVK_SUCCESS || st.fills != 1 || st.bad_input || st.validation_errors) {
-        fprintf(stderr, "consumer: stats: fills %llu, bad input %llu, validation messages %llu\n",
-                (unsigned long long)st.fills, (unsigned long long)st.bad_input,
+    if (pvk_get_stats(ctx, &st) != PVK_SUCCESS || st.fills != 1 || !st.submissions || st.bad_input ||
+        st.validation_errors) {
+        fprintf(stderr, "consumer: stats: fills %llu, submissions %llu, bad input %llu, validation messages %llu\n",
+                (unsigned long long)st.fills, (unsigned long long)st.submissions, (unsigned long long)st.bad_input,
                 (unsigned long long)st.validation_errors);
         bad++;
     }
