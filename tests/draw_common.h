@@ -62,6 +62,36 @@ static void setup_attribs(void)
 /* The output merger as citro3d sets it up (C3D_Init: blend mode), with a
  * replace blend and all colour channels written: the fragment's colour lands
  * as it is.  Registers left 0 would mean logic op Clear and no colour writes. */
+/* An external register write (offset from 0x10400000). */
+static inline void ext(uint32_t off, uint32_t v)
+{
+    CHECK_EQ(pvk_mmio_write32(ctx, 0x10400000u + off, v), PVK_SUCCESS);
+}
+
+/* Colour RGBA8 at FB and depth D24S8 at `db`, W x H, every access allowed,
+ * the viewport over all of it, no culling or scissor, citro3d's depth map
+ * (scale -1, offset 0). */
+static inline void setup_target_d24s8(uint32_t db)
+{
+    reg(PVK_GPUREG_COLORBUFFER_FORMAT, 2); /* RGBA8 */
+    reg(PVK_GPUREG_COLORBUFFER_LOC, FB >> 3);
+    reg(PVK_GPUREG_COLORBUFFER_READ, 0xF);
+    reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
+    reg(PVK_GPUREG_DEPTHBUFFER_FORMAT, 3); /* D24S8 */
+    reg(PVK_GPUREG_DEPTHBUFFER_LOC, db >> 3);
+    reg(PVK_GPUREG_DEPTHBUFFER_READ, 3);
+    reg(PVK_GPUREG_DEPTHBUFFER_WRITE, 3);
+    reg(PVK_GPUREG_FRAMEBUFFER_DIM, W | ((H - 1) << 12) | (1u << 24));
+    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(W / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(H / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_XY, 0);
+    reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
+    reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
+    reg(PVK_GPUREG_DEPTHMAP_ENABLE, 1);
+    reg(PVK_GPUREG_DEPTHMAP_SCALE, f24(-1.0f));
+    reg(PVK_GPUREG_DEPTHMAP_OFFSET, f24(0.0f));
+}
+
 static inline void merger_replace(void)
 {
     reg(PVK_GPUREG_COLOR_OPERATION, 0x00E40100);

@@ -48,9 +48,10 @@ static void th_log(void *user, pvk_log_level level, const char *msg)
     fprintf(stderr, "[picavk %d] %s\n", (int)level, msg);
 }
 
-/* A headless context with the validation layer on.  `mirror` forces the
- * guest-memory fallback (device buffers instead of host import). */
-static pvk_context *th_context(pvk_config *cfg_in, int mirror)
+/* A headless context with the validation layer on and PVK_DEBUG set to
+ * `debug` (NULL: none); `mirror` adds the guest-memory fallback (device
+ * buffers instead of host import). */
+static inline pvk_context *th_context_debug(pvk_config *cfg_in, const char *debug, int mirror)
 {
     pvk_config cfg = {0};
     if (cfg_in)
@@ -58,8 +59,11 @@ static pvk_context *th_context(pvk_config *cfg_in, int mirror)
     cfg.validation = 1;
     if (!cfg.log)
         cfg.log = th_log;
-    if (mirror)
-        setenv("PVK_DEBUG", "no-host-import", 1);
+    char flags[256];
+    snprintf(flags, sizeof flags, "%s%s%s", mirror ? "no-host-import" : "", mirror && debug ? "," : "",
+             debug ? debug : "");
+    if (flags[0])
+        setenv("PVK_DEBUG", flags, 1);
     else
         unsetenv("PVK_DEBUG");
     pvk_context *ctx = NULL;
@@ -74,6 +78,12 @@ static pvk_context *th_context(pvk_config *cfg_in, int mirror)
      * on other drivers). */
     dlopen("libvulkan_lvp.so", RTLD_LAZY | RTLD_NOLOAD);
     return ctx;
+}
+
+/* The same without debug flags. */
+static inline pvk_context *th_context(pvk_config *cfg_in, int mirror)
+{
+    return th_context_debug(cfg_in, NULL, mirror);
 }
 
 /* Fails the test on any validation message, then destroys the context. */

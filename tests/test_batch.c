@@ -27,25 +27,8 @@ typedef struct result {
 
 static pvk_context *make(int mode, int mirror)
 {
-    static const char *flags[2][MODES] = {{NULL, "roundtrip", "sync"},
-                                          {"no-host-import", "no-host-import,roundtrip", "no-host-import,sync"}};
-    if (flags[mirror][mode])
-        setenv("PVK_DEBUG", flags[mirror][mode], 1);
-    else
-        unsetenv("PVK_DEBUG");
-    pvk_config cfg = {.validation = 1, .log = th_log};
-    pvk_context *c = NULL;
-    if (pvk_context_create(&cfg, &c)) {
-        fprintf(stderr, "cannot create a context\n");
-        exit(1);
-    }
-    dlopen("libvulkan_lvp.so", RTLD_LAZY | RTLD_NOLOAD); /* see th_context */
-    return c;
-}
-
-static void ext(uint32_t off, uint32_t v)
-{
-    CHECK_EQ(pvk_mmio_write32(ctx, 0x10400000u + off, v), PVK_SUCCESS);
+    static const char *const flags[MODES] = {NULL, "roundtrip", "sync"};
+    return th_context_debug(NULL, flags[mode], mirror);
 }
 
 static uint64_t submissions(void)
@@ -61,23 +44,7 @@ static void setup(void)
 {
     upload_shader();
     setup_attribs();
-    reg(PVK_GPUREG_COLORBUFFER_FORMAT, 2); /* RGBA8 */
-    reg(PVK_GPUREG_COLORBUFFER_LOC, FB >> 3);
-    reg(PVK_GPUREG_COLORBUFFER_READ, 0xF);
-    reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
-    reg(PVK_GPUREG_DEPTHBUFFER_FORMAT, 3); /* D24S8 */
-    reg(PVK_GPUREG_DEPTHBUFFER_LOC, DB >> 3);
-    reg(PVK_GPUREG_DEPTHBUFFER_READ, 3);
-    reg(PVK_GPUREG_DEPTHBUFFER_WRITE, 3);
-    reg(PVK_GPUREG_FRAMEBUFFER_DIM, W | ((H - 1) << 12) | (1u << 24));
-    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(W / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(H / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_XY, 0);
-    reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
-    reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
-    reg(PVK_GPUREG_DEPTHMAP_ENABLE, 1);
-    reg(PVK_GPUREG_DEPTHMAP_SCALE, f24(-1.0f));
-    reg(PVK_GPUREG_DEPTHMAP_OFFSET, f24(0.0f));
+    setup_target_d24s8(DB);
     reg(PVK_GPUREG_DEPTH_COLOR_MASK, depth_on);
     reg(PVK_GPUREG_COLOR_OPERATION, 0x00E40100);
     reg(PVK_GPUREG_BLEND_FUNC, 0x01010000); /* replace */

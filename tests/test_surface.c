@@ -27,49 +27,14 @@ typedef struct result {
 
 static pvk_context *make_context(int mirror, int roundtrip)
 {
-    if (!roundtrip)
-        return th_context(NULL, mirror);
-    const char *flags[2][2] = {{NULL, "roundtrip"}, {"no-host-import", "no-host-import,roundtrip"}};
-    if (flags[mirror][roundtrip])
-        setenv("PVK_DEBUG", flags[mirror][roundtrip], 1);
-    else
-        unsetenv("PVK_DEBUG");
-    pvk_config cfg = {.validation = 1, .log = th_log};
-    pvk_context *c = NULL;
-    if (pvk_context_create(&cfg, &c)) {
-        fprintf(stderr, "cannot create a context\n");
-        exit(1);
-    }
-    dlopen("libvulkan_lvp.so", RTLD_LAZY | RTLD_NOLOAD); /* see th_context */
-    return c;
-}
-
-static void ext(uint32_t off, uint32_t v)
-{
-    CHECK_EQ(pvk_mmio_write32(ctx, 0x10400000u + off, v), PVK_SUCCESS);
+    return th_context_debug(NULL, roundtrip ? "roundtrip" : NULL, mirror);
 }
 
 static void setup(void)
 {
     upload_shader();
     setup_attribs();
-    reg(PVK_GPUREG_COLORBUFFER_FORMAT, 2); /* RGBA8 */
-    reg(PVK_GPUREG_COLORBUFFER_LOC, FB >> 3);
-    reg(PVK_GPUREG_COLORBUFFER_READ, 0xF);
-    reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
-    reg(PVK_GPUREG_DEPTHBUFFER_FORMAT, 3); /* D24S8 */
-    reg(PVK_GPUREG_DEPTHBUFFER_LOC, DB >> 3);
-    reg(PVK_GPUREG_DEPTHBUFFER_READ, 3);
-    reg(PVK_GPUREG_DEPTHBUFFER_WRITE, 3);
-    reg(PVK_GPUREG_FRAMEBUFFER_DIM, W | ((H - 1) << 12) | (1u << 24));
-    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(W / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(H / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_XY, 0);
-    reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
-    reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
-    reg(PVK_GPUREG_DEPTHMAP_ENABLE, 1);
-    reg(PVK_GPUREG_DEPTHMAP_SCALE, f24(-1.0f));
-    reg(PVK_GPUREG_DEPTHMAP_OFFSET, f24(0.0f));
+    setup_target_d24s8(DB);
     /* less-than test, RGBA and depth writes; blend mode with a replace blend (citro3d's setup) */
     reg(PVK_GPUREG_DEPTH_COLOR_MASK, 1u | (4u << 4) | (0xFu << 8) | (1u << 12));
     reg(PVK_GPUREG_COLOR_OPERATION, 0x00E40100);

@@ -39,17 +39,7 @@ typedef struct result {
 
 static pvk_context *make_context(int mirror, int roundtrip)
 {
-    if (!roundtrip)
-        return th_context(NULL, mirror);
-    setenv("PVK_DEBUG", mirror ? "no-host-import,roundtrip" : "roundtrip", 1);
-    pvk_config cfg = {.validation = 1, .log = th_log};
-    pvk_context *c = NULL;
-    if (pvk_context_create(&cfg, &c)) {
-        fprintf(stderr, "cannot create a context\n");
-        exit(1);
-    }
-    dlopen("libvulkan_lvp.so", RTLD_LAZY | RTLD_NOLOAD); /* see th_context */
-    return c;
+    return th_context_debug(NULL, roundtrip ? "roundtrip" : NULL, mirror);
 }
 
 static pvk_stats stats(void)

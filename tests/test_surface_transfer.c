@@ -27,26 +27,7 @@ typedef struct result {
 
 static pvk_context *make_context(int mirror, int roundtrip)
 {
-    if (!roundtrip)
-        return th_context(NULL, mirror);
-    const char *flags[2][2] = {{NULL, "roundtrip"}, {"no-host-import", "no-host-import,roundtrip"}};
-    if (flags[mirror][roundtrip])
-        setenv("PVK_DEBUG", flags[mirror][roundtrip], 1);
-    else
-        unsetenv("PVK_DEBUG");
-    pvk_config cfg = {.validation = 1, .log = th_log};
-    pvk_context *c = NULL;
-    if (pvk_context_create(&cfg, &c)) {
-        fprintf(stderr, "cannot create a context\n");
-        exit(1);
-    }
-    dlopen("libvulkan_lvp.so", RTLD_LAZY | RTLD_NOLOAD); /* see th_context */
-    return c;
-}
-
-static void ext(uint32_t off, uint32_t v)
-{
-    CHECK_EQ(pvk_mmio_write32(ctx, 0x10400000u + off, v), PVK_SUCCESS);
+    return th_context_debug(NULL, roundtrip ? "roundtrip" : NULL, mirror);
 }
 
 static pvk_stats stats(void)
