@@ -497,6 +497,22 @@ void pvk_image_destroy(pvk_context *ctx, pvk_image *im)
     memset(im, 0, sizeof *im);
 }
 
+pvk_result pvk_image_memory(pvk_context *ctx, VkImage image, VkDeviceMemory *mem)
+{
+    VkMemoryRequirements req;
+    ctx->vk.vkGetImageMemoryRequirements(ctx->device, image, &req);
+    int type = pvk_find_memory_type(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    if (type < 0)
+        type = pvk_find_memory_type(ctx, req.memoryTypeBits, 0);
+    VkMemoryAllocateInfo mai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .allocationSize = req.size,
+        .memoryTypeIndex = (uint32_t)type,
+    };
+    pvk_result r = pvk_vk_check(ctx, ctx->vk.vkAllocateMemory(ctx->device, &mai, NULL, mem), "vkAllocateMemory");
+    return r ? r : pvk_vk_check(ctx, ctx->vk.vkBindImageMemory(ctx->device, image, *mem, 0), "vkBindImageMemory");
+}
+
 pvk_result pvk_image_ensure(pvk_context *ctx, pvk_image *im, uint32_t w, uint32_t h, VkFormat format,
                             VkImageUsageFlags usage, bool view)
 {
@@ -522,18 +538,7 @@ pvk_result pvk_image_ensure(pvk_context *ctx, pvk_image *im, uint32_t w, uint32_
     pvk_result r;
     if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImage(ctx->device, &ici, NULL, &im->image), "vkCreateImage")))
         goto fail;
-    VkMemoryRequirements req;
-    ctx->vk.vkGetImageMemoryRequirements(ctx->device, im->image, &req);
-    int type = pvk_find_memory_type(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    if (type < 0)
-        type = pvk_find_memory_type(ctx, req.memoryTypeBits, 0);
-    VkMemoryAllocateInfo mai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-        .allocationSize = req.size,
-        .memoryTypeIndex = (uint32_t)type,
-    };
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkAllocateMemory(ctx->device, &mai, NULL, &im->mem), "vkAllocateMemory")) ||
-        (r = pvk_vk_check(ctx, ctx->vk.vkBindImageMemory(ctx->device, im->image, im->mem, 0), "vkBindImageMemory")))
+    if ((r = pvk_image_memory(ctx, im->image, &im->mem)))
         goto fail;
     if (view) {
         VkImageViewCreateInfo vci = {

@@ -183,6 +183,8 @@ typedef struct pvk_image {
     VkDeviceMemory mem;
     uint32_t w, h;
 } pvk_image;
+/* Device-local memory for `image` (any memory when none is), allocated and bound. */
+pvk_result pvk_image_memory(pvk_context *ctx, VkImage image, VkDeviceMemory *mem);
 /* (Re)create `im` at w x h unless it already is that size. */
 pvk_result pvk_image_ensure(pvk_context *ctx, pvk_image *im, uint32_t w, uint32_t h, VkFormat format,
                             VkImageUsageFlags usage, bool view);

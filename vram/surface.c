@@ -233,6 +233,49 @@ static void blit(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surface *s, Vk
                            1, &b, f);
 }
 
+/* Record the image of `s` (through the 1x scratch image when scaled, as a
+ * write-back downsamples) into the staging buffer at 1x. */
+static void record_readout(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surface *s, pvk_image *scratch)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    uint32_t w = s->key.width, h = s->key.height, scale = s->key.scale;
+    barrier(ctx, cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    VkImage last = s->image.image;
+    if (scale != 1) {
+        barrier(ctx, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
+                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        blit(ctx, cmd, s, s->image.image, w * scale, h * scale, scratch->image, w, h);
+        barrier(ctx, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+        last = scratch->image;
+    }
+    VkBufferImageCopy bic[2];
+    uint32_t nbic = copy_regions(s, bic);
+    ctx->vk.vkCmdCopyImageToBuffer(cmd, last, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->staging, nbic, bic);
+    barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
+}
+
+/* Record the staging buffer (1x) into the image of `s` (through the scratch
+ * image when scaled, as a load upsamples); the image's old contents go. */
+static void record_upload(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surface *s, pvk_image *scratch)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    uint32_t w = s->key.width, h = s->key.height, scale = s->key.scale;
+    VkImage first = scale == 1 ? s->image.image : scratch->image;
+    VkBufferImageCopy bic[2];
+    uint32_t nbic = copy_regions(s, bic);
+    barrier(ctx, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    ctx->vk.vkCmdCopyBufferToImage(cmd, c->staging, first, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, nbic, bic);
+    if (scale != 1) {
+        barrier(ctx, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+        barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
+                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        blit(ctx, cmd, s, first, w, h, s->image.image, w * scale, h * scale);
+    }
+    barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
+}
+
 /* Guest bytes of `s` -> its image. */
 static pvk_result load(pvk_context *ctx, pvk_surface *s)
 {
@@ -265,19 +308,7 @@ static pvk_result load(pvk_context *ctx, pvk_surface *s)
     else
         pvk_transfer_record_convert(ctx, &op, guest, sub, staging, 0, w, w, h, s->key.format, PVK_XFER_RGBA8_NATURAL, 0);
     pvk_op_barrier(ctx, &op);
-    VkImage first = scale == 1 ? s->image.image : scratch->image;
-    VkBufferImageCopy bic[2];
-    uint32_t nbic = copy_regions(s, bic);
-    barrier(ctx, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-    ctx->vk.vkCmdCopyBufferToImage(cmd, c->staging, first, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, nbic, bic);
-    if (scale != 1) {
-        barrier(ctx, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-        barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
-                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-        blit(ctx, cmd, s, first, w, h, s->image.image, w * scale, h * scale);
-    }
-    barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
+    record_upload(ctx, cmd, s, scratch);
     if ((r = pvk_op_submit(ctx, &op)))
         return r;
     s->valid = true;
@@ -322,20 +353,7 @@ static pvk_result write_back(pvk_context *ctx, pvk_surface *s)
     VkCommandBuffer cmd = op.cmd;
     pvk_op_label(ctx, &op, "surface write-back: %s 0x%08X %ux%u format %u", is_depth(s) ? "depth" : "colour",
                  s->key.addr, w, h, s->key.format);
-    barrier(ctx, cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-    VkImage last = s->image.image;
-    if (scale != 1) {
-        barrier(ctx, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
-                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-        blit(ctx, cmd, s, s->image.image, w * scale, h * scale, scratch->image, w, h);
-        barrier(ctx, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-        last = scratch->image;
-    }
-    VkBufferImageCopy bic[2];
-    uint32_t nbic = copy_regions(s, bic);
-    ctx->vk.vkCmdCopyImageToBuffer(cmd, last, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->staging, nbic, bic);
-    barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
+    record_readout(ctx, cmd, s, scratch);
     pvk_op_barrier(ctx, &op);
     pvk_buffer_range staging = {c->staging, 0, (VkDeviceSize)w * h * (s->stencil ? 5 : 4)};
     if (is_depth(s)) {
@@ -570,51 +588,8 @@ void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t v
 
 /* ---- reading a surface without writing it back ----
  * The passes below take a surface's pixels from its image (display
- * transfers from a surface, reinterpretations); they record the same image
- * <-> staging steps as load() and write_back(), kept apart from them. */
-
-/* Record the image of `s` (through the 1x scratch image when scaled, as a
- * write-back downsamples) into the staging buffer at 1x. */
-static void record_readout(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surface *s, pvk_image *scratch)
-{
-    struct pvk_surfaces *c = ctx->surfaces;
-    uint32_t w = s->key.width, h = s->key.height, scale = s->key.scale;
-    barrier(ctx, cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-    VkImage last = s->image.image;
-    if (scale != 1) {
-        barrier(ctx, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
-                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-        blit(ctx, cmd, s, s->image.image, w * scale, h * scale, scratch->image, w, h);
-        barrier(ctx, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-        last = scratch->image;
-    }
-    VkBufferImageCopy bic[2];
-    uint32_t nbic = copy_regions(s, bic);
-    ctx->vk.vkCmdCopyImageToBuffer(cmd, last, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->staging, nbic, bic);
-    barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
-}
-
-/* Record the staging buffer (1x) into the image of `s` (through the scratch
- * image when scaled, as a load upsamples); the image's old contents go. */
-static void record_upload(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surface *s, pvk_image *scratch)
-{
-    struct pvk_surfaces *c = ctx->surfaces;
-    uint32_t w = s->key.width, h = s->key.height, scale = s->key.scale;
-    VkImage first = scale == 1 ? s->image.image : scratch->image;
-    VkBufferImageCopy bic[2];
-    uint32_t nbic = copy_regions(s, bic);
-    barrier(ctx, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-    ctx->vk.vkCmdCopyBufferToImage(cmd, c->staging, first, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, nbic, bic);
-    if (scale != 1) {
-        barrier(ctx, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-        barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
-                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-        blit(ctx, cmd, s, first, w, h, s->image.image, w * scale, h * scale);
-    }
-    barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
-}
+ * transfers from a surface, reinterpretations) with the same image <->
+ * staging steps as load() and write_back() (record_readout, record_upload). */
 
 pvk_surface *pvk_surface_dirty_color(pvk_context *ctx, uint32_t addr)
 {

@@ -184,18 +184,7 @@ static pvk_result create_image(pvk_context *ctx, pvk_texture *t)
     pvk_result r;
     if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImage(ctx->device, &ici, NULL, &t->image), "vkCreateImage")))
         return r;
-    VkMemoryRequirements req;
-    ctx->vk.vkGetImageMemoryRequirements(ctx->device, t->image, &req);
-    int type = pvk_find_memory_type(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    if (type < 0)
-        type = pvk_find_memory_type(ctx, req.memoryTypeBits, 0);
-    VkMemoryAllocateInfo mai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-        .allocationSize = req.size,
-        .memoryTypeIndex = (uint32_t)type,
-    };
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkAllocateMemory(ctx->device, &mai, NULL, &t->mem), "vkAllocateMemory")) ||
-        (r = pvk_vk_check(ctx, ctx->vk.vkBindImageMemory(ctx->device, t->image, t->mem, 0), "vkBindImageMemory")))
+    if ((r = pvk_image_memory(ctx, t->image, &t->mem)))
         return r;
     VkImageViewCreateInfo vci = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
