@@ -10,7 +10,8 @@
  * message, a context that is not usable, a model mismatch or a slow call.
  *
  *   soak SECONDS [SEED]      (PVK_DEBUG=no-host-import for mirrored memory,
- *                             SOAK_VERBOSE=1 to list every operation) */
+ *                             SOAK_VERBOSE=1 to list every operation,
+ *                             SOAK_SLOW_MS=N for the slow-call limit, 2000) */
 #include <time.h>
 
 #include "draw_common.h"
@@ -22,7 +23,7 @@ static void (*const unused_draw)(uint32_t, uint32_t) = draw_arrays;
 
 #define DB 0x18100000u /* depth buffer of the render target */
 #define WIN_SIZE 0x100000u
-#define SLOW_MS 2000.0 /* far above any single operation here on lavapipe */
+static double slow_ms = 2000; /* SOAK_SLOW_MS; far above any single operation here on lavapipe */
 
 typedef struct window {
     uint32_t base;
@@ -75,7 +76,7 @@ static void end(const char *what)
         worst_ms = ms;
         worst_op = what;
     }
-    if (ms > SLOW_MS) {
+    if (ms > slow_ms) {
         slow_calls++;
         fprintf(stderr, "soak: slow call: %s took %.0f ms (op %llu)\n", what, ms, (unsigned long long)ops);
     }
@@ -311,6 +312,8 @@ int main(int argc, char **argv)
     (void)unused_helpers, (void)unused_index, (void)unused_draw;
     double seconds = atof(argv[1]);
     verbose = getenv("SOAK_VERBOSE") != NULL;
+    if (getenv("SOAK_SLOW_MS"))
+        slow_ms = atof(getenv("SOAK_SLOW_MS"));
     th_rng = argc > 2 ? strtoull(argv[2], NULL, 0) | 1 : 0x9E3779B97F4A7C15ull;
     for (int w = 0; w < 2; w++)
         memset(win[w].known, 1, WIN_SIZE); /* guest memory starts zeroed, as the model */
