@@ -1,10 +1,17 @@
 #!/bin/bash
-# Short libFuzzer runs of every fuzz target (default 60 s each), seeded from
+# Short libFuzzer runs of every fuzz target (default 60 s each), or of the
+# targets named after the time (fuzz_trace_struct ...), seeded from
 # tests/fuzz/corpus/<target>/.  New inputs go to build-fuzz/corpus/<target>/;
 # a crash leaves its input in build-fuzz/ and fails the script.
+#   bash scripts/fuzz.sh [SECONDS] [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-60}"
+shift || true
+TARGETS=("$@")
+if ((${#TARGETS[@]} == 0)); then
+  for src in tests/fuzz/fuzz_*.c; do TARGETS+=("$(basename "$src" .c)"); done
+fi
 bash scripts/setup.sh
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 # Guest memory (134 MiB touched by fills), lavapipe and ASan shadow memory and
@@ -13,8 +20,7 @@ export ASAN_OPTIONS="detect_leaks=0:quarantine_size_mb=64"
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DPVK_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz -j"$(nproc)"
 status=0
-for src in tests/fuzz/fuzz_*.c; do
-  t="$(basename "$src" .c)"
+for t in "${TARGETS[@]}"; do
   mkdir -p "build-fuzz/corpus/$t"
   echo "== $t: ${SECONDS_EACH}s =="
   (cd build-fuzz && "./tests/$t" -max_total_time="$SECONDS_EACH" -max_len=65536 -timeout=20 -rss_limit_mb=6144 -malloc_limit_mb=2048 \

@@ -32,6 +32,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
+/* For the corpus driver (driver.c): Vulkan validation messages so far, after
+ * the work in flight (the suite fails on any). */
+uint64_t pvk_fuzz_validation_errors(void);
+uint64_t pvk_fuzz_validation_errors(void)
+{
+    pvk_wait_idle(fuzz_ctx);
+    pvk_stats st;
+    pvk_get_stats(fuzz_ctx, &st);
+    return st.validation_errors;
+}
+
 /* Every input must leave the context usable. */
 static void fuzz_check(void)
 {
