@@ -82,11 +82,6 @@ static void end(const char *what)
     }
 }
 
-static void ext(uint32_t off, uint32_t v)
-{
-    CHECK_EQ(pvk_mmio_write32(ctx, 0x10400000u + off, v), PVK_SUCCESS);
-}
-
 static void setup_target(void)
 {
     upload_shader();
