@@ -253,7 +253,9 @@ static int cmd_demo(const char *dir, const char *trace)
             (r = pvk_vblank(ctx)))
             break;
         char suffix[16];
-        snprintf(suffix, sizeof suffix, stereo ? "" : "-%s", fmt_names[fmt]);
+        suffix[0] = 0;
+        if (!stereo)
+            snprintf(suffix, sizeof suffix, "-%s", fmt_names[fmt]);
         r = write_screens(ctx, dir, "", suffix, true);
     }
     if (trace && !r)
