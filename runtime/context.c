@@ -113,7 +113,7 @@ pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
      * thread's creation must not reload them meanwhile. */
     pvk_vulkan_global_lock();
     if ((r = pvk_device_init(ctx)) || (r = pvk_compute_init(ctx)) || (r = pvk_guest_init(ctx)) ||
-        (r = pvk_surface_init(ctx)))
+        (r = pvk_surface_init(ctx)) || (r = pvk_samplers_init(ctx)))
         goto fail;
     pvk_mmio_reset(ctx);
     pica_init(ctx);
@@ -136,6 +136,7 @@ void pvk_ctx_destroy(pvk_context *ctx)
     pvk_draw_destroy(ctx);
     pvk_pipelines_destroy(ctx);
     pvk_lcd_destroy(ctx);
+    pvk_samplers_destroy(ctx);
     pvk_surface_destroy(ctx);
     pvk_guest_destroy(ctx);
     pvk_compute_destroy(ctx);
