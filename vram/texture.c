@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "runtime/runtime.h"
 
 static const VkComponentSwizzle R = VK_COMPONENT_SWIZZLE_R, G = VK_COMPONENT_SWIZZLE_G,
@@ -408,11 +410,22 @@ void pvk_texture_destroy(pvk_context *ctx, pvk_texture *t)
  * levels, faces; zeroed past the last face).  Writers of guest memory never
  * call in here directly: they tell the surface cache (pvk_surface_invalidate,
  * pvk_surface_fill, a draw's pvk_surface_get), which tells this cache, so a
- * texture goes stale exactly when a surface over the same bytes would. */
+ * texture goes stale exactly when a surface over the same bytes would.
+ *
+ * The guest's clear-texture-cache bit says memory may have changed behind
+ * the GPU's back.  citro3d sets it with every texture bind, so dropping every
+ * texture would decode each one again per bind; instead a texture decoded
+ * from memory keeps an XXH3 of the guest bytes it was decoded from, and
+ * after a clear it is used again only if the bytes still hash the same (a
+ * CPU read of the texture, no GPU work).  Textures built from a surface stay:
+ * the surface, not memory, holds their bytes, and draws into it are seen. */
 
 typedef struct tex_entry {
     pvk_texture tex;       /* tex.image != 0: the slot is used */
     bool valid;            /* nothing wrote its bytes since it was made */
+    bool recheck;          /* a cache clear came since: compare `hash` before use */
+    bool from_surface;
+    uint64_t hash;         /* of the guest bytes at decode (each face seeded with the one before) */
     uint32_t lo, hi;       /* guest bytes it spans (all faces): [lo, hi) */
     uint64_t last_use;     /* cache tick */
     uint64_t gpu_value;    /* timeline value of the last work that may read the image */
@@ -460,7 +473,24 @@ void pvk_texture_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len)
 
 void pvk_texture_cache_clear(pvk_context *ctx)
 {
-    pvk_texture_invalidate(ctx, 0, UINT32_MAX);
+    struct pvk_textures *c = ctx->textures;
+    for (int i = 0; c && i < PVK_TEXTURE_CACHE; i++)
+        if (c->e[i].valid && !c->e[i].from_surface)
+            c->e[i].recheck = true;
+}
+
+/* XXH3 of the texture's guest bytes as the host sees them now.  Bytes a GPU
+ * pass in flight is still writing may be old here: the worst that does is
+ * one decode too many at the next check. */
+static uint64_t guest_hash(pvk_context *ctx, const pvk_texture_desc *d, uint32_t face_len)
+{
+    uint64_t h = 0;
+    for (uint32_t f = 0; f < d->faces; f++) { /* each face seeded with the hash so far */
+        const void *p = pvk_guest_host(ctx, d->addr[f], face_len, NULL);
+        if (p)
+            h = XXH3_64bits_withSeed(p, face_len, h);
+    }
+    return h;
 }
 
 uint32_t pvk_texture_cached(const pvk_context *ctx)
@@ -555,6 +585,15 @@ pvk_result pvk_texture_get(pvk_context *ctx, const pvk_texture_desc *desc, const
     for (int i = 0; i < PVK_TEXTURE_CACHE && !roundtrip; i++) {
         tex_entry *e = &c->e[i];
         if (e->valid && !memcmp(&e->tex.desc, &d, sizeof d)) { /* (a) */
+            if (e->recheck) {
+                uint32_t face_len = pvk_texture_face_bytes(d.format, d.width, d.height, d.levels);
+                if (guest_hash(ctx, &d, face_len) != e->hash) {
+                    e->valid = false;
+                    ctx->stats.texture_invalidations++;
+                    break;
+                }
+                e->recheck = false;
+            }
             e->last_use = ++c->tick;
             e->gpu_value = ctx->timeline_next + 1; /* the open (or next) batch may read it */
             ctx->stats.texture_hits++;
@@ -574,9 +613,12 @@ pvk_result pvk_texture_get(pvk_context *ctx, const pvk_texture_desc *desc, const
     uint64_t value = 0;
     if (s && surface_fits(s, &d)) {
         r = from_surface(ctx, s, &d, &e->tex, &value); /* (b) */
+        e->from_surface = true;
     } else {
         r = pvk_texture_decode(ctx, &d, &e->tex); /* (c) */
         value = ctx->timeline_next;
+        if (!r)
+            e->hash = guest_hash(ctx, &d, face_len);
     }
     if (r) {
         memset(e, 0, sizeof *e);
@@ -592,4 +634,19 @@ pvk_result pvk_texture_get(pvk_context *ctx, const pvk_texture_desc *desc, const
     e->gpu_value = value + 1; /* conservatively the batch after the build, too */
     *out = &e->tex;
     return PVK_SUCCESS;
+}
+
+bool pvk_texture_desc_from_unit(const pvk_tex_desc *u, pvk_texture_desc *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!u->enabled || u->type == PVK_TEXTYPE_PROCEDURAL || u->type == PVK_TEXTYPE_DISABLED)
+        return false;
+    out->width = u->width;
+    out->height = u->height;
+    out->format = u->format;
+    out->levels = u->levels;
+    out->faces = u->faces;
+    for (uint32_t f = 0; f < u->faces && f < 6; f++)
+        out->addr[f] = u->addr[f];
+    return true;
 }

@@ -384,8 +384,14 @@ pvk_result pvk_texture_get(pvk_context *ctx, const pvk_texture_desc *desc, const
  * every invalidation it makes, and for draw targets): textures over it are
  * dropped before their next use. */
 void pvk_texture_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len);
-/* TEXUNIT_CONFIG bit 16 (clear texture cache): every cached texture goes. */
+/* TEXUNIT_CONFIG bit 16 (clear texture cache): a texture decoded from
+ * memory is used again only if its guest bytes still hash as they did when
+ * it was decoded (textures built from surfaces stay: see texture.c). */
 void pvk_texture_cache_clear(pvk_context *ctx);
+/* The texture a texture unit's description (translator/texture.c) names:
+ * false for a disabled or procedural unit. */
+struct pvk_tex_desc;
+bool pvk_texture_desc_from_unit(const struct pvk_tex_desc *unit, pvk_texture_desc *out);
 /* Textures cached and valid now (tests). */
 uint32_t pvk_texture_cached(const pvk_context *ctx);
 
