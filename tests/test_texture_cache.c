@@ -3,7 +3,8 @@
  * surface's image with no write-back (pvk_stats.surface_writebacks does not
  * move), texel for texel what a write-back and a decode from memory give,
  * for colour buffers of every format read as each texture format of their
- * pixel size and for a D24S8 depth buffer read as RGBA8, at scales 1 and 2;
+ * pixel size and for depth buffers (D24S8 as RGBA8, D24 as RGB888, D16 as
+ * 16-bit formats), at scales 1 and 2;
  * a texture the surface covers only in part is decoded after a write-back;
  * cached textures are reused until a host write, a memory fill, a texture
  * copy or a draw into their bytes drops them; after TEXUNIT_CONFIG's
@@ -88,16 +89,18 @@ static void color_format(uint32_t fmt) /* COLORBUFFER_FORMAT format code */
 /* The textures `fmts` over the colour buffer drawn as `cb_fmt` (and, with
  * `depth`, RGBA8 over the D24S8 buffer), each built from its surface without
  * a write-back, then equal to write-back + decode. */
-static void from_surfaces(uint32_t cb_fmt, const uint32_t *fmts, int n, bool depth)
+static void from_surfaces(uint32_t cb_fmt, const uint32_t *fmts, int n, int depth_fmt, uint32_t depth_tex)
 {
+    bool depth = depth_fmt >= 0;
     color_format(cb_fmt);
+    reg(PVK_GPUREG_DEPTHBUFFER_FORMAT, depth ? (uint32_t)depth_fmt : 3);
     draw_dirty(0.25f * (float)cb_fmt);
     uint8_t *got[8];
     size_t size[8];
     pvk_texture_desc d[8];
     int m = 0;
     for (int i = 0; i < n + depth; i++, m++) {
-        d[m] = i < n ? desc(FB, W, H, fmts[i], 1) : desc(DB, W, H, PVK_TEX_RGBA8, 1);
+        d[m] = i < n ? desc(FB, W, H, fmts[i], 1) : desc(DB, W, H, depth_tex, 1);
         pvk_stats before = stats();
         const pvk_texture *t;
         CHECK_EQ(pvk_texture_get(ctx, &d[m], &t), PVK_SUCCESS);
@@ -105,7 +108,7 @@ static void from_surfaces(uint32_t cb_fmt, const uint32_t *fmts, int n, bool dep
         CHECK_EQ(after.texture_from_surface, before.texture_from_surface + 1);
         CHECK_EQ(after.surface_writebacks, before.surface_writebacks);
         CHECK_EQ(after.texture_decodes, before.texture_decodes);
-        CHECK(t && t->image && t->desc.format == fmts[i < n ? i : 0]);
+        CHECK(t && t->image && t->desc.format == (i < n ? fmts[i] : depth_tex));
         got[m] = texels(t, &size[m]);
         /* a second look finds it */
         const pvk_texture *again;
@@ -125,8 +128,9 @@ static void from_surfaces(uint32_t cb_fmt, const uint32_t *fmts, int n, bool dep
         for (size_t k = 0; k < rs; k++)
             blank &= got[i][k] == 0;
         if (!same)
-            fprintf(stderr, "colour buffer format %u read as texture format %u (%s): differs from write-back + decode\n",
-                    cb_fmt, d[i].format, d[i].addr[0] == DB ? "depth" : "colour");
+            fprintf(stderr, "%s buffer format %u read as texture format %u: differs from write-back + decode\n",
+                    d[i].addr[0] == DB ? "depth" : "colour", d[i].addr[0] == DB ? (uint32_t)depth_fmt : cb_fmt,
+                    d[i].format);
         CHECK(same);
         CHECK(!blank); /* the draw reached it */
         free(want);
@@ -159,12 +163,13 @@ static void run(int mirror)
     static const uint32_t t565[] = {PVK_TEX_RGB565, PVK_TEX_RGBA4, PVK_TEX_LA8, PVK_TEX_HILO8, PVK_TEX_RGBA5551};
     static const uint32_t t5551[] = {PVK_TEX_RGBA5551, PVK_TEX_RGB565};
     static const uint32_t t4444[] = {PVK_TEX_RGBA4, PVK_TEX_LA8};
-    from_surfaces(0, rgba8, 1, true); /* and D24S8 read as RGBA8 */
-    from_surfaces(1, rgb8, 1, false);
-    from_surfaces(3, t565, 5, false);
-    from_surfaces(2, t5551, 2, false);
-    from_surfaces(4, t4444, 2, false);
+    from_surfaces(0, rgba8, 1, 3, PVK_TEX_RGBA8); /* and D24S8 read as RGBA8 */
+    from_surfaces(1, rgb8, 1, 2, PVK_TEX_RGB8);   /* D24 as RGB888 */
+    from_surfaces(3, t565, 5, 0, PVK_TEX_RGB565); /* D16 as RGB565 */
+    from_surfaces(2, t5551, 2, 0, PVK_TEX_HILO8);
+    from_surfaces(4, t4444, 2, -1, 0);
     color_format(0);
+    reg(PVK_GPUREG_DEPTHBUFFER_FORMAT, 3);
 
     /* ---- (c): a texture the surface covers only in part (its mip level
      * lies past the buffer): written back, then decoded ---- */
