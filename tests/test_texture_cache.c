@@ -248,7 +248,10 @@ static void run(int mirror)
     m[5] = 0xA5; /* unreported: without a clear the cached texture is used, as the hardware's cache would */
     CHECK_EQ(pvk_texture_get(ctx, &l8, &t), PVK_SUCCESS);
     CHECK_EQ(stats().texture_hits, before.texture_hits + 2);
-    reg(PVK_GPUREG_TEXUNIT_CONFIG, 1u << 16 | 1u << 12);
+    {   /* this clear from a command list, as citro3d writes it: byte 2 of TEXUNIT_CONFIG alone */
+        uint32_t list[2] = {1u << 16, pvk_cmd_header(PVK_GPUREG_TEXUNIT_CONFIG, 0x4, 0, 0)};
+        CHECK_EQ(pvk_cmdlist_run_words(&ctx->pica, list, 2), PVK_SUCCESS);
+    }
     CHECK_EQ(pvk_texture_get(ctx, &l8, &t), PVK_SUCCESS);
     CHECK_EQ(stats().texture_decodes, before.texture_decodes + 1);
     CHECK_EQ(stats().texture_invalidations, before.texture_invalidations + 1);
