@@ -1,5 +1,6 @@
 /* The context: creation in the fixed order device -> compute -> guest memory
- * -> surfaces -> registers -> LCD -> draws, teardown in reverse; the translator's
+ * -> surfaces -> textures -> samplers -> registers -> LCD -> draws, teardown
+ * in reverse; the translator's
  * environment (how the PICA reaches guest memory, the log, IRQs and the draw
  * path); and the register bus that routes a GPU register access to the
  * external file (vram/) or the PICA's (translator/).  Public entry points are
@@ -60,10 +61,15 @@ static pvk_result env_draw(void *user, const pvk_draw_packet *packet)
 /* RENDERBUFFER_FLUSH: the guest wants its render targets in memory (a
  * display transfer or the CPU reads them next).  INVALIDATE drops the
  * hardware's tile cache; picavk learns of guest writes from
- * pvk_guest_written, transfers and fills, so it has nothing to drop. */
+ * pvk_guest_written, transfers and fills, so it has nothing to drop.
+ * TEXUNIT_CONFIG's clear-texture-cache bit drops every cached texture: a
+ * host that wrote texture bytes without pvk_guest_written gets them decoded
+ * again, as the hardware would read them again. */
 static pvk_result env_cache(void *user, pvk_pica_cache_op op)
 {
     pvk_context *ctx = user;
+    if (op == PVK_PICA_TEXTURE_CACHE_CLEAR)
+        pvk_texture_cache_clear(ctx);
     if (op != PVK_PICA_FRAMEBUFFER_FLUSH)
         return PVK_SUCCESS;
     pvk_fb_desc fb;
@@ -113,7 +119,7 @@ pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
      * thread's creation must not reload them meanwhile. */
     pvk_vulkan_global_lock();
     if ((r = pvk_device_init(ctx)) || (r = pvk_compute_init(ctx)) || (r = pvk_guest_init(ctx)) ||
-        (r = pvk_surface_init(ctx)))
+        (r = pvk_surface_init(ctx)) || (r = pvk_textures_init(ctx)) || (r = pvk_samplers_init(ctx)))
         goto fail;
     pvk_mmio_reset(ctx);
     pica_init(ctx);
@@ -136,6 +142,8 @@ void pvk_ctx_destroy(pvk_context *ctx)
     pvk_draw_destroy(ctx);
     pvk_pipelines_destroy(ctx);
     pvk_lcd_destroy(ctx);
+    pvk_samplers_destroy(ctx);
+    pvk_textures_destroy(ctx);
     pvk_surface_destroy(ctx);
     pvk_guest_destroy(ctx);
     pvk_compute_destroy(ctx);

@@ -147,7 +147,14 @@ static bool probe_device(VkPhysicalDevice phys, pvk_features *f, feature_chain *
     f->timeline_semaphore = c->v12.timelineSemaphore;
     f->storage_buffer_8bit = c->v12.storageBuffer8BitAccess;
     f->rasterization_order_attachment_access &= c->roa.rasterizationOrderColorAttachmentAccess;
-    f->custom_border_color &= c->cbc.customBorderColors;
+    /* picavk's samplers serve images of several formats: only custom
+     * border colours without a format are of use */
+    int cbc = f->custom_border_color;
+    f->custom_border_color &= c->cbc.customBorderColors && c->cbc.customBorderColorWithoutFormat;
+    if (cbc && !f->custom_border_color) { /* unchain it: the extension is not enabled then */
+        chain_init(c, f);
+        vkGetPhysicalDeviceFeatures2(phys, &c->f2);
+    }
     f->formats_4444 = 1; /* VK_FORMAT_A4R4G4B4/A4B4G4R4 are core in 1.3 */
     VkFormatProperties fp;
     vkGetPhysicalDeviceFormatProperties(phys, VK_FORMAT_D24_UNORM_S8_UINT, &fp);
@@ -385,6 +392,7 @@ pvk_result pvk_device_init(pvk_context *ctx)
         }
         /* Only the host knows which extensions it enabled. */
         ctx->features.external_memory_host = !!h->external_memory_host_enabled;
+        ctx->features.custom_border_color &= !!h->custom_border_color_enabled;
         ctx->debug_utils = !!h->debug_utils_enabled;
         ctx->device = h->device;
         ctx->queue = h->queue;
@@ -422,6 +430,8 @@ pvk_result pvk_device_init(pvk_context *ctx)
     ctx->features.debug_utils = ctx->debug_utils; /* probing the device cleared the features */
     if (ctx->debug & PVK_DEBUG_NO_LOGIC_OP)
         ctx->features.logic_op = 0;
+    if (ctx->debug & PVK_DEBUG_NO_CUSTOM_BORDER)
+        ctx->features.custom_border_color = 0; /* still enabled on the device: only unused */
     pvk_log(ctx, PVK_LOG_INFO, "device: %s", ctx->device_name);
     return PVK_SUCCESS;
 }

@@ -95,3 +95,54 @@ VkStencilOp pvk_vk_stencil_op(uint32_t op)
     };
     return ops[op & 7];
 }
+
+/* TEXUNITi_PARAM mag/min filters (bits 1, 2) and the mip filter (bit 24). */
+VkFilter pvk_vk_filter(uint32_t filter)
+{
+    return filter & 1 ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
+}
+
+VkSamplerMipmapMode pvk_vk_mipmap_mode(uint32_t filter)
+{
+    return filter & 1 ? VK_SAMPLER_MIPMAP_MODE_LINEAR : VK_SAMPLER_MIPMAP_MODE_NEAREST;
+}
+
+/* TEXUNITi_PARAM wrap S/T (seed 001: 0 edge, 1 border, 2 repeat, 3 mirrored).
+ * 4-7 are undocumented; Citra's notes: 4 clamps to the edge and 5 to the
+ * border for positive coordinates but repeat negative ones, 6 and 7 repeat.
+ * The positive side is taken. */
+VkSamplerAddressMode pvk_vk_address_mode(uint32_t wrap)
+{
+    static const VkSamplerAddressMode modes[8] = {
+        VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE, VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER,
+        VK_SAMPLER_ADDRESS_MODE_REPEAT,        VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT,
+        VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE, VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER,
+        VK_SAMPLER_ADDRESS_MODE_REPEAT,        VK_SAMPLER_ADDRESS_MODE_REPEAT,
+    };
+    return modes[wrap & 7];
+}
+
+/* TEXUNITi_BORDER_COLOR (R, G, B, A bytes) -> the nearest of Vulkan's
+ * built-in border colours (squared distance; ties to the earlier of
+ * transparent black, opaque black, opaque white), for devices without custom
+ * border colours. */
+VkBorderColor pvk_vk_border_color(uint32_t rgba)
+{
+    static const struct { uint8_t c[4]; VkBorderColor vk; } builtin[3] = {
+        {{0, 0, 0, 0}, VK_BORDER_COLOR_FLOAT_TRANSPARENT_BLACK},
+        {{0, 0, 0, 255}, VK_BORDER_COLOR_FLOAT_OPAQUE_BLACK},
+        {{255, 255, 255, 255}, VK_BORDER_COLOR_FLOAT_OPAQUE_WHITE},
+    };
+    uint32_t best = UINT32_MAX;
+    VkBorderColor out = VK_BORDER_COLOR_FLOAT_TRANSPARENT_BLACK;
+    for (int i = 0; i < 3; i++) {
+        uint32_t d = 0;
+        for (int c = 0; c < 4; c++) {
+            int32_t e = (int32_t)((rgba >> (8 * c)) & 0xFF) - builtin[i].c[c];
+            d += (uint32_t)(e * e);
+        }
+        if (d < best)
+            best = d, out = builtin[i].vk;
+    }
+    return out;
+}

@@ -28,6 +28,7 @@ enum {
     PVK_DEBUG_NO_LOGIC_OP = 1u << 3,    /* "no-logic-op": act as if the device lacked logicOp (fallback tests) */
     PVK_DEBUG_ROUNDTRIP = 1u << 4,      /* "roundtrip": no surface cache, every draw loads and stores guest memory */
     PVK_DEBUG_SHADERS = 1u << 5,        /* "shaders": dump generated shaders (SPIRV-Cross GLSL) to the cache dir */
+    PVK_DEBUG_NO_CUSTOM_BORDER = 1u << 6, /* "no-custom-border": act as if the device lacked custom border colours */
 };
 
 /* One built-in compute pipeline: storage buffers through push descriptors and
@@ -152,6 +153,8 @@ struct pvk_context {
     struct pvk_draw *draw;    /* runtime/draw.c */
     struct pvk_pipelines *pipelines; /* runtime/pipeline.c */
     struct pvk_surfaces *surfaces; /* vram/surface.c */
+    struct pvk_samplers *samplers; /* runtime/sampler.c */
+    struct pvk_textures *textures; /* vram/texture.c: the texture cache */
 };
 
 /* ---- logging (runtime/log.c) ---- */
@@ -250,6 +253,40 @@ VkLogicOp pvk_vk_logic_op(uint32_t op);
 VkBlendOp pvk_vk_blend_op(uint32_t eq);
 VkBlendFactor pvk_vk_blend_factor(uint32_t f);
 VkStencilOp pvk_vk_stencil_op(uint32_t op);
+VkFilter pvk_vk_filter(uint32_t filter);
+VkSamplerMipmapMode pvk_vk_mipmap_mode(uint32_t filter);
+VkSamplerAddressMode pvk_vk_address_mode(uint32_t wrap);
+VkBorderColor pvk_vk_border_color(uint32_t rgba);
+
+/* ---- samplers (runtime/sampler.c) ---- */
+/* A texture unit's sampling state in PICA codes: zero-initialised, compared
+ * with memcmp; the border colour is 0 unless a wrap clamps to it. */
+typedef struct pvk_sampler_key {
+    uint8_t mag_filter, min_filter, mip_filter; /* 0 nearest, 1 linear */
+    uint8_t wrap_s, wrap_t;                     /* TEXUNITi_PARAM wraps 0-7 */
+    uint8_t compare;                            /* 1: shadow types (depth compare) */
+    uint8_t min_level, max_level;               /* TEXUNITi_LOD */
+    int16_t lod_bias;                           /* fixed1.4.8 */
+    uint8_t pad[2];
+    uint32_t border;                            /* R, G, B, A bytes */
+} pvk_sampler_key;
+_Static_assert(sizeof(pvk_sampler_key) == 16, "pvk_sampler_key is packed");
+#define PVK_SAMPLER_CACHE 32 /* samplers kept; the least recently used goes */
+pvk_result pvk_samplers_init(pvk_context *ctx);
+void pvk_samplers_destroy(pvk_context *ctx);
+void pvk_sampler_key_from_desc(const pvk_tex_desc *d, pvk_sampler_key *out);
+/* The create info for a key; a custom border colour goes in `cbc` (chained
+ * into `ci`) when the device has them.  *border_fallback: the key clamps to
+ * a border colour that Vulkan's nearest built-in one stands for. */
+void pvk_sampler_info(const pvk_context *ctx, const pvk_sampler_key *k, VkSamplerCreateInfo *ci,
+                      VkSamplerCustomBorderColorCreateInfoEXT *cbc, bool *border_fallback);
+/* The sampler for a key, created on first use (VK_NULL_HANDLE after a logged
+ * failure); it lives until evicted, at least until the GPU passes the
+ * current batch.  *emulate_border (may be NULL): the border colour is a
+ * built-in stand-in, so a shader that wants the PICA's must clamp itself. */
+VkSampler pvk_sampler_get(pvk_context *ctx, const pvk_sampler_key *k, bool *emulate_border);
+/* Samplers cached now (tests). */
+uint32_t pvk_sampler_count(const pvk_context *ctx);
 
 /* ---- embedded SPIR-V (generated: shaders/) ---- */
 typedef struct pvk_spirv {

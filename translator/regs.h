@@ -362,9 +362,11 @@ PVK_FIELD_(texparam_type, 28, 3)      /* unit 0 only: 0 2D, 1 cube, 2 shadow2D, 
 PVK_FIELD_(texlod_bias, 0, 13)        /* fixed1.4.8 */
 PVK_FIELD_(texlod_max, 16, 4)
 PVK_FIELD_(texlod_min, 24, 4)
-/* TEXUNITi_ADDR: first in 8-byte units (28 bits); ADDR2-6 the low 22 bits */
+/* TEXUNITi_ADDR: first in 8-byte units (28 bits); ADDR2-6 the low 22 bits,
+ * the upper 6 (bits 22-27 of ADDR1) shared by every cube face */
 PVK_FIELD_(texaddr, 0, 28)
 PVK_FIELD_(texaddr_low, 0, 22)
+PVK_FIELD_(texaddr_shared, 22, 6)
 /* TEXUNIT0_SHADOW */
 PVK_FIELD_(texshadow_orthographic, 0, 1)
 PVK_FIELD_(texshadow_zbias, 1, 23)

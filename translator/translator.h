@@ -101,6 +101,61 @@ typedef struct pvk_fb_desc {
     bool stencil_read, stencil_write;/* DEPTHBUFFER_READ/WRITE bit 0 */
 } pvk_fb_desc;
 
+/* One texture unit as the registers describe it (translator/texture.c, seed
+ * 001).  PICA codes are kept (runtime/pica_to_vk.c maps them); every other
+ * folder reads this, never the TEXUNIT registers. */
+enum {
+    PVK_TEXTYPE_2D = 0,               /* TEXUNIT0_PARAM bits 28-30 (units 1/2: always 2D) */
+    PVK_TEXTYPE_CUBE = 1,
+    PVK_TEXTYPE_SHADOW_2D = 2,
+    PVK_TEXTYPE_PROJECTION = 3,
+    PVK_TEXTYPE_SHADOW_CUBE = 4,
+    PVK_TEXTYPE_DISABLED = 5,
+    PVK_TEXTYPE_PROCEDURAL = 8,       /* unit 3: TEXUNIT3_PROCTEX*, not a texture in memory */
+};
+/* Register values the documents call reserved or unknown (pvk_tex_desc.reserved):
+ * decoded as said next to each, flagged so the draw path can count them. */
+enum {
+    PVK_TEXRES_TYPE = 1u << 0,        /* unit 0 type 6-7: taken as disabled; units 1/2 type != 0: ignored */
+    PVK_TEXRES_FORMAT = 1u << 1,      /* TYPE 14-15: no such format */
+    PVK_TEXRES_WRAP = 1u << 2,        /* wrap 4-7 (Citra: "weird results"): 4 edge, 5 border, 6-7 repeat */
+    PVK_TEXRES_ETC1_FLAG = 1u << 3,   /* PARAM bits 4-5 = 1 or 3, or 2 with a format other than ETC1 */
+    PVK_TEXRES_SIZE = 1u << 4,        /* DIM not 8..1024 in multiples of 8, or a cube map not square */
+    PVK_TEXRES_LOD = 1u << 5,         /* min level > max level, or max level past the 8x8 level */
+    PVK_TEXRES_SHADOW_BIT = 1u << 6,  /* PARAM bit 20 on units 1/2, or it disagrees with a unit 0 type */
+    PVK_TEXRES_COORDS = 1u << 7,      /* TEXUNIT_CONFIG bits 8-9 = 3 (texture 3 coordinates) */
+};
+typedef struct pvk_tex_desc {
+    uint32_t unit;                    /* 0-3 */
+    bool enabled;                     /* TEXUNIT_CONFIG bit 0-2 / 10, and (unit 0) a type other than disabled */
+    uint32_t type;                    /* PVK_TEXTYPE_* */
+    uint32_t coords;                  /* texture coordinate set read: 0-2 (unit 2 may read 1, unit 3 any) */
+    uint32_t width, height;           /* DIM */
+    uint32_t format;                  /* TYPE bits 0-3 (vram/vram.h PVK_TEX_*) */
+    uint32_t faces;                   /* 6 for cube types, else 1 */
+    uint32_t addr[6];                 /* byte addresses: 2D in addr[0]; cube +X -X +Y -Y +Z -Z */
+    uint32_t levels;                  /* max level + 1: levels stored in memory */
+    uint32_t border;                  /* BORDER_COLOR: R, G, B, A bytes */
+    uint8_t mag_filter, min_filter, mip_filter; /* 0 nearest, 1 linear */
+    uint8_t wrap_s, wrap_t;           /* 0 clamp to edge, 1 clamp to border, 2 repeat, 3 mirrored repeat (4-7 reserved) */
+    uint8_t etc1_param;               /* PARAM bits 4-5 (2 with ETC1; the format decides the decode) */
+    bool shadow;                      /* PARAM bit 20 (unit 0) */
+    int32_t lod_bias_fixed;           /* LOD bits 0-12, fixed1.4.8 sign-extended */
+    float lod_bias;                   /* the same in levels */
+    uint32_t min_level, max_level;    /* LOD bits 24-27, 16-19 */
+    bool shadow_perspective;          /* TEXUNIT0_SHADOW bit 0 clear (unit 0) */
+    uint32_t shadow_bias_fixed;       /* bits 1-23 as the upper bits of a 24-bit fraction */
+    float shadow_bias;                /* the same, 0..1 */
+    uint32_t reserved;                /* PVK_TEXRES_* */
+} pvk_tex_desc;
+
+/* What TEXUNIT_CONFIG says besides the per-unit enables. */
+typedef struct pvk_texunit_config {
+    bool enable[4];                   /* bits 0-2, 10 */
+    uint32_t tex3_coords;             /* bits 8-9: 0-2 */
+    uint32_t tex2_coords;             /* bit 13: 0 its own (2), 1 those of texture 1 */
+} pvk_texunit_config;
+
 /* Rasterizer and depth state of a draw in plain numbers (PICA enums kept:
  * runtime/pica_to_vk.c maps them). */
 typedef struct pvk_raster_desc {
@@ -284,6 +339,10 @@ pvk_result pvk_cmdlist_run_words(pvk_pica *p, const uint32_t *words, uint32_t co
 /* The framebuffer and raster state the registers describe now (fb.c). */
 void pvk_fb_desc_get(const pvk_pica *p, pvk_fb_desc *out);
 void pvk_raster_desc_get(const pvk_pica *p, pvk_raster_desc *out);
+/* Texture units (texture.c): TEXUNIT_CONFIG, and unit 0-3's description
+ * (unit 3: enable, coordinates and PVK_TEXTYPE_PROCEDURAL only). */
+void pvk_texunit_config_get(const pvk_pica *p, pvk_texunit_config *out);
+void pvk_tex_desc_get(const pvk_pica *p, unsigned unit, pvk_tex_desc *out);
 /* The output merger and TEV state: keys and uniforms (fs_key.c). */
 void pvk_frag_state_get(const pvk_pica *p, pvk_pipe_key *pipe, pvk_fs_key *fs, pvk_fs_uniforms *uni,
                         uint32_t *blend_color);

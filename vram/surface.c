@@ -477,6 +477,9 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
     if (!hit->valid && (r = load(ctx, hit)))
         return r;
     hit->last_use = ++c->tick;
+    /* the caller draws into it: textures decoded from these bytes (or
+     * built from this surface before) are out of date from now on */
+    pvk_texture_invalidate(ctx, key->addr, len);
     *out = hit;
     return PVK_SUCCESS;
 }
@@ -509,6 +512,7 @@ pvk_result pvk_surface_flush_all(pvk_context *ctx)
 void pvk_surface_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len, bool keep_outside)
 {
     struct pvk_surfaces *c = ctx->surfaces;
+    pvk_texture_invalidate(ctx, paddr, len);
     for (int i = 0; c && i < MAX_SURFACES; i++) {
         pvk_surface *s = &c->s[i];
         if (!overlaps(s, paddr, len))
@@ -542,6 +546,7 @@ static bool clear_word(const pvk_surface *s, uint32_t start, uint32_t value, uin
 void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t value, uint32_t fill_bytes)
 {
     struct pvk_surfaces *c = ctx->surfaces;
+    pvk_texture_invalidate(ctx, start, len);
     for (int i = 0; c && i < MAX_SURFACES; i++) {
         pvk_surface *s = &c->s[i];
         uint32_t word;
@@ -617,6 +622,72 @@ pvk_result pvk_surface_begin_read(pvk_context *ctx, pvk_surface *s, pvk_op *op, 
     pvk_op_barrier(ctx, op);
     *out = (pvk_buffer_range){ctx->surfaces->staging, 0, (VkDeviceSize)s->key.width * s->key.height * 4};
     s->last_use = ++ctx->surfaces->tick;
+    return PVK_SUCCESS;
+}
+
+/* ---- textures from surfaces (vram/texture.c) ---- */
+
+pvk_surface *pvk_surface_dirty_over(pvk_context *ctx, uint32_t addr, uint32_t len)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    for (int i = 0; c && i < MAX_SURFACES; i++) {
+        pvk_surface *s = &c->s[i];
+        if (s->used && s->valid && s->dirty && s->key.addr == addr && s->len == len)
+            return s;
+    }
+    return NULL;
+}
+
+uint32_t pvk_surface_bytes_per_pixel(const pvk_surface *s)
+{
+    return s->bpp;
+}
+
+/* write_back() with a scratch buffer of the op in place of guest memory:
+ * the same readout (downsampled to 1x when scaled) and the same packing
+ * shaders, so the bytes equal what a write-back would store. */
+pvk_result pvk_surface_begin_guest_bytes(pvk_context *ctx, pvk_surface *s, pvk_op *op, pvk_buffer_range *bytes,
+                                         pvk_buffer_range *spare)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    uint32_t w = s->key.width, h = s->key.height;
+    /* D24S8 without a stencil aspect keeps its stencil bytes in memory: the
+     * store reads them from the buffer it writes, so it starts as memory */
+    bool keep = is_depth(s) && s->bpp == 4 && !s->stencil;
+    pvk_guest_span span;
+    pvk_buffer_range guest = {0};
+    uint32_t sub = 0;
+    if (keep && (!pvk_guest_resolve(ctx, s->key.addr, s->len, "texture from surface", &span) ||
+                 !pvk_guest_bind(ctx, &span, &guest, &sub, "texture from surface")))
+        return PVK_ERROR_OUT_OF_RANGE;
+    if (keep && span.region->mirror) {
+        pvk_retire(ctx, true);
+        pvk_guest_upload(ctx, &span);
+    }
+    pvk_image *scratch = NULL;
+    pvk_result r;
+    if ((s->key.scale != 1 && (r = scratch_for(ctx, s, &scratch))) || (r = pvk_op_begin(ctx, op)))
+        return r;
+    if ((r = pvk_create_buffer(ctx, s->len, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                               VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &op->p.scratch, &op->p.scratch_mem))) {
+        pvk_op_abort(ctx, op);
+        return r;
+    }
+    *bytes = (pvk_buffer_range){op->p.scratch, 0, s->len};
+    if (keep) {
+        VkBufferCopy bc = {guest.offset + sub, 0, s->len};
+        ctx->vk.vkCmdCopyBuffer(op->cmd, guest.buffer, op->p.scratch, 1, &bc);
+    }
+    record_readout(ctx, op->cmd, s, scratch);
+    pvk_op_barrier(ctx, op);
+    pvk_buffer_range staging = {c->staging, 0, (VkDeviceSize)w * h * (s->stencil ? 5 : 4)};
+    if (is_depth(s))
+        pvk_depth_io(ctx, op, *bytes, 0, staging, w, h, s->bpp, true, s->stencil);
+    else
+        pvk_transfer_record_convert(ctx, op, staging, 0, *bytes, 0, w, w, h, PVK_XFER_RGBA8_NATURAL, s->key.format, 2);
+    pvk_op_barrier(ctx, op);
+    *spare = (pvk_buffer_range){c->staging, 0, (VkDeviceSize)MAX_DIM * MAX_DIM * 5};
+    s->last_use = ++c->tick;
     return PVK_SUCCESS;
 }
 

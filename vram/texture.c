@@ -29,7 +29,10 @@
  * citro3d makes them: C3D_TexCalcMaxLevel); what the hardware reads for
  * smaller levels (an 8x8 tile only partly covered) is not documented, so
  * such requests are refused as unsupported. */
+#include <stdlib.h>
 #include <string.h>
+
+#include <xxhash.h>
 
 #include "runtime/runtime.h"
 
@@ -224,67 +227,20 @@ static void image_barrier(pvk_context *ctx, VkCommandBuffer cmd, const pvk_textu
     ctx->vk.vkCmdPipelineBarrier2(cmd, &di);
 }
 
-pvk_result pvk_texture_decode(pvk_context *ctx, const pvk_texture_desc *desc, pvk_texture *out)
+/* Record the decode of `d` from `src[f]` (face f's level 0 at byte `sub[f]`
+ * of its binding) through the linear buffer `lin` into `out`'s image, which
+ * ends in SHADER_READ_ONLY_OPTIMAL. */
+static void record_decode(pvk_context *ctx, pvk_op *op, const pvk_texture_desc *d, const pvk_buffer_range *src,
+                          const uint32_t *sub, pvk_buffer_range lin, const pvk_texture *out)
 {
-    if (!ctx || !desc || !out)
-        return PVK_ERROR_INVALID_ARGUMENT;
-    memset(out, 0, sizeof *out);
-    if (ctx->sticky)
-        return ctx->sticky;
-    pvk_guest_span spans[6];
-    pvk_result r = check(ctx, desc, spans);
-    if (r)
-        return r;
-    const pvk_texture_desc *d = desc;
     uint32_t bits = formats[d->format].bits, ob = formats[d->format].out_bytes;
     bool etc = d->format == PVK_TEX_ETC1 || d->format == PVK_TEX_ETC1A4;
-    pvk_buffer_range src[6];
-    uint32_t sub[6];
-    bool mirrored = false;
-    for (uint32_t f = 0; f < d->faces; f++) {
-        if (!pvk_guest_bind(ctx, &spans[f], &src[f], &sub[f], "texture decode"))
-            return PVK_ERROR_BAD_PARAMETERS;
-        /* until textures are surfaces: a render target over the texture goes home first */
-        if ((r = pvk_guest_sync_for_read(ctx, d->addr[f], spans[f].len)))
-            return r;
-        mirrored |= spans[f].region->mirror != NULL;
-    }
-    if (mirrored) { /* earlier GPU writes reach host memory, then the host's bytes go in */
-        pvk_retire(ctx, true);
-        for (uint32_t f = 0; f < d->faces; f++)
-            pvk_guest_upload(ctx, &spans[f]);
-    }
-
-    out->desc = *d;
-    for (uint32_t f = d->faces; f < 6; f++)
-        out->desc.addr[f] = 0;
-    out->vk_format = formats[d->format].vk;
-    if ((r = create_image(ctx, out))) {
-        destroy_image(ctx, out);
-        return r;
-    }
-    /* staging: every face's levels, linear, one after another */
     VkDeviceSize face_out = 0;
     for (uint32_t l = 0; l < d->levels; l++)
         face_out += (VkDeviceSize)(d->width >> l) * (d->height >> l) * ob;
-    pvk_op op;
-    if ((r = pvk_op_begin(ctx, &op))) {
-        destroy_image(ctx, out);
-        return r;
-    }
-    /* freed when the op retires */
-    if ((r = pvk_create_buffer(ctx, face_out * d->faces,
-                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                               VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &op.p.scratch, &op.p.scratch_mem))) {
-        pvk_op_abort(ctx, &op);
-        destroy_image(ctx, out);
-        return r;
-    }
-    pvk_op_label(ctx, &op, "texture decode: %s 0x%08X %ux%u, %u levels%s", formats[d->format].name, d->addr[0],
-                 d->width, d->height, d->levels, d->faces == 6 ? ", cube" : "");
     VkBufferImageCopy regions[6 * MAX_LEVELS];
     uint32_t n = 0;
-    pvk_buffer_range dst = {op.p.scratch, 0, face_out * d->faces};
+    pvk_buffer_range dst = {lin.buffer, lin.offset, face_out * d->faces};
     for (uint32_t f = 0; f < d->faces; f++) {
         uint64_t src_off = sub[f];
         VkDeviceSize dst_off = face_out * f;
@@ -303,9 +259,9 @@ pvk_result pvk_texture_decode(pvk_context *ctx, const pvk_texture_desc *desc, pv
                 push[7] = (uint32_t)(src[f].range / 4 - 1);
                 memcpy(push + 8, formats[d->format].chan, sizeof formats[d->format].chan);
             }
-            pvk_op_dispatch(ctx, &op, pipe, bufs, push, row_groups, (groups + row_groups - 1) / row_groups, 1);
+            pvk_op_dispatch(ctx, op, pipe, bufs, push, row_groups, (groups + row_groups - 1) / row_groups, 1);
             regions[n++] = (VkBufferImageCopy){
-                .bufferOffset = dst_off,
+                .bufferOffset = lin.offset + dst_off,
                 .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, f, 1},
                 .imageExtent = {w, h, 1},
             };
@@ -313,17 +269,88 @@ pvk_result pvk_texture_decode(pvk_context *ctx, const pvk_texture_desc *desc, pv
             dst_off += (VkDeviceSize)w * h * ob;
         }
     }
-    pvk_op_barrier(ctx, &op);
-    image_barrier(ctx, op.cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_UNDEFINED,
+    pvk_op_barrier(ctx, op);
+    image_barrier(ctx, op->cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_UNDEFINED,
                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-    ctx->vk.vkCmdCopyBufferToImage(op.cmd, op.p.scratch, out->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, n,
-                                   regions);
-    image_barrier(ctx, op.cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+    ctx->vk.vkCmdCopyBufferToImage(op->cmd, lin.buffer, out->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, n, regions);
+    image_barrier(ctx, op->cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                   VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+}
+
+/* Linear bytes of every face's decoded levels. */
+static VkDeviceSize linear_bytes(const pvk_texture_desc *d)
+{
+    VkDeviceSize n = 0;
+    for (uint32_t l = 0; l < d->levels; l++)
+        n += (VkDeviceSize)(d->width >> l) * (d->height >> l) * formats[d->format].out_bytes;
+    return n * d->faces;
+}
+
+/* `out` gets `d` (faces past the last zeroed) and its image. */
+static pvk_result make_image(pvk_context *ctx, const pvk_texture_desc *d, pvk_texture *out)
+{
+    out->desc = *d;
+    for (uint32_t f = d->faces; f < 6; f++)
+        out->desc.addr[f] = 0;
+    out->vk_format = formats[d->format].vk;
+    pvk_result r = create_image(ctx, out);
+    if (r)
+        destroy_image(ctx, out);
+    return r;
+}
+
+pvk_result pvk_texture_decode(pvk_context *ctx, const pvk_texture_desc *desc, pvk_texture *out)
+{
+    if (!ctx || !desc || !out)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (ctx->sticky)
+        return ctx->sticky;
+    pvk_guest_span spans[6];
+    pvk_result r = check(ctx, desc, spans);
+    if (r)
+        return r;
+    const pvk_texture_desc *d = desc;
+    pvk_buffer_range src[6];
+    uint32_t sub[6];
+    bool mirrored = false;
+    for (uint32_t f = 0; f < d->faces; f++) {
+        if (!pvk_guest_bind(ctx, &spans[f], &src[f], &sub[f], "texture decode"))
+            return PVK_ERROR_BAD_PARAMETERS;
+        /* render targets over the texture go home first (pvk_texture_get
+         * takes a surface that holds exactly its bytes without this) */
+        if ((r = pvk_guest_sync_for_read(ctx, d->addr[f], spans[f].len)))
+            return r;
+        mirrored |= spans[f].region->mirror != NULL;
+    }
+    if (mirrored) { /* earlier GPU writes reach host memory, then the host's bytes go in */
+        pvk_retire(ctx, true);
+        for (uint32_t f = 0; f < d->faces; f++)
+            pvk_guest_upload(ctx, &spans[f]);
+    }
+    if ((r = make_image(ctx, d, out)))
+        return r;
+    pvk_op op;
+    if ((r = pvk_op_begin(ctx, &op))) {
+        destroy_image(ctx, out);
+        return r;
+    }
+    /* staging: every face's levels, linear, one after another; freed when the op retires */
+    VkDeviceSize lin = linear_bytes(d);
+    if ((r = pvk_create_buffer(ctx, lin, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                               VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &op.p.scratch, &op.p.scratch_mem))) {
+        pvk_op_abort(ctx, &op);
+        destroy_image(ctx, out);
+        return r;
+    }
+    pvk_op_label(ctx, &op, "texture decode: %s 0x%08X %ux%u, %u levels%s", formats[d->format].name, d->addr[0],
+                 d->width, d->height, d->levels, d->faces == 6 ? ", cube" : "");
+    record_decode(ctx, &op, d, src, sub, (pvk_buffer_range){op.p.scratch, 0, lin}, out);
     if ((r = pvk_op_submit(ctx, &op))) { /* the submit freed the scratch buffer */
         destroy_image(ctx, out);
         return r;
     }
+    ctx->stats.texture_decodes++;
     return PVK_SUCCESS;
 }
 
@@ -376,4 +403,250 @@ void pvk_texture_destroy(pvk_context *ctx, pvk_texture *t)
     if (ctx->pending_count)
         pvk_retire(ctx, true);
     destroy_image(ctx, t);
+}
+
+/* ---- the texture cache ----
+ * Entries are keyed by the whole pvk_texture_desc (addresses, size, format,
+ * levels, faces; zeroed past the last face).  Writers of guest memory never
+ * call in here directly: they tell the surface cache (pvk_surface_invalidate,
+ * pvk_surface_fill, a draw's pvk_surface_get), which tells this cache, so a
+ * texture goes stale exactly when a surface over the same bytes would.
+ *
+ * The guest's clear-texture-cache bit says memory may have changed behind
+ * the GPU's back.  citro3d sets it with every texture bind, so dropping every
+ * texture would decode each one again per bind; instead a texture decoded
+ * from memory keeps an XXH3 of the guest bytes it was decoded from, and
+ * after a clear it is used again only if the bytes still hash the same (a
+ * CPU read of the texture, no GPU work).  Textures built from a surface stay:
+ * the surface, not memory, holds their bytes, and draws into it are seen. */
+
+typedef struct tex_entry {
+    pvk_texture tex;       /* tex.image != 0: the slot is used */
+    bool valid;            /* nothing wrote its bytes since it was made */
+    bool recheck;          /* a cache clear came since: compare `hash` before use */
+    bool from_surface;
+    uint64_t hash;         /* of the guest bytes at decode (each face seeded with the one before) */
+    uint32_t lo, hi;       /* guest bytes it spans (all faces): [lo, hi) */
+    uint64_t last_use;     /* cache tick */
+    uint64_t gpu_value;    /* timeline value of the last work that may read the image */
+} tex_entry;
+
+struct pvk_textures {
+    tex_entry e[PVK_TEXTURE_CACHE];
+    uint64_t tick;
+};
+
+pvk_result pvk_textures_init(pvk_context *ctx)
+{
+    ctx->textures = calloc(1, sizeof *ctx->textures);
+    return ctx->textures ? PVK_SUCCESS : PVK_ERROR_OUT_OF_MEMORY;
+}
+
+void pvk_textures_destroy(pvk_context *ctx)
+{
+    struct pvk_textures *c = ctx->textures;
+    if (!c)
+        return;
+    bool any = false;
+    for (int i = 0; i < PVK_TEXTURE_CACHE; i++)
+        any |= c->e[i].tex.image != VK_NULL_HANDLE;
+    if (any && ctx->pending_count)
+        pvk_retire(ctx, true);
+    for (int i = 0; i < PVK_TEXTURE_CACHE; i++)
+        if (c->e[i].tex.image)
+            destroy_image(ctx, &c->e[i].tex);
+    free(c);
+    ctx->textures = NULL;
+}
+
+void pvk_texture_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len)
+{
+    struct pvk_textures *c = ctx->textures;
+    for (int i = 0; c && i < PVK_TEXTURE_CACHE; i++) {
+        tex_entry *e = &c->e[i];
+        if (e->valid && len && paddr < e->hi && e->lo < (uint64_t)paddr + len) {
+            e->valid = false; /* the image goes when the slot is reused: the GPU may still read it */
+            ctx->stats.texture_invalidations++;
+        }
+    }
+}
+
+void pvk_texture_cache_clear(pvk_context *ctx)
+{
+    struct pvk_textures *c = ctx->textures;
+    for (int i = 0; c && i < PVK_TEXTURE_CACHE; i++)
+        if (c->e[i].valid && !c->e[i].from_surface)
+            c->e[i].recheck = true;
+}
+
+/* XXH3 of the texture's guest bytes as the host sees them now.  Bytes a GPU
+ * pass in flight is still writing may be old here: the worst that does is
+ * one decode too many at the next check. */
+static uint64_t guest_hash(pvk_context *ctx, const pvk_texture_desc *d, uint32_t face_len)
+{
+    uint64_t h = 0;
+    for (uint32_t f = 0; f < d->faces; f++) { /* each face seeded with the hash so far */
+        const void *p = pvk_guest_host(ctx, d->addr[f], face_len, NULL);
+        if (p)
+            h = XXH3_64bits_withSeed(p, face_len, h);
+    }
+    return h;
+}
+
+uint32_t pvk_texture_cached(const pvk_context *ctx)
+{
+    uint32_t n = 0;
+    for (int i = 0; ctx->textures && i < PVK_TEXTURE_CACHE; i++)
+        n += ctx->textures->e[i].valid;
+    return n;
+}
+
+/* A slot for a new texture: a free one, else the least recently used stale
+ * one, else the least recently used; its image is freed once the GPU is
+ * past the last work that may read it. */
+static pvk_result take_slot(pvk_context *ctx, tex_entry **out)
+{
+    struct pvk_textures *c = ctx->textures;
+    tex_entry *best = NULL;
+    for (int i = 0; i < PVK_TEXTURE_CACHE; i++) {
+        tex_entry *e = &c->e[i];
+        if (!e->tex.image) {
+            best = e;
+            break;
+        }
+        if (!best || (!e->valid && best->valid) || (e->valid == best->valid && e->last_use < best->last_use))
+            best = e;
+    }
+    if (best->tex.image) {
+        uint64_t done = 0;
+        if (ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &done) != VK_SUCCESS || done < best->gpu_value) {
+            pvk_result r = pvk_retire_until(ctx, best->gpu_value);
+            if (r && ctx->sticky)
+                return r;
+        }
+        destroy_image(ctx, &best->tex);
+    }
+    memset(best, 0, sizeof *best);
+    *out = best;
+    return PVK_SUCCESS;
+}
+
+/* Is `s` a surface whose guest bytes, decoded as `d`, make the texture?
+ * pvk_surface_dirty_over already matched address and length. */
+static bool surface_fits(const pvk_surface *s, const pvk_texture_desc *d)
+{
+    const pvk_surface_key *k = pvk_surface_key_of(s);
+    bool etc = d->format == PVK_TEX_ETC1 || d->format == PVK_TEX_ETC1A4;
+    return d->faces == 1 && d->levels == 1 && !etc && k->width == d->width && k->height == d->height &&
+           pvk_surface_bytes_per_pixel(s) * 8 == formats[d->format].bits;
+}
+
+/* (b): the surface's image -> the bytes its write-back would store (in a
+ * scratch buffer) -> the texture decode shader -> the image. */
+static pvk_result from_surface(pvk_context *ctx, pvk_surface *s, const pvk_texture_desc *d, pvk_texture *out,
+                               uint64_t *value)
+{
+    pvk_result r;
+    if ((r = make_image(ctx, d, out)))
+        return r;
+    pvk_op op;
+    pvk_buffer_range bytes, spare;
+    if ((r = pvk_surface_begin_guest_bytes(ctx, s, &op, &bytes, &spare))) {
+        destroy_image(ctx, out);
+        return r;
+    }
+    const pvk_surface_key *k = pvk_surface_key_of(s);
+    pvk_op_label(ctx, &op, "texture %s 0x%08X %ux%u from %s surface format %u (x%u)", formats[d->format].name,
+                 d->addr[0], d->width, d->height, k->kind == PVK_SURFACE_DEPTH ? "depth" : "colour", k->format,
+                 k->scale);
+    uint32_t sub[1] = {0};
+    record_decode(ctx, &op, d, &bytes, sub, spare, out);
+    if ((r = pvk_op_submit(ctx, &op))) {
+        destroy_image(ctx, out);
+        return r;
+    }
+    *value = ctx->timeline_next;
+    ctx->stats.texture_from_surface++;
+    return PVK_SUCCESS;
+}
+
+pvk_result pvk_texture_get(pvk_context *ctx, const pvk_texture_desc *desc, const pvk_texture **out)
+{
+    if (!ctx || !desc || !out)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (ctx->sticky)
+        return ctx->sticky;
+    struct pvk_textures *c = ctx->textures;
+    pvk_texture_desc d = *desc; /* the key: nothing past the last face */
+    for (uint32_t f = d.faces < 6 ? d.faces : 6; f < 6; f++)
+        d.addr[f] = 0;
+    bool roundtrip = ctx->debug & PVK_DEBUG_ROUNDTRIP;
+    for (int i = 0; i < PVK_TEXTURE_CACHE && !roundtrip; i++) {
+        tex_entry *e = &c->e[i];
+        if (e->valid && !memcmp(&e->tex.desc, &d, sizeof d)) { /* (a) */
+            if (e->recheck) {
+                uint32_t face_len = pvk_texture_face_bytes(d.format, d.width, d.height, d.levels);
+                if (guest_hash(ctx, &d, face_len) != e->hash) {
+                    e->valid = false;
+                    ctx->stats.texture_invalidations++;
+                    break;
+                }
+                e->recheck = false;
+            }
+            e->last_use = ++c->tick;
+            e->gpu_value = ctx->timeline_next + 1; /* the open (or next) batch may read it */
+            ctx->stats.texture_hits++;
+            *out = &e->tex;
+            return PVK_SUCCESS;
+        }
+    }
+    pvk_guest_span spans[6];
+    pvk_result r = check(ctx, &d, spans);
+    if (r)
+        return r;
+    tex_entry *e;
+    if ((r = take_slot(ctx, &e)))
+        return r;
+    uint32_t face_len = spans[0].len;
+    pvk_surface *s = roundtrip ? NULL : pvk_surface_dirty_over(ctx, d.addr[0], face_len);
+    uint64_t value = 0;
+    if (s && surface_fits(s, &d)) {
+        r = from_surface(ctx, s, &d, &e->tex, &value); /* (b) */
+        e->from_surface = true;
+    } else {
+        r = pvk_texture_decode(ctx, &d, &e->tex); /* (c) */
+        value = ctx->timeline_next;
+        if (!r)
+            e->hash = guest_hash(ctx, &d, face_len);
+    }
+    if (r) {
+        memset(e, 0, sizeof *e);
+        return r;
+    }
+    e->valid = true;
+    e->lo = UINT32_MAX;
+    for (uint32_t f = 0; f < d.faces; f++) {
+        e->lo = d.addr[f] < e->lo ? d.addr[f] : e->lo;
+        e->hi = d.addr[f] + face_len > e->hi ? d.addr[f] + face_len : e->hi;
+    }
+    e->last_use = ++c->tick;
+    e->gpu_value = value + 1; /* conservatively the batch after the build, too */
+    *out = &e->tex;
+    return PVK_SUCCESS;
+}
+
+bool pvk_texture_desc_from_unit(const pvk_tex_desc *u, pvk_texture_desc *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!u->enabled || u->type == PVK_TEXTYPE_PROCEDURAL || u->type == PVK_TEXTYPE_DISABLED)
+        return false;
+    out->width = u->width;
+    out->height = u->height;
+    out->format = u->format;
+    out->levels = u->levels;
+    out->faces = u->faces;
+    for (uint32_t f = 0; f < u->faces && f < 6; f++)
+        out->addr[f] = u->addr[f];
+    return true;
 }

@@ -153,6 +153,17 @@ struct pvk_op;
 pvk_surface *pvk_surface_dirty_color(pvk_context *ctx, uint32_t addr);
 const pvk_surface_key *pvk_surface_key_of(const pvk_surface *s);
 pvk_result pvk_surface_begin_read(pvk_context *ctx, pvk_surface *s, struct pvk_op *op, pvk_buffer_range *out);
+/* Textures from surfaces (vram/texture.c): the valid, dirty surface whose
+ * guest bytes are exactly [addr, addr+len), or NULL; its bytes per pixel;
+ * and beginning `op` with the bytes a write-back of it would store (tiled,
+ * in its format) recorded into a buffer the op frees (*bytes), nothing
+ * written to guest memory, and the cache's 1x staging buffer (at least
+ * 1024 x 1024 x 4 bytes) free for the op's later commands (*spare).  The
+ * surface stays dirty.  On failure `op` is not begun. */
+pvk_surface *pvk_surface_dirty_over(pvk_context *ctx, uint32_t addr, uint32_t len);
+uint32_t pvk_surface_bytes_per_pixel(const pvk_surface *s);
+pvk_result pvk_surface_begin_guest_bytes(pvk_context *ctx, pvk_surface *s, struct pvk_op *op,
+                                         pvk_buffer_range *bytes, pvk_buffer_range *spare);
 
 /* ---- external registers ---- */
 
@@ -288,8 +299,10 @@ int pvk_transfer_pick(uint32_t in_fmt, uint32_t out_fmt, uint32_t scale, bool to
 /* ==== textures (vram/texture.c) ====
  * A PICA texture in guest memory decoded into a VkImage by a compute shader
  * (shaders/texture_decode.comp), all 14 formats, with its mip levels and, for
- * cube maps, six faces.  This slice decodes on request; draws do not sample
- * yet, and textures are not surfaces of the cache yet. */
+ * cube maps, six faces; cached by pvk_texture_get beside the surfaces (one
+ * invalidation path: surface.c tells the texture cache of every write it
+ * hears of), and built from a render target's image when one holds the
+ * texture's bytes.  Draws do not sample yet. */
 
 /* GPUREG_TEXUNITi_TYPE values (seed 001; libctru GPU_TEXCOLOR). */
 enum {
@@ -348,5 +361,38 @@ pvk_result pvk_texture_read(pvk_context *ctx, const pvk_texture *t, uint32_t fac
                             size_t size);
 /* Waits for GPU work that may still use it, then frees it. */
 void pvk_texture_destroy(pvk_context *ctx, pvk_texture *t);
+
+/* The texture cache.  pvk_texture_get returns the texture for `desc`:
+ *  (a) the cached one when nothing wrote its guest bytes since it was made
+ *      (pvk_stats.texture_hits);
+ *  (b) else, when a dirty colour or depth surface holds exactly its bytes
+ *      (one face, one level, the same size, a texel the size of the
+ *      surface's pixel, not ETC), one built on the GPU from the surface's
+ *      image through the bytes a write-back would store, with nothing
+ *      written to guest memory (texture_from_surface);
+ *  (c) else one decoded from guest memory, surfaces over its bytes written
+ *      back first (texture_decodes).
+ * The pointer is the cache's, valid until the next texture call; the image
+ * lives until evicted or invalidated and the GPU is past its last use (the
+ * current batch counts as a use).  PVK_DEBUG=roundtrip (draws write guest
+ * memory behind the surface cache's back) makes every call decode. */
+#define PVK_TEXTURE_CACHE 32
+pvk_result pvk_textures_init(pvk_context *ctx);
+void pvk_textures_destroy(pvk_context *ctx);
+pvk_result pvk_texture_get(pvk_context *ctx, const pvk_texture_desc *desc, const pvk_texture **out);
+/* Something wrote [paddr, paddr+len) or is about to (surface.c calls it from
+ * every invalidation it makes, and for draw targets): textures over it are
+ * dropped before their next use. */
+void pvk_texture_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len);
+/* TEXUNIT_CONFIG bit 16 (clear texture cache): a texture decoded from
+ * memory is used again only if its guest bytes still hash as they did when
+ * it was decoded (textures built from surfaces stay: see texture.c). */
+void pvk_texture_cache_clear(pvk_context *ctx);
+/* The texture a texture unit's description (translator/texture.c) names:
+ * false for a disabled or procedural unit. */
+struct pvk_tex_desc;
+bool pvk_texture_desc_from_unit(const struct pvk_tex_desc *unit, pvk_texture_desc *out);
+/* Textures cached and valid now (tests). */
+uint32_t pvk_texture_cached(const pvk_context *ctx);
 
 #endif

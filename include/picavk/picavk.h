@@ -102,6 +102,11 @@ typedef struct pvk_host_vulkan {
     /* Optional: VK_EXT_debug_utils was enabled on the instance; picavk then
      * names its objects and labels its command buffers (RenderDoc, validation). */
     int debug_utils_enabled;
+    /* Optional: VK_EXT_custom_border_color was enabled with its
+     * customBorderColors and customBorderColorWithoutFormat features; picavk
+     * then gives samplers the PICA's border colour (otherwise the nearest of
+     * Vulkan's built-in ones, logged once and counted). */
+    int custom_border_color_enabled;
     /* Optional (NULL: none): Vulkan requires external synchronisation of a
      * queue.  When the host also submits to `queue` from other threads, picavk
      * calls queue_lock before and queue_unlock after each of its
@@ -214,6 +219,14 @@ typedef struct pvk_stats {
      * added at the end; a host compiled against an older picavk.h is rebuilt
      * (0.x: no ABI promise yet). */
     uint64_t submissions;
+    /* Textures (vram/texture.c): decoded from guest memory, found in the
+     * texture cache unchanged, built on the GPU from a render target over
+     * the same bytes (no write-back), and dropped because something wrote
+     * their bytes or the guest cleared the texture cache.  Samplers
+     * (runtime/sampler.c): created, and created with the nearest built-in
+     * border colour because the device lacks custom ones. */
+    uint64_t texture_decodes, texture_hits, texture_from_surface, texture_invalidations;
+    uint64_t samplers_created, sampler_border_fallbacks;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
