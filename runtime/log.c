@@ -85,6 +85,7 @@ uint32_t pvk_debug_flags_from_env(void)
         {"no-logic-op", PVK_DEBUG_NO_LOGIC_OP},
         {"roundtrip", PVK_DEBUG_ROUNDTRIP},
         {"shaders", PVK_DEBUG_SHADERS},
+        {"no-attachment-read", PVK_DEBUG_NO_ATTACHMENT_READ},
     };
     const char *env = getenv("PVK_DEBUG");
     uint32_t out = 0;
