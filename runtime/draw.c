@@ -7,7 +7,13 @@
  * when something reads it.  Vertices go to a ring, so a draw waits for
  * nothing.  Consecutive draws into the same buffers form a batch: one command
  * buffer, one dynamic-rendering instance, per draw only what changed in the
- * pipeline, the dynamic state, push constants and vkCmdDraw.  The batch is
+ * pipeline, the dynamic state, push constants and vkCmdDraw.  Where the
+ * device reads attachments in rasterization order (ctx->attachment_read) a
+ * batch is a VkRenderPass instead (runtime/pipeline.c makes it and its
+ * imageless framebuffer): the colour attachment is input attachment 0 too,
+ * pushed once per batch, and shaders that blend read the destination there
+ * and blend exactly (translator/glsl_fs.c); the keys are adjusted for that in
+ * pvk_keys_for_device.  The batch is
  * submitted when the buffers change, after BATCH_MAX_DRAWS draws, or when
  * anything else is about to reach the queue or wait for it
  * (pvk_batch_close, runtime/compute.c).  PVK_DEBUG=sync submits every draw
@@ -15,7 +21,8 @@
  *
  * PVK_DEBUG=roundtrip keeps the old path for comparison: every draw loads
  * the colour buffer from guest memory (detile + convert on the GPU), renders,
- * and stores it back, in one submission, waiting for the draw before.  The
+ * and stores it back, in one submission, waiting for the draw before; it
+ * always uses dynamic rendering and Vulkan's blend unit (within 1).  The
  * colour attachment holds R, G, B, A in channel order (converted
  * on load and write-back), so blending and write masks see the guest's
  * channels.  Fragments come from the generated shader of the draw's key (TEV,
@@ -57,7 +64,7 @@ typedef struct draw_vertex {
 } draw_vertex;
 
 /* The open batch: consecutive draws into the same attachments, recorded
- * into one command buffer inside one vkCmdBeginRendering. */
+ * into one command buffer inside one vkCmdBeginRendering or render pass. */
 typedef struct draw_batch {
     bool open;
     pvk_op op;

@@ -1,8 +1,14 @@
 /* Draw pipelines by key: the translator's pipeline key (output merger state)
  * and fragment-shader key (TEV, alpha test) select a VkPipeline; the fragment
  * shader is generated GLSL (translator/glsl_fs.c) compiled with glslang at
- * first use.  One open-addressing table keyed by XXH3 of the two keys; the
- * last pipeline handed out is checked first with memcmp, no hash.
+ * first use.  One open-addressing table keyed by XXH3 of the two keys (with
+ * the depth format and whether the pipeline is for the attachment-read
+ * render pass or dynamic rendering); the last pipeline handed out is checked
+ * first with memcmp, no hash.  The layout has push constants and set 0, one
+ * push descriptor: the colour attachment as input attachment (binding 4;
+ * 0-3 are left for the texture units).  On the attachment-read path the
+ * render passes and imageless framebuffers live here too, cached for the
+ * context.
  *
  * On disk (PVK_CACHE_DIR, else $XDG_CACHE_HOME/picavk, else ~/.cache/picavk):
  * the VkPipelineCache, one file per device (pipeline-cache UUID) and driver
