@@ -592,10 +592,21 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
     return p;
 }
 
+/* Vulkan's blend unit gives the PICA's integer result exactly when no
+ * product needs rounding: Min and Max (no factors), or factors that are all
+ * Zero or One (0x1, and 0xF taken as One), as a replace blend has. */
+static bool blend_exact_fixed(unsigned eq, unsigned src, unsigned dst)
+{
+    return eq == 3 || eq == 4 || ((src == 0 || src == 1 || src == 15) && (dst == 0 || dst == 1 || dst == 15));
+}
+
 void pvk_keys_for_device(const pvk_context *ctx, pvk_pipe_key *pipe, pvk_fs_key *fs)
 {
     if (!ctx->attachment_read || !pipe->blend)
         return;
+    if (blend_exact_fixed(pipe->rgb_eq, pipe->rgb_src, pipe->rgb_dst) &&
+        blend_exact_fixed(pipe->alpha_eq, pipe->alpha_src, pipe->alpha_dst))
+        return; /* already exact: no attachment read needed */
     /* the shader blends (exactly); the pipeline's blend unit stays off, so
      * its key drops the equations and factors */
     fs->blend = 1;

@@ -315,8 +315,9 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
                             bool render_pass);
 /* The one place device capabilities adjust finished keys: with attachment
  * reads (ctx->attachment_read) a blending key moves its BLEND_FUNC state from
- * the pipeline key into the fragment-shader key (the shader blends exactly);
- * otherwise the keys stay as built.  Draws on the dynamic-rendering path
+ * the pipeline key into the fragment-shader key (the shader blends exactly),
+ * unless Vulkan's blend unit is exact for it already (min/max, or only Zero
+ * and One factors: a replace blend); otherwise the keys stay as built.  Draws on the dynamic-rendering path
  * (PVK_DEBUG=roundtrip) do not call it. */
 void pvk_keys_for_device(const pvk_context *ctx, pvk_pipe_key *pipe, pvk_fs_key *fs);
 /* The attachment-read path: a render pass whose subpass has the RGBA8 colour

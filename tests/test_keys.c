@@ -77,6 +77,24 @@ static void device_adjustment(void)
           !k.pipe.alpha_dst && !k.pipe.alpha_eq);
     CHECK_EQ(k.pipe.color_mask, built.pipe.color_mask); /* the write mask stays fixed-function */
     CHECK(!memcmp(k.fs.stage, built.fs.stage, sizeof k.fs.stage));
+    /* a replace blend (One, Zero) and Min/Max are exact on Vulkan's blend unit: keys unchanged */
+    uint32_t bf = p.regs[PVK_GPUREG_BLEND_FUNC];
+    p.regs[PVK_GPUREG_BLEND_FUNC] = 0x01010000;
+    get(&p, &built, 0);
+    k = built;
+    pvk_keys_for_device(&dev, &k.pipe, &k.fs);
+    CHECK(same_keys(&k, &built));
+    p.regs[PVK_GPUREG_BLEND_FUNC] = 0x76760403; /* RGB min, alpha max: no factors */
+    get(&p, &built, 0);
+    k = built;
+    pvk_keys_for_device(&dev, &k.pipe, &k.fs);
+    CHECK(same_keys(&k, &built));
+    p.regs[PVK_GPUREG_BLEND_FUNC] = 0x76760003; /* RGB min, alpha add with factors: the shader blends */
+    get(&p, &built, 0);
+    k = built;
+    pvk_keys_for_device(&dev, &k.pipe, &k.fs);
+    CHECK_EQ(k.fs.blend, 1);
+    p.regs[PVK_GPUREG_BLEND_FUNC] = bf;
     /* logic-op mode: the fixed-function logic op, keys unchanged */
     p.regs[PVK_GPUREG_COLOR_OPERATION] &= ~(1u << 8);
     get(&p, &built, 0);
