@@ -313,7 +313,8 @@ static pvk_result create_device(pvk_context *ctx, feature_chain *c)
     VkPhysicalDeviceVulkan11Features v11 = {.sType = c->v11.sType, .pNext = c->v11.pNext,
                                             .storageBuffer16BitAccess = c->v11.storageBuffer16BitAccess};
     c->v11 = v11;
-    /* imagelessFramebuffer: the attachment-read path's framebuffers (draw.c) */
+    /* the attachment-read path's render passes: imageless framebuffers, and
+     * depth attachments in the DEPTH_ATTACHMENT_OPTIMAL layout surfaces rest in */
     VkPhysicalDeviceVulkan12Features v12 = {.sType = c->v12.sType, .pNext = c->v12.pNext,
                                             .storageBuffer8BitAccess = VK_TRUE,
                                             .shaderInt8 = c->v12.shaderInt8,
@@ -374,7 +375,7 @@ pvk_result pvk_device_init(pvk_context *ctx)
 {
     feature_chain chain;
     pvk_result r;
-    bool imageless = false;
+    bool render_pass_features = false; /* imagelessFramebuffer and separateDepthStencilLayouts */
     if (ctx->cfg.host_vulkan) {
         const pvk_host_vulkan *h = ctx->cfg.host_vulkan;
         if (!h->get_instance_proc_addr || !h->instance || !h->physical_device || !h->device || !h->queue) {
@@ -393,7 +394,8 @@ pvk_result pvk_device_init(pvk_context *ctx)
         /* Only the host knows which extensions and features it enabled. */
         ctx->features.external_memory_host = !!h->external_memory_host_enabled;
         ctx->features.rasterization_order_attachment_access &= !!h->attachment_read_enabled;
-        imageless = h->attachment_read_enabled && chain.v12.imagelessFramebuffer;
+        render_pass_features = h->attachment_read_enabled && chain.v12.imagelessFramebuffer &&
+                               chain.v12.separateDepthStencilLayouts;
         ctx->debug_utils = !!h->debug_utils_enabled;
         ctx->device = h->device;
         ctx->queue = h->queue;
@@ -410,7 +412,7 @@ pvk_result pvk_device_init(pvk_context *ctx)
         bool validation = ctx->cfg.validation || (ev && *ev && strcmp(ev, "0") != 0);
         if ((r = create_instance(ctx, validation)) || (r = pick_device(ctx, &chain)))
             return r;
-        imageless = chain.v12.imagelessFramebuffer;
+        render_pass_features = chain.v12.imagelessFramebuffer && chain.v12.separateDepthStencilLayouts;
         if ((r = create_device(ctx, &chain)))
             return r;
     }
@@ -435,7 +437,7 @@ pvk_result pvk_device_init(pvk_context *ctx)
         ctx->features.logic_op = 0;
     if (ctx->debug & PVK_DEBUG_NO_ATTACHMENT_READ)
         ctx->features.rasterization_order_attachment_access = 0;
-    ctx->attachment_read = ctx->features.rasterization_order_attachment_access && imageless;
+    ctx->attachment_read = ctx->features.rasterization_order_attachment_access && render_pass_features;
     pvk_log(ctx, PVK_LOG_INFO, "device: %s", ctx->device_name);
     return PVK_SUCCESS;
 }

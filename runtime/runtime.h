@@ -107,8 +107,9 @@ struct pvk_context {
     pvk_stats stats;
     pvk_features features;
     /* Draws read their colour attachment in the shader (exact PICA blending):
-     * rasterizationOrderColorAttachmentAccess and imagelessFramebuffer, every
-     * batch a VkRenderPass (runtime/draw.c, runtime/pipeline.c). */
+     * rasterizationOrderColorAttachmentAccess, imagelessFramebuffer and
+     * separateDepthStencilLayouts; every batch a VkRenderPass (runtime/draw.c,
+     * runtime/pipeline.c). */
     bool attachment_read;
 
     /* Vulkan */
