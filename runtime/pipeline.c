@@ -587,8 +587,9 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
                  "vkCreateGraphicsPipelines");
     ctx->vk.vkDestroyShaderModule(ctx->device, frag, NULL);
     if (p)
-        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, "draw: %s, mask %X", pk->blend ? "blend" : "logic op",
-                        pk->color_mask);
+        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, "draw: %s, mask %X%s",
+                        k->fs.blend ? "blend in the shader" : pk->blend ? "blend" : "logic op", pk->color_mask,
+                        k->render_pass ? ", render pass" : "");
     return p;
 }
 
