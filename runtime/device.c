@@ -320,11 +320,18 @@ static pvk_result create_device(pvk_context *ctx, feature_chain *c)
     VkPhysicalDeviceVulkan11Features v11 = {.sType = c->v11.sType, .pNext = c->v11.pNext,
                                             .storageBuffer16BitAccess = c->v11.storageBuffer16BitAccess};
     c->v11 = v11;
+    /* the attachment-read path's render passes: imageless framebuffers, and
+     * depth attachments in the DEPTH_ATTACHMENT_OPTIMAL layout surfaces rest in */
     VkPhysicalDeviceVulkan12Features v12 = {.sType = c->v12.sType, .pNext = c->v12.pNext,
                                             .storageBuffer8BitAccess = VK_TRUE,
                                             .shaderInt8 = c->v12.shaderInt8,
+                                            .imagelessFramebuffer = c->v12.imagelessFramebuffer,
+                                            .separateDepthStencilLayouts = c->v12.separateDepthStencilLayouts,
                                             .timelineSemaphore = VK_TRUE};
     c->v12 = v12;
+    /* colour only: the shader reads the colour attachment, never depth or stencil */
+    c->roa.rasterizationOrderDepthAttachmentAccess = VK_FALSE;
+    c->roa.rasterizationOrderStencilAttachmentAccess = VK_FALSE;
     VkPhysicalDeviceVulkan13Features v13 = {.sType = c->v13.sType, .pNext = c->v13.pNext,
                                             .synchronization2 = VK_TRUE,
                                             .dynamicRendering = VK_TRUE,
@@ -375,6 +382,7 @@ pvk_result pvk_device_init(pvk_context *ctx)
 {
     feature_chain chain;
     pvk_result r;
+    bool render_pass_features = false; /* imagelessFramebuffer and separateDepthStencilLayouts */
     if (ctx->cfg.host_vulkan) {
         const pvk_host_vulkan *h = ctx->cfg.host_vulkan;
         if (!h->get_instance_proc_addr || !h->instance || !h->physical_device || !h->device || !h->queue) {
@@ -390,9 +398,12 @@ pvk_result pvk_device_init(pvk_context *ctx)
             pvk_log(ctx, PVK_LOG_ERROR, "host device unsuitable: %s", why);
             return PVK_ERROR_MISSING_FEATURE;
         }
-        /* Only the host knows which extensions it enabled. */
+        /* Only the host knows which extensions and features it enabled. */
         ctx->features.external_memory_host = !!h->external_memory_host_enabled;
         ctx->features.custom_border_color &= !!h->custom_border_color_enabled;
+        ctx->features.rasterization_order_attachment_access &= !!h->attachment_read_enabled;
+        render_pass_features = h->attachment_read_enabled && chain.v12.imagelessFramebuffer &&
+                               chain.v12.separateDepthStencilLayouts;
         ctx->debug_utils = !!h->debug_utils_enabled;
         ctx->device = h->device;
         ctx->queue = h->queue;
@@ -407,8 +418,10 @@ pvk_result pvk_device_init(pvk_context *ctx)
         }
         const char *ev = getenv("PVK_VALIDATION");
         bool validation = ctx->cfg.validation || (ev && *ev && strcmp(ev, "0") != 0);
-        if ((r = create_instance(ctx, validation)) || (r = pick_device(ctx, &chain)) ||
-            (r = create_device(ctx, &chain)))
+        if ((r = create_instance(ctx, validation)) || (r = pick_device(ctx, &chain)))
+            return r;
+        render_pass_features = chain.v12.imagelessFramebuffer && chain.v12.separateDepthStencilLayouts;
+        if ((r = create_device(ctx, &chain)))
             return r;
     }
     volkLoadDeviceTable(&ctx->vk, ctx->device);
@@ -432,6 +445,9 @@ pvk_result pvk_device_init(pvk_context *ctx)
         ctx->features.logic_op = 0;
     if (ctx->debug & PVK_DEBUG_NO_CUSTOM_BORDER)
         ctx->features.custom_border_color = 0; /* still enabled on the device: only unused */
+    if (ctx->debug & PVK_DEBUG_NO_ATTACHMENT_READ)
+        ctx->features.rasterization_order_attachment_access = 0;
+    ctx->attachment_read = ctx->features.rasterization_order_attachment_access && render_pass_features;
     pvk_log(ctx, PVK_LOG_INFO, "device: %s", ctx->device_name);
     return PVK_SUCCESS;
 }

@@ -7,7 +7,13 @@
  * when something reads it.  Vertices go to a ring, so a draw waits for
  * nothing.  Consecutive draws into the same buffers form a batch: one command
  * buffer, one dynamic-rendering instance, per draw only what changed in the
- * pipeline, the dynamic state, push constants and vkCmdDraw.  The batch is
+ * pipeline, the dynamic state, push constants and vkCmdDraw.  Where the
+ * device reads attachments in rasterization order (ctx->attachment_read) a
+ * batch is a VkRenderPass instead (runtime/pipeline.c makes it and its
+ * imageless framebuffer): the colour attachment is input attachment 0 too,
+ * pushed once per batch, and shaders that blend read the destination there
+ * and blend exactly (translator/glsl_fs.c); the keys are adjusted for that in
+ * pvk_keys_for_device.  The batch is
  * submitted when the buffers change, after BATCH_MAX_DRAWS draws, or when
  * anything else is about to reach the queue or wait for it
  * (pvk_batch_close, runtime/compute.c).  PVK_DEBUG=sync submits every draw
@@ -15,7 +21,8 @@
  *
  * PVK_DEBUG=roundtrip keeps the old path for comparison: every draw loads
  * the colour buffer from guest memory (detile + convert on the GPU), renders,
- * and stores it back, in one submission, waiting for the draw before.  The
+ * and stores it back, in one submission, waiting for the draw before; it
+ * always uses dynamic rendering and Vulkan's blend unit (within 1).  The
  * colour attachment holds R, G, B, A in channel order (converted
  * on load and write-back), so blending and write masks see the guest's
  * channels.  Fragments come from the generated shader of the draw's key (TEV,
@@ -57,13 +64,15 @@ typedef struct draw_vertex {
 } draw_vertex;
 
 /* The open batch: consecutive draws into the same attachments, recorded
- * into one command buffer inside one vkCmdBeginRendering. */
+ * into one command buffer inside one vkCmdBeginRendering or render pass. */
 typedef struct draw_batch {
     bool open;
     pvk_op op;
     VkImageView color, depth; /* the attachments (depth VK_NULL_HANDLE: none) */
     VkFormat dfmt;            /* the depth attachment's format: every pipeline of the batch is made for it */
     bool stencil;             /* ... which has a stencil aspect: every draw sets the stencil state */
+    bool pass;                /* a VkRenderPass reading the colour attachment (ctx->attachment_read), else
+                                 dynamic rendering */
     uint32_t w, h;
     VkPipeline pipeline;      /* bound last */
     uint32_t draws;
@@ -91,10 +100,7 @@ static pvk_result ensure_target(pvk_context *ctx, struct pvk_draw *d, uint32_t w
 {
     if (d->rt.image && (d->rt.w != w || d->rt.h != h))
         pvk_retire(ctx, true); /* a draw in flight may still use it */
-    pvk_result r = pvk_image_ensure(ctx, &d->rt, w, h, VK_FORMAT_R8G8B8A8_UNORM,
-                                    VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                                        VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                                    true);
+    pvk_result r = pvk_image_ensure(ctx, &d->rt, w, h, VK_FORMAT_R8G8B8A8_UNORM, PVK_COLOR_TARGET_USAGE, true);
     pvk_object_name(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)d->rt.image, "draw colour target %ux%u", w, h);
     return r;
 }
@@ -103,10 +109,7 @@ static pvk_result ensure_depth_image(pvk_context *ctx, struct pvk_draw *d, uint3
 {
     if (d->depth.image && (d->depth.w != w || d->depth.h != h))
         pvk_retire(ctx, true);
-    pvk_result r = pvk_image_ensure(ctx, &d->depth, w, h, d->dfmt,
-                                    VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                                        VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                                    true);
+    pvk_result r = pvk_image_ensure(ctx, &d->depth, w, h, d->dfmt, PVK_DEPTH_TARGET_USAGE, true);
     pvk_object_name(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)d->depth.image, "draw depth target %ux%u", w, h);
     return r;
 }
@@ -419,7 +422,7 @@ static void set_draw_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw
     pvk_draw_push fpush = {
         {exclude[0], exclude[1], exclude[2], exclude[3]},
         rd->depth_scale, rd->depth_offset,
-        (float)((1u << (dst->bits ? dst->bits : 24)) - 1), rd->w_buffer, pk->uniforms};
+        (float)((1u << (dst->bits ? dst->bits : 24)) - 1), rd->w_buffer, pk->uniforms, pk->blend_color};
     VkPipelineLayout layout = pvk_pipeline_layout(ctx);
     ctx->vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof fpush, &fpush);
     if (depth_attachment) {
@@ -454,7 +457,10 @@ static pvk_result batch_submit(pvk_context *ctx)
     if (!b->open)
         return PVK_SUCCESS;
     b->open = false;
-    ctx->vk.vkCmdEndRendering(b->op.cmd);
+    if (b->pass)
+        ctx->vk.vkCmdEndRenderPass(b->op.cmd);
+    else
+        ctx->vk.vkCmdEndRendering(b->op.cmd);
     if (ctx->sticky) { /* a lost device runs nothing more */
         pvk_op_abort(ctx, &b->op);
         return ctx->sticky;
@@ -508,7 +514,42 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
         .pDepthAttachment = depth ? &datt : NULL,
         .pStencilAttachment = dst->stencil ? &datt : NULL, /* the same image and view */
     };
-    ctx->vk.vkCmdBeginRendering(cmd, &ri);
+    b->pass = ctx->attachment_read;
+    if (b->pass) {
+        /* The same attachments in a render pass whose subpass reads the colour
+         * attachment in rasterization order (shaders that blend). */
+        VkFormat dfmt = depth ? dst->vkfmt : VK_FORMAT_UNDEFINED;
+        bool load = dsurf != NULL;
+        VkRenderPass pass = pvk_render_pass_get(ctx, dfmt, load);
+        VkFramebuffer fb = pass ? pvk_framebuffer_get(ctx, dfmt, load, t->w, t->h) : VK_NULL_HANDLE;
+        if (!fb) {
+            pvk_op_abort(ctx, &b->op);
+            return PVK_ERROR_VULKAN; /* logged */
+        }
+        VkImageView views[2] = {att.imageView, datt.imageView};
+        VkRenderPassAttachmentBeginInfo abi = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO,
+                                               .attachmentCount = depth ? 2 : 1, .pAttachments = views};
+        VkClearValue clear[2] = {att.clearValue, datt.clearValue};
+        VkRenderPassBeginInfo rpbi = {
+            .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+            .pNext = &abi,
+            .renderPass = pass,
+            .framebuffer = fb,
+            .renderArea = ri.renderArea,
+            .clearValueCount = depth ? 2 : 0,
+            .pClearValues = clear,
+        };
+        ctx->vk.vkCmdBeginRenderPass(cmd, &rpbi, VK_SUBPASS_CONTENTS_INLINE);
+        VkDescriptorImageInfo dii = {VK_NULL_HANDLE, att.imageView, VK_IMAGE_LAYOUT_GENERAL};
+        VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                  .dstBinding = PVK_DRAW_BINDING_DST,
+                                  .descriptorCount = 1,
+                                  .descriptorType = VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT,
+                                  .pImageInfo = &dii};
+        ctx->vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, 1, &w);
+    } else {
+        ctx->vk.vkCmdBeginRendering(cmd, &ri);
+    }
     b->open = true;
     b->color = att.imageView;
     b->depth = depth ? datt.imageView : VK_NULL_HANDLE;
@@ -557,7 +598,10 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
             return r;
     }
     /* made for the batch's depth attachment, which a draw without depth shares */
-    VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &pk->fs, b->dfmt);
+    pvk_pipe_key pipe = pk->pipe;
+    pvk_fs_key fs = pk->fs;
+    pvk_keys_for_device(ctx, &pipe, &fs);
+    VkPipeline pipeline = pvk_pipeline_get(ctx, &pipe, &fs, b->dfmt, b->pass);
     if (!pipeline)
         return PVK_ERROR_VULKAN; /* logged */
     VkCommandBuffer cmd = b->op.cmd;
@@ -627,7 +671,8 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
     }
     if (d->dfmt != VK_FORMAT_UNDEFINED && (r = ensure_depth_image(ctx, d, w, h)))
         return r;
-    VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &pk->fs, d->dfmt);
+    /* dynamic rendering and Vulkan's blend unit: keys as built */
+    VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &pk->fs, d->dfmt, false);
     if (!pipeline)
         return PVK_ERROR_VULKAN; /* logged */
     if (!viewport_ok(ctx, &pk->raster))

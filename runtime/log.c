@@ -86,6 +86,7 @@ uint32_t pvk_debug_flags_from_env(void)
         {"roundtrip", PVK_DEBUG_ROUNDTRIP},
         {"shaders", PVK_DEBUG_SHADERS},
         {"no-custom-border", PVK_DEBUG_NO_CUSTOM_BORDER},
+        {"no-attachment-read", PVK_DEBUG_NO_ATTACHMENT_READ},
     };
     const char *env = getenv("PVK_DEBUG");
     uint32_t out = 0;

@@ -1,8 +1,14 @@
 /* Draw pipelines by key: the translator's pipeline key (output merger state)
  * and fragment-shader key (TEV, alpha test) select a VkPipeline; the fragment
  * shader is generated GLSL (translator/glsl_fs.c) compiled with glslang at
- * first use.  One open-addressing table keyed by XXH3 of the two keys; the
- * last pipeline handed out is checked first with memcmp, no hash.
+ * first use.  One open-addressing table keyed by XXH3 of the two keys (with
+ * the depth format and whether the pipeline is for the attachment-read
+ * render pass or dynamic rendering); the last pipeline handed out is checked
+ * first with memcmp, no hash.  The layout has push constants and set 0, one
+ * push descriptor: the colour attachment as input attachment (binding 4;
+ * 0-3 are left for the texture units).  On the attachment-read path the
+ * render passes and imageless framebuffers live here too, cached for the
+ * context.
  *
  * On disk (PVK_CACHE_DIR, else $XDG_CACHE_HOME/picavk, else ~/.cache/picavk):
  * the VkPipelineCache, one file per device (pipeline-cache UUID) and driver
@@ -40,7 +46,24 @@ typedef struct key_pair {
     pvk_pipe_key pipe;
     pvk_fs_key fs;
     uint32_t depth_format; /* VkFormat of the depth attachment (UNDEFINED: none; a depth-stencil format: stencil too) */
+    uint32_t render_pass;  /* 1: for the attachment-read render pass (subpass 0), 0: dynamic rendering */
 } key_pair;
+
+/* The attachment-read path's render passes, by depth format and depth load
+ * op, and imageless framebuffers, by those and the size. */
+#define MAX_PASSES 8
+#define MAX_FRAMEBUFFERS 32
+typedef struct pass_entry {
+    VkFormat depth;
+    bool load;
+    VkRenderPass pass;
+} pass_entry;
+typedef struct fb_entry {
+    VkFormat depth;
+    bool load;
+    uint32_t w, h;
+    VkFramebuffer fb;
+} fb_entry;
 
 typedef struct entry {
     key_pair key;
@@ -52,7 +75,13 @@ struct pvk_pipelines {
     char dir[512];              /* the disk cache directory, "" when there is none */
     VkPipelineCache cache;
     VkPipelineLayout layout;
+    VkDescriptorSetLayout set_layout; /* set 0: push descriptors (PVK_DRAW_BINDING_DST) */
     VkPushConstantRange ranges[2]; /* the layout's, for the module check */
+    pvk_layout_binding bindings[1]; /* ... and its descriptors */
+    pass_entry passes[MAX_PASSES];
+    uint32_t n_passes;
+    fb_entry fbs[MAX_FRAMEBUFFERS];
+    uint32_t n_fbs;
     VkShaderModule vertex;
     entry table[1u << TABLE_BITS];
     uint32_t count;
@@ -161,13 +190,31 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
     free(data);
     pl->ranges[0] = (VkPushConstantRange){VK_SHADER_STAGE_VERTEX_BIT, 0, 32};
     pl->ranges[1] = (VkPushConstantRange){VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof(pvk_draw_push)};
+    /* set 0 by push descriptors: the colour attachment as input attachment 0
+     * for shaders that blend; bindings 0-3 are left to the texture units */
+    pl->bindings[0] = (pvk_layout_binding){0, PVK_DRAW_BINDING_DST, VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT,
+                                           VK_SHADER_STAGE_FRAGMENT_BIT};
+    VkDescriptorSetLayoutBinding dslb = {PVK_DRAW_BINDING_DST, VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT, 1,
+                                         VK_SHADER_STAGE_FRAGMENT_BIT, NULL};
+    VkDescriptorSetLayoutCreateInfo dslci = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
+        .bindingCount = 1,
+        .pBindings = &dslb,
+    };
+    pvk_result r = pvk_vk_check(ctx, ctx->vk.vkCreateDescriptorSetLayout(ctx->device, &dslci, NULL, &pl->set_layout),
+                                "vkCreateDescriptorSetLayout");
+    if (r)
+        return r;
     VkPipelineLayoutCreateInfo plci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 1,
+        .pSetLayouts = &pl->set_layout,
         .pushConstantRangeCount = 2,
         .pPushConstantRanges = pl->ranges,
     };
-    pvk_result r = pvk_vk_check(ctx, ctx->vk.vkCreatePipelineLayout(ctx->device, &plci, NULL, &pl->layout),
-                                "vkCreatePipelineLayout");
+    r = pvk_vk_check(ctx, ctx->vk.vkCreatePipelineLayout(ctx->device, &plci, NULL, &pl->layout),
+                     "vkCreatePipelineLayout");
     if (r)
         return r;
     pvk_spirv spv = pvk_builtin_draw_vertex_spirv();
@@ -177,8 +224,8 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
         char err[256], why[256];
         if (pvk_spirv_reflect(spv.code, spv.size / 4, &pl->vertex_info, err))
             pvk_log(ctx, PVK_LOG_ERROR, "draw vertex shader: %s", err);
-        else if (!pvk_shader_fits_layout(&pl->vertex_info, VK_SHADER_STAGE_VERTEX_BIT, NULL, pl->ranges, 2, 0, why,
-                                         sizeof why))
+        else if (!pvk_shader_fits_layout(&pl->vertex_info, VK_SHADER_STAGE_VERTEX_BIT, NULL, pl->ranges, 2,
+                                         pl->bindings, 1, why, sizeof why))
             pvk_log(ctx, PVK_LOG_ERROR, "draw vertex shader does not fit the draw pipeline layout: %s", why);
         else
             pl->vertex_fits = true;
@@ -213,8 +260,14 @@ void pvk_pipelines_destroy(pvk_context *ctx)
             ctx->vk.vkDestroyPipeline(ctx->device, pl->table[i].pipeline, NULL);
     if (pl->vertex)
         ctx->vk.vkDestroyShaderModule(ctx->device, pl->vertex, NULL);
+    for (uint32_t i = 0; i < pl->n_fbs; i++)
+        ctx->vk.vkDestroyFramebuffer(ctx->device, pl->fbs[i].fb, NULL);
+    for (uint32_t i = 0; i < pl->n_passes; i++)
+        ctx->vk.vkDestroyRenderPass(ctx->device, pl->passes[i].pass, NULL);
     if (pl->layout)
         ctx->vk.vkDestroyPipelineLayout(ctx->device, pl->layout, NULL);
+    if (pl->set_layout)
+        ctx->vk.vkDestroyDescriptorSetLayout(ctx->device, pl->set_layout, NULL);
     pvk_log(ctx, PVK_LOG_DEBUG, "draw pipelines: %llu created, %llu found in memory",
             (unsigned long long)pl->created, (unsigned long long)ctx->stats.pipeline_hits);
     free(pl);
@@ -232,8 +285,8 @@ static const char *stage_name(VkShaderStageFlagBits stage)
 }
 
 bool pvk_shader_fits_layout(const pvk_spirv_info *m, VkShaderStageFlagBits stage, const pvk_spirv_info *prev,
-                            const VkPushConstantRange *ranges, uint32_t n_ranges, uint32_t n_sets, char *why,
-                            size_t cap)
+                            const VkPushConstantRange *ranges, uint32_t n_ranges, const pvk_layout_binding *bindings,
+                            uint32_t n_bindings, char *why, size_t cap)
 {
     const char *sn = stage_name(stage);
     if (m->push_blocks > 1) {
@@ -254,10 +307,26 @@ bool pvk_shader_fits_layout(const pvk_spirv_info *m, VkShaderStageFlagBits stage
         }
         pos = next;
     }
-    if (m->sets_used > n_sets) {
-        snprintf(why, cap, "%s stage: uses descriptor set %u, the layout has %u set%s", sn, m->sets_used - 1, n_sets,
-                 n_sets == 1 ? "" : "s");
+    if (m->descriptors > PVK_SPIRV_MAX_DESC) {
+        snprintf(why, cap, "%s stage: %u resources, more than the check reads", sn, m->descriptors);
         return false;
+    }
+    for (uint32_t i = 0; i < m->descriptors; i++) {
+        const pvk_spirv_desc *d = &m->desc[i];
+        const pvk_layout_binding *lb = NULL;
+        for (uint32_t j = 0; j < n_bindings && !lb; j++)
+            if (bindings[j].set == d->set && bindings[j].binding == d->binding)
+                lb = &bindings[j];
+        if (!lb) {
+            snprintf(why, cap, "%s stage: uses descriptor set %u binding %u, which the layout does not have", sn,
+                     d->set, d->binding);
+            return false;
+        }
+        if (lb->type != d->type || !(lb->stages & stage)) {
+            snprintf(why, cap, "%s stage: descriptor set %u binding %u is type %d in the module, type %d for stages "
+                     "0x%x in the layout", sn, d->set, d->binding, (int)d->type, (int)lb->type, (unsigned)lb->stages);
+            return false;
+        }
     }
     for (uint32_t i = 0; prev && i < m->n_inputs; i++) {
         const pvk_spirv_io *in = &m->inputs[i], *out = NULL;
@@ -371,9 +440,8 @@ static bool fragment_fits(pvk_context *ctx, uint64_t hash, const uint32_t *words
                 err);
         return false;
     }
-    /* the layout has no descriptor sets yet */
-    if (!pvk_shader_fits_layout(&info, VK_SHADER_STAGE_FRAGMENT_BIT, &pl->vertex_info, pl->ranges, 2, 0, why,
-                                sizeof why)) {
+    if (!pvk_shader_fits_layout(&info, VK_SHADER_STAGE_FRAGMENT_BIT, &pl->vertex_info, pl->ranges, 2, pl->bindings, 1,
+                                why, sizeof why)) {
         pvk_log(ctx, PVK_LOG_ERROR, "draw pipeline refused: fragment shader %016llx does not fit the layout: %s",
                 (unsigned long long)hash, why);
         return false;
@@ -447,7 +515,7 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
     /* The attachment holds R, G, B, A in its channels 0-3 (natural order),
      * so the PICA's mask bits 0-3 are Vulkan's R, G, B, A bits. */
     VkPipelineColorBlendAttachmentState cba = {
-        .blendEnable = pk->blend,
+        .blendEnable = pk->blend && !k->fs.blend, /* else the shader blends, exactly */
         .srcColorBlendFactor = pvk_vk_blend_factor(pk->rgb_src),
         .dstColorBlendFactor = pvk_vk_blend_factor(pk->rgb_dst),
         .colorBlendOp = pvk_vk_blend_op(pk->rgb_eq),
@@ -465,6 +533,8 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
     }
     VkPipelineColorBlendStateCreateInfo cb = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+        /* the subpass reads its colour attachment in rasterization order */
+        .flags = k->render_pass ? VK_PIPELINE_COLOR_BLEND_STATE_CREATE_RASTERIZATION_ORDER_ATTACHMENT_ACCESS_BIT_EXT : 0,
         .logicOpEnable = logic,
         .logicOp = logic ? pvk_vk_logic_op(pk->logic_op) : VK_LOGIC_OP_COPY,
         .attachmentCount = 1,
@@ -490,9 +560,16 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
         .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO, .colorAttachmentCount = 1,
         .pColorAttachmentFormats = &fmt, .depthAttachmentFormat = (VkFormat)k->depth_format,
         .stencilAttachmentFormat = stencil ? (VkFormat)k->depth_format : VK_FORMAT_UNDEFINED};
+    VkRenderPass pass = k->render_pass ? pvk_render_pass_get(ctx, (VkFormat)k->depth_format, true) : VK_NULL_HANDLE;
+    if (k->render_pass && !pass) {
+        ctx->vk.vkDestroyShaderModule(ctx->device, frag, NULL);
+        return VK_NULL_HANDLE; /* logged */
+    }
     VkGraphicsPipelineCreateInfo gpci = {
         .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
-        .pNext = &rci,
+        .pNext = pass ? NULL : &rci, /* any load op: compatible with every pass of this depth format */
+        .renderPass = pass,
+        .subpass = 0,
         .stageCount = 2,
         .pStages = stages,
         .pVertexInputState = &vi,
@@ -510,12 +587,168 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
                  "vkCreateGraphicsPipelines");
     ctx->vk.vkDestroyShaderModule(ctx->device, frag, NULL);
     if (p)
-        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, "draw: %s, mask %X", pk->blend ? "blend" : "logic op",
-                        pk->color_mask);
+        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, "draw: %s, mask %X%s",
+                        k->fs.blend ? "blend in the shader" : pk->blend ? "blend" : "logic op", pk->color_mask,
+                        k->render_pass ? ", render pass" : "");
     return p;
 }
 
-VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format)
+/* Vulkan's blend unit gives the PICA's integer result exactly when no
+ * product needs rounding: Min and Max (no factors), or factors that are all
+ * Zero or One (0x1, and 0xF taken as One), as a replace blend has. */
+static bool blend_exact_fixed(unsigned eq, unsigned src, unsigned dst)
+{
+    return eq == 3 || eq == 4 || ((src == 0 || src == 1 || src == 15) && (dst == 0 || dst == 1 || dst == 15));
+}
+
+void pvk_keys_for_device(const pvk_context *ctx, pvk_pipe_key *pipe, pvk_fs_key *fs)
+{
+    if (!ctx->attachment_read || !pipe->blend)
+        return;
+    if (blend_exact_fixed(pipe->rgb_eq, pipe->rgb_src, pipe->rgb_dst) &&
+        blend_exact_fixed(pipe->alpha_eq, pipe->alpha_src, pipe->alpha_dst))
+        return; /* already exact: no attachment read needed */
+    /* the shader blends (exactly); the pipeline's blend unit stays off, so
+     * its key drops the equations and factors */
+    fs->blend = 1;
+    fs->rgb_eq = pipe->rgb_eq, fs->alpha_eq = pipe->alpha_eq;
+    fs->rgb_src = pipe->rgb_src, fs->rgb_dst = pipe->rgb_dst;
+    fs->alpha_src = pipe->alpha_src, fs->alpha_dst = pipe->alpha_dst;
+    pipe->rgb_eq = pipe->alpha_eq = pipe->rgb_src = pipe->rgb_dst = pipe->alpha_src = pipe->alpha_dst = 0;
+}
+
+VkRenderPass pvk_render_pass_get(pvk_context *ctx, VkFormat depth, bool load)
+{
+    struct pvk_pipelines *pl = ctx->pipelines;
+    for (uint32_t i = 0; i < pl->n_passes; i++)
+        if (pl->passes[i].depth == depth && pl->passes[i].load == load)
+            return pl->passes[i].pass;
+    if (pl->n_passes == MAX_PASSES) { /* three depth formats and two load ops fit */
+        pvk_log(ctx, PVK_LOG_ERROR, "render passes: more than %d kinds", MAX_PASSES);
+        return VK_NULL_HANDLE;
+    }
+    bool stencil = depth == VK_FORMAT_D32_SFLOAT_S8_UINT || depth == VK_FORMAT_D24_UNORM_S8_UINT;
+    VkImageLayout drest = stencil ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL
+                                  : VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+    VkAttachmentLoadOp dload = load ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR;
+    VkAttachmentStoreOp dstore = load ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    /* surfaces rest in the attachment layouts; inside the subpass the colour
+     * attachment is also input attachment 0, a feedback loop in GENERAL */
+    VkAttachmentDescription2 att[2] = {
+        {.sType = VK_STRUCTURE_TYPE_ATTACHMENT_DESCRIPTION_2, .format = VK_FORMAT_R8G8B8A8_UNORM,
+         .samples = VK_SAMPLE_COUNT_1_BIT, .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
+         .storeOp = VK_ATTACHMENT_STORE_OP_STORE, .stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+         .stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE, .initialLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+         .finalLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL},
+        {.sType = VK_STRUCTURE_TYPE_ATTACHMENT_DESCRIPTION_2, .format = depth, .samples = VK_SAMPLE_COUNT_1_BIT,
+         .loadOp = dload, .storeOp = dstore,
+         .stencilLoadOp = stencil ? dload : VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+         .stencilStoreOp = stencil ? dstore : VK_ATTACHMENT_STORE_OP_DONT_CARE,
+         .initialLayout = drest, .finalLayout = drest},
+    };
+    VkAttachmentReference2 color = {.sType = VK_STRUCTURE_TYPE_ATTACHMENT_REFERENCE_2, .attachment = 0,
+                                    .layout = VK_IMAGE_LAYOUT_GENERAL};
+    VkAttachmentReference2 input = {.sType = VK_STRUCTURE_TYPE_ATTACHMENT_REFERENCE_2, .attachment = 0,
+                                    .layout = VK_IMAGE_LAYOUT_GENERAL, .aspectMask = VK_IMAGE_ASPECT_COLOR_BIT};
+    VkAttachmentReference2 dref = {.sType = VK_STRUCTURE_TYPE_ATTACHMENT_REFERENCE_2, .attachment = 1,
+                                   .layout = drest};
+    bool has_depth = depth != VK_FORMAT_UNDEFINED;
+    VkSubpassDescription2 sub = {
+        .sType = VK_STRUCTURE_TYPE_SUBPASS_DESCRIPTION_2,
+        .flags = VK_SUBPASS_DESCRIPTION_RASTERIZATION_ORDER_ATTACHMENT_COLOR_ACCESS_BIT_EXT,
+        .pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS,
+        .inputAttachmentCount = 1,
+        .pInputAttachments = &input,
+        .colorAttachmentCount = 1,
+        .pColorAttachments = &color,
+        .pDepthStencilAttachment = has_depth ? &dref : NULL,
+    };
+    /* everything before and after the pass, as the full barriers of
+     * pvk_op_begin/pvk_op_submit order the dynamic-rendering path */
+    const VkPipelineStageFlags gfx = VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
+                                     VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT |
+                                     VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+    const VkAccessFlags gfx_access = VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT |
+                                     VK_ACCESS_INPUT_ATTACHMENT_READ_BIT |
+                                     VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT |
+                                     VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+    VkSubpassDependency2 deps[2] = {
+        {.sType = VK_STRUCTURE_TYPE_SUBPASS_DEPENDENCY_2, .srcSubpass = VK_SUBPASS_EXTERNAL, .dstSubpass = 0,
+         .srcStageMask = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, .dstStageMask = gfx,
+         .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT, .dstAccessMask = gfx_access},
+        {.sType = VK_STRUCTURE_TYPE_SUBPASS_DEPENDENCY_2, .srcSubpass = 0, .dstSubpass = VK_SUBPASS_EXTERNAL,
+         .srcStageMask = gfx, .dstStageMask = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+         .srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+         .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT},
+    };
+    VkRenderPassCreateInfo2 rpci = {
+        .sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO_2,
+        .attachmentCount = has_depth ? 2 : 1,
+        .pAttachments = att,
+        .subpassCount = 1,
+        .pSubpasses = &sub,
+        .dependencyCount = 2,
+        .pDependencies = deps,
+    };
+    VkRenderPass pass = VK_NULL_HANDLE;
+    if (pvk_vk_check(ctx, ctx->vk.vkCreateRenderPass2(ctx->device, &rpci, NULL, &pass), "vkCreateRenderPass2"))
+        return VK_NULL_HANDLE;
+    pvk_object_name(ctx, VK_OBJECT_TYPE_RENDER_PASS, (uint64_t)pass, "draws reading their colour attachment%s%s",
+                    has_depth ? (stencil ? ", depth-stencil" : ", depth") : "", has_depth ? (load ? " loaded" : " cleared") : "");
+    pl->passes[pl->n_passes++] = (pass_entry){depth, load, pass};
+    return pass;
+}
+
+VkFramebuffer pvk_framebuffer_get(pvk_context *ctx, VkFormat depth, bool load, uint32_t w, uint32_t h)
+{
+    struct pvk_pipelines *pl = ctx->pipelines;
+    for (uint32_t i = 0; i < pl->n_fbs; i++) {
+        const fb_entry *e = &pl->fbs[i];
+        if (e->depth == depth && e->load == load && e->w == w && e->h == h)
+            return e->fb;
+    }
+    VkRenderPass pass = pvk_render_pass_get(ctx, depth, load);
+    if (!pass)
+        return VK_NULL_HANDLE;
+    if (pl->n_fbs == MAX_FRAMEBUFFERS) { /* many sizes: start over once the GPU is done with them */
+        if (pvk_retire(ctx, true))
+            return VK_NULL_HANDLE;
+        for (uint32_t i = 0; i < pl->n_fbs; i++)
+            ctx->vk.vkDestroyFramebuffer(ctx->device, pl->fbs[i].fb, NULL);
+        pl->n_fbs = 0;
+    }
+    /* imageless: the views come at vkCmdBeginRenderPass, so no framebuffer
+     * outlives a surface; these must match the images' creation exactly */
+    VkFormat cfmt = VK_FORMAT_R8G8B8A8_UNORM;
+    VkFramebufferAttachmentImageInfo info[2] = {
+        {.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENT_IMAGE_INFO, .usage = PVK_COLOR_TARGET_USAGE, .width = w,
+         .height = h, .layerCount = 1, .viewFormatCount = 1, .pViewFormats = &cfmt},
+        {.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENT_IMAGE_INFO, .usage = PVK_DEPTH_TARGET_USAGE, .width = w,
+         .height = h, .layerCount = 1, .viewFormatCount = 1, .pViewFormats = &depth},
+    };
+    uint32_t n = depth != VK_FORMAT_UNDEFINED ? 2 : 1;
+    VkFramebufferAttachmentsCreateInfo faci = {
+        .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENTS_CREATE_INFO, .attachmentImageInfoCount = n,
+        .pAttachmentImageInfos = info};
+    VkFramebufferCreateInfo fci = {
+        .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO,
+        .pNext = &faci,
+        .flags = VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT,
+        .renderPass = pass,
+        .attachmentCount = n,
+        .width = w,
+        .height = h,
+        .layers = 1,
+    };
+    VkFramebuffer fb = VK_NULL_HANDLE;
+    if (pvk_vk_check(ctx, ctx->vk.vkCreateFramebuffer(ctx->device, &fci, NULL, &fb), "vkCreateFramebuffer"))
+        return VK_NULL_HANDLE;
+    pl->fbs[pl->n_fbs++] = (fb_entry){depth, load, w, h, fb};
+    return fb;
+}
+
+VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format,
+                            bool render_pass)
 {
     struct pvk_pipelines *pl = ctx->pipelines;
     key_pair k;
@@ -523,6 +756,7 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     k.pipe = *pipe;
     k.fs = *fs;
     k.depth_format = (uint32_t)depth_format;
+    k.render_pass = render_pass;
     if (pl->last && !memcmp(&pl->last->key, &k, sizeof k)) {
         ctx->stats.pipeline_hits++;
         return pl->last->pipeline;

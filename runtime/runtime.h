@@ -29,6 +29,8 @@ enum {
     PVK_DEBUG_ROUNDTRIP = 1u << 4,      /* "roundtrip": no surface cache, every draw loads and stores guest memory */
     PVK_DEBUG_SHADERS = 1u << 5,        /* "shaders": dump generated shaders (SPIRV-Cross GLSL) to the cache dir */
     PVK_DEBUG_NO_CUSTOM_BORDER = 1u << 6, /* "no-custom-border": act as if the device lacked custom border colours */
+    PVK_DEBUG_NO_ATTACHMENT_READ = 1u << 7, /* "no-attachment-read": act as if the device lacked
+                                               rasterizationOrderAttachmentAccess (fixed-function blending) */
 };
 
 /* One built-in compute pipeline: storage buffers through push descriptors and
@@ -105,6 +107,11 @@ struct pvk_context {
     pvk_result sticky;        /* PVK_ERROR_DEVICE_LOST once lost */
     pvk_stats stats;
     pvk_features features;
+    /* Draws read their colour attachment in the shader (exact PICA blending):
+     * rasterizationOrderColorAttachmentAccess, imagelessFramebuffer and
+     * separateDepthStencilLayouts; every batch a VkRenderPass (runtime/draw.c,
+     * runtime/pipeline.c). */
+    bool attachment_read;
 
     /* Vulkan */
     bool own_instance, own_device;
@@ -335,23 +342,56 @@ typedef struct pvk_draw_push {
     float depth_scale, depth_offset, depth_max;
     uint32_t w_buffer;
     pvk_fs_uniforms fs;
+    uint32_t blend_color;  /* BLEND_COLOR: declared only by shaders that blend (pvk_fs_key.blend) */
 } pvk_draw_push;
 pvk_result pvk_pipelines_init(pvk_context *ctx);
 void pvk_pipelines_destroy(pvk_context *ctx);
 VkPipelineLayout pvk_pipeline_layout(const pvk_context *ctx);
 /* The pipeline for these keys (created and cached on first use; the last
  * one is found without hashing).  VK_NULL_HANDLE after a logged failure. */
-VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format);
+VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format,
+                            bool render_pass);
+/* The one place device capabilities adjust finished keys: with attachment
+ * reads (ctx->attachment_read) a blending key moves its BLEND_FUNC state from
+ * the pipeline key into the fragment-shader key (the shader blends exactly),
+ * unless Vulkan's blend unit is exact for it already (min/max, or only Zero
+ * and One factors: a replace blend); otherwise the keys stay as built.  Draws on the dynamic-rendering path
+ * (PVK_DEBUG=roundtrip) do not call it. */
+void pvk_keys_for_device(const pvk_context *ctx, pvk_pipe_key *pipe, pvk_fs_key *fs);
+/* The attachment-read path: a render pass whose subpass has the RGBA8 colour
+ * attachment as input attachment 0 too, and `depth` (UNDEFINED: none) loaded
+ * and stored (`load`) or cleared; and an imageless framebuffer for it of
+ * w x h.  Cached for the context; VK_NULL_HANDLE after a logged failure. */
+VkRenderPass pvk_render_pass_get(pvk_context *ctx, VkFormat depth, bool load);
+VkFramebuffer pvk_framebuffer_get(pvk_context *ctx, VkFormat depth, bool load, uint32_t w, uint32_t h);
+/* What colour targets (surfaces, the draw's scratch image) and depth targets
+ * are created with: imageless framebuffers name these usages exactly. */
+#define PVK_COLOR_TARGET_USAGE                                                                                     \
+    (VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | \
+     VK_IMAGE_USAGE_TRANSFER_DST_BIT)
+#define PVK_DEPTH_TARGET_USAGE                                                                                     \
+    (VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT)
+/* The draw layout's one descriptor set (0, push descriptors): binding 4 is
+ * the colour attachment as input attachment 0 for shaders that blend;
+ * bindings 0-3 are kept for the texture units. */
+#define PVK_DRAW_BINDING_DST 4u
+/* A binding of a pipeline layout, for the check below. */
+typedef struct pvk_layout_binding {
+    uint32_t set, binding;
+    VkDescriptorType type;
+    VkShaderStageFlags stages;
+} pvk_layout_binding;
 /* Does a module (reflected by shaders/spvc.c) fit a pipeline layout?  Its
- * push-constant block must lie inside the ranges given to `stage`, it may use
- * no descriptor set at or past `n_sets`, and (with `prev`, the stage before)
- * each of its inputs must be an output of `prev` at the same location with
- * the same type and interpolation.  False with the reason in `why`.  Debug
- * builds and PVK_DEBUG=shaders check every generated module with it. */
+ * push-constant block must lie inside the ranges given to `stage`, each
+ * resource it uses must be one of `bindings` (same set, binding and type,
+ * visible to `stage`), and (with `prev`, the stage before) each of its
+ * inputs must be an output of `prev` at the same location with the same type
+ * and interpolation.  False with the reason in `why`.  Debug builds and
+ * PVK_DEBUG=shaders check every generated module with it. */
 struct pvk_spirv_info;
 bool pvk_shader_fits_layout(const struct pvk_spirv_info *m, VkShaderStageFlagBits stage,
                             const struct pvk_spirv_info *prev, const VkPushConstantRange *ranges, uint32_t n_ranges,
-                            uint32_t n_sets, char *why, size_t cap);
+                            const pvk_layout_binding *bindings, uint32_t n_bindings, char *why, size_t cap);
 
 /* ---- LCD (runtime/present.c); arguments checked by api.c ---- */
 pvk_result pvk_lcd_init(pvk_context *ctx);

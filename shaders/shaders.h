@@ -40,12 +40,20 @@ typedef struct pvk_spirv_io {
     char name[32];
 } pvk_spirv_io;
 
+/* One resource in a descriptor set, as the layout must declare it. */
+#define PVK_SPIRV_MAX_DESC 16
+typedef struct pvk_spirv_desc {
+    uint32_t set, binding;
+    VkDescriptorType type;      /* subpassInput: INPUT_ATTACHMENT, sampler2D: COMBINED_IMAGE_SAMPLER, ... */
+} pvk_spirv_desc;
+
 /* What a module needs from its pipeline layout and neighbouring stages. */
 typedef struct pvk_spirv_info {
     uint32_t push_blocks;       /* push-constant blocks (0 or 1) */
     uint32_t push_offset, push_end; /* the block's bytes: first member's offset .. declared size */
-    uint32_t descriptors;       /* resources in descriptor sets */
+    uint32_t descriptors;       /* resources in descriptor sets (the first PVK_SPIRV_MAX_DESC in desc) */
     uint32_t sets_used;         /* highest DescriptorSet used + 1 (0: none) */
+    pvk_spirv_desc desc[PVK_SPIRV_MAX_DESC];
     uint32_t n_inputs, n_outputs;
     pvk_spirv_io inputs[PVK_SPIRV_MAX_IO], outputs[PVK_SPIRV_MAX_IO];
 } pvk_spirv_info;

@@ -152,15 +152,23 @@ pvk_result pvk_spirv_reflect(const uint32_t *words, size_t n_words, pvk_spirv_in
     }
 
     /* everything that lives in a descriptor set */
-    static const spvc_resource_type with_sets[] = {
-        SPVC_RESOURCE_TYPE_UNIFORM_BUFFER,  SPVC_RESOURCE_TYPE_STORAGE_BUFFER,  SPVC_RESOURCE_TYPE_SUBPASS_INPUT,
-        SPVC_RESOURCE_TYPE_STORAGE_IMAGE,   SPVC_RESOURCE_TYPE_SAMPLED_IMAGE,   SPVC_RESOURCE_TYPE_SEPARATE_IMAGE,
-        SPVC_RESOURCE_TYPE_SEPARATE_SAMPLERS, SPVC_RESOURCE_TYPE_ACCELERATION_STRUCTURE};
+    static const struct { spvc_resource_type res; VkDescriptorType type; } with_sets[] = {
+        {SPVC_RESOURCE_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER},
+        {SPVC_RESOURCE_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+        {SPVC_RESOURCE_TYPE_SUBPASS_INPUT, VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT},
+        {SPVC_RESOURCE_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE},
+        {SPVC_RESOURCE_TYPE_SAMPLED_IMAGE, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER},
+        {SPVC_RESOURCE_TYPE_SEPARATE_IMAGE, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE},
+        {SPVC_RESOURCE_TYPE_SEPARATE_SAMPLERS, VK_DESCRIPTOR_TYPE_SAMPLER},
+        {SPVC_RESOURCE_TYPE_ACCELERATION_STRUCTURE, VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR}};
     for (size_t k = 0; k < sizeof with_sets / sizeof with_sets[0]; k++) {
-        if (spvc_resources_get_resource_list_for_type(res, with_sets[k], &list, &count) != SPVC_SUCCESS)
+        if (spvc_resources_get_resource_list_for_type(res, with_sets[k].res, &list, &count) != SPVC_SUCCESS)
             goto out;
         for (size_t i = 0; i < count; i++) {
             unsigned set = spvc_compiler_get_decoration(comp, list[i].id, SpvDecorationDescriptorSet);
+            if (out->descriptors < PVK_SPIRV_MAX_DESC)
+                out->desc[out->descriptors] = (pvk_spirv_desc){
+                    set, spvc_compiler_get_decoration(comp, list[i].id, SpvDecorationBinding), with_sets[k].type};
             out->descriptors++;
             if (set + 1 > out->sets_used)
                 out->sets_used = set + 1;

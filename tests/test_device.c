@@ -97,6 +97,19 @@ static void embedded(void)
         pvk_wait_idle(ctx);
         CHECK_EQ(p[0], 0xCAFEF00D);
         CHECK_EQ(p[7], 0xCAFEF00D);
+        /* picavk cannot know what the host enabled: no attachment reads unless told */
+        CHECK(!ctx->attachment_read);
+        pvk_context_destroy(ctx);
+    }
+    /* the headless context enabled rasterization-order attachment access and
+     * imagelessFramebuffer where the device has them; as a host it says so */
+    hv.attachment_read_enabled = host->attachment_read;
+    ctx = NULL;
+    CHECK_EQ(pvk_context_create(&cfg, &ctx), PVK_SUCCESS);
+    if (ctx) {
+        CHECK_EQ(ctx->attachment_read, host->attachment_read);
+        if (strstr(pvk_device_name(ctx), "llvmpipe"))
+            CHECK(ctx->attachment_read);
         pvk_context_destroy(ctx);
     }
     th_release(host); /* the host's device still works after picavk left */

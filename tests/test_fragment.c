@@ -2,9 +2,12 @@
  * random TEV configurations (every source picavk emulates, every operand,
  * combine mode and scale, the buffer chain, constants) and alpha tests on a
  * flat-coloured quad, exact; random blend and logic-op states with colour
- * write masks over a random destination: logic ops and masks exact, blending
- * within 1 of the reference's integer arithmetic (Vulkan rounds where the
- * PICA model truncates).  Both guest-memory modes.  PVK_DEBUG=shaders dumps
+ * write masks over a random destination: logic ops and masks exact;
+ * blending exact where the shader reads the colour attachment
+ * (rasterizationOrderAttachmentAccess, lavapipe has it) and within 1 of the
+ * reference's integer arithmetic with PVK_DEBUG=no-attachment-read (Vulkan's
+ * blend unit rounds where the PICA model truncates).  Both guest-memory modes
+ * on each path.  PVK_DEBUG=shaders dumps
  * and the reflection check of generated modules against the draw layout. */
 #include <glob.h>
 
@@ -33,16 +36,23 @@ static void setup_fb(void)
     reg(PVK_GPUREG_VIEWPORT_XY, 0);
 }
 
-/* Two triangles over the whole buffer, in colour `c` (RGBA bytes). */
-static void quad(const uint8_t c[4])
+/* Two triangles over the whole buffer, in colour `c` (RGBA bytes), `copies`
+ * times over (each pixel drawn that often by one draw). */
+static void quad_n(const uint8_t c[4], int copies)
 {
     static const float xy[6][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, -1}, {1, 1}, {-1, 1}};
-    float *v = pvk_guest_ptr(ctx, VB, 6 * 32);
-    for (int i = 0; i < 6; i++) {
-        float p[8] = {xy[i][0], xy[i][1], -0.5f, 1.0f, c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f, c[3] / 255.0f};
+    float *v = pvk_guest_ptr(ctx, VB, 6 * 32 * copies);
+    for (int i = 0; i < 6 * copies; i++) {
+        float p[8] = {xy[i % 6][0], xy[i % 6][1], -0.5f, 1.0f, c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f,
+                      c[3] / 255.0f};
         memcpy(v + 8 * i, p, sizeof p);
     }
-    pvk_guest_written(ctx, VB, 6 * 32);
+    pvk_guest_written(ctx, VB, 6 * 32 * copies);
+}
+
+static void quad(const uint8_t c[4])
+{
+    quad_n(c, 1);
 }
 
 /* Fill the colour buffer with `c` (RGBA8 in memory: A, B, G, R). */
@@ -153,6 +163,54 @@ static int check_case(const uint8_t prim[4], const uint8_t dst[4], int tol, cons
     }
     CHECK(worst <= tol);
     return worst;
+}
+
+/* Blending that reads what the draws before it wrote, in one batch: four
+ * draws of a random blend state over one random destination, the last one
+ * covering every pixel three times itself (reads in rasterization order).
+ * Against the reference applied draw after draw. */
+static void stacked_blend(int tol, int k)
+{
+    plain_tev();
+    wreg(PVK_GPUREG_COLOR_OPERATION, 0x00E40100);
+    wreg(PVK_GPUREG_BLEND_FUNC, (th_rand() % 8) | (th_rand() % 8) << 8 | (th_rand() % 16) << 16 |
+                                    (th_rand() % 16) << 20 | (th_rand() % 16) << 24 | (th_rand() % 16) << 28);
+    wreg(PVK_GPUREG_BLEND_COLOR, th_rand());
+    wreg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+    uint8_t dst[4], want[4], prim[4], tev[4];
+    rnd4(dst);
+    fill_fb(dst);
+    memcpy(want, dst, 4);
+    pvk_stats a = {0}, b;
+    for (int i = 0; i < 4; i++) {
+        int copies = i == 3 ? 3 : 1;
+        rnd4(prim);
+        quad_n(prim, copies);
+        reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
+        reg(PVK_GPUREG_NUMVERTICES, 6 * copies);
+        reg(PVK_GPUREG_VERTEX_OFFSET, 0);
+        reg(PVK_GPUREG_DRAWARRAYS, 1);
+        ref_tev(regs, prim, tev);
+        for (int c = 0; c < copies; c++)
+            ref_merge(regs, tev, want, want);
+        if (i == 0) /* the surface was loaded (the fill) and the batch opened */
+            pvk_get_stats(ctx, &a);
+    }
+    pvk_get_stats(ctx, &b);
+    CHECK_EQ(b.submissions, a.submissions); /* the later three joined the open batch */
+    CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+    int worst = 0;
+    uint8_t got[4];
+    static const uint32_t at[3][2] = {{10, 10}, {50, 37}, {W - 1, H - 1}};
+    for (int i = 0; i < 3; i++) {
+        read_px(at[i][0], at[i][1], got);
+        for (int c = 0; c < 4; c++)
+            worst = abs((int)got[c] - (int)want[c]) > worst ? abs((int)got[c] - (int)want[c]) : worst;
+    }
+    if (worst > tol * 6)
+        fprintf(stderr, "stacked blend %d (BLEND_FUNC %08X): got %u,%u,%u,%u want %u,%u,%u,%u\n", k,
+                regs[PVK_GPUREG_BLEND_FUNC], got[0], got[1], got[2], got[3], want[0], want[1], want[2], want[3]);
+    CHECK(worst <= tol * 6); /* the fallback's error may grow by 1 a blend */
 }
 
 /* Draw three fragment states; returns the context's stats afterwards. */
@@ -347,32 +405,35 @@ static void layout_check(void)
         return;
     }
     CHECK_EQ(fs.push_offset, 32);
-    CHECK_EQ(fs.push_end, 32 + sizeof(pvk_draw_push));
+    CHECK_EQ(fs.push_end, 32 + sizeof(pvk_draw_push) - 4); /* all but the blend colour: this key does not blend */
     CHECK_EQ(fs.n_inputs, 3);
     CHECK_EQ(fs.sets_used, 0);
 
     const uint32_t fsz = sizeof(pvk_draw_push);
+    /* the draw layout's set 0 (runtime/pipeline.c) */
+    const pvk_layout_binding draw_set[1] = {
+        {0, PVK_DRAW_BINDING_DST, VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT, VK_SHADER_STAGE_FRAGMENT_BIT}};
     VkPushConstantRange good[2] = {{VK_SHADER_STAGE_VERTEX_BIT, 0, 32}, {VK_SHADER_STAGE_FRAGMENT_BIT, 32, fsz}};
-    CHECK(pvk_shader_fits_layout(&vs, VK_SHADER_STAGE_VERTEX_BIT, NULL, good, 2, 0, why, sizeof why));
-    CHECK(pvk_shader_fits_layout(&fs, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, 0, why, sizeof why));
+    CHECK(pvk_shader_fits_layout(&vs, VK_SHADER_STAGE_VERTEX_BIT, NULL, good, 2, NULL, 0, why, sizeof why));
+    CHECK(pvk_shader_fits_layout(&fs, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, NULL, 0, why, sizeof why));
     /* one range for both stages, or the fragment bytes split in two: still fits */
     VkPushConstantRange shared = {VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, 32 + fsz};
-    CHECK(pvk_shader_fits_layout(&fs, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, &shared, 1, 0, why, sizeof why));
+    CHECK(pvk_shader_fits_layout(&fs, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, &shared, 1, NULL, 0, why, sizeof why));
     VkPushConstantRange split[3] = {good[0], {VK_SHADER_STAGE_FRAGMENT_BIT, 32, 16},
                                     {VK_SHADER_STAGE_FRAGMENT_BIT, 48, fsz - 16}};
-    CHECK(pvk_shader_fits_layout(&fs, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, split, 3, 0, why, sizeof why));
+    CHECK(pvk_shader_fits_layout(&fs, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, split, 3, NULL, 0, why, sizeof why));
 
-    /* the fragment range four bytes short (the alpha reference falls outside) */
-    VkPushConstantRange small[2] = {good[0], {VK_SHADER_STAGE_FRAGMENT_BIT, 32, fsz - 4}};
+    /* the fragment range short of the alpha reference (the last member this module declares) */
+    VkPushConstantRange small[2] = {good[0], {VK_SHADER_STAGE_FRAGMENT_BIT, 32, fsz - 8}};
     why[0] = 0;
-    CHECK(!pvk_shader_fits_layout(&fs, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, small, 2, 0, why, sizeof why));
+    CHECK(!pvk_shader_fits_layout(&fs, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, small, 2, NULL, 0, why, sizeof why));
     CHECK(strstr(why, "push constants") != NULL);
     printf("too small a push-constant range: %s\n", why);
     /* the right bytes, the wrong stage; the vertex range too small for its block */
     VkPushConstantRange wrong_stage[2] = {good[0], {VK_SHADER_STAGE_VERTEX_BIT, 32, fsz}};
-    CHECK(!pvk_shader_fits_layout(&fs, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, wrong_stage, 2, 0, why, sizeof why));
+    CHECK(!pvk_shader_fits_layout(&fs, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, wrong_stage, 2, NULL, 0, why, sizeof why));
     VkPushConstantRange small_vs[2] = {{VK_SHADER_STAGE_VERTEX_BIT, 0, 16}, good[1]};
-    CHECK(!pvk_shader_fits_layout(&vs, VK_SHADER_STAGE_VERTEX_BIT, NULL, small_vs, 2, 0, why, sizeof why));
+    CHECK(!pvk_shader_fits_layout(&vs, VK_SHADER_STAGE_VERTEX_BIT, NULL, small_vs, 2, NULL, 0, why, sizeof why));
 
     /* a descriptor set the layout does not have */
     if (reflect_glsl(PVK_STAGE_FRAGMENT,
@@ -382,11 +443,34 @@ static void layout_check(void)
                      &bad)) {
         CHECK_EQ(bad.sets_used, 2);
         CHECK_EQ(bad.descriptors, 1);
-        CHECK(!pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, 0, why, sizeof why));
+        CHECK(!pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, NULL, 0, why, sizeof why));
         CHECK(strstr(why, "descriptor set 1") != NULL);
-        CHECK(!pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, 1, why, sizeof why));
-        CHECK(pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, 2, why, sizeof why));
+        CHECK(!pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, draw_set, 1, why, sizeof why));
+        pvk_layout_binding with_tex[2] = {
+            draw_set[0], {1, 0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_SHADER_STAGE_FRAGMENT_BIT}};
+        CHECK(pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, with_tex, 2, why, sizeof why));
+        with_tex[1].type = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE; /* the right place, the wrong type */
+        CHECK(!pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, with_tex, 2, why, sizeof why));
+        CHECK(strstr(why, "type") != NULL);
     }
+    /* a key that blends in the shader reads the colour attachment: set 0,
+     * binding 4, an input attachment, which the draw layout has */
+    key.blend = 1;
+    key.rgb_eq = 1, key.alpha_eq = 4, key.rgb_src = 14, key.rgb_dst = 10, key.alpha_src = 6, key.alpha_dst = 9;
+    char *bsrc = pvk_glsl_fragment(&key);
+    CHECK(bsrc != NULL);
+    if (bsrc && reflect_glsl(PVK_STAGE_FRAGMENT, bsrc, &bad)) {
+        CHECK_EQ(bad.descriptors, 1);
+        CHECK_EQ(bad.desc[0].set, 0);
+        CHECK_EQ(bad.desc[0].binding, PVK_DRAW_BINDING_DST);
+        CHECK_EQ(bad.desc[0].type, VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT);
+        CHECK_EQ(bad.push_end, 32 + sizeof(pvk_draw_push)); /* the blend colour is the block's last member */
+        CHECK(pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, draw_set, 1, why, sizeof why));
+        CHECK(!pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, NULL, 0, why, sizeof why));
+        CHECK(strstr(why, "descriptor set 0 binding 4") != NULL);
+        printf("blending shader without the input attachment in the layout: %s\n", why);
+    }
+    free(bsrc);
     /* inputs the vertex shader does not write: a wrong type, a wrong location, other interpolation */
     static const char *const wrong_inputs[] = {
         "layout(location = 1) in vec4 z_over_w;\n",
@@ -400,7 +484,7 @@ static void layout_check(void)
                  wrong_inputs[i], i == 0 ? "z_over_w.x" : i == 1 ? "extra" : "z_over_w");
         if (reflect_glsl(PVK_STAGE_FRAGMENT, glsl, &bad)) {
             why[0] = 0;
-            CHECK(!pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, 0, why, sizeof why));
+            CHECK(!pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, NULL, 0, why, sizeof why));
             CHECK(strstr(why, "input") != NULL);
             printf("mismatched input %d: %s\n", i, why);
         }
@@ -414,8 +498,15 @@ int main(void)
     shader_dump();
     no_logic_op();
     disk_cache();
-    for (int mirror = 0; mirror < 2; mirror++) {
-        ctx = th_context(NULL, mirror);
+    /* the attachment-read path (lavapipe has it) and, with it masked off,
+     * Vulkan's blend unit; each in both guest-memory modes */
+    for (int run = 0; run < 4; run++) {
+        int mirror = run & 1;
+        bool fallback = run >= 2;
+        ctx = th_context_debug(NULL, fallback ? "no-attachment-read" : NULL, mirror);
+        if (strstr(pvk_device_name(ctx), "llvmpipe"))
+            CHECK_EQ(ctx->attachment_read, !fallback);
+        const int blend_tol = ctx->attachment_read ? 0 : 1;
         upload_shader();
         setup_attribs();
         setup_fb();
@@ -439,28 +530,34 @@ int main(void)
             check_case(prim, dst, 0, "tev", k);
         }
         CHECK(discarded > 0 && discarded < n_tev); /* the alpha test did both */
-        /* output merger: logic ops and masks exact, blending within 1 */
+        /* output merger: logic ops and masks exact, blending exact when the
+         * shader reads the attachment, else within 1 */
         plain_tev();
-        int worst_blend = 0;
-        for (int k = 0; k < 80; k++) {
-            bool blend = k % 2;
+        int worst_blend = 0, n_blend = 0;
+        for (int k = 0; k < 240; k++) {
+            bool blend = k % 3 != 0;
             wreg(PVK_GPUREG_COLOR_OPERATION, 0x00E40000 | (blend ? 0x100u : 0));
             uint32_t bf = 0;
-            if (blend) {
-                bf = (th_rand() % 5) | (th_rand() % 5) << 8 | (th_rand() % 15) << 16 | (th_rand() % 15) << 20 |
-                     (th_rand() % 15) << 24 | (th_rand() % 15) << 28;
+            if (blend) { /* every equation (5-7 are Add) and factor (15 is One) */
+                bf = (th_rand() % 8) | (th_rand() % 8) << 8 | (th_rand() % 16) << 16 | (th_rand() % 16) << 20 |
+                     (th_rand() % 16) << 24 | (th_rand() % 16) << 28;
+                n_blend++;
             }
             wreg(PVK_GPUREG_BLEND_FUNC, bf);
-            wreg(PVK_GPUREG_LOGIC_OP, k / 2 % 16);
+            wreg(PVK_GPUREG_LOGIC_OP, k / 3 % 16);
             wreg(PVK_GPUREG_BLEND_COLOR, th_rand());
             wreg(PVK_GPUREG_DEPTH_COLOR_MASK, (k % 7 ? 0xFu : th_rand() % 16) << 8);
             rnd4(prim);
             rnd4(dst);
-            int w = check_case(prim, dst, blend ? 1 : 0, blend ? "blend" : "logic op", k);
+            int w = check_case(prim, dst, blend ? blend_tol : 0, blend ? "blend" : "logic op", k);
             if (blend && w > worst_blend)
                 worst_blend = w;
         }
-        printf("mode %d: blending within %d of the integer reference\n", mirror, worst_blend);
+        for (int k = 0; k < 12; k++)
+            stacked_blend(blend_tol, k);
+        printf("%s, mode %d: %d blend states within %d of the integer reference (allowed %d)\n",
+               ctx->attachment_read ? "attachment reads" : "fixed-function blending", mirror, n_blend, worst_blend,
+               blend_tol);
         th_release(ctx);
     }
     return th_finish("test_fragment");

@@ -6,6 +6,7 @@
 #include <xxhash.h>
 
 #include "harness.h"
+#include "runtime/runtime.h"
 #include "translator/regs.h"
 #include "translator/translator.h"
 
@@ -51,8 +52,60 @@ typedef struct field {
     int in_key;
 } field;
 
+/* The one function that adjusts finished keys to the device
+ * (runtime/pipeline.c): with attachment reads a blending key's BLEND_FUNC
+ * state moves into the fragment-shader key; otherwise nothing changes. */
+static void device_adjustment(void)
+{
+    static pvk_pica p;
+    static pvk_context dev; /* only its capabilities are read */
+    keys k, built;
+    citro3d_defaults(&p);
+    get(&p, &built, 0);
+    CHECK(built.pipe.blend && built.pipe.rgb_src && !built.fs.blend); /* the translator never sets fs.blend */
+    k = built;
+    dev.attachment_read = false;
+    pvk_keys_for_device(&dev, &k.pipe, &k.fs);
+    CHECK(same_keys(&k, &built));
+    dev.attachment_read = true;
+    pvk_keys_for_device(&dev, &k.pipe, &k.fs);
+    CHECK_EQ(k.fs.blend, 1);
+    CHECK(k.fs.rgb_eq == built.pipe.rgb_eq && k.fs.alpha_eq == built.pipe.alpha_eq);
+    CHECK(k.fs.rgb_src == built.pipe.rgb_src && k.fs.rgb_dst == built.pipe.rgb_dst);
+    CHECK(k.fs.alpha_src == built.pipe.alpha_src && k.fs.alpha_dst == built.pipe.alpha_dst);
+    CHECK(k.pipe.blend && !k.pipe.rgb_eq && !k.pipe.rgb_src && !k.pipe.rgb_dst && !k.pipe.alpha_src &&
+          !k.pipe.alpha_dst && !k.pipe.alpha_eq);
+    CHECK_EQ(k.pipe.color_mask, built.pipe.color_mask); /* the write mask stays fixed-function */
+    CHECK(!memcmp(k.fs.stage, built.fs.stage, sizeof k.fs.stage));
+    /* a replace blend (One, Zero) and Min/Max are exact on Vulkan's blend unit: keys unchanged */
+    uint32_t bf = p.regs[PVK_GPUREG_BLEND_FUNC];
+    p.regs[PVK_GPUREG_BLEND_FUNC] = 0x01010000;
+    get(&p, &built, 0);
+    k = built;
+    pvk_keys_for_device(&dev, &k.pipe, &k.fs);
+    CHECK(same_keys(&k, &built));
+    p.regs[PVK_GPUREG_BLEND_FUNC] = 0x76760403; /* RGB min, alpha max: no factors */
+    get(&p, &built, 0);
+    k = built;
+    pvk_keys_for_device(&dev, &k.pipe, &k.fs);
+    CHECK(same_keys(&k, &built));
+    p.regs[PVK_GPUREG_BLEND_FUNC] = 0x76760003; /* RGB min, alpha add with factors: the shader blends */
+    get(&p, &built, 0);
+    k = built;
+    pvk_keys_for_device(&dev, &k.pipe, &k.fs);
+    CHECK_EQ(k.fs.blend, 1);
+    p.regs[PVK_GPUREG_BLEND_FUNC] = bf;
+    /* logic-op mode: the fixed-function logic op, keys unchanged */
+    p.regs[PVK_GPUREG_COLOR_OPERATION] &= ~(1u << 8);
+    get(&p, &built, 0);
+    k = built;
+    pvk_keys_for_device(&dev, &k.pipe, &k.fs);
+    CHECK(same_keys(&k, &built));
+}
+
 int main(void)
 {
+    device_adjustment();
     _Static_assert(sizeof(pvk_pipe_key) == 12, "the test knows the pipeline key's size");
     static pvk_pica pa, pb;
     keys a, b;

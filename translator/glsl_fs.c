@@ -15,7 +15,13 @@
  * Unknown sources, operands and combine modes read as 0 (Citra does the same
  * and logs); textures read 0 until texture units exist; the fragment primary
  * and secondary colours are 0 while lighting does not exist (the hardware
- * gives 0 with lighting off). */
+ * gives 0 with lighting off).
+ *
+ * With the key's blend state (devices that read attachments in rasterization
+ * order) the shader blends too: the destination comes from the colour
+ * attachment as an input attachment, and every equation and factor is the
+ * integer arithmetic of tests/ref/frag_ref.c, so the result is exact.
+ * Without it the generated text is unchanged (disk-cached shaders stay). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +102,46 @@ static void alpha_operand(sbuf *b, unsigned op, const char *v)
         put(b, "%s.%c", v, comp[op >> 1]);
 }
 
+/* Blend factor `f` (BLEND_FUNC, 0-15) for the colour channels (`alpha`
+ * false, a uvec3) or alpha (a uint) of source s, destination d and blend
+ * colour k, as tests/ref/frag_ref.c computes it; 0xF (unknown) is One. */
+static void blend_factor(sbuf *b, unsigned f, bool alpha)
+{
+    static const char *const rgb[16] = {
+        "uvec3(0u)", "uvec3(255u)", "s.rgb", "(uvec3(255u) - s.rgb)", "d.rgb", "(uvec3(255u) - d.rgb)",
+        "uvec3(s.a)", "uvec3(255u - s.a)", "uvec3(d.a)", "uvec3(255u - d.a)", "k.rgb", "(uvec3(255u) - k.rgb)",
+        "uvec3(k.a)", "uvec3(255u - k.a)", "uvec3(min(s.a, 255u - d.a))", "uvec3(255u)"};
+    static const char *const a[16] = {"0u",        "255u",        "s.a", "(255u - s.a)", "d.a", "(255u - d.a)",
+                                      "s.a",       "(255u - s.a)", "d.a", "(255u - d.a)", "k.a", "(255u - k.a)",
+                                      "k.a",       "(255u - k.a)", "255u", "255u"};
+    put(b, "%s", alpha ? a[f & 15] : rgb[f & 15]);
+}
+
+/* One blend equation (BLEND_FUNC 0-7) on channels `ch` ("rgb" or "a") into
+ * res: integer, truncating divisions by 255, as tests/ref/frag_ref.c does;
+ * min and max take no factors (Vulkan's rule, which the reference follows);
+ * 5-7 are Add (seed document 000). */
+static void blend_equation(sbuf *b, unsigned eq, unsigned src, unsigned dst, bool alpha)
+{
+    const char *ch = alpha ? "a" : "rgb", *T = alpha ? "uint" : "uvec3";
+    if (eq == 3 || eq == 4) {
+        put(b, "    res.%s = %s(s.%s, d.%s);\n", ch, eq == 3 ? "min" : "max", ch, ch);
+        return;
+    }
+    put(b, "    {\n        %s x = s.%s * ", T, ch);
+    blend_factor(b, src, alpha);
+    put(b, ", y = d.%s * ", ch);
+    blend_factor(b, dst, alpha);
+    put(b, ";\n");
+    if (eq == 1)
+        put(b, "        res.%s = (x - min(x, y)) / 255u;\n", ch);
+    else if (eq == 2)
+        put(b, "        res.%s = (y - min(x, y)) / 255u;\n", ch);
+    else
+        put(b, "        res.%s = min((x + y) / 255u, %s(255u));\n", ch, T);
+    put(b, "    }\n");
+}
+
 /* The helper (tev_helpers) computing combine mode `mode` on (a, b, c); NULL: unknown, reads 0. */
 static const char *combine_fn(unsigned mode)
 {
@@ -124,7 +170,9 @@ static const char *const prelude =
     "    uint w_buffer;\n"
     "    uint tev_color[6];\n"
     "    uint buffer_color;\n"
-    "    uint alpha_ref;\n"
+    "    uint alpha_ref;\n";
+/* ... then, when the shader blends, the blend colour (BLEND_COLOR), and: */
+static const char *const prelude_end =
     "};\n"
     "uvec4 rgba8(uint c) { return uvec4(c & 255u, (c >> 8) & 255u, (c >> 16) & 255u, c >> 24); }\n";
 
@@ -154,6 +202,11 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
 {
     sbuf b = {0};
     put(&b, "%s", prelude);
+    if (key->blend) /* pvk_draw_push's last member */
+        put(&b, "    uint blend_color;\n");
+    put(&b, "%s", prelude_end);
+    if (key->blend) /* the destination: this pixel of the colour attachment (runtime/pipeline.c's set 0) */
+        put(&b, "layout(input_attachment_index = 0, set = 0, binding = 4) uniform subpassInput dst_in;\n");
     tev_helpers(&b);
     put(&b, "void main()\n{\n"
             "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
@@ -219,6 +272,13 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
             put(&b, "    discard;\n");
         else if (f > 1)
             put(&b, "    if (!(prev.a %s alpha_ref))\n        discard;\n", cmp[f]);
+    }
+    if (key->blend) {
+        /* the stored RGBA8 bytes, exactly: unorm c/255 back to c */
+        put(&b, "    {\n    uvec4 s = prev, d = uvec4(round(subpassLoad(dst_in) * 255.0)), k = rgba8(blend_color), res;\n");
+        blend_equation(&b, key->rgb_eq, key->rgb_src, key->rgb_dst, false);
+        blend_equation(&b, key->alpha_eq, key->alpha_src, key->alpha_dst, true);
+        put(&b, "    prev = res;\n    }\n");
     }
     put(&b, "    out_color = vec4(prev) / 255.0;\n"
             "    float d = z_over_w * depth_scale + depth_offset;\n"

@@ -205,8 +205,16 @@ typedef struct pvk_fs_key {
     pvk_tev_stage stage[6];
     uint8_t buffer_rgb, buffer_alpha;   /* TEXENV_UPDATE_BUFFER bits 8-11 / 12-15: stage 0-3 outputs enter the buffer */
     uint8_t alpha_test, alpha_func;     /* FRAGOP_ALPHA_TEST enable, function 0-7 */
+    /* Blending done by the shader from the attachment it reads (pvk_pipe_key's
+     * BLEND_FUNC fields, moved here by the runtime's one device-adjustment
+     * function when the device can read attachments); all 0 otherwise, and the
+     * translator never sets them. */
+    uint8_t blend;                      /* 1: the shader blends, fixed-function blending is off */
+    uint8_t rgb_eq, alpha_eq;           /* BLEND_FUNC equations 0-7 */
+    uint8_t rgb_src, rgb_dst, alpha_src, alpha_dst; /* BLEND_FUNC factors 0-15 */
+    uint8_t pad;
 } pvk_fs_key;
-_Static_assert(sizeof(pvk_fs_key) == 6 * 16 + 4, "pvk_fs_key is packed");
+_Static_assert(sizeof(pvk_fs_key) == 6 * 16 + 12, "pvk_fs_key is packed");
 
 /* Fragment values that change often: push constants, not key. */
 typedef struct pvk_fs_uniforms {

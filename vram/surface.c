@@ -455,9 +455,8 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
         hit->len = len;
         hit->vk_format = vk_format;
         hit->stencil = stencil;
-        VkImageUsageFlags usage = surface_usage | (key->kind == PVK_SURFACE_DEPTH
-                                                       ? VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT
-                                                       : VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT);
+        /* exactly what the draw path's imageless framebuffers name */
+        VkImageUsageFlags usage = key->kind == PVK_SURFACE_DEPTH ? PVK_DEPTH_TARGET_USAGE : PVK_COLOR_TARGET_USAGE;
         if ((r = pvk_image_ensure(ctx, &hit->image, key->width * key->scale, key->height * key->scale, vk_format,
                                   usage, true))) {
             pvk_image_destroy(ctx, &hit->image);

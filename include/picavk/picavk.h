@@ -116,6 +116,12 @@ typedef struct pvk_host_vulkan {
     void (*queue_lock)(void *user, VkQueue queue);
     void (*queue_unlock)(void *user, VkQueue queue);
     void *queue_lock_user;
+    /* Optional: VK_EXT_rasterization_order_attachment_access was enabled with
+     * rasterizationOrderColorAttachmentAccess, and imagelessFramebuffer and
+     * separateDepthStencilLayouts (core 1.2): draws then read their colour
+     * attachment and blend exactly as the PICA's integer arithmetic does;
+     * else Vulkan's blend unit (within 1). */
+    int attachment_read_enabled;
 } pvk_host_vulkan;
 
 /* Guest physical memory ranges. */
