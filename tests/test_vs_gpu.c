@@ -57,7 +57,7 @@ static void compare_program(const pvk_shader_unit *unit, const pvk_sh_run_info *
         pvk_result ir = pvk_sh_run(&logger, &i2, in[v], o);
         th_checks++;
         bool ok = true;
-        char why[200] = "";
+        char why[512] = "";
         if (gr) {
             ok = ir != PVK_SUCCESS && gr == PVK_ERROR_BAD_DATA;
             snprintf(why, sizeof why, "translator refused (%s), interpreter %s", pvk_result_string(gr),
