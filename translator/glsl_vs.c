@@ -375,6 +375,8 @@ static void analyse(const uint32_t *code, uint32_t entry, analysis *a)
     a->count = 1;
     work[tail++] = (uint16_t)entry;
     walk(code, a, work, &head, &tail, MAX_TRANSLATED, call_end, cold, &ncold);
+    /* all cold targets at once, breadth first: a run of leftover words after
+     * one subroutine does not starve the others */
     uint32_t limit = a->count + COLD_BUDGET;
     for (uint32_t i = 0; i < ncold && a->count < limit; i++) {
         uint32_t t = cold[i];
@@ -383,8 +385,8 @@ static void analyse(const uint32_t *code, uint32_t entry, analysis *a)
         a->reach[t] = 1;
         a->count++;
         work[tail++] = (uint16_t)t;
-        walk(code, a, work, &head, &tail, limit, NULL, NULL, NULL);
     }
+    walk(code, a, work, &head, &tail, limit, NULL, NULL, NULL);
     /* the stacks' possible ends and the block leaders, from what is translated */
     a->leader[entry] = 1;
     for (uint32_t pc = 0; pc < PVK_SH_CODE_WORDS; pc++) {
