@@ -315,6 +315,8 @@ static pvk_result create_device(pvk_context *ctx, feature_chain *c)
     want.independentBlend = c->f2.features.independentBlend;
     want.fragmentStoresAndAtomics = c->f2.features.fragmentStoresAndAtomics;
     want.shaderInt16 = c->f2.features.shaderInt16;
+    want.shaderFloat64 = c->f2.features.shaderFloat64; /* exact RCP/RSQ/EX2/LG2 in translated vertex programs */
+    ctx->shader_float64 = want.shaderFloat64;
     want.shaderClipDistance = VK_TRUE;
     c->f2.features = want;
     VkPhysicalDeviceVulkan11Features v11 = {.sType = c->v11.sType, .pNext = c->v11.pNext,

@@ -112,6 +112,7 @@ struct pvk_context {
      * separateDepthStencilLayouts; every batch a VkRenderPass (runtime/draw.c,
      * runtime/pipeline.c). */
     bool attachment_read;
+    bool shader_float64;      /* enabled on the device (runtime/vs_compute.c) */
 
     /* Vulkan */
     bool own_instance, own_device;
@@ -392,6 +393,37 @@ struct pvk_spirv_info;
 bool pvk_shader_fits_layout(const struct pvk_spirv_info *m, VkShaderStageFlagBits stage,
                             const struct pvk_spirv_info *prev, const VkPushConstantRange *ranges, uint32_t n_ranges,
                             const pvk_layout_binding *bindings, uint32_t n_bindings, char *why, size_t cap);
+
+/* ---- vertex programs on the GPU through compute (runtime/vs_compute.c) ----
+ * A harness for the GLSL translator (translator/glsl_vs.c): N input vertices
+ * (v0-v15 as raw f32, 16 vec4 each) through a vertex program into an output
+ * record each; compute pipelines cached in memory by a packed program key. */
+typedef struct pvk_vs_compute pvk_vs_compute;
+enum {
+    PVK_VS_STATUS_OK = 0,
+    PVK_VS_STATUS_RUNAWAY = 1, /* more than max_steps instructions */
+    PVK_VS_STATUS_BAD = 2,     /* PC past code memory, undefined opcode, BREAK outside a LOOP */
+    PVK_VS_STATUS_FALLBACK = 3, /* left the translated code (glsl_vs.c): run this vertex on the interpreter */
+};
+/* One vertex's result.  r, a0, aL, cmp only with `regs` (the tests). */
+typedef struct pvk_vs_result {
+    float o[PVK_SH_OUTPUTS][4]; /* unwritten outputs are 0 */
+    uint32_t status, steps, end_pc, pad;
+    float r[16][4];
+    int32_t a0[2];
+    uint32_t aL, cmp;           /* cmp: bit 0 x, bit 1 y */
+} pvk_vs_result;
+pvk_result pvk_vs_compute_create(pvk_context *ctx, pvk_vs_compute **out);
+void pvk_vs_compute_destroy(pvk_vs_compute *vc);
+/* Run `n` vertices of `in` (n * 16 vec4) through program `prog` (its flags
+ * get PVK_GLSL_VS_F64 where the device has shaderFloat64) with uniforms
+ * `uni`; waits for the GPU.  With `regs` the results carry r, a0, aL and
+ * cmp.  PVK_ERROR_BAD_DATA when the translator refuses the program (run the
+ * interpreter instead). */
+pvk_result pvk_vs_compute_run(pvk_vs_compute *vc, const pvk_vs_program *prog, const pvk_vs_uniforms *uni,
+                              const float (*in)[PVK_SH_INPUTS][4], uint32_t n, bool regs, pvk_vs_result *out);
+/* Pipelines compiled so far (cache misses) and found in memory. */
+void pvk_vs_compute_counts(const pvk_vs_compute *vc, uint64_t *compiled, uint64_t *hits);
 
 /* ---- LCD (runtime/present.c); arguments checked by api.c ---- */
 pvk_result pvk_lcd_init(pvk_context *ctx);

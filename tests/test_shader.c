@@ -127,7 +127,16 @@ static void set_v(unsigned i, float x, float y, float z, float w)
 {
     vin[i][0] = x, vin[i][1] = y, vin[i][2] = z, vin[i][3] = w;
 }
-static pvk_result run(void) { return pvk_sh_run(&ctx->pica, &info, (const float(*)[4])vin, out); }
+/* tests/test_vs_gpu.c includes this file and sets the hook: every program
+ * run here runs through the GPU translator too. */
+static void (*run_hook)(pvk_result interpreted);
+static pvk_result run(void)
+{
+    pvk_result r = pvk_sh_run(&ctx->pica, &info, (const float(*)[4])vin, out);
+    if (run_hook)
+        run_hook(r);
+    return r;
+}
 
 static uint32_t bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 /* Exact float comparison by bits (so +0 and -0 differ); NaN matches NaN. */
@@ -832,9 +841,8 @@ static void test_vs_run(void)
     th_quiet_errors = 0;
 }
 
-int main(void)
+static void run_all_cases(void)
 {
-    ctx = th_context(NULL, 0);
     test_add_and_rounding();
     test_mul_dot();
     test_dst_ex2_lg2_litp_flr();
@@ -857,6 +865,12 @@ int main(void)
     test_bad();
     test_emit();
     test_vs_run();
+}
+
+int main(void)
+{
+    ctx = th_context(NULL, 0);
+    run_all_cases();
     th_release(ctx);
     return th_finish("test_shader");
 }

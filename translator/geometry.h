@@ -104,6 +104,10 @@ pvk_result pvk_sh_run(const pvk_pica *log, const pvk_sh_run_info *info, const fl
 pvk_result pvk_sh_run_unit(const pvk_pica *p, unsigned unit, const float v[PVK_SH_INPUTS][4],
                            float o[PVK_SH_OUTPUTS][4], pvk_sh_emit_fn emit, void *emit_user);
 
+/* The value of a float1.7.16 word as the interpreter reads registers and
+ * uniforms: subnormals m * 2^-78, no -0, exponent 127 inf/NaN. */
+float pvk_sh_f24_value(uint32_t w);
+
 /* ---- output map (translator/geometry.c) ---- */
 
 void pvk_vs_outmap(const pvk_pica *p, const float o[PVK_SH_OUTPUTS][4], pvk_vertex *out);

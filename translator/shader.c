@@ -567,6 +567,11 @@ static pvk_result execute(sh_state *s)
     }
 }
 
+float pvk_sh_f24_value(uint32_t w)
+{
+    return f24_value(w);
+}
+
 pvk_result pvk_sh_run(const pvk_pica *log, const pvk_sh_run_info *info, const float v[PVK_SH_INPUTS][4],
                       float o[PVK_SH_OUTPUTS][4])
 {

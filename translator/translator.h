@@ -358,6 +358,44 @@ void pvk_frag_state_get(const pvk_pica *p, pvk_pipe_key *pipe, pvk_fs_key *fs, p
  * NULL when out of memory.  Push constants: see the source's block. */
 char *pvk_glsl_fragment(const pvk_fs_key *key);
 
+/* A vertex program for the GLSL translator (glsl_vs.c): code and operand
+ * descriptors as the data ports hold them, the entry point, and options. */
+enum {
+    PVK_GLSL_VS_F64 = 1u << 0, /* RCP/RSQ/EX2/LG2 in double precision: exact (needs shaderFloat64) */
+};
+/* Dispatcher iterations (basic blocks run) before a translated program gives
+ * the vertex back to the interpreter (PICA_FALLBACK): below llvmpipe's limit
+ * of 65535 loop iterations per invocation. */
+#define PVK_GLSL_VS_MAX_BLOCKS 60000u
+typedef struct pvk_vs_program {
+    const uint32_t *code;      /* PVK_SH_CODE_WORDS words */
+    const uint32_t *opdesc;    /* PVK_SH_OPDESCS descriptors */
+    uint32_t entry;
+    uint32_t flags;            /* PVK_GLSL_VS_* */
+} pvk_vs_program;
+typedef struct pvk_glsl_vs_stats {
+    uint32_t instructions;     /* reachable instructions translated */
+    uint32_t blocks;           /* basic blocks (dispatcher cases) */
+    bool emits;                /* EMIT/SETEMIT seen (NOPs on the vertex unit, as the interpreter treats them) */
+} pvk_glsl_vs_stats;
+/* The program as GLSL text to embed in a shader (interface and semantics:
+ * the top of glsl_vs.c), malloc'd into *out.  PVK_ERROR_BAD_DATA for an
+ * entry point past code memory (the interpreter refuses it too): the caller
+ * runs the interpreter instead. */
+pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_glsl_vs_stats *stats);
+/* The uniform block the generated code reads (std430: vec4 pica_fu[96];
+ * uvec4 pica_ints; uint pica_bools; uint pica_max_steps). */
+typedef struct pvk_vs_uniforms {
+    float f[PVK_SH_FLOAT_UNIFORMS][4]; /* c0-c95: the f24 values as the interpreter reads them */
+    uint32_t i[4];                     /* i0-i3: x | y << 8 | z << 16 */
+    uint32_t b;                        /* b0-b15 */
+    uint32_t max_steps;                /* instructions before PICA_RUNAWAY (0 packs PVK_SH_MAX_STEPS) */
+    uint32_t pad[2];
+} pvk_vs_uniforms;
+_Static_assert(sizeof(pvk_vs_uniforms) == 96 * 16 + 32, "pvk_vs_uniforms is the std430 block");
+void pvk_vs_uniforms_pack(const pvk_shader_unit *unit, uint32_t bools, const uint32_t ints[4], uint32_t max_steps,
+                          pvk_vs_uniforms *out);
+
 /* Register file snapshots for traces (pica.c): a versioned, explicit layout
  * (register values, then each data port's tables) independent of struct
  * layout.  save writes at most `cap` bytes and returns the size needed;
