@@ -22,47 +22,12 @@
  * attachment as an input attachment, and every equation and factor is the
  * integer arithmetic of tests/ref/frag_ref.c, so the result is exact.
  * Without it the generated text is unchanged (disk-cached shaders stay). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "translator/translator.h"
 
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-    bool failed;
-} sbuf;
-
-static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(sbuf *b, const char *fmt, ...)
-{
-    if (b->failed)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->failed = true;
-            return;
-        }
-        if ((size_t)n < b->cap - b->len) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t cap = (b->cap + (size_t)n) * 2;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->failed = true;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-}
 
 /* The GLSL expression (uvec4) of TEV source `src` in stage `n`. */
 static const char *source(unsigned src)
@@ -76,36 +41,36 @@ static const char *source(unsigned src)
     }
 }
 
-static void rgb_operand(sbuf *b, unsigned op, const char *v)
+static void rgb_operand(pvk_text *b, unsigned op, const char *v)
 {
     switch (op) {
-    case 0: put(b, "%s.rgb", v); break;
-    case 1: put(b, "(uvec3(255u) - %s.rgb)", v); break;
-    case 2: put(b, "%s.aaa", v); break;
-    case 3: put(b, "(uvec3(255u) - %s.aaa)", v); break;
-    case 4: put(b, "%s.rrr", v); break;
-    case 5: put(b, "(uvec3(255u) - %s.rrr)", v); break;
-    case 8: put(b, "%s.ggg", v); break;
-    case 9: put(b, "(uvec3(255u) - %s.ggg)", v); break;
-    case 12: put(b, "%s.bbb", v); break;
-    case 13: put(b, "(uvec3(255u) - %s.bbb)", v); break;
-    default: put(b, "uvec3(0u)"); break;
+    case 0: pvk_text_put(b, "%s.rgb", v); break;
+    case 1: pvk_text_put(b, "(uvec3(255u) - %s.rgb)", v); break;
+    case 2: pvk_text_put(b, "%s.aaa", v); break;
+    case 3: pvk_text_put(b, "(uvec3(255u) - %s.aaa)", v); break;
+    case 4: pvk_text_put(b, "%s.rrr", v); break;
+    case 5: pvk_text_put(b, "(uvec3(255u) - %s.rrr)", v); break;
+    case 8: pvk_text_put(b, "%s.ggg", v); break;
+    case 9: pvk_text_put(b, "(uvec3(255u) - %s.ggg)", v); break;
+    case 12: pvk_text_put(b, "%s.bbb", v); break;
+    case 13: pvk_text_put(b, "(uvec3(255u) - %s.bbb)", v); break;
+    default: pvk_text_put(b, "uvec3(0u)"); break;
     }
 }
 
-static void alpha_operand(sbuf *b, unsigned op, const char *v)
+static void alpha_operand(pvk_text *b, unsigned op, const char *v)
 {
     static const char comp[4] = {'a', 'r', 'g', 'b'};
     if (op & 1)
-        put(b, "(255u - %s.%c)", v, comp[op >> 1]);
+        pvk_text_put(b, "(255u - %s.%c)", v, comp[op >> 1]);
     else
-        put(b, "%s.%c", v, comp[op >> 1]);
+        pvk_text_put(b, "%s.%c", v, comp[op >> 1]);
 }
 
 /* Blend factor `f` (BLEND_FUNC, 0-15) for the colour channels (`alpha`
  * false, a uvec3) or alpha (a uint) of source s, destination d and blend
  * colour k, as tests/ref/frag_ref.c computes it; 0xF (unknown) is One. */
-static void blend_factor(sbuf *b, unsigned f, bool alpha)
+static void blend_factor(pvk_text *b, unsigned f, bool alpha)
 {
     static const char *const rgb[16] = {
         "uvec3(0u)", "uvec3(255u)", "s.rgb", "(uvec3(255u) - s.rgb)", "d.rgb", "(uvec3(255u) - d.rgb)",
@@ -114,32 +79,32 @@ static void blend_factor(sbuf *b, unsigned f, bool alpha)
     static const char *const a[16] = {"0u",        "255u",        "s.a", "(255u - s.a)", "d.a", "(255u - d.a)",
                                       "s.a",       "(255u - s.a)", "d.a", "(255u - d.a)", "k.a", "(255u - k.a)",
                                       "k.a",       "(255u - k.a)", "255u", "255u"};
-    put(b, "%s", alpha ? a[f & 15] : rgb[f & 15]);
+    pvk_text_put(b, "%s", alpha ? a[f & 15] : rgb[f & 15]);
 }
 
 /* One blend equation (BLEND_FUNC 0-7) on channels `ch` ("rgb" or "a") into
  * res: integer, truncating divisions by 255, as tests/ref/frag_ref.c does;
  * min and max take no factors (Vulkan's rule, which the reference follows);
  * 5-7 are Add (seed document 000). */
-static void blend_equation(sbuf *b, unsigned eq, unsigned src, unsigned dst, bool alpha)
+static void blend_equation(pvk_text *b, unsigned eq, unsigned src, unsigned dst, bool alpha)
 {
     const char *ch = alpha ? "a" : "rgb", *T = alpha ? "uint" : "uvec3";
     if (eq == 3 || eq == 4) {
-        put(b, "    res.%s = %s(s.%s, d.%s);\n", ch, eq == 3 ? "min" : "max", ch, ch);
+        pvk_text_put(b, "    res.%s = %s(s.%s, d.%s);\n", ch, eq == 3 ? "min" : "max", ch, ch);
         return;
     }
-    put(b, "    {\n        %s x = s.%s * ", T, ch);
+    pvk_text_put(b, "    {\n        %s x = s.%s * ", T, ch);
     blend_factor(b, src, alpha);
-    put(b, ", y = d.%s * ", ch);
+    pvk_text_put(b, ", y = d.%s * ", ch);
     blend_factor(b, dst, alpha);
-    put(b, ";\n");
+    pvk_text_put(b, ";\n");
     if (eq == 1)
-        put(b, "        res.%s = (x - min(x, y)) / 255u;\n", ch);
+        pvk_text_put(b, "        res.%s = (x - min(x, y)) / 255u;\n", ch);
     else if (eq == 2)
-        put(b, "        res.%s = (y - min(x, y)) / 255u;\n", ch);
+        pvk_text_put(b, "        res.%s = (y - min(x, y)) / 255u;\n", ch);
     else
-        put(b, "        res.%s = min((x + y) / 255u, %s(255u));\n", ch, T);
-    put(b, "    }\n");
+        pvk_text_put(b, "        res.%s = min((x + y) / 255u, %s(255u));\n", ch, T);
+    pvk_text_put(b, "    }\n");
 }
 
 /* The helper (tev_helpers) computing combine mode `mode` on (a, b, c); NULL: unknown, reads 0. */
@@ -176,39 +141,39 @@ static const char *const prelude_end =
     "};\n"
     "uvec4 rgba8(uint c) { return uvec4(c & 255u, (c >> 8) & 255u, (c >> 16) & 255u, c >> 24); }\n";
 
-static void tev_helpers(sbuf *b)
+static void tev_helpers(pvk_text *b)
 {
     /* written out per type: GLSL has no templates */
     static const char *types[2][2] = {{"uint", "int"}, {"uvec3", "ivec3"}};
     for (int t = 0; t < 2; t++) {
         const char *T = types[t][0], *I = types[t][1];
-        put(b, "%s tev_replace(%s a, %s b, %s c) { return a; }\n", T, T, T, T);
-        put(b, "%s tev_modulate(%s a, %s b, %s c) { return a * b / 255u; }\n", T, T, T, T);
-        put(b, "%s tev_add(%s a, %s b, %s c) { return min(a + b, %s(255u)); }\n", T, T, T, T, T);
-        put(b, "%s tev_add_signed(%s a, %s b, %s c) { return %s(clamp(%s(a + b) - 128, 0, 255)); }\n", T, T, T, T, T,
+        pvk_text_put(b, "%s tev_replace(%s a, %s b, %s c) { return a; }\n", T, T, T, T);
+        pvk_text_put(b, "%s tev_modulate(%s a, %s b, %s c) { return a * b / 255u; }\n", T, T, T, T);
+        pvk_text_put(b, "%s tev_add(%s a, %s b, %s c) { return min(a + b, %s(255u)); }\n", T, T, T, T, T);
+        pvk_text_put(b, "%s tev_add_signed(%s a, %s b, %s c) { return %s(clamp(%s(a + b) - 128, 0, 255)); }\n", T, T, T, T, T,
             I);
-        put(b, "%s tev_lerp(%s a, %s b, %s c) { return (a * c + b * (255u - c)) / 255u; }\n", T, T, T, T);
-        put(b, "%s tev_subtract(%s a, %s b, %s c) { return %s(max(%s(a) - %s(b), 0)); }\n", T, T, T, T, T, I, I);
-        put(b, "%s tev_mul_add(%s a, %s b, %s c) { return min((a * b + 255u * c) / 255u, %s(255u)); }\n", T, T, T, T,
+        pvk_text_put(b, "%s tev_lerp(%s a, %s b, %s c) { return (a * c + b * (255u - c)) / 255u; }\n", T, T, T, T);
+        pvk_text_put(b, "%s tev_subtract(%s a, %s b, %s c) { return %s(max(%s(a) - %s(b), 0)); }\n", T, T, T, T, T, I, I);
+        pvk_text_put(b, "%s tev_mul_add(%s a, %s b, %s c) { return min((a * b + 255u * c) / 255u, %s(255u)); }\n", T, T, T, T,
             T);
-        put(b, "%s tev_add_mul(%s a, %s b, %s c) { return min(a + b, %s(255u)) * c / 255u; }\n", T, T, T, T, T);
+        pvk_text_put(b, "%s tev_add_mul(%s a, %s b, %s c) { return min(a + b, %s(255u)) * c / 255u; }\n", T, T, T, T, T);
     }
-    put(b, "uint tev_dot3(uvec3 a, uvec3 b)\n{\n"
+    pvk_text_put(b, "uint tev_dot3(uvec3 a, uvec3 b)\n{\n"
            "    ivec3 p = (ivec3(a) * 2 - 255) * (ivec3(b) * 2 - 255) + 128;\n"
            "    return uint(clamp(p.x / 256 + p.y / 256 + p.z / 256, 0, 255));\n}\n");
 }
 
 char *pvk_glsl_fragment(const pvk_fs_key *key)
 {
-    sbuf b = {0};
-    put(&b, "%s", prelude);
+    pvk_text b = {0};
+    pvk_text_put(&b, "%s", prelude);
     if (key->blend) /* pvk_draw_push's last member */
-        put(&b, "    uint blend_color;\n");
-    put(&b, "%s", prelude_end);
+        pvk_text_put(&b, "    uint blend_color;\n");
+    pvk_text_put(&b, "%s", prelude_end);
     if (key->blend) /* the destination: this pixel of the colour attachment (runtime/pipeline.c's set 0) */
-        put(&b, "layout(input_attachment_index = 0, set = 0, binding = 4) uniform subpassInput dst_in;\n");
+        pvk_text_put(&b, "layout(input_attachment_index = 0, set = 0, binding = 4) uniform subpassInput dst_in;\n");
     tev_helpers(&b);
-    put(&b, "void main()\n{\n"
+    pvk_text_put(&b, "void main()\n{\n"
             "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
             "    if (exclude.z >= exclude.x && p.x >= exclude.x && p.x <= exclude.z && p.y >= exclude.y &&\n"
             "        p.y <= exclude.w)\n"
@@ -218,7 +183,7 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
             "    uvec3 rgb; uint a;\n");
     for (unsigned n = 0; n < 6; n++) {
         const pvk_tev_stage *st = &key->stage[n];
-        put(&b, "    // stage %u\n    konst = rgba8(tev_color[%u]);\n", n, n);
+        pvk_text_put(&b, "    // stage %u\n    konst = rgba8(tev_color[%u]);\n", n, n);
         const char *rs[3], *as[3];
         for (unsigned i = 0; i < 3; i++) {
             unsigned src = st->rgb_src[i];
@@ -230,57 +195,57 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
         }
         const char *fn = combine_fn(st->rgb_combine);
         if (st->rgb_combine == 6 || st->rgb_combine == 7) {
-            put(&b, "    rgb = uvec3(tev_dot3(");
+            pvk_text_put(&b, "    rgb = uvec3(tev_dot3(");
             rgb_operand(&b, st->rgb_op[0], rs[0]);
-            put(&b, ", ");
+            pvk_text_put(&b, ", ");
             rgb_operand(&b, st->rgb_op[1], rs[1]);
-            put(&b, "));\n");
+            pvk_text_put(&b, "));\n");
         } else if (fn) {
-            put(&b, "    rgb = %s(", fn);
+            pvk_text_put(&b, "    rgb = %s(", fn);
             for (unsigned i = 0; i < 3; i++) {
                 rgb_operand(&b, st->rgb_op[i], rs[i]);
-                put(&b, i < 2 ? ", " : ");\n");
+                pvk_text_put(&b, i < 2 ? ", " : ");\n");
             }
         } else {
-            put(&b, "    rgb = uvec3(0u);\n");
+            pvk_text_put(&b, "    rgb = uvec3(0u);\n");
         }
         fn = combine_fn(st->alpha_combine);
         if (st->rgb_combine == 7) {
-            put(&b, "    a = rgb.r;\n"); /* dot3_rgba: the alpha is the dot product too */
+            pvk_text_put(&b, "    a = rgb.r;\n"); /* dot3_rgba: the alpha is the dot product too */
         } else if (fn) {
-            put(&b, "    a = %s(", fn);
+            pvk_text_put(&b, "    a = %s(", fn);
             for (unsigned i = 0; i < 3; i++) {
                 alpha_operand(&b, st->alpha_op[i], as[i]);
-                put(&b, i < 2 ? ", " : ");\n");
+                pvk_text_put(&b, i < 2 ? ", " : ");\n");
             }
         } else {
-            put(&b, "    a = 0u;\n");
+            pvk_text_put(&b, "    a = 0u;\n");
         }
         unsigned rs_shift = st->rgb_scale < 3 ? st->rgb_scale : 0, as_shift = st->alpha_scale < 3 ? st->alpha_scale : 0;
-        put(&b, "    prev = uvec4(min(rgb << %uu, uvec3(255u)), min(a << %uu, 255u));\n", rs_shift, as_shift);
+        pvk_text_put(&b, "    prev = uvec4(min(rgb << %uu, uvec3(255u)), min(a << %uu, 255u));\n", rs_shift, as_shift);
         /* the buffer lags a stage: stage n reads what stage n-2 left */
-        put(&b, "    buf = next_buf;\n");
+        pvk_text_put(&b, "    buf = next_buf;\n");
         if (n < 4 && (key->buffer_rgb >> n & 1))
-            put(&b, "    next_buf.rgb = prev.rgb;\n");
+            pvk_text_put(&b, "    next_buf.rgb = prev.rgb;\n");
         if (n < 4 && (key->buffer_alpha >> n & 1))
-            put(&b, "    next_buf.a = prev.a;\n");
+            pvk_text_put(&b, "    next_buf.a = prev.a;\n");
     }
     if (key->alpha_test) {
         static const char *const cmp[8] = {"false", "true", "==", "!=", "<", "<=", ">", ">="};
         unsigned f = key->alpha_func & 7;
         if (f == 0)
-            put(&b, "    discard;\n");
+            pvk_text_put(&b, "    discard;\n");
         else if (f > 1)
-            put(&b, "    if (!(prev.a %s alpha_ref))\n        discard;\n", cmp[f]);
+            pvk_text_put(&b, "    if (!(prev.a %s alpha_ref))\n        discard;\n", cmp[f]);
     }
     if (key->blend) {
         /* the stored RGBA8 bytes, exactly: unorm c/255 back to c */
-        put(&b, "    {\n    uvec4 s = prev, d = uvec4(round(subpassLoad(dst_in) * 255.0)), k = rgba8(blend_color), res;\n");
+        pvk_text_put(&b, "    {\n    uvec4 s = prev, d = uvec4(round(subpassLoad(dst_in) * 255.0)), k = rgba8(blend_color), res;\n");
         blend_equation(&b, key->rgb_eq, key->rgb_src, key->rgb_dst, false);
         blend_equation(&b, key->alpha_eq, key->alpha_src, key->alpha_dst, true);
-        put(&b, "    prev = res;\n    }\n");
+        pvk_text_put(&b, "    prev = res;\n    }\n");
     }
-    put(&b, "    out_color = vec4(prev) / 255.0;\n"
+    pvk_text_put(&b, "    out_color = vec4(prev) / 255.0;\n"
             "    float d = z_over_w * depth_scale + depth_offset;\n"
             "    if (w_buffer != 0u)\n"
             "        d *= clip_w;\n"

@@ -42,46 +42,12 @@
  * PICA_RUNAWAY, PICA_BAD (PC past code memory, undefined opcode, BREAK
  * outside a LOOP: the interpreter's errors) or PICA_FALLBACK (the run left
  * the translated code, see analyse(): run the vertex on the interpreter). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "translator/geometry.h"
 
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    bool oom;
-} sbuf;
-
-__attribute__((format(printf, 2, 3))) static void put(sbuf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            b->oom = true;
-            return;
-        }
-        if ((size_t)k < b->cap - b->n) {
-            b->n += (size_t)k;
-            return;
-        }
-        size_t cap = b->cap * 2 + (size_t)k + 1;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-}
 
 /* Helpers every program shares: the interpreter's float rules. */
 static const char prelude[] =
@@ -424,7 +390,7 @@ static bool ends_block(const analysis *a, const uint32_t *code, uint32_t pc)
 /* ---- emission ---- */
 
 /* Source `reg` with relative index `idx` (constants only) through slot `slot` of descriptor `d`. */
-static void src(sbuf *b, const char *name, uint32_t reg, uint32_t idx, uint32_t d, unsigned slot)
+static void src(pvk_text *b, const char *name, uint32_t reg, uint32_t idx, uint32_t d, unsigned slot)
 {
     char base[48];
     if (reg < 0x10)
@@ -442,12 +408,12 @@ static void src(sbuf *b, const char *name, uint32_t reg, uint32_t idx, uint32_t 
         sw[i] = "xyzw"[(sel >> (6 - 2 * i)) & 3u];
     sw[4] = 0;
     if (pvk_sh_desc_neg(d, slot))
-        put(b, "  vec4 %s = pica_neg(%s.%s);\n", name, base, sw);
+        pvk_text_put(b, "  vec4 %s = pica_neg(%s.%s);\n", name, base, sw);
     else
-        put(b, "  vec4 %s = %s.%s;\n", name, base, sw);
+        pvk_text_put(b, "  vec4 %s = %s.%s;\n", name, base, sw);
 }
 
-static void dst(sbuf *b, uint32_t reg, uint32_t d)
+static void dst(pvk_text *b, uint32_t reg, uint32_t d)
 {
     uint32_t m = pvk_sh_desc_mask(d);
     if (!m)
@@ -461,20 +427,20 @@ static void dst(sbuf *b, uint32_t reg, uint32_t d)
     const char *arr = reg < 0x10 ? "pica_o" : "pica_r";
     uint32_t i = reg < 0x10 ? reg : reg - 0x10;
     if (m == 0xF)
-        put(b, "  %s[%u] = t;\n", arr, i);
+        pvk_text_put(b, "  %s[%u] = t;\n", arr, i);
     else
-        put(b, "  %s[%u].%s = t.%s;\n", arr, i, sw, sw);
+        pvk_text_put(b, "  %s[%u].%s = t.%s;\n", arr, i, sw, sw);
 }
 
-static void cond(sbuf *b, uint32_t w)
+static void cond(pvk_text *b, uint32_t w)
 {
     const char *x = pvk_sh_f2_refx(w) ? "pica_cmp.x" : "!pica_cmp.x";
     const char *y = pvk_sh_f2_refy(w) ? "pica_cmp.y" : "!pica_cmp.y";
     switch (pvk_sh_f2_condop(w)) {
-    case 0: put(b, "(%s || %s)", x, y); break;
-    case 1: put(b, "(%s && %s)", x, y); break;
-    case 2: put(b, "(%s)", x); break;
-    default: put(b, "(%s)", y); break;
+    case 0: pvk_text_put(b, "(%s || %s)", x, y); break;
+    case 1: pvk_text_put(b, "(%s && %s)", x, y); break;
+    case 2: pvk_text_put(b, "(%s)", x); break;
+    default: pvk_text_put(b, "(%s)", y); break;
     }
 }
 
@@ -484,28 +450,28 @@ static const char *cmp_op(uint32_t op)
     return op < 6 ? ops[op] : NULL;
 }
 
-static void compare(sbuf *b, const char *comp, uint32_t op)
+static void compare(pvk_text *b, const char *comp, uint32_t op)
 {
     if (op == 1) /* ordered compare negated: NaN != x is true, as in C */
-        put(b, "  pica_cmp.%s = !(a.%s == c.%s);\n", comp, comp, comp);
+        pvk_text_put(b, "  pica_cmp.%s = !(a.%s == c.%s);\n", comp, comp, comp);
     else if (op < 6)
-        put(b, "  pica_cmp.%s = a.%s %s c.%s;\n", comp, comp, cmp_op(op), comp);
+        pvk_text_put(b, "  pica_cmp.%s = a.%s %s c.%s;\n", comp, comp, cmp_op(op), comp);
     else
-        put(b, "  pica_cmp.%s = true;\n", comp);
+        pvk_text_put(b, "  pica_cmp.%s = true;\n", comp);
 }
 
 /* One arithmetic instruction (formats 1, 1i, 1u, 1c, 5, 5i). */
-static void alu(sbuf *b, const uint32_t *opdesc, uint32_t w)
+static void alu(pvk_text *b, const uint32_t *opdesc, uint32_t w)
 {
     uint32_t op = pvk_sh_opcode(w);
-    put(b, "  {\n");
+    pvk_text_put(b, "  {\n");
     if (pvk_sh_is_mad(op)) {
         bool inv = pvk_sh_is_inverted(op);
         uint32_t d = opdesc[pvk_sh_f5_desc(w)], idx = pvk_sh_f5_idx(w);
         src(b, "a", pvk_sh_f5_src1(w), 0, d, 0);
         src(b, "c", inv ? pvk_sh_f5i_src2(w) : pvk_sh_f5_src2(w), inv ? 0 : idx, d, 1);
         src(b, "e", inv ? pvk_sh_f5i_src3(w) : pvk_sh_f5_src3(w), inv ? idx : 0, d, 2);
-        put(b, "  vec4 t = pica_mad(a, c, e);\n");
+        pvk_text_put(b, "  vec4 t = pica_mad(a, c, e);\n");
         dst(b, pvk_sh_f5_dst(w), d);
     } else if (pvk_sh_is_cmp(op)) {
         uint32_t d = opdesc[pvk_sh_f1_desc(w)];
@@ -547,77 +513,77 @@ static void alu(sbuf *b, const uint32_t *opdesc, uint32_t w)
         default: break; /* MOVA */
         }
         if (e) {
-            put(b, "  vec4 t = %s;\n", e);
+            pvk_text_put(b, "  vec4 t = %s;\n", e);
             dst(b, pvk_sh_f1_dst(w), d);
         } else {
             if (pvk_sh_desc_mask(d) & 8u)
-                put(b, "  pica_a0.x = pica_mova(a.x);\n");
+                pvk_text_put(b, "  pica_a0.x = pica_mova(a.x);\n");
             if (pvk_sh_desc_mask(d) & 4u)
-                put(b, "  pica_a0.y = pica_mova(a.y);\n");
+                pvk_text_put(b, "  pica_a0.y = pica_mova(a.y);\n");
         }
     }
-    put(b, "  }\n");
+    pvk_text_put(b, "  }\n");
 }
 
 /* The end of a block at `pc`: the instruction's own flow, then the stack checks on PC+1. */
-static void block_end(sbuf *b, const analysis *a, uint32_t pc, uint32_t w)
+static void block_end(pvk_text *b, const analysis *a, uint32_t pc, uint32_t w)
 {
     uint32_t op = pvk_sh_opcode(w), n = pc + 1;
     uint32_t dst_off = pvk_sh_f2_dst(w), num = pvk_sh_f2_num(w), id = pvk_sh_f3_id(w);
-    put(b, "  uint npc = %uu;\n", n);
+    pvk_text_put(b, "  uint npc = %uu;\n", n);
     switch (kind_of(op) == K_FLOW ? op : 0xFFu) {
     case PVK_SH_BREAK:
     case PVK_SH_BREAKC:
-        put(b, "  if (");
+        pvk_text_put(b, "  if (");
         if (op == PVK_SH_BREAKC)
             cond(b, w);
         else
-            put(b, "true");
-        put(b, ") {\n    if (pica_ls_n == 0u) { pica_end_pc = %uu; return PICA_BAD; }\n"
+            pvk_text_put(b, "true");
+        pvk_text_put(b, ") {\n    if (pica_ls_n == 0u) { pica_end_pc = %uu; return PICA_BAD; }\n"
                "    npc = pica_loop_break();\n  }\n", pc);
         break;
     case PVK_SH_CALL:
     case PVK_SH_CALLC:
     case PVK_SH_CALLU:
-        put(b, "  if (");
+        pvk_text_put(b, "  if (");
         if (op == PVK_SH_CALLC)
             cond(b, w);
         else if (op == PVK_SH_CALLU)
-            put(b, "((pica_bools >> %uu) & 1u) != 0u", id);
+            pvk_text_put(b, "((pica_bools >> %uu) & 1u) != 0u", id);
         else
-            put(b, "true");
-        put(b, ") { pica_call_push(%uu, %uu); npc = %uu; }\n", dst_off + num, n, dst_off);
+            pvk_text_put(b, "true");
+        pvk_text_put(b, ") { pica_call_push(%uu, %uu); npc = %uu; }\n", dst_off + num, n, dst_off);
         break;
     case PVK_SH_IFU:
     case PVK_SH_IFC:
-        put(b, "  if (");
+        pvk_text_put(b, "  if (");
         if (op == PVK_SH_IFC)
             cond(b, w);
         else
-            put(b, "((pica_bools >> %uu) & 1u) != 0u", id);
-        put(b, ") pica_if_push(%uu, %uu); else npc = %uu;\n", dst_off, dst_off + num, dst_off);
+            pvk_text_put(b, "((pica_bools >> %uu) & 1u) != 0u", id);
+        pvk_text_put(b, ") pica_if_push(%uu, %uu); else npc = %uu;\n", dst_off, dst_off + num, dst_off);
         break;
     case PVK_SH_LOOP:
-        put(b, "  pica_loop_push(%uu, %uu, pica_ints[%u]);\n", n, dst_off + 1, id & 3u);
+        pvk_text_put(b, "  pica_loop_push(%uu, %uu, pica_ints[%u]);\n", n, dst_off + 1, id & 3u);
         break;
     case PVK_SH_JMPC:
-        put(b, "  if (");
+        pvk_text_put(b, "  if (");
         cond(b, w);
-        put(b, ") npc = %uu;\n", dst_off);
+        pvk_text_put(b, ") npc = %uu;\n", dst_off);
         break;
     case PVK_SH_JMPU:
-        put(b, "  if (((pica_bools >> %uu) & 1u) != %uu) npc = %uu;\n", id, num & 1u, dst_off);
+        pvk_text_put(b, "  if (((pica_bools >> %uu) & 1u) != %uu) npc = %uu;\n", id, num & 1u, dst_off);
         break;
     default:
         break;
     }
     if (a->call_end[n])
-        put(b, "  npc = pica_call_check(%uu, npc);\n", n);
+        pvk_text_put(b, "  npc = pica_call_check(%uu, npc);\n", n);
     if (a->if_end[n])
-        put(b, "  npc = pica_if_check(%uu, npc);\n", n);
+        pvk_text_put(b, "  npc = pica_if_check(%uu, npc);\n", n);
     if (a->loop_end[n])
-        put(b, "  npc = pica_loop_check(%uu, npc);\n", n);
-    put(b, "  pc = npc;\n");
+        pvk_text_put(b, "  npc = pica_loop_check(%uu, npc);\n", n);
+    pvk_text_put(b, "  pc = npc;\n");
 }
 
 pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_glsl_vs_stats *stats)
@@ -631,9 +597,9 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
     const uint32_t *code = prog->code;
     analyse(code, prog->entry, a);
     pvk_glsl_vs_stats st = {0};
-    sbuf b = {0};
-    put(&b, "%s%s%s", prelude, (prog->flags & PVK_GLSL_VS_F64) ? prelude_f64 : prelude_f32, prelude_tail);
-    put(&b, "uint pica_main() {\n"
+    pvk_text b = {0};
+    pvk_text_put(&b, "%s%s%s", prelude, (prog->flags & PVK_GLSL_VS_F64) ? prelude_f64 : prelude_f32, prelude_tail);
+    pvk_text_put(&b, "uint pica_main() {\n"
             "  for (int i = 0; i < 16; i++) { pica_v[i] = pica_in(pica_v[i]); pica_r[i] = vec4(0.0); }\n"
             "  pica_a0 = ivec2(0); pica_aL = 0u; pica_cmp = bvec2(false); pica_steps = 0u; pica_end_pc = 0u;\n"
             "  pica_cs_b = pica_cs_n = pica_is_b = pica_is_n = pica_ls_b = pica_ls_n = 0u;\n"
@@ -654,7 +620,7 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
         uint32_t len = last - pc + 1;
         st.blocks++;
         st.instructions += len;
-        put(&b, "  case %uu: {\n  if (pica_steps + %uu > pica_max_steps) { pica_end_pc = %uu; return PICA_RUNAWAY; }\n"
+        pvk_text_put(&b, "  case %uu: {\n  if (pica_steps + %uu > pica_max_steps) { pica_end_pc = %uu; return PICA_RUNAWAY; }\n"
                 "  pica_steps += %uu;\n",
             pc, len, pc, len);
         for (uint32_t q = pc; q <= last;) {
@@ -665,7 +631,7 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
             while (q + run < last && code[q + run] == w)
                 run++;
             if (k == K_ALU && run >= 3) {
-                put(&b, "  for (uint i = 0u; i < %uu; i++)\n", run);
+                pvk_text_put(&b, "  for (uint i = 0u; i < %uu; i++)\n", run);
                 alu(&b, prog->opdesc, w);
             } else if (k == K_ALU) {
                 run = 1;
@@ -678,22 +644,22 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
         uint32_t w = code[last];
         int k = kind_of(pvk_sh_opcode(w));
         if (k == K_END)
-            put(&b, "  pica_end_pc = %uu; return PICA_OK;\n", last);
+            pvk_text_put(&b, "  pica_end_pc = %uu; return PICA_OK;\n", last);
         else if (k == K_UNDEF)
-            put(&b, "  pica_end_pc = %uu; return PICA_BAD;\n", last);
+            pvk_text_put(&b, "  pica_end_pc = %uu; return PICA_BAD;\n", last);
         else
             block_end(&b, a, last, w);
-        put(&b, "  break; }\n");
+        pvk_text_put(&b, "  break; }\n");
     }
     /* past code memory: the interpreter's error; elsewhere: code not translated */
-    put(&b, "  default: pica_end_pc = pc; return pc < %uu ? PICA_FALLBACK : PICA_BAD;\n  }\n  }\n  return PICA_BAD;\n}\n",
+    pvk_text_put(&b, "  default: pica_end_pc = pc; return pc < %uu ? PICA_FALLBACK : PICA_BAD;\n  }\n  }\n  return PICA_BAD;\n}\n",
         PVK_SH_CODE_WORDS);
     free(a);
-    if (b.oom) {
-        free(b.p);
+    if (b.failed) {
+        free(b.s);
         return PVK_ERROR_OUT_OF_MEMORY;
     }
-    *out = b.p;
+    *out = b.s;
     if (stats)
         *stats = st;
     return PVK_SUCCESS;

@@ -354,6 +354,15 @@ void pvk_tex_desc_get(const pvk_pica *p, unsigned unit, pvk_tex_desc *out);
 /* The output merger and TEV state: keys and uniforms (fs_key.c). */
 void pvk_frag_state_get(const pvk_pica *p, pvk_pipe_key *pipe, pvk_fs_key *fs, pvk_fs_uniforms *uni,
                         uint32_t *blend_color);
+/* Text the shader generators build (text.c): zero-initialise, append with
+ * pvk_text_put, then check `failed` (out of memory) and take `s` (malloc'd). */
+typedef struct pvk_text {
+    char *s;
+    size_t len, cap;
+    bool failed;
+} pvk_text;
+void pvk_text_put(pvk_text *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* GLSL of the fragment shader for `key` (glsl_fs.c): malloc'd, free() it;
  * NULL when out of memory.  Push constants: see the source's block. */
 char *pvk_glsl_fragment(const pvk_fs_key *key);

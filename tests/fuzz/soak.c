@@ -87,20 +87,7 @@ static void setup_target(void)
     upload_shader();
     setup_attribs();
     merger_replace();
-    reg(PVK_GPUREG_COLORBUFFER_FORMAT, 2); /* RGBA8 */
-    reg(PVK_GPUREG_COLORBUFFER_LOC, FB >> 3);
-    reg(PVK_GPUREG_COLORBUFFER_READ, 0xF);
-    reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
-    reg(PVK_GPUREG_DEPTHBUFFER_FORMAT, 3); /* D24S8 */
-    reg(PVK_GPUREG_DEPTHBUFFER_LOC, DB >> 3);
-    reg(PVK_GPUREG_DEPTHBUFFER_READ, 3);
-    reg(PVK_GPUREG_DEPTHBUFFER_WRITE, 3);
-    reg(PVK_GPUREG_FRAMEBUFFER_DIM, W | ((H - 1) << 12) | (1u << 24));
-    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(W / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(H / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_XY, 0);
-    reg(PVK_GPUREG_DEPTHMAP_ENABLE, 1);
-    reg(PVK_GPUREG_DEPTHMAP_SCALE, f24(-1.0f));
+    setup_target_d24s8(DB);
     reg(PVK_GPUREG_DEPTH_COLOR_MASK, 1u | (4u << 4) | (0xFu << 8) | (1u << 12)); /* less, RGBA and depth writes */
     /* the top LCD scans out the render target */
     ext(0x45C, (240u << 16) | 400);
