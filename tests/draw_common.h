@@ -62,10 +62,45 @@ static void setup_attribs(void)
 /* The output merger as citro3d sets it up (C3D_Init: blend mode), with a
  * replace blend and all colour channels written: the fragment's colour lands
  * as it is.  Registers left 0 would mean logic op Clear and no colour writes. */
+/* The context's counters now. */
+static inline pvk_stats stats(void)
+{
+    pvk_stats s;
+    pvk_get_stats(ctx, &s);
+    return s;
+}
+
+/* A W x H RGBA8 buffer at `addr` as the guest sees it after a flush. */
+static inline void copy_out(uint8_t *dst, uint32_t addr)
+{
+    CHECK_EQ(pvk_guest_flush(ctx, addr, W * H * 4), PVK_SUCCESS);
+    memcpy(dst, pvk_guest_ptr(ctx, addr, W * H * 4), W * H * 4);
+}
+
+/* Bytes that differ between a and b. */
+static inline int differ(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    int d = 0;
+    for (size_t i = 0; i < n; i++)
+        d += a[i] != b[i];
+    return d;
+}
+
 /* An external register write (offset from 0x10400000). */
 static inline void ext(uint32_t off, uint32_t v)
 {
     CHECK_EQ(pvk_mmio_write32(ctx, 0x10400000u + off, v), PVK_SUCCESS);
+}
+
+/* A W x H buffer with the viewport over all of it, no culling or scissor. */
+static inline void setup_view(void)
+{
+    reg(PVK_GPUREG_FRAMEBUFFER_DIM, W | ((H - 1) << 12) | (1u << 24));
+    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(W / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(H / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_XY, 0);
+    reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
+    reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
 }
 
 /* Colour RGBA8 at FB and depth D24S8 at `db`, W x H, every access allowed,
@@ -81,12 +116,7 @@ static inline void setup_target_d24s8(uint32_t db)
     reg(PVK_GPUREG_DEPTHBUFFER_LOC, db >> 3);
     reg(PVK_GPUREG_DEPTHBUFFER_READ, 3);
     reg(PVK_GPUREG_DEPTHBUFFER_WRITE, 3);
-    reg(PVK_GPUREG_FRAMEBUFFER_DIM, W | ((H - 1) << 12) | (1u << 24));
-    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(W / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(H / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_XY, 0);
-    reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
-    reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
+    setup_view();
     reg(PVK_GPUREG_DEPTHMAP_ENABLE, 1);
     reg(PVK_GPUREG_DEPTHMAP_SCALE, f24(-1.0f));
     reg(PVK_GPUREG_DEPTHMAP_OFFSET, f24(0.0f));

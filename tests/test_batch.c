@@ -110,12 +110,6 @@ static void plain_state(void)
     reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
 }
 
-static void copy_out(uint8_t *dst, uint32_t addr)
-{
-    CHECK_EQ(pvk_guest_flush(ctx, addr, W * H * 4), PVK_SUCCESS);
-    memcpy(dst, pvk_guest_ptr(ctx, addr, W * H * 4), W * H * 4);
-}
-
 static void fill32(uint32_t start, uint32_t end, uint32_t value)
 {
     ext(0x10, start >> 3);
@@ -276,14 +270,6 @@ static void run(int mode, int mirror, result *res)
     CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
     memcpy(res->over, pvk_guest_ptr(ctx, DB, W * H * 4), W * H * 4);
     th_release(ctx);
-}
-
-static int differ(const uint8_t *a, const uint8_t *b, size_t n)
-{
-    int d = 0;
-    for (size_t i = 0; i < n; i++)
-        d += a[i] != b[i];
-    return d;
 }
 
 static void compare(const result *a, const result *b)

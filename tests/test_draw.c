@@ -12,12 +12,7 @@ static void setup_fb(uint32_t fmt_code)
     reg(PVK_GPUREG_COLORBUFFER_LOC, FB >> 3);
     reg(PVK_GPUREG_COLORBUFFER_READ, 0xF); /* colour reads and writes allowed, as citro3d binds it */
     reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
-    reg(PVK_GPUREG_FRAMEBUFFER_DIM, W | ((H - 1) << 12) | (1u << 24));
-    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(W / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(H / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_XY, 0);
-    reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
-    reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
+    setup_view();
 }
 
 /* Window-space (pixels, y up) vertices -> clip space for a W x H viewport at `ox`, `oy`. */

@@ -85,19 +85,6 @@ static void fill32(uint32_t start, uint32_t end, uint32_t value)
     ext(0x1C, 0x201);
 }
 
-static void copy_out(uint8_t *dst, uint32_t addr)
-{
-    CHECK_EQ(pvk_guest_flush(ctx, addr, W * H * 4), PVK_SUCCESS);
-    memcpy(dst, pvk_guest_ptr(ctx, addr, W * H * 4), W * H * 4);
-}
-
-static pvk_stats stats(void)
-{
-    pvk_stats s;
-    pvk_get_stats(ctx, &s);
-    return s;
-}
-
 static void run(int mirror, int roundtrip, result *res)
 {
     ctx = make_context(mirror, roundtrip);
@@ -169,14 +156,6 @@ static void run(int mirror, int roundtrip, result *res)
     CHECK(res->fw * res->fh <= 400 * 240);
     CHECK_EQ(pvk_frame_read(ctx, PVK_SCREEN_TOP, res->frame, res->fw * 4), PVK_SUCCESS);
     th_release(ctx);
-}
-
-static int differ(const uint8_t *a, const uint8_t *b, size_t n)
-{
-    int d = 0;
-    for (size_t i = 0; i < n; i++)
-        d += a[i] != b[i];
-    return d;
 }
 
 int main(void)

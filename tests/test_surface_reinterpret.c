@@ -42,13 +42,6 @@ static pvk_context *make_context(int mirror, int roundtrip)
     return th_context_debug(NULL, roundtrip ? "roundtrip" : NULL, mirror);
 }
 
-static pvk_stats stats(void)
-{
-    pvk_stats s;
-    pvk_get_stats(ctx, &s);
-    return s;
-}
-
 /* Draw two triangles of random colours and depths into `v` at `addr`
  * (a depth view draws its colour into CB), `w` x `h` pixels. */
 static void draw_view(view v, uint32_t addr, uint32_t w, uint32_t h)
@@ -83,12 +76,6 @@ static void draw_view(view v, uint32_t addr, uint32_t w, uint32_t h)
         reg(PVK_GPUREG_VERTEX_OFFSET, 0);
         reg(PVK_GPUREG_DRAWARRAYS, 1);
     }
-}
-
-static void copy_out(uint8_t *dst, uint32_t addr)
-{
-    CHECK_EQ(pvk_guest_flush(ctx, addr, W * H * 4), PVK_SUCCESS);
-    memcpy(dst, pvk_guest_ptr(ctx, addr, W * H * 4), W * H * 4);
 }
 
 /* Draw `v` at `addr` after something else was drawn there: in the cached
@@ -152,14 +139,6 @@ static void run(int mirror, int roundtrip, result *res)
     switch_to(roundtrip, (view){0, 4}, addr, W / 2, H * 2, 0);
     copy_out(res->resized, addr);
     th_release(ctx);
-}
-
-static int differ(const uint8_t *a, const uint8_t *b, size_t n)
-{
-    int d = 0;
-    for (size_t i = 0; i < n; i++)
-        d += a[i] != b[i];
-    return d;
 }
 
 int main(void)

@@ -30,13 +30,6 @@ static pvk_context *make_context(int mirror, int roundtrip)
     return th_context_debug(NULL, roundtrip ? "roundtrip" : NULL, mirror);
 }
 
-static pvk_stats stats(void)
-{
-    pvk_stats s;
-    pvk_get_stats(ctx, &s);
-    return s;
-}
-
 /* Three triangles of random vertex colours (gradients: every low bit varies). */
 static void draw_some(void)
 {
@@ -98,12 +91,7 @@ static void run(int mirror, int roundtrip, result *res)
     reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
     reg(PVK_GPUREG_DEPTHBUFFER_READ, 0);
     reg(PVK_GPUREG_DEPTHBUFFER_WRITE, 0);
-    reg(PVK_GPUREG_FRAMEBUFFER_DIM, W | ((H - 1) << 12) | (1u << 24));
-    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(W / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(H / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_XY, 0);
-    reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
-    reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
+    setup_view();
     merger_replace();
     /* each format in its own buffer, so no surface changes format */
     uint8_t *p = pvk_guest_ptr(ctx, FB, 5 * BUF);
@@ -130,14 +118,6 @@ static void run(int mirror, int roundtrip, result *res)
     CHECK_EQ(pvk_guest_flush(ctx, FB, 5 * BUF), PVK_SUCCESS);
     memcpy(res->fb, pvk_guest_ptr(ctx, FB, 5 * BUF), 5 * BUF);
     th_release(ctx);
-}
-
-static int differ(const uint8_t *a, const uint8_t *b, size_t n)
-{
-    int d = 0;
-    for (size_t i = 0; i < n; i++)
-        d += a[i] != b[i];
-    return d;
 }
 
 int main(void)

@@ -20,13 +20,6 @@
 #define COPYSRC 0x18380000u
 #define SCALED 0x18400000u
 
-static pvk_stats stats(void)
-{
-    pvk_stats s;
-    pvk_get_stats(ctx, &s);
-    return s;
-}
-
 /* Every level of every face as the image stores it, malloc'd. */
 static uint8_t *texels(const pvk_texture *t, size_t *size)
 {

@@ -240,12 +240,7 @@ static void render_target(void)
     reg(PVK_GPUREG_COLORBUFFER_LOC, FB >> 3);
     reg(PVK_GPUREG_COLORBUFFER_READ, 0xF);
     reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
-    reg(PVK_GPUREG_FRAMEBUFFER_DIM, W | ((H - 1) << 12) | (1u << 24));
-    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(W / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(H / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_XY, 0);
-    reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
-    reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
+    setup_view();
     merger_replace();
     clear_fb();
     float *v = pvk_guest_ptr(ctx, VB, 3 * 32);
