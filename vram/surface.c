@@ -22,8 +22,16 @@
  * depth-stencil images in DEPTH_STENCIL_ATTACHMENT_OPTIMAL (one layout for
  * both aspects: separateDepthStencilLayouts is not required of the device);
  * every pass returns them there.  Scale 1 copies between the linear staging
- * buffer and the image; other scales go through a 1x scratch image and a blit
- * (nearest up, linear down for colour, nearest for depth). */
+ * buffer and the image; other scales go through a 1x scratch image and a
+ * nearest blit both ways.  Down (the resolve a write-back makes) it takes
+ * the sample at ((x + 1/2) N, (y + 1/2) N) of each N x N block: the 1x
+ * pixel centre for odd N, half a sample right and down of it for even N,
+ * fixed integer positions, so the resolve is deterministic on every device.
+ * Nearest rather than a box average for colour too: the guest then reads
+ * only colours its draws produced (no edge blends a 1x render could not
+ * make), colour and depth resolve at the same sample, and a surface loaded
+ * from memory (nearest up) resolves to exactly the bytes it was loaded
+ * from. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,8 +134,7 @@ pvk_result pvk_surface_init(pvk_context *ctx)
     vkGetPhysicalDeviceFormatProperties(ctx->phys, VK_FORMAT_D32_SFLOAT, &dp);
     vkGetPhysicalDeviceFormatProperties(ctx->phys, VK_FORMAT_D32_SFLOAT_S8_UINT, &sp);
     VkFormatFeatureFlags need = VK_FORMAT_FEATURE_BLIT_SRC_BIT | VK_FORMAT_FEATURE_BLIT_DST_BIT;
-    c->blit = (cp.optimalTilingFeatures & need) == need && (dp.optimalTilingFeatures & need) == need &&
-              (cp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT);
+    c->blit = (cp.optimalTilingFeatures & need) == need && (dp.optimalTilingFeatures & need) == need;
     c->blit_ds = c->blit && (sp.optimalTilingFeatures & need) == need;
     return r;
 }
@@ -227,10 +234,9 @@ static void blit(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surface *s, Vk
         .dstSubresource = {aspect_of(s), 0, 0, 1},
         .dstOffsets = {{0, 0, 0}, {(int32_t)dw, (int32_t)dh, 1}},
     };
-    /* depth blits must be nearest; colour downsamples average */
-    VkFilter f = !is_depth(s) && dw < sw ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
+    (void)s;
     ctx->vk.vkCmdBlitImage(cmd, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                           1, &b, f);
+                           1, &b, VK_FILTER_NEAREST); /* see the top of the file */
 }
 
 /* Record the image of `s` (through the 1x scratch image when scaled, as a
@@ -248,6 +254,7 @@ static void record_readout(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surf
         barrier(ctx, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
         last = scratch->image;
+        ctx->stats.surface_resolves++;
     }
     VkBufferImageCopy bic[2];
     uint32_t nbic = copy_regions(s, bic);
@@ -391,7 +398,14 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
         return PVK_ERROR_BAD_PARAMETERS;
     }
     bool stencil = vk_format == VK_FORMAT_D32_SFLOAT_S8_UINT;
-    if ((key->scale < 1 || key->scale > 4 || (key->scale != 1 && !(stencil ? c->blit_ds : c->blit)))) {
+    if (key->scale < 1 || key->scale > PVK_MAX_SCALE ||
+        key->width * key->scale > ctx->props.limits.maxImageDimension2D ||
+        key->height * key->scale > ctx->props.limits.maxImageDimension2D) {
+        pvk_unsupported(ctx, "%s: a %ux%u buffer at resolution scale %u exceeds the device's images", what, key->width,
+                        key->height, key->scale);
+        return PVK_ERROR_MISSING_FEATURE;
+    }
+    if (key->scale != 1 && !(stencil ? c->blit_ds : c->blit)) {
         pvk_unsupported(ctx, "%s: resolution scale %u needs blits the device lacks", what, key->scale);
         return PVK_ERROR_MISSING_FEATURE;
     }
@@ -531,7 +545,7 @@ void pvk_surface_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len, bool
  * other than RGBA8, misaligned). */
 static bool clear_word(const pvk_surface *s, uint32_t start, uint32_t value, uint32_t fill_bytes, uint32_t *out)
 {
-    if (fill_bytes != s->bpp || (s->key.addr - start) % fill_bytes || s->key.scale != 1)
+    if (fill_bytes != s->bpp || (s->key.addr - start) % fill_bytes)
         return false;
     if (is_depth(s)) {
         float d = (float)(value & (s->bpp == 2 ? 0xFFFFu : 0xFFFFFFu)) / 16777216.0f;
@@ -562,7 +576,8 @@ void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t v
          * (a buffer fill and copy, the load's own path) and then equals the
          * memory the fill writes */
         pvk_op op;
-        if (pvk_op_begin(ctx, &op)) {
+        pvk_image *scratch = NULL;
+        if ((s->key.scale != 1 && scratch_for(ctx, s, &scratch)) || pvk_op_begin(ctx, &op)) {
             s->valid = s->dirty = false;
             continue;
         }
@@ -573,13 +588,7 @@ void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t v
             ctx->vk.vkCmdFillBuffer(op.cmd, c->staging, (VkDeviceSize)w * h * 4, (VkDeviceSize)w * h,
                                     (value >> 24) * 0x01010101u);
         pvk_op_barrier(ctx, &op);
-        VkBufferImageCopy bic[2];
-        uint32_t nbic = copy_regions(s, bic);
-        barrier(ctx, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
-                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-        ctx->vk.vkCmdCopyBufferToImage(op.cmd, c->staging, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, nbic,
-                                       bic);
-        barrier(ctx, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
+        record_upload(ctx, op.cmd, s, scratch); /* at N x: the 1x value upsampled, the same everywhere */
         if (pvk_op_submit(ctx, &op)) {
             s->valid = s->dirty = false;
             continue;

@@ -1,0 +1,305 @@
+/* Resolution scaling (pvk_config.scale, pvk_set_scale, PVK_SCALE): draws
+ * render at N x, the guest reads 1x memory.
+ *  - A flat scene (axis-aligned quads with edges on pixel boundaries, so no
+ *    pixel centre moves relative to an edge at any scale: depth test,
+ *    stencil mask, include and exclude scissors, a memory fill that clears
+ *    the scaled surfaces, a display transfer from the surface with format
+ *    conversion, flip and 2x2 downscale): colour, depth-stencil and transfer
+ *    output bytes identical at scales 1-4.
+ *  - A slanted scene (two rotated triangles): at scale N the resolved 1x
+ *    colour differs from scale 1 only at pixels on an edge of the 1x image,
+ *    and in fewer pixels than that edge has.  Odd scales resolve at the 1x
+ *    pixel centre: no difference at all is allowed there.
+ *  - pvk_set_scale between draws (the 1x surface written back, the 3x one
+ *    loaded from it) gives the bytes of a scale-1 run; bad scales from the
+ *    config, the call and PVK_SCALE are refused with a logged error. */
+#include <stdbool.h>
+
+#include "draw_common.h"
+
+#define DB 0x18100000u  /* D24S8 depth-stencil */
+#define OUT 0x18300000u /* display transfer output */
+#define OUT_BYTES ((W / 2) * (H / 2) * 2)
+
+typedef struct image {
+    uint8_t color[W * H * 4], depth[W * H * 4], out[OUT_BYTES];
+    pvk_stats st;
+} image;
+
+static pvk_context *make(uint32_t scale)
+{
+    pvk_config cfg = {.scale = scale};
+    return th_context(&cfg, 0);
+}
+
+static void fill32(uint32_t unit, uint32_t start, uint32_t len, uint32_t value)
+{
+    uint32_t base = unit ? 0x20 : 0x10;
+    ext(base, start >> 3);
+    ext(base + 4, (start + len) >> 3);
+    ext(base + 8, value);
+    ext(base + 0xC, 0x201);
+}
+
+static uint32_t nvert; /* vertices written at VB so far (one buffer per run) */
+
+/* Vertex (window pixel x, y; y up), depth z (PICA z: depth = -z), colour. */
+static void vert(float x, float y, float z, uint32_t rgba)
+{
+    float *p = (float *)pvk_guest_ptr(ctx, VB + nvert * 32, 32);
+    p[0] = 2.0f * x / (float)W - 1.0f;
+    p[1] = 2.0f * y / (float)H - 1.0f;
+    p[2] = z;
+    p[3] = 1.0f;
+    for (int c = 0; c < 4; c++)
+        p[4 + c] = (float)((rgba >> (24 - 8 * c)) & 0xFF) / 255.0f; /* 0xRRGGBBAA */
+    nvert++;
+}
+
+static void draw_from(uint32_t first, uint32_t n)
+{
+    pvk_guest_written(ctx, VB + first * 32, n * 32);
+    reg(PVK_GPUREG_ATTRIBBUFFER0_OFFSET, first * 32);
+    /* not waited for: pvk_wait_idle writes every surface back */
+    reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
+    reg(PVK_GPUREG_NUMVERTICES, n);
+    reg(PVK_GPUREG_VERTEX_OFFSET, 0);
+    reg(PVK_GPUREG_DRAWARRAYS, 1);
+}
+
+/* The pixels [x0, x1) x [y0, y1) (window, y up) in one colour at depth -z. */
+static void quad(uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1, float z, uint32_t rgba)
+{
+    uint32_t first = nvert;
+    float a = (float)x0, b = (float)y0, c = (float)x1, d = (float)y1;
+    vert(a, b, z, rgba), vert(c, b, z, rgba), vert(c, d, z, rgba);
+    vert(a, b, z, rgba), vert(c, d, z, rgba), vert(a, d, z, rgba);
+    draw_from(first, 6);
+}
+
+static void tri(float x0, float y0, float x1, float y1, float x2, float y2, uint32_t rgba)
+{
+    uint32_t first = nvert;
+    vert(x0, y0, -0.5f, rgba), vert(x1, y1, -0.5f, rgba), vert(x2, y2, -0.5f, rgba);
+    draw_from(first, 3);
+}
+
+static const uint32_t depth_less = 1u | (4u << 4) | (0xFu << 8) | (1u << 12); /* test less, RGBA and depth writes */
+
+static void setup(void)
+{
+    nvert = 0;
+    upload_shader();
+    setup_attribs();
+    setup_target_d24s8(DB);
+    merger_replace();
+    reg(PVK_GPUREG_STENCIL_TEST, 0);
+}
+
+static void read_back(image *im)
+{
+    copy_out(im->color, FB);
+    CHECK_EQ(pvk_guest_flush(ctx, DB, W * H * 4), PVK_SUCCESS);
+    memcpy(im->depth, pvk_guest_ptr(ctx, DB, W * H * 4), W * H * 4);
+    im->st = stats();
+}
+
+static void flat_scene(uint32_t scale, image *im)
+{
+    ctx = make(scale);
+    setup();
+    fill32(0, FB, W * H * 4, 0x203040FF);
+    fill32(1, DB, W * H * 4, 0x00FFFFFF); /* far, stencil 0 */
+    quad(0, 0, W, H, -0.9f, 0x808080FF); /* makes both surfaces */
+    /* a fill of the whole colour buffer while it is a scaled surface: a clear at N x */
+    uint64_t clears = stats().surface_clears;
+    fill32(0, FB, W * H * 4, 0x102030FF);
+    CHECK_EQ(stats().surface_clears, clears + 1);
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, depth_less);
+    quad(4, 4, 36, 30, -0.5f, 0xFF0000FF);
+    quad(20, 10, 60, 40, -0.7f, 0x00FF00FF); /* behind the red one where they overlap */
+    quad(24, 2, 30, 46, -0.3f, 0x0000FFFF);
+    /* stencil: write 5 into a rectangle (colour and depth writes off), then
+     * draw only where the stencil equals 5 */
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0);
+    reg(PVK_GPUREG_STENCIL_TEST, 1u | (1u << 4) | (0xFFu << 8) | (5u << 16) | (0xFFu << 24)); /* always, ref 5 */
+    reg(PVK_GPUREG_STENCIL_OP, 2u << 8);                                                     /* z-pass: replace */
+    quad(40, 2, 62, 20, -0.1f, 0);
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+    reg(PVK_GPUREG_STENCIL_TEST, 1u | (2u << 4) | (5u << 16) | (0xFFu << 24)); /* equal 5, no writes */
+    reg(PVK_GPUREG_STENCIL_OP, 0);
+    quad(32, 0, W, 24, -0.1f, 0xFFFF00FF);
+    reg(PVK_GPUREG_STENCIL_TEST, 0);
+    /* scissors: include [8, 24] x [30, 45], exclude [44, 55] x [26, 40] */
+    reg(PVK_GPUREG_SCISSORTEST_MODE, 3);
+    reg(PVK_GPUREG_SCISSORTEST_POS, 8 | (30u << 16));
+    reg(PVK_GPUREG_SCISSORTEST_DIM, 24 | (45u << 16));
+    quad(0, 0, W, H, -0.05f, 0xFF00FFFF);
+    reg(PVK_GPUREG_SCISSORTEST_MODE, 1);
+    reg(PVK_GPUREG_SCISSORTEST_POS, 44 | (26u << 16));
+    reg(PVK_GPUREG_SCISSORTEST_DIM, 55 | (40u << 16));
+    quad(40, 24, W, H, -0.05f, 0x00FFFFFF);
+    reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
+    /* display transfer from the dirty surface: RGBA8 -> RGB565, flipped, 2x2 down */
+    uint64_t direct = stats().surface_transfers;
+    ext(0xC00, FB >> 3);
+    ext(0xC04, OUT >> 3);
+    ext(0xC0C, W | (H << 16));
+    ext(0xC08, W | (H << 16));
+    ext(0xC10, 1u | (0u << 8) | (2u << 12) | (2u << 24));
+    ext(0xC18, 1);
+    CHECK_EQ(stats().surface_transfers, direct + 1);
+    CHECK_EQ(pvk_guest_flush(ctx, OUT, OUT_BYTES), PVK_SUCCESS);
+    memcpy(im->out, pvk_guest_ptr(ctx, OUT, OUT_BYTES), OUT_BYTES);
+    read_back(im);
+    th_release(ctx);
+}
+
+/* Pixel value i of a W x H RGBA8 buffer. */
+static uint32_t px(const uint8_t *b, uint32_t i)
+{
+    uint32_t v;
+    memcpy(&v, b + 4 * i, 4);
+    return v;
+}
+
+/* Is window pixel (x, y) of the 1x image on an edge (a neighbour, diagonals
+ * included, holds another value)? */
+static bool on_edge(const uint8_t *b, uint32_t x, uint32_t y)
+{
+    uint32_t v = px(b, tiled_index(x, y));
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+            int nx = (int)x + dx, ny = (int)y + dy;
+            if (nx >= 0 && ny >= 0 && nx < (int)W && ny < (int)H && px(b, tiled_index((uint32_t)nx, (uint32_t)ny)) != v)
+                return true;
+        }
+    return false;
+}
+
+static void slanted_scene(uint32_t scale, image *im)
+{
+    ctx = make(scale);
+    setup();
+    fill32(0, FB, W * H * 4, 0x000000FF);
+    fill32(1, DB, W * H * 4, 0x00FFFFFF);
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+    tri(3.3f, 5.1f, 58.7f, 12.4f, 20.2f, 44.9f, 0xE0C040FF);
+    tri(40.6f, 46.3f, 62.1f, 20.8f, 30.4f, 17.7f, 0x4080F0FF);
+    read_back(im);
+    th_release(ctx);
+}
+
+/* Draw at 1x, switch to `to` without a flush, draw more. */
+static void switched_scene(uint32_t from, uint32_t to, image *im)
+{
+    ctx = make(from);
+    setup();
+    fill32(0, FB, W * H * 4, 0x000000FF);
+    fill32(1, DB, W * H * 4, 0x00FFFFFF);
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, depth_less);
+    quad(8, 8, 40, 40, -0.5f, 0xFF8000FF);
+    CHECK_EQ(pvk_set_scale(ctx, to), PVK_SUCCESS);
+    quad(16, 0, 56, 24, -0.6f, 0x0080FFFF); /* behind the first where they overlap */
+    tri(1.5f, 46.2f, 62.3f, 44.1f, 33.3f, 3.7f, 0x80FF80FF);
+    read_back(im);
+    th_release(ctx);
+}
+
+static void bad_scales(void)
+{
+    th_quiet_errors = 1;
+    pvk_config cfg = {.scale = PVK_MAX_SCALE + 1, .log = th_log};
+    pvk_context *c = NULL;
+    int errors = th_log_errors;
+    CHECK_EQ(pvk_context_create(&cfg, &c), PVK_ERROR_INVALID_ARGUMENT);
+    CHECK(c == NULL);
+    CHECK(th_log_errors > errors);
+    cfg.scale = 2;
+    setenv("PVK_SCALE", "x3", 1);
+    CHECK_EQ(pvk_context_create(&cfg, &c), PVK_ERROR_INVALID_ARGUMENT);
+    setenv("PVK_SCALE", "11", 1);
+    CHECK_EQ(pvk_context_create(&cfg, &c), PVK_ERROR_INVALID_ARGUMENT);
+    unsetenv("PVK_SCALE");
+    ctx = make(0); /* 0 means 1 */
+    errors = th_log_errors;
+    CHECK_EQ(pvk_set_scale(ctx, PVK_MAX_SCALE + 1), PVK_ERROR_INVALID_ARGUMENT);
+    CHECK(th_log_errors > errors);
+    CHECK_EQ(pvk_set_scale(ctx, PVK_MAX_SCALE), PVK_SUCCESS);
+    CHECK_EQ(pvk_set_scale(ctx, 0), PVK_SUCCESS);
+    CHECK_EQ(pvk_set_scale(NULL, 2), PVK_ERROR_INVALID_ARGUMENT);
+    th_release(ctx);
+    th_quiet_errors = 0;
+}
+
+/* PVK_SCALE overrides the config: a draw at 2x resolves when flushed. */
+static void env_scale(void)
+{
+    setenv("PVK_SCALE", "2", 1);
+    ctx = make(1);
+    unsetenv("PVK_SCALE");
+    setup();
+    quad(0, 0, 8, 8, -0.5f, 0xFFFFFFFF);
+    CHECK_EQ(pvk_guest_flush(ctx, FB, W * H * 4), PVK_SUCCESS);
+    CHECK(stats().surface_resolves > 0);
+    th_release(ctx);
+}
+
+int main(void)
+{
+    static image one, n;
+    flat_scene(1, &one);
+    CHECK_EQ(one.st.surface_resolves, 0);
+    for (uint32_t s = 2; s <= 4; s++) {
+        flat_scene(s, &n);
+        CHECK_EQ(differ(one.color, n.color, sizeof one.color), 0);
+        CHECK_EQ(differ(one.depth, n.depth, sizeof one.depth), 0);
+        CHECK_EQ(differ(one.out, n.out, sizeof one.out), 0);
+        CHECK(n.st.surface_resolves > 0);
+    }
+    /* the scene is not trivial: its parts show in the 1x bytes */
+    uint32_t colours[8], ncol = 0;
+    for (uint32_t i = 0; i < W * H; i++) {
+        uint32_t v = px(one.color, i), k = 0;
+        while (k < ncol && colours[k] != v)
+            k++;
+        if (k == ncol && ncol < 8)
+            colours[ncol++] = v;
+    }
+    CHECK(ncol >= 7); /* background, red, green, blue, yellow, magenta, cyan */
+
+    slanted_scene(1, &one);
+    uint32_t edge = 0;
+    for (uint32_t y = 0; y < H; y++)
+        for (uint32_t x = 0; x < W; x++)
+            edge += on_edge(one.color, x, y);
+    for (uint32_t s = 2; s <= 5; s++) {
+        slanted_scene(s, &n);
+        uint32_t diff = 0, off_edge = 0;
+        for (uint32_t y = 0; y < H; y++)
+            for (uint32_t x = 0; x < W; x++) {
+                uint32_t i = tiled_index(x, y);
+                if (px(one.color, i) == px(n.color, i))
+                    continue;
+                diff++;
+                off_edge += !on_edge(one.color, x, y);
+            }
+        printf("slanted scene at %ux: %u of %u pixels differ from 1x (%u 1x edge pixels)\n", s, diff, W * H, edge);
+        CHECK_EQ(off_edge, 0);
+        CHECK(diff < edge);
+        if (s % 2)
+            CHECK_EQ(diff, 0);
+    }
+
+    image *ref = &one;
+    switched_scene(1, 1, ref);
+    switched_scene(1, 3, &n);
+    CHECK_EQ(differ(ref->color, n.color, sizeof ref->color), 0);
+    CHECK_EQ(differ(ref->depth, n.depth, sizeof ref->depth), 0);
+    CHECK(n.st.surface_writebacks >= 2); /* the 1x colour and depth surfaces went home first */
+    CHECK(n.st.surface_resolves > 0);
+
+    bad_scales();
+    env_scale();
+    return th_finish("test_scale");
+}
