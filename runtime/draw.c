@@ -58,10 +58,9 @@
 #define VRING_MAX ((VkDeviceSize)32 << 20) /* a batch lapping the ring grows it up to this */
 #define BATCH_MAX_DRAWS 256 /* draws per submission: bounds what one close hands the GPU */
 
-typedef struct draw_vertex {
-    float pos[4];
-    float color[4];
-} draw_vertex;
+/* The vertex buffer holds the translator's vertices as they are
+ * (shaders/draw.vert's inputs, runtime/pipeline.c's vertex layout). */
+typedef pvk_vertex draw_vertex;
 
 /* The open batch: consecutive draws into the same attachments, recorded
  * into one command buffer inside one vkCmdBeginRendering or render pass. */
@@ -125,7 +124,7 @@ static pvk_result ensure_vertices(pvk_context *ctx, struct pvk_draw *d, VkDevice
     d->vbuf = VK_NULL_HANDLE;
     d->vbuf_mem = VK_NULL_HANDLE;
     d->vcap = 0;
-    VkDeviceSize cap = 1 << 16;
+    VkDeviceSize cap = 1 << 18;
     while (cap < bytes)
         cap *= 2;
     pvk_result r = pvk_create_buffer(ctx, cap, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
@@ -320,9 +319,7 @@ pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *pk)
     }
     draw_vertex *dv = (draw_vertex *)((uint8_t *)d->vmap + voff);
     for (uint32_t k = 0; k < pk->tri_vertices; k++) { /* gathered once, straight into the ring */
-        const pvk_vertex *v = &pk->verts[pk->index[k]];
-        memcpy(dv[k].pos, v->pos, sizeof dv[k].pos);
-        memcpy(dv[k].color, v->color, sizeof dv[k].color);
+        dv[k] = pk->verts[pk->index[k]];
     }
     r = roundtrip ? render_roundtrip(ctx, d, pk, voff) : render_batched(ctx, d, pk, voff);
     /* in use by the batch the draw went into: still open (the next value) or submitted */

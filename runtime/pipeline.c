@@ -22,6 +22,7 @@
  * PVK_DEBUG=shaders) reflect every module and refuse a pipeline whose shaders
  * do not fit the layout made here: generated code and this layout drift apart
  * silently otherwise (push constants read garbage, an input reads 0). */
+#include <stddef.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -482,17 +483,24 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
         {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
          .module = frag, .pName = "main"},
     };
-    /* draw.c's vertex layout: float4 position, float4 colour */
-    VkVertexInputBindingDescription vb = {0, 32, VK_VERTEX_INPUT_RATE_VERTEX};
-    VkVertexInputAttributeDescription va[2] = {
-        {0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0},
-        {1, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 16},
+    /* draw.c's vertex layout: pvk_vertex as it is (shaders/draw.vert's inputs) */
+    VkVertexInputBindingDescription vb = {0, sizeof(pvk_vertex), VK_VERTEX_INPUT_RATE_VERTEX};
+    VkVertexInputAttributeDescription va[6] = {
+        {0, 0, VK_FORMAT_R32G32B32A32_SFLOAT, offsetof(pvk_vertex, pos)},
+        {1, 0, VK_FORMAT_R32G32B32A32_SFLOAT, offsetof(pvk_vertex, quat)},
+        {2, 0, VK_FORMAT_R32G32B32A32_SFLOAT, offsetof(pvk_vertex, color)},
+        {3, 0, VK_FORMAT_R32G32B32A32_SFLOAT, offsetof(pvk_vertex, tc0)}, /* tc0, tc1 */
+        {4, 0, VK_FORMAT_R32G32B32_SFLOAT, offsetof(pvk_vertex, tc2)},    /* tc2, tc0_w */
+        {5, 0, VK_FORMAT_R32G32B32_SFLOAT, offsetof(pvk_vertex, view)},
     };
+    _Static_assert(offsetof(pvk_vertex, tc1) == offsetof(pvk_vertex, tc0) + 8 &&
+                       offsetof(pvk_vertex, tc0_w) == offsetof(pvk_vertex, tc2) + 8,
+                   "draw.vert reads tc0/tc1 and tc2/tc0_w as one attribute each");
     VkPipelineVertexInputStateCreateInfo vi = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
         .vertexBindingDescriptionCount = 1,
         .pVertexBindingDescriptions = &vb,
-        .vertexAttributeDescriptionCount = 2,
+        .vertexAttributeDescriptionCount = 6,
         .pVertexAttributeDescriptions = va,
     };
     VkPipelineInputAssemblyStateCreateInfo ia = {

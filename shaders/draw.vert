@@ -4,12 +4,25 @@
 // The user clip plane works on the PICA position.  The PICA depth is computed
 // in the fragment shader from z/w (linear in screen space, as the rasterizer
 // interpolates it) and w (perspective correct, for the W-buffer).
+//
+// The inputs are translator.h's pvk_vertex as it is (runtime/pipeline.c's
+// vertex layout); the outputs are the interface every fragment shader of
+// translator/glsl_fs.c reads, and which a generated vertex shader must write
+// the same way: locations 0-6 below, gl_Position, gl_ClipDistance[0].
 #version 460
 layout(location = 0) in vec4 in_pos;
-layout(location = 1) in vec4 in_color;
+layout(location = 1) in vec4 in_quat;
+layout(location = 2) in vec4 in_color;
+layout(location = 3) in vec4 in_tc01;    // texcoord 0 (s, t), texcoord 1 (s, t)
+layout(location = 4) in vec3 in_tc2w;    // texcoord 2 (s, t), texcoord 0 w
+layout(location = 5) in vec3 in_view;
 layout(location = 0) out vec4 color;
 layout(location = 1) noperspective out float z_over_w;
 layout(location = 2) out float clip_w;
+layout(location = 3) out vec4 tc01;
+layout(location = 4) out vec3 tc2w;
+layout(location = 5) out vec4 quat;
+layout(location = 6) out vec3 view;
 layout(push_constant) uniform Push {
     vec4 clip_plane; // FRAGOP_CLIP_DATA0-3: kept where dot(plane, position) >= 0
     uint clip_enable;
@@ -22,4 +35,8 @@ void main()
     color = in_color;
     z_over_w = in_pos.z / in_pos.w;
     clip_w = in_pos.w;
+    tc01 = in_tc01;
+    tc2w = in_tc2w;
+    quat = in_quat;
+    view = in_view;
 }

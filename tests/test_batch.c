@@ -179,14 +179,15 @@ static void run(int mode, int mirror, result *res)
     if (counted)
         CHECK_EQ(submissions(), s0 + 2);
 
-    /* 50 x 300 vertices (480 KB) go round the first vertex ring several
-     * times inside one batch: the ring grows rather than wait for the batch */
-    for (uint32_t i = 0; i < 50; i++)
+    /* 30 x 300 vertices (792 KB of 88-byte vertices) go round the first
+     * vertex ring (256 KB) several times inside one batch: the ring grows
+     * rather than wait for the batch, and the same again fits without waiting */
+    for (uint32_t i = 0; i < 30; i++)
         draw(i * 300, 300);
     reg(PVK_GPUREG_FRAMEBUFFER_FLUSH, 1);
     copy_out(res->big, FB);
     s0 = submissions();
-    for (uint32_t i = 0; i < 50; i++)
+    for (uint32_t i = 0; i < 30; i++)
         draw(i * 300 + 1, 300);
     CHECK_EQ(pvk_poll(ctx), PVK_SUCCESS);
     if (counted)

@@ -393,7 +393,7 @@ static void layout_check(void)
     pvk_spirv_info vs, fs, bad;
     char err[256], why[256] = "";
     CHECK_EQ(pvk_spirv_reflect(vs_spv.code, vs_spv.size / 4, &vs, err), PVK_SUCCESS);
-    CHECK_EQ(vs.n_outputs, 3);
+    CHECK_EQ(vs.n_outputs, 7); /* colour, z/w, w, tc0+tc1, tc2+w0, quaternion, view */
     CHECK_EQ(vs.push_blocks, 1);
     CHECK_EQ(vs.push_end, 20); /* vec4 + uint */
     pvk_fs_key key;
@@ -406,7 +406,7 @@ static void layout_check(void)
     }
     CHECK_EQ(fs.push_offset, 32);
     CHECK_EQ(fs.push_end, 32 + sizeof(pvk_draw_push) - 4); /* all but the blend colour: this key does not blend */
-    CHECK_EQ(fs.n_inputs, 3);
+    CHECK_EQ(fs.n_inputs, 7);
     CHECK_EQ(fs.sets_used, 0);
 
     const uint32_t fsz = sizeof(pvk_draw_push);

@@ -128,6 +128,10 @@ static const char *const prelude =
     "layout(location = 0) in vec4 color;\n"
     "layout(location = 1) noperspective in float z_over_w;\n"
     "layout(location = 2) in float clip_w;\n"
+    "layout(location = 3) in vec4 tc01;\n" /* texcoord 0 (s, t), texcoord 1 (s, t): shaders/draw.vert's outputs */
+    "layout(location = 4) in vec3 tc2w;\n" /* texcoord 2 (s, t), texcoord 0 w */
+    "layout(location = 5) in vec4 quat;\n" /* normal quaternion */
+    "layout(location = 6) in vec3 view;\n"
     "layout(location = 0) out vec4 out_color;\n"
     "layout(push_constant) uniform Push {\n"
     "    layout(offset = 32) ivec4 exclude;\n" /* scissor exclude rectangle, attachment pixels; x1 < x0: none */
