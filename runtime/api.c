@@ -310,6 +310,11 @@ pvk_result pvk_set_scale(pvk_context *ctx, uint32_t scale)
     return pvk_scale_set(ctx, scale, "pvk_set_scale") ? PVK_SUCCESS : PVK_ERROR_INVALID_ARGUMENT;
 }
 
+uint32_t pvk_get_scale(const pvk_context *ctx)
+{
+    return ctx ? ctx->scale : 1;
+}
+
 pvk_result pvk_frame_acquire(pvk_context *ctx, pvk_frame *frame)
 {
     ENTER(ctx, PVK_ERROR_BUSY);

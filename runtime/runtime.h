@@ -53,6 +53,7 @@ enum {
     PVK_PIPE_SURFACE_CONVERT, /* vram/: display transfers from and reinterpretations of surfaces */
     PVK_PIPE_TEXTURE_DECODE, /* vram/texture.c: guest texture -> linear image level */
     PVK_PIPE_TEXTURE_DECODE_ETC, /* vram/texture.c: the same for ETC1/ETC1A4 */
+    PVK_PIPE_LCD_SCALE, /* runtime/present.c: frames at resolution scale N */
     /* Variants by specialisation constants, each created on first use:
      * display_block.comp per input bytes per pixel, downscale, direction and
      * output bytes per pixel (pvk_pipe_display_block; 54 slots, at most 30

@@ -13,9 +13,11 @@
  *  - pvk_set_scale between draws (the 1x surface written back, the 3x one
  *    loaded from it) gives the bytes of a scale-1 run; bad scales from the
  *    config, the call and PVK_SCALE are refused with a logged error. */
+#include <dirent.h>
 #include <stdbool.h>
 
 #include "draw_common.h"
+#include "tools/tools.h"
 
 #define DB 0x18100000u  /* D24S8 depth-stencil */
 #define OUT 0x18300000u /* display transfer output */
@@ -42,13 +44,14 @@ static void fill32(uint32_t unit, uint32_t start, uint32_t len, uint32_t value)
 }
 
 static uint32_t nvert; /* vertices written at VB so far (one buffer per run) */
+static uint32_t tw = W, th = H; /* the target's size (window pixels) */
 
 /* Vertex (window pixel x, y; y up), depth z (PICA z: depth = -z), colour. */
 static void vert(float x, float y, float z, uint32_t rgba)
 {
     float *p = (float *)pvk_guest_ptr(ctx, VB + nvert * 32, 32);
-    p[0] = 2.0f * x / (float)W - 1.0f;
-    p[1] = 2.0f * y / (float)H - 1.0f;
+    p[0] = 2.0f * x / (float)tw - 1.0f;
+    p[1] = 2.0f * y / (float)th - 1.0f;
     p[2] = z;
     p[3] = 1.0f;
     for (int c = 0; c < 4; c++)
@@ -206,6 +209,146 @@ static void switched_scene(uint32_t from, uint32_t to, image *im)
     th_release(ctx);
 }
 
+/* ---- the LCD ----
+ * A 240x400 RGBA8 render target (the top screen as games draw it, one
+ * memory row a screen column), display-transferred to a linear RGB8
+ * framebuffer the top screen shows; the frame read back at scale x. */
+#define RT 0x18000000u
+#define LFB 0x18400000u
+#define RW 240u
+#define RH 400u
+
+typedef struct frame {
+    uint32_t w, h;
+    uint32_t px[RH * RW * 25]; /* up to 5x */
+} frame;
+
+static void lcd_scene(uint32_t scale, bool slanted, frame *f)
+{
+    ctx = make(scale);
+    nvert = 0;
+    tw = RW, th = RH;
+    upload_shader();
+    setup_attribs();
+    merger_replace();
+    reg(PVK_GPUREG_COLORBUFFER_FORMAT, 2);
+    reg(PVK_GPUREG_COLORBUFFER_LOC, RT >> 3);
+    reg(PVK_GPUREG_COLORBUFFER_READ, 0xF);
+    reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
+    reg(PVK_GPUREG_DEPTHBUFFER_READ, 0);
+    reg(PVK_GPUREG_DEPTHBUFFER_WRITE, 0);
+    reg(PVK_GPUREG_FRAMEBUFFER_DIM, RW | ((RH - 1) << 12) | (1u << 24));
+    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(RW / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(RH / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_XY, 0);
+    reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
+    reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+    fill32(0, RT, RW * RH * 4, 0x182848FF);
+    quad(10, 20, 200, 120, -0.5f, 0xF0C020FF);
+    quad(60, 100, 230, 390, -0.5f, 0x3070E0FF);
+    if (slanted)
+        tri(20.3f, 150.2f, 180.7f, 390.1f, 230.2f, 160.6f, 0xE04040FF);
+    /* RGBA8 -> RGB8, tiled -> linear, as gfx/citro3d present */
+    ext(0xC00, RT >> 3);
+    ext(0xC04, LFB >> 3);
+    ext(0xC0C, RW | (RH << 16));
+    ext(0xC08, RW | (RH << 16));
+    ext(0xC10, 1u << 12);
+    ext(0xC18, 1);
+    ext(0x468, LFB);
+    ext(0x46C, LFB);
+    ext(0x470, 1);       /* RGB8, mode A */
+    ext(0x490, RW * 3);  /* stride */
+    ext(0x474, 1);       /* enable */
+    CHECK_EQ(pvk_vblank(ctx), PVK_SUCCESS);
+    CHECK_EQ(pvk_frame_size(ctx, PVK_SCREEN_TOP, &f->w, &f->h), PVK_SUCCESS);
+    CHECK_EQ(f->w, RH * scale);
+    CHECK_EQ(f->h, RW * scale);
+    if (f->w == RH * scale && f->h == RW * scale)
+        CHECK_EQ(pvk_frame_read(ctx, PVK_SCREEN_TOP, f->px, f->w * 4), PVK_SUCCESS);
+    uint32_t bw, bh;
+    CHECK_EQ(pvk_frame_size(ctx, PVK_SCREEN_BOTTOM, &bw, &bh), PVK_SUCCESS);
+    CHECK_EQ(bw, 320 * scale);
+    CHECK_EQ(bh, 240 * scale);
+    /* the guest's bytes are the 1x ones whatever the LCD shows */
+    CHECK_EQ(pvk_guest_flush(ctx, LFB, RW * RH * 3), PVK_SUCCESS);
+    th_release(ctx);
+    tw = W, th = H;
+}
+
+/* Distinct positions (x mod n) of colour changes along the rows of `f`:
+ * 1 for a 1x frame upsampled n times (every change at a multiple of n). */
+static uint32_t edge_phases(const frame *f, uint32_t n)
+{
+    bool seen[16] = {0};
+    uint32_t count = 0;
+    for (uint32_t y = 0; y < f->h; y++)
+        for (uint32_t x = 1; x < f->w; x++)
+            if (f->px[y * f->w + x] != f->px[y * f->w + x - 1] && !seen[x % n]) {
+                seen[x % n] = true;
+                count++;
+            }
+    return count;
+}
+
+static void lcd_tests(void)
+{
+    static frame one, big;
+    for (int slanted = 0; slanted < 2; slanted++) {
+        lcd_scene(1, slanted, &one);
+        for (uint32_t n = 2; n <= 4; n += 2) {
+            lcd_scene(n, slanted, &big);
+            uint32_t diff = 0;
+            for (uint32_t y = 0; y < big.h; y++)
+                for (uint32_t x = 0; x < big.w; x++)
+                    diff += big.px[y * big.w + x] != one.px[(y / n) * one.w + x / n];
+            uint32_t phases = edge_phases(&big, n);
+            printf("LCD %s scene at %ux: %ux%u, %u pixels differ from 1x upsampled, colour changes at %u of %u "
+                   "phases\n",
+                   slanted ? "slanted" : "flat", n, big.w, big.h, diff, phases, n);
+            if (!slanted) {
+                CHECK_EQ(diff, 0);
+                CHECK_EQ(phases, 1);
+            } else {
+                CHECK(diff > 0);
+                CHECK(phases > 1); /* the N x image has edge detail 1x cannot have */
+            }
+        }
+    }
+}
+
+/* Every scene script's probes (guest memory at 1x, LCD probes at the centre
+ * of each scaled pixel) hold at scale 3. */
+static void scenes_at(uint32_t scale)
+{
+    DIR *d = opendir(PVK_SCENE_DIR);
+    CHECK(d != NULL);
+    struct dirent *e;
+    int ran = 0;
+    th_quiet_errors = 1; /* some scenes feed bad input on purpose */
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".pvs"))
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", PVK_SCENE_DIR, e->d_name);
+        ctx = make(scale);
+        int failures = 0;
+        pvk_result r = pvk_scene_run_file(ctx, path, &failures);
+        if (r || failures)
+            printf("scene %s at %ux: %s, %d probes differ\n", e->d_name, scale, pvk_result_string(r), failures);
+        CHECK_EQ(r, PVK_SUCCESS);
+        CHECK_EQ(failures, 0);
+        th_release(ctx);
+        ran++;
+    }
+    if (d)
+        closedir(d);
+    th_quiet_errors = 0;
+    CHECK(ran >= 10);
+}
+
 static void bad_scales(void)
 {
     th_quiet_errors = 1;
@@ -299,6 +442,8 @@ int main(void)
     CHECK(n.st.surface_writebacks >= 2); /* the 1x colour and depth surfaces went home first */
     CHECK(n.st.surface_resolves > 0);
 
+    lcd_tests();
+    scenes_at(3);
     bad_scales();
     env_scale();
     return th_finish("test_scale");

@@ -584,16 +584,17 @@ static pvk_result st_probe(scene *s, char *p)
     if (sscanf(col, "rgba(%u,%u,%u,%u)", &c[0], &c[1], &c[2], &c[3]) != 4 || c[0] > 255 || c[1] > 255 ||
         c[2] > 255 || c[3] > 255)
         return fail(s, "expected rgba(R,G,B,A) with components 0..255");
-    uint32_t w, h;
+    uint32_t w, h, n = pvk_get_scale(s->ctx);
     pvk_frame_size(s->ctx, screen, &w, &h);
-    if (x >= w || y >= h)
-        return fail(s, "(%u,%u) is outside the %ux%u frame (did the script call vblank?)", x, y, w, h);
+    /* screen coordinates: at resolution scale n the centre of the n x n block */
+    if (x >= w / n || y >= h / n)
+        return fail(s, "(%u,%u) is outside the %ux%u frame (did the script call vblank?)", x, y, w / n, h / n);
     uint8_t *px = malloc((size_t)w * h * 4);
     if (!px)
         return PVK_ERROR_OUT_OF_MEMORY;
     pvk_result r = pvk_frame_read(s->ctx, screen, px, (size_t)w * 4);
     if (!r) {
-        const uint8_t *q = px + ((size_t)y * w + x) * 4;
+        const uint8_t *q = px + ((size_t)(y * n + n / 2) * w + x * n + n / 2) * 4;
         if (q[0] != c[0] || q[1] != c[1] || q[2] != c[2] || q[3] != c[3]) {
             s->failures++;
             say(s->ctx, PVK_LOG_ERROR, "%s:%d: probe %s %u %u: got rgba(%u,%u,%u,%u), want rgba(%u,%u,%u,%u)",

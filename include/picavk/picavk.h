@@ -343,6 +343,8 @@ PVK_API pvk_result pvk_vblank(pvk_context *ctx);
  * screens (drawn by the CPU) are the 1x scan-out upsampled (nearest).
  * pvk_set_output's scale multiplies on top of it. */
 PVK_API pvk_result pvk_set_scale(pvk_context *ctx, uint32_t scale);
+/* The resolution scale in effect (1 for NULL). */
+PVK_API uint32_t pvk_get_scale(const pvk_context *ctx);
 
 /* Size of the last frame of `screen` (0 x 0 when it has none, e.g. no right eye). */
 PVK_API pvk_result pvk_frame_size(pvk_context *ctx, pvk_screen screen, uint32_t *width, uint32_t *height);
