@@ -592,7 +592,7 @@ static pvk_result record_images(pvk_context *ctx, pvk_op *op, int k)
         f->rects[i] = (VkRect2D){{0, 0}, {0, 0}};
         if (!f->has[i])
             continue;
-        if ((r = ensure_image(ctx, &f->stage[i], frame_w(sc), frame_h(sc), false)) ||
+        if ((s > 1 && (r = ensure_image(ctx, &f->stage[i], frame_w(sc), frame_h(sc), false))) ||
             (r = ensure_image(ctx, &f->screens[i], frame_w(sc) * s, frame_h(sc) * s, true)))
             return r;
     }
@@ -616,19 +616,27 @@ static pvk_result record_images(pvk_context *ctx, pvk_op *op, int k)
     }
     VkCommandBuffer cmd = op->cmd;
     VkFilter filter = o->filter == PVK_FILTER_LINEAR ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
+    /* output scale 1: the frames are copied straight into the images; other
+     * scales blit them from a staging image */
+    VkBufferImageCopy bics[PVK_SCREEN_COUNT];
     for (int i = 0; i < PVK_SCREEN_COUNT; i++) {
         if (!f->has[i])
             continue;
-        begin_write(ctx, cmd, f->stage[i].image);
-        begin_write(ctx, cmd, f->screens[i].image);
-        VkBufferImageCopy bic = {
-            .bufferRowLength = f->stage[i].w,
+        const lcd_screen *sc = &lcd->screens[i];
+        bics[i] = (VkBufferImageCopy){
+            .bufferRowLength = frame_w(sc),
             .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
-            .imageExtent = {f->stage[i].w, f->stage[i].h, 1},
+            .imageExtent = {frame_w(sc), frame_h(sc), 1},
         };
-        ctx->vk.vkCmdCopyBufferToImage(cmd, lcd->screens[i].scale > 1 ? lcd->screens[i].big : lcd->screens[i].buf,
-                                       f->stage[i].image,
-                                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
+        VkBuffer src = sc->scale > 1 ? sc->big : sc->buf;
+        begin_write(ctx, cmd, f->screens[i].image);
+        if (s == 1) {
+            ctx->vk.vkCmdCopyBufferToImage(cmd, src, f->screens[i].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                                           &bics[i]);
+            continue;
+        }
+        begin_write(ctx, cmd, f->stage[i].image);
+        ctx->vk.vkCmdCopyBufferToImage(cmd, src, f->stage[i].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bics[i]);
         image_barrier(ctx, cmd, f->stage[i].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                       VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
                       VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
@@ -644,10 +652,19 @@ static pvk_result record_images(pvk_context *ctx, pvk_op *op, int k)
                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
                       VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
                       VK_ACCESS_2_TRANSFER_WRITE_BIT);
-        if (f->has[PVK_SCREEN_TOP])
-            blit(ctx, cmd, &f->stage[PVK_SCREEN_TOP], &f->combined, f->rects[PVK_SCREEN_TOP], filter);
-        if (f->has[PVK_SCREEN_BOTTOM])
-            blit(ctx, cmd, &f->stage[PVK_SCREEN_BOTTOM], &f->combined, f->rects[PVK_SCREEN_BOTTOM], filter);
+        for (int i = 0; i < PVK_SCREEN_COUNT; i++) {
+            if (i == PVK_SCREEN_TOP_RIGHT || !f->has[i])
+                continue;
+            if (s > 1) {
+                blit(ctx, cmd, &f->stage[i], &f->combined, f->rects[i], filter);
+                continue;
+            }
+            const lcd_screen *sc = &lcd->screens[i];
+            VkBufferImageCopy at = bics[i];
+            at.imageOffset = (VkOffset3D){f->rects[i].offset.x, f->rects[i].offset.y, 0};
+            ctx->vk.vkCmdCopyBufferToImage(cmd, sc->scale > 1 ? sc->big : sc->buf, f->combined.image,
+                                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &at);
+        }
     }
     /* Hand over in the configured layout; the timeline signal makes it visible. */
     for (int i = 0; i <= PVK_SCREEN_COUNT; i++) {

@@ -158,6 +158,40 @@ static void flat_scene(uint32_t scale, image *im)
     th_release(ctx);
 }
 
+/* Memory fills over scaled surfaces are image clears: every byte value of
+ * every colour channel, and depths and stencils, come back from a
+ * write-back as the fill wrote them (a small draw makes the surfaces dirty). */
+static void fill_values(uint32_t scale)
+{
+    ctx = make(scale);
+    setup();
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, depth_less);
+    static uint8_t color[W * H * 4], depth[W * H * 4];
+    uint32_t bad = 0;
+    for (uint32_t k = 0; k < 64; k++) {
+        uint32_t cv = (4 * k) << 24 | (255 - 4 * k - 1) << 16 | ((4 * k + 2) ^ 0x5A) << 8 | (4 * k + 3);
+        uint32_t dv = (k * 0x3F3F3Fu + 0x10101u) & 0xFFFFFF;
+        dv |= (k * 37 & 0xFF) << 24;
+        fill32(0, FB, W * H * 4, cv);
+        fill32(1, DB, W * H * 4, dv);
+        quad(0, 0, 8, 8, -0.0f, 0xFFFFFFFF); /* depth 0: passes the less test everywhere */
+        copy_out(color, FB);
+        CHECK_EQ(pvk_guest_flush(ctx, DB, W * H * 4), PVK_SUCCESS);
+        memcpy(depth, pvk_guest_ptr(ctx, DB, W * H * 4), W * H * 4);
+        for (uint32_t y = 8; y < H; y++)
+            for (uint32_t x = 8; x < W; x++) {
+                uint32_t i = tiled_index(x, y), c, d;
+                memcpy(&c, color + 4 * i, 4);
+                memcpy(&d, depth + 4 * i, 4);
+                bad += c != cv || d != dv;
+            }
+    }
+    CHECK_EQ(bad, 0);
+    printf("fill values at %ux: %llu surface clears\n", scale, (unsigned long long)stats().surface_clears);
+    CHECK(stats().surface_clears >= 126); /* both buffers, every fill after the first */
+    th_release(ctx);
+}
+
 /* Pixel value i of a W x H RGBA8 buffer. */
 static uint32_t px(const uint8_t *b, uint32_t i)
 {
@@ -442,6 +476,7 @@ int main(void)
     CHECK(n.st.surface_writebacks >= 2); /* the 1x colour and depth surfaces went home first */
     CHECK(n.st.surface_resolves > 0);
 
+    fill_values(3);
     lcd_tests();
     scenes_at(3);
     bad_scales();

@@ -491,14 +491,40 @@ static pvk_result probe_color(scene *s, char *p)
 /* `save color NAME`: the colour buffer as $PVK_SCENE_OUT/NAME.png (window y
  * up is the picture's up), for a person to look at; nothing without the
  * variable (`picavk run -o DIR` sets it). */
+/* `save top|top-right|bottom NAME`: the screen's last frame as the host
+ * sees it (at resolution scale N, N x the screen). */
+static pvk_result save_screen(scene *s, pvk_screen screen, const char *dir, const char *name)
+{
+    uint32_t w, h;
+    pvk_frame_size(s->ctx, screen, &w, &h);
+    if (!w || !h)
+        return fail(s, "no frame of that screen to save (did the script call vblank?)");
+    uint8_t *px = malloc((size_t)w * h * 4);
+    if (!px)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    pvk_result r = pvk_frame_read(s->ctx, screen, px, (size_t)w * 4);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.png", dir, name);
+    if (!r && (r = pvk_write_png(path, px, w, h, (size_t)w * 4)))
+        fail(s, "cannot write %s", path);
+    free(px);
+    return r;
+}
+
 static pvk_result st_save(scene *s, char *p)
 {
     char *what = token(&p), *name = token(&p);
-    if (!what || strcmp(what, "color") || !name || token(&p) || strchr(name, '/'))
-        return fail(s, "expected 'save color NAME' (a plain file name)");
+    bool screen = what && (!strcmp(what, "top") || !strcmp(what, "top-right") || !strcmp(what, "bottom"));
+    if (!what || (strcmp(what, "color") && !screen) || !name || token(&p) || strchr(name, '/'))
+        return fail(s, "expected 'save color|top|top-right|bottom NAME' (a plain file name)");
     const char *dir = getenv("PVK_SCENE_OUT");
     if (!dir || !*dir)
         return PVK_SUCCESS;
+    if (screen)
+        return save_screen(s, !strcmp(what, "top")      ? PVK_SCREEN_TOP
+                              : !strcmp(what, "bottom") ? PVK_SCREEN_BOTTOM
+                                                        : PVK_SCREEN_TOP_RIGHT,
+                           dir, name);
     pvk_framebuffer_info fb;
     pvk_result r = color_buffer(s, &fb);
     if (r)

@@ -611,22 +611,42 @@ void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t v
             continue;
         }
         /* the fill covers the surface with one value: the image gets it too
-         * (a buffer fill and copy, the load's own path) and then equals the
-         * memory the fill writes */
+         * (at 1x a buffer fill and copy, the load's own path) and then equals
+         * the memory the fill writes */
         pvk_op op;
-        pvk_image *scratch = NULL;
-        if ((s->key.scale != 1 && scratch_for(ctx, s, &scratch)) || pvk_op_begin(ctx, &op)) {
+        if (pvk_op_begin(ctx, &op)) {
             s->valid = s->dirty = false;
             continue;
         }
         pvk_op_label(ctx, &op, "surface clear by a memory fill: 0x%08X+0x%X", start, len);
-        uint32_t w = s->key.width, h = s->key.height;
-        ctx->vk.vkCmdFillBuffer(op.cmd, c->staging, 0, (VkDeviceSize)w * h * 4, word);
-        if (s->stencil) /* D24S8: byte 3 of the fill value is every pixel's stencil */
-            ctx->vk.vkCmdFillBuffer(op.cmd, c->staging, (VkDeviceSize)w * h * 4, (VkDeviceSize)w * h,
-                                    (value >> 24) * 0x01010101u);
-        pvk_op_barrier(ctx, &op);
-        record_upload(ctx, op.cmd, s, scratch); /* at N x: the 1x value upsampled, the same everywhere */
+        if (s->key.scale != 1) {
+            /* scaled: a clear of the whole image (UNORM bytes k/255 and depths
+             * q * 2^-24 convert exactly) instead of an upload and a blit */
+            VkImageSubresourceRange all = {aspect_of(s), 0, 1, 0, 1};
+            barrier(ctx, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
+                    VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+            if (is_depth(s)) {
+                VkClearDepthStencilValue v;
+                memcpy(&v.depth, &word, 4);
+                v.stencil = value >> 24;
+                ctx->vk.vkCmdClearDepthStencilImage(op.cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &v, 1,
+                                                    &all);
+            } else {
+                VkClearColorValue v;
+                for (int k = 0; k < 4; k++)
+                    v.float32[k] = (float)((word >> (8 * k)) & 0xFF) / 255.0f;
+                ctx->vk.vkCmdClearColorImage(op.cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &v, 1, &all);
+            }
+            barrier(ctx, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
+        } else {
+            uint32_t w = s->key.width, h = s->key.height;
+            ctx->vk.vkCmdFillBuffer(op.cmd, c->staging, 0, (VkDeviceSize)w * h * 4, word);
+            if (s->stencil) /* D24S8: byte 3 of the fill value is every pixel's stencil */
+                ctx->vk.vkCmdFillBuffer(op.cmd, c->staging, (VkDeviceSize)w * h * 4, (VkDeviceSize)w * h,
+                                        (value >> 24) * 0x01010101u);
+            pvk_op_barrier(ctx, &op);
+            record_upload(ctx, op.cmd, s, NULL);
+        }
         if (pvk_op_submit(ctx, &op)) {
             s->valid = s->dirty = false;
             continue;
