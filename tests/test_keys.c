@@ -41,6 +41,7 @@ static void citro3d_defaults(pvk_pica *p)
     r[PVK_GPUREG_TEXENV0_SOURCE] = 0x00E000E0;
     r[PVK_GPUREG_TEXENV0_COMBINER] = 0x00010001;
     r[PVK_GPUREG_TEXENV0_COLOR] = 0x80FFFF80;
+    r[PVK_GPUREG_TEXUNIT_CONFIG] = 0x1007; /* units 0-2 on (C3D_TexBind), citro3d's bit 12 */
 }
 
 /* One register field: flipping `bits` of register `reg` must (or must not)
@@ -126,6 +127,9 @@ int main(void)
     /* padding is zero, so memcmp and the hash see only fields */
     for (size_t i = 0; i < sizeof b.pipe.pad; i++)
         CHECK_EQ(b.pipe.pad[i], 0);
+    CHECK(!a.fs.tex.shader_border); /* the runtime's to set */
+    CHECK_EQ(a.fs.tex.enable, 7);
+    CHECK_EQ(a.uni.tex_border[0], 0);
     /* the defaults decode as citro3d meant them */
     CHECK_EQ(a.pipe.blend, 1);
     CHECK_EQ(a.pipe.rgb_src, 6);
@@ -160,6 +164,12 @@ int main(void)
         {"buffer RGB update stage 1", PVK_GPUREG_TEXENV_UPDATE_BUFFER, 1u << 9, 1},
         {"buffer alpha update stage 3", PVK_GPUREG_TEXENV_UPDATE_BUFFER, 1u << 15, 1},
         {"alpha test enable", PVK_GPUREG_FRAGOP_ALPHA_TEST, 0x1, 1},
+        {"texture 0 enable", PVK_GPUREG_TEXUNIT_CONFIG, 0x1, 1},
+        {"texture 1 enable", PVK_GPUREG_TEXUNIT_CONFIG, 0x2, 1},
+        {"texture 2 enable", PVK_GPUREG_TEXUNIT_CONFIG, 0x4, 1},
+        {"texture 2 coordinates", PVK_GPUREG_TEXUNIT_CONFIG, 1u << 13, 1},
+        {"texture 0 type", PVK_GPUREG_TEXUNIT0_PARAM, 1u << 28, 1},
+        {"texture 0 disabled by its type", PVK_GPUREG_TEXUNIT0_PARAM, 5u << 28, 1},
         /* uniforms and dynamic state: the same pipeline and shader */
         {"TEV 0 constant colour", PVK_GPUREG_TEXENV0_COLOR, 0xFF, 0},
         {"TEV buffer colour", PVK_GPUREG_TEXENV_BUFFER_COLOR, 0xFF00, 0},
@@ -169,6 +179,13 @@ int main(void)
         {"depth write", PVK_GPUREG_DEPTH_COLOR_MASK, 1u << 12, 0},
         {"logic op (blend mode on)", PVK_GPUREG_LOGIC_OP, 0x5, 0},
         {"viewport", PVK_GPUREG_VIEWPORT_XY, 0x10, 0},
+        /* what is bound per draw (view, sampler) or pushed (border colour) */
+        {"texture 0 border colour", PVK_GPUREG_TEXUNIT0_BORDER_COLOR, 0xFF, 0},
+        {"texture 0 address", PVK_GPUREG_TEXUNIT0_ADDR1, 0x100, 0},
+        {"texture 0 size", PVK_GPUREG_TEXUNIT0_DIM, 0x8, 0},
+        {"texture 1 filters and wraps", PVK_GPUREG_TEXUNIT1_PARAM, 0x2206, 0},
+        {"texture 1 LOD", PVK_GPUREG_TEXUNIT1_LOD, 0x10100, 0},
+        {"texture 2 format", PVK_GPUREG_TEXUNIT2_TYPE, 0x7, 0},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         const field *f = &fields[i];

@@ -111,6 +111,8 @@ static bool packet_state(pvk_pica *p, pvk_draw_packet *pk)
     pvk_fb_desc_get(p, fb);
     pvk_raster_desc_get(p, &pk->raster);
     pvk_frag_state_get(p, &pk->pipe, &pk->fs, &pk->uniforms, &pk->blend_color);
+    for (unsigned u = 0; u < 3; u++)
+        pvk_tex_desc_get(p, u, &pk->tex[u]);
     if (fb->width == 0 || fb->width % 8 || fb->height % 8 || fb->width > MAX_DIM || fb->height > MAX_DIM) {
         pvk_pica_bad_input(p, "draw: colour buffer size %ux%u is not a multiple of 8 tiles in 1..%u; dropped",
                            fb->width, fb->height, MAX_DIM);

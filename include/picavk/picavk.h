@@ -241,6 +241,11 @@ typedef struct pvk_stats {
      * border colour because the device lacks custom ones. */
     uint64_t texture_decodes, texture_hits, texture_from_surface, texture_invalidations;
     uint64_t samplers_created, sampler_border_fallbacks;
+    /* Texture units sampled by draws (runtime/draw.c), per draw and unit;
+     * of those, the ones whose border colour the fragment shader applies
+     * (no custom border colours, or an L/A/LA/HILO texture, whose swizzled
+     * view Vulkan gives the border before the swizzle). */
+    uint64_t texture_samples, shader_borders;
     /* Resolution scale (pvk_set_scale): images of scaled render targets
      * resolved to 1x (nearest) for a write-back, a display transfer or
      * texture built from one, or a reinterpretation. */
