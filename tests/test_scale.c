@@ -192,6 +192,123 @@ static void fill_values(uint32_t scale)
     th_release(ctx);
 }
 
+/* ---- render-to-texture ----
+ * A slanted triangle over a fill in a 32x32 RGBA8 buffer at RTT, then a
+ * quad over FB textured with it (unit 0, nearest): at scale N the texture is
+ * built from the N x image (texture_from_surface, no resolve, no
+ * write-back). */
+#define RTT 0x18280000u
+#define RTT_DIM 32u
+
+/* MOV o0-o2, v0-v2: position, colour, texture coordinate 0 (s, t). */
+static void textured_shader(void)
+{
+    reg(PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
+    for (unsigned i = 0; i < 3; i++)
+        reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, (0x13u << 26) | (i << 21) | (i << 12));
+    reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, 0x22u << 26);
+    reg(PVK_GPUREG_VSH_CODETRANSFER_END, 1);
+    reg(PVK_GPUREG_VSH_OPDESCS_CONFIG, 0);
+    reg(PVK_GPUREG_VSH_OPDESCS_DATA, 0xF | (0x1Bu << 5) | (0x1Bu << 14) | (0x1Bu << 23));
+    reg(PVK_GPUREG_VSH_ENTRYPOINT, 0x7FFF0000u);
+    reg(PVK_GPUREG_VSH_OUTMAP_MASK, 0x7);
+    reg(PVK_GPUREG_SH_OUTMAP_TOTAL, 3);
+    reg(PVK_GPUREG_SH_OUTMAP_O0, 0x03020100);     /* position */
+    reg(PVK_GPUREG_SH_OUTMAP_O0 + 1, 0x0B0A0908); /* colour */
+    reg(PVK_GPUREG_SH_OUTMAP_O0 + 2, 0x1F1F0D0C); /* texture coordinate 0 s, t */
+    reg(PVK_GPUREG_VSH_INPUTBUFFER_CONFIG, 0xA0000000u | 2);
+    reg(PVK_GPUREG_VSH_NUM_ATTR, 2);
+    reg(PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW, 0x210);
+    reg(PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_HIGH, 0);
+    reg(PVK_GPUREG_ATTRIBBUFFERS_LOC, VB >> 3);
+    reg(PVK_GPUREG_ATTRIBBUFFERS_FORMAT_LOW, 0xFFF);   /* three float x4 */
+    reg(PVK_GPUREG_ATTRIBBUFFERS_FORMAT_HIGH, 2u << 28); /* 3 attributes */
+    reg(PVK_GPUREG_ATTRIBBUFFER0_OFFSET, 0);
+    reg(PVK_GPUREG_ATTRIBBUFFER0_CONFIG1, 0x210);
+    reg(PVK_GPUREG_ATTRIBBUFFER0_CONFIG2, (48u << 16) | (3u << 28));
+}
+
+static void target(uint32_t addr, uint32_t w, uint32_t h)
+{
+    reg(PVK_GPUREG_COLORBUFFER_FORMAT, 2);
+    reg(PVK_GPUREG_COLORBUFFER_LOC, addr >> 3);
+    reg(PVK_GPUREG_COLORBUFFER_READ, 0xF);
+    reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
+    reg(PVK_GPUREG_DEPTHBUFFER_READ, 0);
+    reg(PVK_GPUREG_DEPTHBUFFER_WRITE, 0);
+    reg(PVK_GPUREG_FRAMEBUFFER_DIM, w | ((h - 1) << 12) | (1u << 24));
+    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24((float)w / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24((float)h / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_XY, 0);
+    reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
+    reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+    merger_replace();
+}
+
+/* Triangles from (x, y in NDC, s, t) corners, colour `rgba`, not waited for. */
+static void textured_tris(const float (*v)[4], uint32_t n, uint32_t rgba)
+{
+    float *p = (float *)pvk_guest_ptr(ctx, VB, n * 48);
+    for (uint32_t i = 0; i < n; i++) {
+        float q[12] = {v[i][0], v[i][1], -0.5f, 1, 0, 0, 0, 1, v[i][2], v[i][3], 0, 1};
+        for (int c = 0; c < 4; c++)
+            q[4 + c] = (float)((rgba >> (24 - 8 * c)) & 0xFF) / 255.0f;
+        memcpy(p + 12 * i, q, sizeof q);
+    }
+    pvk_guest_written(ctx, VB, n * 48);
+    reg(PVK_GPUREG_PRIMITIVE_CONFIG, 2);
+    reg(PVK_GPUREG_NUMVERTICES, n);
+    reg(PVK_GPUREG_VERTEX_OFFSET, 0);
+    reg(PVK_GPUREG_DRAWARRAYS, 1);
+}
+
+/* TEV stage 0 takes source `src` for colour and alpha; the others pass it on. */
+static void tev(uint32_t src)
+{
+    for (unsigned st = 0; st < 6; st++) {
+        uint32_t base = st < 4 ? PVK_GPUREG_TEXENV0_SOURCE + 8 * st : PVK_GPUREG_TEXENV4_SOURCE + 8 * (st - 4);
+        uint32_t v = st ? 15 : src;
+        reg(base, v | v << 4 | v << 8 | v << 16 | v << 20 | v << 24);
+        reg(base + 1, 0);
+        reg(base + 2, 0);
+        reg(base + 4, 0);
+    }
+}
+
+static void rtt_scene(uint32_t scale, image *im)
+{
+    ctx = make(scale);
+    textured_shader();
+    target(RTT, RTT_DIM, RTT_DIM);
+    reg(PVK_GPUREG_TEXUNIT_CONFIG, 0);
+    tev(0); /* the vertex colour */
+    fill32(0, RTT, RTT_DIM * RTT_DIM * 4, 0x2040A0FF);
+    const float tri[3][4] = {{-0.83f, -0.71f, 0, 0}, {0.77f, -0.22f, 0, 0}, {-0.19f, 0.91f, 0, 0}};
+    textured_tris(tri, 3, 0xF0D030FF);
+    /* FB samples RTT: texture unit 0, RGBA8 32x32, nearest, clamp */
+    target(FB, W, H);
+    reg(PVK_GPUREG_TEXUNIT0_BORDER_COLOR, 0);
+    reg(PVK_GPUREG_TEXUNIT0_BORDER_COLOR + 1, RTT_DIM | RTT_DIM << 16);
+    reg(PVK_GPUREG_TEXUNIT0_BORDER_COLOR + 2, 0);
+    reg(PVK_GPUREG_TEXUNIT0_BORDER_COLOR + 3, 0);
+    reg(PVK_GPUREG_TEXUNIT0_BORDER_COLOR + 4, RTT >> 3);
+    reg(PVK_GPUREG_TEXUNIT0_TYPE, 0);
+    reg(PVK_GPUREG_TEXUNIT_CONFIG, 1u | 1u << 12 | 1u << 16);
+    tev(3); /* texture 0 */
+    pvk_stats before = stats();
+    const float quad4[4][4] = {{-1, -1, 0, 0}, {1, -1, 1, 0}, {1, 1, 1, 1}, {-1, 1, 0, 1}};
+    textured_tris(quad4, 4, 0xFFFFFFFF);
+    CHECK_EQ(pvk_poll(ctx), PVK_SUCCESS);
+    pvk_stats after = stats();
+    CHECK_EQ(after.texture_from_surface - before.texture_from_surface, 1);
+    CHECK_EQ(after.surface_resolves - before.surface_resolves, 0);
+    CHECK_EQ(after.surface_writebacks - before.surface_writebacks, 0);
+    copy_out(im->color, FB);
+    im->st = stats();
+    th_release(ctx);
+}
+
 /* Pixel value i of a W x H RGBA8 buffer. */
 static uint32_t px(const uint8_t *b, uint32_t i)
 {
@@ -477,6 +594,26 @@ int main(void)
     CHECK(n.st.surface_resolves > 0);
 
     fill_values(3);
+    rtt_scene(1, &one);
+    edge = 0;
+    for (uint32_t y = 0; y < H; y++)
+        for (uint32_t x = 0; x < W; x++)
+            edge += on_edge(one.color, x, y);
+    for (uint32_t s = 2; s <= 3; s++) {
+        rtt_scene(s, &n);
+        uint32_t diff = 0, off_edge = 0;
+        for (uint32_t y = 0; y < H; y++)
+            for (uint32_t x = 0; x < W; x++) {
+                uint32_t i = tiled_index(x, y);
+                diff += px(one.color, i) != px(n.color, i);
+                off_edge += px(one.color, i) != px(n.color, i) && !on_edge(one.color, x, y);
+            }
+        printf("render to texture at %ux: %u of %u pixels differ from 1x (%u 1x edge pixels)\n", s, diff, W * H,
+               edge);
+        CHECK_EQ(off_edge, 0);
+        CHECK(diff < edge);
+        CHECK(edge > 40); /* the texture's triangle shows */
+    }
     lcd_tests();
     scenes_at(3);
     bad_scales();

@@ -923,3 +923,31 @@ bool pvk_surface_shown(pvk_context *ctx, uint32_t addr, uint32_t width, uint32_t
     }
     return false;
 }
+
+pvk_result pvk_surface_begin_scaled_pixels(pvk_context *ctx, pvk_surface *s, pvk_op *op, pvk_buffer_range *pixels)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    uint32_t n = s->key.scale, w = s->key.width * n, h = s->key.height * n;
+    VkDeviceSize bytes = (VkDeviceSize)w * h * 4;
+    pvk_result r;
+    if (is_depth(s) || bytes > ctx->props.limits.maxStorageBufferRange)
+        return PVK_ERROR_BAD_PARAMETERS;
+    if ((r = ensure_buffer(ctx, &c->big, &c->big_mem, &c->big_cap, bytes, "scaled surface, linear")) ||
+        (r = pvk_op_begin(ctx, op)))
+        return r;
+    barrier(ctx, op->cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
+    ctx->vk.vkCmdCopyImageToBuffer(op->cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->big, 1, &bic);
+    barrier(ctx, op->cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
+    pvk_op_barrier(ctx, op);
+    *pixels = (pvk_buffer_range){c->big, 0, bytes};
+    if (s->key.format != 0) { /* RGBA8 holds every bit; the others through their guest bytes, in place */
+        struct { uint32_t op, width, height, src_width, src_fmt, dst_fmt, mode, guest_base, flags, pad[3]; } push = {
+            0, w, h, w, s->key.format, s->key.format, 16u, 0, 0, {0, 0, 0}};
+        pvk_buffer_range bufs[2] = {*pixels, *pixels};
+        pvk_op_dispatch(ctx, op, PVK_PIPE_SURFACE_CONVERT, bufs, &push, (w + 7) / 8, (h + 7) / 8, 1);
+        pvk_op_barrier(ctx, op);
+    }
+    s->last_use = ++c->tick;
+    return PVK_SUCCESS;
+}

@@ -177,6 +177,13 @@ bool pvk_surface_shown(pvk_context *ctx, uint32_t addr, uint32_t width, uint32_t
  * 1024 x 1024 x 4 bytes) free for the op's later commands (*spare).  The
  * surface stays dirty.  On failure `op` is not begun. */
 pvk_surface *pvk_surface_dirty_over(pvk_context *ctx, uint32_t addr, uint32_t len);
+/* Render-to-texture at resolution scale N > 1 (vram/texture.c): begin `op`
+ * with the colour surface's N x image in a buffer the op reads next
+ * (*pixels: R, G, B, A bytes, rows width*N pixels, each pixel as its
+ * format's guest bytes would decode: what a 1x texture of those bytes holds,
+ * at N x), nothing resolved or written back.  On failure `op` is not begun. */
+pvk_result pvk_surface_begin_scaled_pixels(pvk_context *ctx, pvk_surface *s, struct pvk_op *op,
+                                           pvk_buffer_range *pixels);
 uint32_t pvk_surface_bytes_per_pixel(const pvk_surface *s);
 pvk_result pvk_surface_begin_guest_bytes(pvk_context *ctx, pvk_surface *s, struct pvk_op *op,
                                          pvk_buffer_range *bytes, pvk_buffer_range *spare);
@@ -357,6 +364,8 @@ typedef struct pvk_texture {
     VkImage image;          /* at rest in SHADER_READ_ONLY_OPTIMAL */
     VkImageView view;       /* 2D or cube, with the format's swizzle (sampler-ready RGBA) */
     VkDeviceMemory mem;
+    uint32_t scale;         /* the image is scale x the size of `desc` (0 or 1: 1x; more: built from a
+                               render target at that resolution scale) */
 } pvk_texture;
 
 /* The image format a PICA format decodes to, the view swizzle that turns it
