@@ -14,7 +14,8 @@
  * applied by the shader on a device without custom border colours
  * (PVK_DEBUG=no-custom-border); a shadow texture counted unsupported and
  * reading 0; render-to-texture (a draw samples what the draw before rendered,
- * no write-back); a texture the host rewrites is seen. */
+ * no write-back); a texture the host rewrites is seen.  Again on
+ * PVK_DEBUG=roundtrip, the draw path without the surface cache. */
 #include <math.h>
 #include <stdbool.h>
 
@@ -627,6 +628,7 @@ static void run(const char *debug)
     upload_shader4();
     setup_target(FB, W, H);
     clear_fb();
+    bool roundtrip = debug && strstr(debug, "roundtrip");
     formats_wraps_filters(no_custom);
     if (!no_custom) {
         lod();
@@ -634,7 +636,8 @@ static void run(const char *debug)
         cube();
         projection();
         host_rewrite();
-        render_to_texture();
+        if (!roundtrip) /* which decodes every texture from memory */
+            render_to_texture();
         shadow_unsupported();
     }
     pvk_stats s = stats();
@@ -648,5 +651,6 @@ int main(void)
     (void)setup_attribs;
     run(NULL);
     run("no-custom-border");
+    run("roundtrip"); /* the old draw path binds the same textures */
     return th_finish("test_tex_draw");
 }
