@@ -314,7 +314,7 @@ typedef struct tex_binding {
  * submission, so it closes an open batch and runs before the draw) and their
  * samplers, and the fragment key adjusted to what could be bound: a unit
  * whose texture is refused (bad input, logged and counted by the texture
- * cache) or whose type is not sampled yet (shadow; counted) reads 0.  The
+ * cache) or whose type is not sampled (shadow cube; counted) reads 0.  The
  * border colour goes through the shader (shader_border) where the sampler
  * cannot carry it: no custom border colours (logged once), or a view with a
  * swizzle (L, A, LA, HILO formats), whose border Vulkan applies before the
@@ -329,10 +329,11 @@ static pvk_result textures_for_draw(pvk_context *ctx, const pvk_draw_packet *pk,
             continue;
         const pvk_tex_desc *td = &pk->tex[u];
         fs->tex.enable &= (uint8_t)~(1u << u); /* set again once bound */
-        if (td->type == PVK_TEXTYPE_SHADOW_2D || td->type == PVK_TEXTYPE_SHADOW_CUBE) {
+        if (td->type == PVK_TEXTYPE_SHADOW_CUBE) {
+            /* undocumented, and no emulator models it to follow */
             if (!d->shadow_warned) {
                 d->shadow_warned = true;
-                pvk_unsupported(ctx, "draw: shadow textures are not sampled yet: they read 0 (counted per draw)");
+                pvk_unsupported(ctx, "draw: shadow cube textures are not sampled: they read 0 (counted per draw)");
             } else {
                 ctx->stats.unsupported++;
             }
@@ -352,6 +353,8 @@ static pvk_result textures_for_draw(pvk_context *ctx, const pvk_draw_packet *pk,
         pvk_sampler_key_from_desc(td, &sk);
         uint32_t texel_bytes = 0;
         pvk_texture_vk_format(desc.format, NULL, &texel_bytes);
+        if (td->type == PVK_TEXTYPE_SHADOW_2D) /* the shader fetches texels and compares them itself */
+            sk = (pvk_sampler_key){0};
         bool bs = pvk_vk_address_mode(sk.wrap_s) == VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER,
              bt = pvk_vk_address_mode(sk.wrap_t) == VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER;
         if ((bs || bt) && (texel_bytes < 4 || !ctx->features.custom_border_color)) {
@@ -883,7 +886,7 @@ pvk_result pvk_draw_init(pvk_context *ctx)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->draw = d;
     pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, texture units 0-2, alpha test, blending, logic ops, "
-                               "depth and stencil; no shadow or procedural textures, lighting or fog yet");
+                               "depth and stencil; no shadow cube or procedural textures, lighting or fog yet");
     /* D32_SFLOAT holds every 24-bit depth exactly (translator/glsl_fs.c); Vulkan
      * requires it for depth attachments and transfers, but check anyway. */
     VkFormatProperties fp;
