@@ -14,7 +14,8 @@
  * applied by the shader on a device without custom border colours
  * (PVK_DEBUG=no-custom-border); shadow 2D textures against the emulators'
  * comparison model, a shadow cube counted unsupported and reading 0; render-to-texture (a draw samples what the draw before rendered,
- * no write-back); a texture the host rewrites is seen.  Again on
+ * no write-back); draws with a cached texture stay in one batch; a texture
+ * the host rewrites is seen.  Again on
  * PVK_DEBUG=roundtrip, the draw path without the surface cache. */
 #include <math.h>
 #include <stdbool.h>
@@ -603,6 +604,30 @@ static void host_rewrite(void)
     }
 }
 
+/* Draws with cached textures stay in one batch: nothing is submitted
+ * between them, and each finds its texture in the cache. */
+static void batching(void)
+{
+    unit_cfg u = {.addr = TEX0, .w = 32, .h = 16, .format = 4, .levels = 1, .wrap_s = 2, .wrap_t = 2};
+    uint8_t *rgba[6][8];
+    random_texture(TEX0, 0, 1, &u, rgba);
+    set_unit(0, &u);
+    enable_units(1, false);
+    tev_source(3);
+    corners q = plain(0, 0, 1, 1);
+    draw_quad(&q); /* decoded here */
+    pvk_stats before = stats();
+    for (uint32_t i = 0; i < 4; i++)
+        draw_quad_at(&q, i);
+    pvk_stats after = stats();
+    CHECK_EQ(after.submissions - before.submissions, 0); /* the batch is still open */
+    CHECK_EQ(after.texture_hits - before.texture_hits, 4);
+    CHECK_EQ(after.texture_decodes - before.texture_decodes, 0);
+    plain_case c = {rgba[0][0], 32, 16, {2, 2, 0, {0}}, 0, 0, 1, 1, false};
+    compare("four draws in one batch", expect_plain, &c, 0);
+    free_texture(1, 1, rgba);
+}
+
 /* ---- shadow textures ---- */
 
 typedef struct shadow_case {
@@ -693,8 +718,10 @@ static void run(const char *debug)
         cube();
         projection();
         host_rewrite();
-        if (!roundtrip) /* which decodes every texture from memory */
+        if (!roundtrip) { /* which decodes every texture from memory, a submission per draw */
             render_to_texture();
+            batching();
+        }
         shadow();
     }
     pvk_stats s = stats();
