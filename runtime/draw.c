@@ -90,6 +90,7 @@ struct pvk_draw {
     VkFormat dfmt; /* VK_FORMAT_UNDEFINED: the device cannot, draws go without depth */
     VkFormat dsfmt; /* D24S8 surfaces: D32_SFLOAT_S8_UINT, UNDEFINED when the device lacks it */
     bool stencil_warned, shadow_warned, border_warned;
+    uint32_t reserved_logged; /* PVK_TEXRES_* bits logged */
     VkBuffer dstaging;
     VkDeviceMemory dstaging_mem;
     uint32_t depth_addr, depth_len; /* guest depth range the draw in flight writes */
@@ -309,6 +310,32 @@ typedef struct tex_binding {
     VkDescriptorImageInfo info[3];
 } tex_binding;
 
+/* Register values the documents call reserved or unknown that a sampled
+ * unit uses (translator/texture.c decodes them as its PVK_TEXRES_* comments
+ * say): counted unsupported every draw, logged once each.  Sizes, formats
+ * and levels the decoder refuses are counted there instead. */
+static void count_reserved(pvk_context *ctx, const pvk_tex_desc *td)
+{
+    static const struct { uint32_t bit; const char *what; } kinds[] = {
+        {PVK_TEXRES_TYPE, "a reserved texture type (unit 0: 6-7, taken as disabled; units 1/2: not 0, ignored)"},
+        {PVK_TEXRES_WRAP, "wrap mode 4-7 (taken as 0-1, 6-7 as repeat)"},
+        {PVK_TEXRES_ETC1_FLAG, "an ETC1 flag that disagrees with the format (the format decides)"},
+        {PVK_TEXRES_SHADOW_BIT, "a shadow bit that disagrees with the type (the type decides)"},
+        {PVK_TEXRES_LOD, "a min level above the max level (the max is taken)"},
+    };
+    struct pvk_draw *d = ctx->draw;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (!(td->reserved & kinds[i].bit))
+            continue;
+        if (!(d->reserved_logged & kinds[i].bit)) {
+            d->reserved_logged |= kinds[i].bit;
+            pvk_unsupported(ctx, "draw: texture unit %u has %s (counted per draw)", td->unit, kinds[i].what);
+        } else {
+            ctx->stats.unsupported++;
+        }
+    }
+}
+
 /* The textures of the packet's enabled units (pvk_texture_get: cached,
  * built from a render target, or decoded; a decode or a build is its own
  * submission, so it closes an open batch and runs before the draw) and their
@@ -377,6 +404,7 @@ static pvk_result textures_for_draw(pvk_context *ctx, const pvk_draw_packet *pk,
                 return ctx->sticky;
             continue; /* logged */
         }
+        count_reserved(ctx, td);
         tb->info[u] = (VkDescriptorImageInfo){smp, t->view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
         tb->units |= 1u << u;
         fs->tex.enable |= (uint8_t)(1u << u);

@@ -15,7 +15,7 @@
  * (PVK_DEBUG=no-custom-border); shadow 2D textures against the emulators'
  * comparison model, a shadow cube counted unsupported and reading 0; render-to-texture (a draw samples what the draw before rendered,
  * no write-back); draws with a cached texture stay in one batch; a texture
- * the host rewrites is seen.  Again on
+ * the host rewrites is seen; a reserved wrap mode is counted.  Again on
  * PVK_DEBUG=roundtrip, the draw path without the surface cache. */
 #include <math.h>
 #include <stdbool.h>
@@ -628,6 +628,26 @@ static void batching(void)
     free_texture(1, 1, rgba);
 }
 
+/* Wrap 6 (undocumented: taken as repeat) samples as repeat and is counted
+ * unsupported. */
+static void reserved_wrap(void)
+{
+    unit_cfg u = {.addr = TEX0, .w = 16, .h = 16, .format = 0, .levels = 1, .wrap_s = 6, .wrap_t = 2};
+    uint8_t *rgba[6][8];
+    random_texture(TEX0, 0, 1, &u, rgba);
+    set_unit(0, &u);
+    enable_units(1, false);
+    tev_source(3);
+    uint64_t before = stats().unsupported;
+    plain_case c = {rgba[0][0], 16, 16, {2, 2, 0, {0}}, -1, -1, 2, 2, false};
+    corners q = plain(c.s0, c.t0, c.s1, c.t1);
+    draw_quad(&q);
+    draw_quad(&q);
+    CHECK_EQ(stats().unsupported - before, 2);
+    compare("wrap 6 (reserved)", expect_plain, &c, 0);
+    free_texture(1, 1, rgba);
+}
+
 /* ---- shadow textures ---- */
 
 typedef struct shadow_case {
@@ -718,6 +738,7 @@ static void run(const char *debug)
         cube();
         projection();
         host_rewrite();
+        reserved_wrap();
         if (!roundtrip) { /* which decodes every texture from memory, a submission per draw */
             render_to_texture();
             batching();
