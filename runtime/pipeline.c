@@ -78,7 +78,7 @@ struct pvk_pipelines {
     VkPipelineLayout layout;
     VkDescriptorSetLayout set_layout; /* set 0: push descriptors (PVK_DRAW_BINDING_DST) */
     VkPushConstantRange ranges[2]; /* the layout's, for the module check */
-    pvk_layout_binding bindings[1]; /* ... and its descriptors */
+    pvk_layout_binding bindings[3]; /* ... and its descriptors */
     pass_entry passes[MAX_PASSES];
     uint32_t n_passes;
     fb_entry fbs[MAX_FRAMEBUFFERS];
@@ -195,13 +195,20 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
      * for shaders that blend; bindings 0-3 are left to the texture units */
     pl->bindings[0] = (pvk_layout_binding){0, PVK_DRAW_BINDING_DST, VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT,
                                            VK_SHADER_STAGE_FRAGMENT_BIT};
-    VkDescriptorSetLayoutBinding dslb = {PVK_DRAW_BINDING_DST, VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT, 1,
-                                         VK_SHADER_STAGE_FRAGMENT_BIT, NULL};
+    /* 5, 6: fog, lighting and procedural-texture LUTs and parameters (runtime/fragdata.c) */
+    pl->bindings[1] = (pvk_layout_binding){0, PVK_DRAW_BINDING_FRAG_LUTS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                           VK_SHADER_STAGE_FRAGMENT_BIT};
+    pl->bindings[2] = (pvk_layout_binding){0, PVK_DRAW_BINDING_FRAG_PARAMS, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                                           VK_SHADER_STAGE_FRAGMENT_BIT};
+    VkDescriptorSetLayoutBinding dslb[3];
+    for (int i = 0; i < 3; i++)
+        dslb[i] = (VkDescriptorSetLayoutBinding){pl->bindings[i].binding, pl->bindings[i].type, 1,
+                                                 pl->bindings[i].stages, NULL};
     VkDescriptorSetLayoutCreateInfo dslci = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
         .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
-        .bindingCount = 1,
-        .pBindings = &dslb,
+        .bindingCount = 3,
+        .pBindings = dslb,
     };
     pvk_result r = pvk_vk_check(ctx, ctx->vk.vkCreateDescriptorSetLayout(ctx->device, &dslci, NULL, &pl->set_layout),
                                 "vkCreateDescriptorSetLayout");
@@ -226,7 +233,7 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
         if (pvk_spirv_reflect(spv.code, spv.size / 4, &pl->vertex_info, err))
             pvk_log(ctx, PVK_LOG_ERROR, "draw vertex shader: %s", err);
         else if (!pvk_shader_fits_layout(&pl->vertex_info, VK_SHADER_STAGE_VERTEX_BIT, NULL, pl->ranges, 2,
-                                         pl->bindings, 1, why, sizeof why))
+                                         pl->bindings, 3, why, sizeof why))
             pvk_log(ctx, PVK_LOG_ERROR, "draw vertex shader does not fit the draw pipeline layout: %s", why);
         else
             pl->vertex_fits = true;
@@ -441,7 +448,7 @@ static bool fragment_fits(pvk_context *ctx, uint64_t hash, const uint32_t *words
                 err);
         return false;
     }
-    if (!pvk_shader_fits_layout(&info, VK_SHADER_STAGE_FRAGMENT_BIT, &pl->vertex_info, pl->ranges, 2, pl->bindings, 1,
+    if (!pvk_shader_fits_layout(&info, VK_SHADER_STAGE_FRAGMENT_BIT, &pl->vertex_info, pl->ranges, 2, pl->bindings, 3,
                                 why, sizeof why)) {
         pvk_log(ctx, PVK_LOG_ERROR, "draw pipeline refused: fragment shader %016llx does not fit the layout: %s",
                 (unsigned long long)hash, why);
