@@ -10,7 +10,7 @@ def f16(f):
     return s|((e+14)<<10)|(int(m*2048)&0x3FF)
 def col(r,g,b): return b|(g<<10)|(r<<20)
 def lut_word(v, nxt):
-    val=int(round(max(0,min(1,v))*4095)); n=int(round(max(0,min(1,nxt))*4095)); d=n-val
+    val=int(round(max(0,min(1,v))*4095)); d=int(round((max(0,min(1,nxt))-val/4095)*2047))  # value /4095, difference /2047
     return val | ((-d)|0x800 if d<0 else d)<<12
 def lut(fn, signed):
     # fn over the LUT's input domain; entries in the order the index reads them

@@ -207,8 +207,8 @@ static void random_lut(uint32_t *t, bool signed_order)
     }
     for (int i = 0; i < 256; i++) {
         int val = (int)(v[i] * 4095.0 + 0.5);
-        int next = i < 255 ? (int)(v[i + 1] * 4095.0 + 0.5) : val;
-        int d = next - val;
+        double next = i < 255 ? (int)(v[i + 1] * 4095.0 + 0.5) / 4095.0 : val / 4095.0;
+        int d = (int)floor((next - val / 4095.0) * 2047.0 + 0.5); /* differences count 1/2047 */
         uint32_t diff = d < 0 ? (uint32_t)(-d) | 0x800 : (uint32_t)d;
         int slot = signed_order ? (i + 128) & 255 : i;
         t[slot] = (uint32_t)val | diff << 12;

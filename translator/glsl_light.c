@@ -66,8 +66,10 @@ void pvk_glsl_fraglight_fog(pvk_text *b, const pvk_fs_key *k)
  *   A LUT reads, with abs() on, |x| at index floor(|x| * 256) (clamped to
  *   0-255), else x at floor(x * 128) (clamped to -128..127, two's complement
  *   index), interpolating value + difference * fraction; an entry's value
- *   is bits 0-11 / 4095 and its difference bits 12-22 / 4095, negative when
- *   bit 23 is set; then times the scale (1, 2, 4, 8, 1/4, 1/2; 4-5 read 1x).
+ *   is bits 0-11 / 4095 (fixed0.0.12) and its difference bits 12-22 / 2047
+ *   (fixed1.0.11, sign and magnitude: negative when bit 23 is set; 4095 and
+ *   2047 rather than 4096 and 2048 so that all ones is 1.0, as Citra, whose
+ *   lighting was checked against hardware, reads them); then times the scale (1, 2, 4, 8, 1/4, 1/2; 4-5 read 1x).
  *   A LUT off in CONFIG1 or missing from the configuration reads 1.
  *   spot = SP(light) if its spot is on, else 1; distance = DA(light) at
  *   clamp(bias + scale * length(p + view), 0, 1) (unsigned index, no scale)
@@ -110,7 +112,7 @@ void pvk_glsl_fraglight_helpers(pvk_text *b, const pvk_fs_key *key)
     pvk_text_put(b,
         "float lut_entry(uint table, uint i, float frac)\n{\n"
         "    uint e = lut[table * 256u + i];\n"
-        "    float diff = float((e >> 12) & 0x7FFu) / 4095.0;\n"
+        "    float diff = float((e >> 12) & 0x7FFu) / 2047.0;\n"
         "    return float(e & 0xFFFu) / 4095.0 + ((e & 0x800000u) != 0u ? -diff : diff) * frac;\n}\n"
         "float lut_abs(uint table, float x)\n{\n"
         "    float s = abs(x) * 256.0, i = clamp(floor(s), 0.0, 255.0);\n"

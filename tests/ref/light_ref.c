@@ -78,7 +78,7 @@ static v3 col(uint32_t v)
 static double entry(const uint32_t *t, unsigned i, double frac)
 {
     uint32_t e = t[i];
-    double diff = (double)(e >> 12 & 0x7FF) / 4095.0;
+    double diff = (double)(e >> 12 & 0x7FF) / 2047.0;
     if (e & 0x800000)
         diff = -diff;
     return (double)(e & 0xFFF) / 4095.0 + diff * frac;
