@@ -58,7 +58,7 @@ static uint8_t config_luts(uint32_t config, bool *known)
     }
 }
 
-enum { LOG_GAS = 0, LOG_SHADOW_ATTEN, LOG_BUMP, LOG_CONFIG, LOG_FOG_MODE };
+enum { LOG_GAS = 0, LOG_SHADOW_ATTEN, LOG_BUMP, LOG_CONFIG, LOG_FOG_MODE, LOG_PROCTEX_COORDS, LOG_PROCTEX_MIPMAP };
 
 static void unsupported(pvk_pica *p, unsigned what, const char *msg)
 {
@@ -159,10 +159,49 @@ static void get_lighting(pvk_pica *p, pvk_fs_fraglight_key *k, pvk_fs_params *pr
     prm->ambient = light_color(r[PVK_GPUREG_LIGHTING_AMBIENT]);
 }
 
+static void get_proctex(pvk_pica *p, pvk_fs_fraglight_key *k, pvk_fs_params *prm)
+{
+    const uint32_t *r = p->regs;
+    uint32_t cfg = r[PVK_GPUREG_TEXUNIT_CONFIG];
+    if (!pvk_texunit3_enable(cfg))
+        return;
+    uint32_t p0 = r[PVK_GPUREG_TEXUNIT3_PROCTEX0], p4 = r[PVK_GPUREG_TEXUNIT3_PROCTEX4];
+    k->proctex = 1;
+    k->pt_coords = (uint8_t)pvk_texunit3_coords(cfg);
+    if (k->pt_coords > 2) {
+        k->pt_coords = 2; /* 3 is undocumented (pvk_tex_desc flags it too) */
+        unsupported(p, LOG_PROCTEX_COORDS, "texture 3 coordinates 3 are undocumented; texture 2's are used");
+    }
+    k->pt_u_clamp = (uint8_t)pvk_proctex_u_clamp(p0);
+    k->pt_v_clamp = (uint8_t)pvk_proctex_v_clamp(p0);
+    k->pt_rgb_func = (uint8_t)pvk_proctex_rgb_func(p0);
+    k->pt_alpha_func = (uint8_t)pvk_proctex_alpha_func(p0);
+    k->pt_separate = (uint8_t)pvk_proctex_alpha_separate(p0);
+    k->pt_noise = (uint8_t)pvk_proctex_noise_enable(p0);
+    k->pt_u_shift = (uint8_t)pvk_proctex_u_shift(p0);
+    k->pt_v_shift = (uint8_t)pvk_proctex_v_shift(p0);
+    uint32_t filter = pvk_proctex_min_filter(p4);
+    k->pt_linear = (uint8_t)(filter & 1);
+    if (filter >= 2)
+        unsupported(p, LOG_PROCTEX_MIPMAP, "procedural texture mipmap levels are not emulated; level 0 is used");
+    uint32_t n[2] = {r[PVK_GPUREG_TEXUNIT3_PROCTEX1], r[PVK_GPUREG_TEXUNIT3_PROCTEX2]};
+    uint32_t freq = r[PVK_GPUREG_TEXUNIT3_PROCTEX3];
+    float *dst[2] = {prm->pt_noise_u, prm->pt_noise_v};
+    for (int i = 0; i < 2; i++) {
+        dst[i][0] = (float)(int16_t)pvk_proctex_noise_amplitude(n[i]) / 4095.0f;
+        dst[i][1] = f16(pvk_proctex_noise_phase(n[i]));
+        dst[i][2] = f16(i ? pvk_proctex_noise_freq_v(freq) : pvk_proctex_noise_freq_u(freq));
+    }
+    prm->pt_bias = f16(pvk_proctex_bias_low(p0) | pvk_proctex_bias_high(p4) << 8);
+    prm->pt_offset = pvk_proctex_level_offset(r[PVK_GPUREG_TEXUNIT3_PROCTEX5], 0);
+    prm->pt_width = pvk_proctex_width(p4);
+}
+
 void pvk_fraglight_get(pvk_pica *p, pvk_fs_fraglight_key *key, pvk_fs_params *params)
 {
     memset(key, 0, sizeof *key);
     memset(params, 0, sizeof *params);
     get_fog(p, key, params);
     get_lighting(p, key, params);
+    get_proctex(p, key, params);
 }

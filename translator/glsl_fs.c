@@ -36,6 +36,7 @@ static const char *source(unsigned src)
     case 0: return "primary";
     case 1: return "frag_pri"; /* fragment lighting (glsl_light.c); 0 with lighting off */
     case 2: return "frag_sec";
+    case 6: return "tex3"; /* the procedural texture (glsl_light.c); 0 with unit 3 off */
     case 13: return "buf";
     case 14: return "konst";
     case 15: return "prev";
@@ -181,6 +182,7 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
     pvk_glsl_fraglight_decls(&b, key);
     tev_helpers(&b);
     pvk_glsl_fraglight_helpers(&b, key);
+    pvk_glsl_proctex_helpers(&b, key);
     pvk_text_put(&b, "void main()\n{\n"
             "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
             "    if (exclude.z >= exclude.x && p.x >= exclude.x && p.x <= exclude.z && p.y >= exclude.y &&\n"
@@ -189,7 +191,8 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
             "    uvec4 primary = uvec4(round(clamp(color, 0.0, 1.0) * 255.0));\n"
             "    uvec4 prev = uvec4(0u), buf = uvec4(0u), next_buf = rgba8(buffer_color), konst;\n"
             "    uvec3 rgb; uint a;\n"
-            "    uvec4 frag_pri = uvec4(0u), frag_sec = uvec4(0u);\n");
+            "    uvec4 frag_pri = uvec4(0u), frag_sec = uvec4(0u);\n"
+            "    uvec4 tex3 = %s;\n", key->fl.proctex ? "proctex()" : "uvec4(0u)");
     pvk_glsl_fraglight_lighting(&b, key);
     for (unsigned n = 0; n < 6; n++) {
         const pvk_tev_stage *st = &key->stage[n];

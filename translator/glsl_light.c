@@ -30,8 +30,9 @@ void pvk_glsl_fraglight_decls(pvk_text *b, const pvk_fs_key *k)
                     "layout(set = 0, binding = 6, std140) uniform Params {\n"
                     "    Light lights[8];\n"
                     "    uvec4 misc;\n" /* ambient, fog colour */
-                    "    vec4 pt_noise_u, pt_noise_v;\n"
-                    "    vec4 pt_misc;\n"
+                    "    vec4 pt_noise_u, pt_noise_v;\n" /* amplitude, phase, frequency */
+                    "    float pt_bias;\n"
+                    "    uint pt_offset, pt_width;\n"
                     "};\n");
 }
 
@@ -194,4 +195,124 @@ void pvk_glsl_fraglight_lighting(pvk_text *b, const pvk_fs_key *key)
                     "    frag_pri = uvec4(round(clamp(vec4(dsum, pa), 0.0, 1.0) * 255.0));\n"
                     "    frag_sec = uvec4(round(clamp(vec4(ssum, sa), 0.0, 1.0) * 255.0));\n"
                     "    }\n");
+}
+
+/* ---- procedural texture (texture unit 3) ----
+ *
+ * 3dbrew ("GPU/Internal Registers" PROCTEX0-5 and the LUT formats, "GPU/
+ * Procedural Texture Generation") names the stages; the arithmetic is what
+ * Citra found by comparing with hardware (its noise hash is hardware-checked),
+ * restated (tests/ref/light_ref.c has it too):
+ *   u, v = |texture coordinate| of the selected set.  The shift offsets come
+ *   first, from the other coordinate: odd int(v)/2 % 2, even (int(v)+1)/2 % 2,
+ *   times 1 with mirrored repeat, else 0.5.  Noise (PROCTEX0 bit 15): at
+ *   x = 9 f_u |u + phase_u|, y likewise, with i = int(x), fx = x - i, four
+ *   corner gradients g(i+a, j+b) * (fx + fy - a - b) blended by the noise
+ *   LUT at fx and fy; u += noise * amplitude_u, v likewise, then |u|, |v|.
+ *   Then the shifts, then each coordinate's clamp: 0 to zero (> 1 -> 0),
+ *   1 to edge, 2 repeat (fraction), 3 mirrored (odd integer part: 1 - fraction),
+ *   4 pulse (<= 0.5 -> 0, else 1), 5-7 as to edge.  The combiner (0 u, 1 u^2,
+ *   2 v, 3 v^2, 4 (u+v)/2, 5 (u^2+v^2)/2, 6 min(sqrt(u^2+v^2), 1), 7 min,
+ *   8 max, 9 min(((u+v)/2 + sqrt(u^2+v^2))/2, 1), others 0) goes through the
+ *   RGB map LUT; the result picks colour LUT entry offset + r * (width - 1):
+ *   nearest rounds (halves up), linear adds the fraction times twice the difference
+ *   entry (each byte signed: half the step to the next entry) and truncates.
+ *   With separate alpha, alpha is the alpha combiner through the alpha map
+ *   times 255, truncated.  The 128-entry LUTs (noise, maps) are read at
+ *   index min(int(128 x), 127) plus the fraction times the difference
+ *   (bits 12-23, two's complement) over 4095; values bits 0-11 / 4095.
+ *   Mipmap levels (PROCTEX4 filters 2-5, PROCTEX5 bytes 1-3) are not
+ *   emulated: level 0 (counted unsupported by fraglight.c). */
+
+static const char *const combiner_expr[10] = {
+    "u", "u * u", "v", "v * v", "(u + v) * 0.5", "(u * u + v * v) * 0.5", "min(sqrt(u * u + v * v), 1.0)",
+    "min(u, v)", "max(u, v)", "min(((u + v) * 0.5 + sqrt(u * u + v * v)) * 0.5, 1.0)"};
+
+static void clamp_code(pvk_text *b, const char *c, unsigned mode)
+{
+    switch (mode) {
+    case 0: pvk_text_put(b, "    if (%s > 1.0) %s = 0.0;\n", c, c); break;
+    case 2: pvk_text_put(b, "    %s = fract(%s);\n", c, c); break;
+    case 3: pvk_text_put(b, "    { int n = int(%s); float f = %s - float(n); %s = (n & 1) == 0 ? f : 1.0 - f; }\n", c, c, c);
+        break;
+    case 4: pvk_text_put(b, "    %s = %s <= 0.5 ? 0.0 : 1.0;\n", c, c); break;
+    default: pvk_text_put(b, "    %s = min(%s, 1.0);\n", c, c); break;
+    }
+}
+
+static void shift_code(pvk_text *b, const char *dst, const char *from, unsigned shift, unsigned clamp)
+{
+    const char *off = clamp == 3 ? "1.0" : "0.5";
+    if (shift == 1)
+        pvk_text_put(b, "    float %s = %s * float((int(%s) / 2) %% 2);\n", dst, off, from);
+    else if (shift == 2)
+        pvk_text_put(b, "    float %s = %s * float(((int(%s) + 1) / 2) %% 2);\n", dst, off, from);
+    else
+        pvk_text_put(b, "    float %s = 0.0;\n", dst);
+}
+
+void pvk_glsl_proctex_helpers(pvk_text *b, const pvk_fs_key *key)
+{
+    const pvk_fs_fraglight_key *k = &key->fl;
+    if (!k->proctex)
+        return;
+    unsigned base = PVK_FRAG_LUT_PROCTEX;
+    pvk_text_put(b, "float pt_lut(uint table, float x)\n{\n"
+                    "    float s = x * 128.0;\n"
+                    "    int i = min(int(s), 127);\n"
+                    "    uint e = lut[%uu + table * 256u + uint(clamp(i, 0, 127))];\n"
+                    "    return float(e & 0xFFFu) / 4095.0 + (s - float(i)) * float(int(e << 8) >> 20) / 4095.0;\n}\n",
+                 base);
+    if (k->pt_noise)
+        pvk_text_put(b, "uint pt_rand1(uint v)\n{\n"
+                        "    const uint t[16] = uint[16](0u, 4u, 10u, 8u, 4u, 9u, 7u, 12u, 5u, 15u, 13u, 14u, 11u, 15u, 2u, 11u);\n"
+                        "    return (((v %% 9u + 2u) * 3u) & 0xFu) ^ t[(v / 9u) & 0xFu];\n}\n"
+                        "float pt_rand2(uint x, uint y)\n{\n"
+                        "    const uint t[16] = uint[16](10u, 2u, 15u, 8u, 0u, 7u, 4u, 5u, 5u, 13u, 2u, 6u, 13u, 9u, 3u, 14u);\n"
+                        "    uint a = pt_rand1(x), c = pt_rand1(y);\n"
+                        "    c += (a & 3u) == 1u ? 4u : 0u;\n"
+                        "    c ^= (a & 1u) * 6u;\n"
+                        "    c = (c + 10u + a) & 0xFu;\n"
+                        "    c ^= t[a];\n"
+                        "    return -1.0 + float(c) * 2.0 / 15.0;\n}\n"
+                        "float pt_noise(float u, float v)\n{\n"
+                        "    float x = 9.0 * pt_noise_u.z * abs(u + pt_noise_u.y), y = 9.0 * pt_noise_v.z * abs(v + pt_noise_v.y);\n"
+                        "    uint xi = uint(x), yi = uint(y);\n"
+                        "    float fx = x - float(xi), fy = y - float(yi);\n"
+                        "    float g0 = pt_rand2(xi, yi) * (fx + fy), g1 = pt_rand2(xi + 1u, yi) * (fx + fy - 1.0);\n"
+                        "    float g2 = pt_rand2(xi, yi + 1u) * (fx + fy - 1.0), g3 = pt_rand2(xi + 1u, yi + 1u) * (fx + fy - 2.0);\n"
+                        "    float nx = pt_lut(0u, fx), ny = pt_lut(0u, fy);\n"
+                        "    return mix(mix(g0, g1, nx), mix(g2, g3, nx), ny);\n}\n");
+    static const char *const coords[3] = {"tc01.xy", "tc01.zw", "tc2w.xy"};
+    pvk_text_put(b, "uvec4 proctex()\n{\n"
+                    "    vec2 tc = abs(%s);\n"
+                    "    float u = tc.x, v = tc.y;\n",
+                 coords[k->pt_coords < 3 ? k->pt_coords : 2]);
+    shift_code(b, "su", "v", k->pt_u_shift, k->pt_u_clamp);
+    shift_code(b, "sv", "u", k->pt_v_shift, k->pt_v_clamp);
+    if (k->pt_noise)
+        pvk_text_put(b, "    float n = pt_noise(u, v);\n"
+                        "    u = abs(u + n * pt_noise_u.x);\n"
+                        "    v = abs(v + n * pt_noise_v.x);\n");
+    pvk_text_put(b, "    u += su;\n    v += sv;\n");
+    clamp_code(b, "u", k->pt_u_clamp);
+    clamp_code(b, "v", k->pt_v_clamp);
+    pvk_text_put(b, "    float r = pt_lut(2u, %s);\n"
+                    "    float index = float(pt_offset) + r * (float(pt_width) - 1.0);\n",
+                 k->pt_rgb_func < 10 ? combiner_expr[k->pt_rgb_func] : "0.0");
+    if (k->pt_linear)
+        pvk_text_put(b, "    int i = int(index);\n"
+                        "    float f = index - float(i);\n"
+                        "    uint ci = uint(clamp(i, 0, 255));\n"
+                        "    uvec4 c0 = rgba8(lut[%uu + 4u * 256u + ci]);\n"
+                        "    uint dw = lut[%uu + 5u * 256u + ci];\n"
+                        "    ivec4 d = ivec4(int(dw << 24) >> 24, int(dw << 16) >> 24, int(dw << 8) >> 24, int(dw) >> 24) * 2;\n"
+                        "    uvec4 c = uvec4(clamp(vec4(c0) + f * vec4(d), 0.0, 255.0));\n",
+                     base, base);
+    else
+        pvk_text_put(b, "    uvec4 c = rgba8(lut[%uu + 4u * 256u + uint(clamp(int(floor(index + 0.5)), 0, 255))]);\n", base);
+    if (k->pt_separate)
+        pvk_text_put(b, "    c.a = uint(clamp(pt_lut(3u, %s), 0.0, 1.0) * 255.0);\n",
+                     k->pt_alpha_func < 10 ? combiner_expr[k->pt_alpha_func] : "0.0");
+    pvk_text_put(b, "    return c;\n}\n");
 }

@@ -228,7 +228,8 @@ typedef struct pvk_fs_fraglight_key {
     uint8_t proctex;                    /* texture unit 3 on: TEV source 6 is the procedural texture */
     uint8_t pt_u_clamp, pt_v_clamp, pt_rgb_func, pt_alpha_func, pt_separate, pt_noise, pt_u_shift, pt_v_shift;
     uint8_t pt_coords;                  /* TEXUNIT_CONFIG bits 8-9 */
-    uint8_t pad[4];
+    uint8_t pt_linear;                  /* PROCTEX4 minification filter 1, 3, 5: interpolate the colour LUT */
+    uint8_t pad[3];
 } pvk_fs_fraglight_key;
 _Static_assert(sizeof(pvk_fs_fraglight_key) == 26 + 8 * 8 + 14, "pvk_fs_fraglight_key is packed");
 
@@ -244,10 +245,10 @@ typedef struct pvk_fs_light_params {
 typedef struct pvk_fs_params {
     pvk_fs_light_params light[8];       /* by light id, not by permutation slot */
     uint32_t ambient, fog_color, pad0[2];
-    float pt_noise_u[4];                /* amplitude, phase, frequency */
+    float pt_noise_u[4];                /* amplitude (PROCTEX1/2 bits 0-15 signed / 4095), phase, frequency */
     float pt_noise_v[4];
-    float pt_bias;                      /* PROCTEX0/4 float1.5.10 */
-    uint32_t pt_offset, pt_width, pad1;
+    float pt_bias;                      /* PROCTEX0/4 LOD bias, float1.5.10 (not used: level 0 only) */
+    uint32_t pt_offset, pt_width, pad1; /* PROCTEX5 level 0 offset, PROCTEX4 width */
 } pvk_fs_params;
 _Static_assert(sizeof(pvk_fs_params) == 8 * 64 + 16 + 48, "pvk_fs_params is the std140 block");
 
@@ -445,6 +446,8 @@ void pvk_glsl_fraglight_fog(pvk_text *b, const pvk_fs_key *key);
  * (frag_pri, frag_sec, declared 0 by glsl_fs.c) at the start of main. */
 void pvk_glsl_fraglight_helpers(pvk_text *b, const pvk_fs_key *key);
 void pvk_glsl_fraglight_lighting(pvk_text *b, const pvk_fs_key *key);
+/* The procedural texture's function (uvec4 proctex()) after the helpers. */
+void pvk_glsl_proctex_helpers(pvk_text *b, const pvk_fs_key *key);
 
 /* A vertex program for the GLSL translator (glsl_vs.c): code and operand
  * descriptors as the data ports hold them, the entry point, and options. */

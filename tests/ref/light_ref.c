@@ -190,3 +190,127 @@ void ref_lighting(const uint32_t *regs, const uint32_t lut[24][256], const float
     primary[0] = byte(dsum.x), primary[1] = byte(dsum.y), primary[2] = byte(dsum.z), primary[3] = byte(pa);
     secondary[0] = byte(ssum.x), secondary[1] = byte(ssum.y), secondary[2] = byte(ssum.z), secondary[3] = byte(sa);
 }
+
+/* ---- procedural texture ---- */
+
+static float pt_lut(const uint32_t *t, float x)
+{
+    float s = x * 128.0f;
+    int i = (int)s < 127 ? (int)s : 127;
+    int ci = i < 0 ? 0 : i;
+    uint32_t e = t[ci];
+    int32_t diff = (int32_t)(e >> 12 & 0xFFF) - (e & 0x800000 ? 0x1000 : 0);
+    return (float)(e & 0xFFF) / 4095.0f + (s - (float)i) * (float)diff / 4095.0f;
+}
+
+static unsigned rand1(unsigned v)
+{
+    static const unsigned t[16] = {0, 4, 10, 8, 4, 9, 7, 12, 5, 15, 13, 14, 11, 15, 2, 11};
+    return (((v % 9 + 2) * 3) & 0xF) ^ t[(v / 9) & 0xF];
+}
+
+static float rand2(unsigned x, unsigned y)
+{
+    static const unsigned t[16] = {10, 2, 15, 8, 0, 7, 4, 5, 5, 13, 2, 6, 13, 9, 3, 14};
+    unsigned a = rand1(x), c = rand1(y);
+    if ((a & 3) == 1)
+        c += 4;
+    c ^= (a & 1) * 6;
+    c = (c + 10 + a) & 0xF;
+    c ^= t[a];
+    return -1.0f + (float)c * 2.0f / 15.0f;
+}
+
+static float lerpf(float a, float b, float t) { return a + (b - a) * t; }
+
+static float shift_of(float from, unsigned shift, unsigned clamp)
+{
+    float off = clamp == 3 ? 1.0f : 0.5f;
+    int n = (int)from;
+    if (shift == 1)
+        return off * (float)((n / 2) % 2);
+    if (shift == 2)
+        return off * (float)(((n + 1) / 2) % 2);
+    return 0.0f;
+}
+
+static float clamp_coord(float c, unsigned mode)
+{
+    switch (mode) {
+    case 0: return c > 1.0f ? 0.0f : c;
+    case 2: return c - floorf(c);
+    case 3: {
+        int n = (int)c;
+        float f = c - (float)n;
+        return (n & 1) == 0 ? f : 1.0f - f;
+    }
+    case 4: return c <= 0.5f ? 0.0f : 1.0f;
+    default: return c < 1.0f ? c : 1.0f;
+    }
+}
+
+static float combine(float u, float v, unsigned f)
+{
+    switch (f) {
+    case 0: return u;
+    case 1: return u * u;
+    case 2: return v;
+    case 3: return v * v;
+    case 4: return (u + v) * 0.5f;
+    case 5: return (u * u + v * v) * 0.5f;
+    case 6: return fminf(sqrtf(u * u + v * v), 1.0f);
+    case 7: return fminf(u, v);
+    case 8: return fmaxf(u, v);
+    case 9: return fminf(((u + v) * 0.5f + sqrtf(u * u + v * v)) * 0.5f, 1.0f);
+    default: return 0.0f;
+    }
+}
+
+void ref_proctex(const uint32_t *regs, const uint32_t lut[6][256], float u, float v, uint8_t out[4])
+{
+    uint32_t p0 = regs[0x0A8], p3 = regs[0x0AB], p4 = regs[0x0AC], p5 = regs[0x0AD];
+    unsigned uclamp = p0 & 7, vclamp = p0 >> 3 & 7, rgbf = p0 >> 6 & 0xF, af = p0 >> 10 & 0xF;
+    u = fabsf(u);
+    v = fabsf(v);
+    float su = shift_of(v, p0 >> 16 & 3, uclamp), sv = shift_of(u, p0 >> 18 & 3, vclamp);
+    if (p0 >> 15 & 1) {
+        float amp_u = (float)(int16_t)(regs[0x0A9] & 0xFFFF) / 4095.0f;
+        float amp_v = (float)(int16_t)(regs[0x0AA] & 0xFFFF) / 4095.0f;
+        float ph_u = (float)half(regs[0x0A9] >> 16), ph_v = (float)half(regs[0x0AA] >> 16);
+        float fu = (float)half(p3 & 0xFFFF), fv = (float)half(p3 >> 16);
+        float x = 9.0f * fu * fabsf(u + ph_u), y = 9.0f * fv * fabsf(v + ph_v);
+        unsigned xi = (unsigned)x, yi = (unsigned)y;
+        float fx = x - (float)xi, fy = y - (float)yi;
+        float g0 = rand2(xi, yi) * (fx + fy), g1 = rand2(xi + 1, yi) * (fx + fy - 1.0f);
+        float g2 = rand2(xi, yi + 1) * (fx + fy - 1.0f), g3 = rand2(xi + 1, yi + 1) * (fx + fy - 2.0f);
+        float nx = pt_lut(lut[0], fx), ny = pt_lut(lut[0], fy);
+        float n = lerpf(lerpf(g0, g1, nx), lerpf(g2, g3, nx), ny);
+        u = fabsf(u + n * amp_u);
+        v = fabsf(v + n * amp_v);
+    }
+    u = clamp_coord(u + su, uclamp);
+    v = clamp_coord(v + sv, vclamp);
+    float r = pt_lut(lut[2], combine(u, v, rgbf));
+    float index = (float)(p5 & 0xFF) + r * ((float)(p4 >> 11 & 0xFF) - 1.0f);
+    if ((p4 & 7) & 1) { /* linear */
+        int i = (int)index;
+        float f = index - (float)i;
+        int ci = i < 0 ? 0 : i > 255 ? 255 : i;
+        uint32_t c = lut[4][ci], d = lut[5][ci];
+        for (int k = 0; k < 4; k++) {
+            int dk = (int)(int8_t)(d >> (8 * k) & 0xFF) * 2;
+            float x = (float)(c >> (8 * k) & 0xFF) + f * (float)dk;
+            out[k] = (uint8_t)(x < 0 ? 0 : x > 255 ? 255 : x);
+        }
+    } else {
+        int i = (int)floorf(index + 0.5f);
+        uint32_t c = lut[4][i < 0 ? 0 : i > 255 ? 255 : i];
+        for (int k = 0; k < 4; k++)
+            out[k] = (uint8_t)(c >> (8 * k));
+    }
+    if (p0 >> 14 & 1) {
+        float a = pt_lut(lut[3], combine(u, v, af));
+        a = a < 0 ? 0 : a > 1 ? 1 : a;
+        out[3] = (uint8_t)(a * 255.0f);
+    }
+}

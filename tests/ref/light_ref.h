@@ -23,4 +23,10 @@ void ref_fog(const uint32_t *regs, const uint32_t *fog_lut, uint32_t z24, uint8_
 void ref_lighting(const uint32_t *regs, const uint32_t lut[24][256], const float quat[4], const float view[3],
                   uint8_t primary[4], uint8_t secondary[4]);
 
+/* The procedural texture (texture unit 3: TEXUNIT3_PROCTEX0-5 0x0A8-0x0AD,
+ * the LUTs as the PROCTEX_LUT data port stored them: 0 noise, 2 RGB map,
+ * 3 alpha map, 4 colour, 5 colour difference) at texture coordinate (u, v):
+ * RGBA bytes.  Single precision, as the shader computes it. */
+void ref_proctex(const uint32_t *regs, const uint32_t lut[6][256], float u, float v, uint8_t out[4]);
+
 #endif
