@@ -89,7 +89,7 @@ struct pvk_draw {
     pvk_image depth; /* depth attachment (no image until needed) */
     VkFormat dfmt; /* VK_FORMAT_UNDEFINED: the device cannot, draws go without depth */
     VkFormat dsfmt; /* D24S8 surfaces: D32_SFLOAT_S8_UINT, UNDEFINED when the device lacks it */
-    bool stencil_warned;
+    bool stencil_warned, shadow_warned, border_warned;
     VkBuffer dstaging;
     VkDeviceMemory dstaging_mem;
     uint32_t depth_addr, depth_len; /* guest depth range the draw in flight writes */
@@ -301,6 +301,102 @@ static void set_stencil(pvk_context *ctx, VkCommandBuffer cmd, const pvk_raster_
     ctx->vk.vkCmdSetStencilReference(cmd, both, rd->stencil_ref);
 }
 static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk, VkDeviceSize voff);
+
+/* What a draw samples: per bound unit (bit u of `units`) the texture's view
+ * and a sampler, as push descriptors for bindings 0-2. */
+typedef struct tex_binding {
+    uint32_t units;
+    VkDescriptorImageInfo info[3];
+} tex_binding;
+
+/* The textures of the packet's enabled units (pvk_texture_get: cached,
+ * built from a render target, or decoded; a decode or a build is its own
+ * submission, so it closes an open batch and runs before the draw) and their
+ * samplers, and the fragment key adjusted to what could be bound: a unit
+ * whose texture is refused (bad input, logged and counted by the texture
+ * cache) or whose type is not sampled yet (shadow; counted) reads 0.  The
+ * border colour goes through the shader (shader_border) where the sampler
+ * cannot carry it: no custom border colours (logged once), or a view with a
+ * swizzle (L, A, LA, HILO formats), whose border Vulkan applies before the
+ * swizzle.  Those samplers clamp to the edge on the emulated axes. */
+static pvk_result textures_for_draw(pvk_context *ctx, const pvk_draw_packet *pk, pvk_fs_key *fs, tex_binding *tb)
+{
+    struct pvk_draw *d = ctx->draw;
+    tb->units = 0;
+    fs->tex.shader_border = 0;
+    for (uint32_t u = 0; u < 3; u++) {
+        if (!(fs->tex.enable >> u & 1))
+            continue;
+        const pvk_tex_desc *td = &pk->tex[u];
+        fs->tex.enable &= (uint8_t)~(1u << u); /* set again once bound */
+        if (td->type == PVK_TEXTYPE_SHADOW_2D || td->type == PVK_TEXTYPE_SHADOW_CUBE) {
+            if (!d->shadow_warned) {
+                d->shadow_warned = true;
+                pvk_unsupported(ctx, "draw: shadow textures are not sampled yet: they read 0 (counted per draw)");
+            } else {
+                ctx->stats.unsupported++;
+            }
+            continue;
+        }
+        pvk_texture_desc desc;
+        const pvk_texture *t = NULL;
+        if (!pvk_texture_desc_from_unit(td, &desc))
+            continue;
+        pvk_result r = pvk_texture_get(ctx, &desc, &t);
+        if (r) {
+            if (ctx->sticky)
+                return r;
+            continue; /* logged and counted */
+        }
+        pvk_sampler_key sk;
+        pvk_sampler_key_from_desc(td, &sk);
+        uint32_t texel_bytes = 0;
+        pvk_texture_vk_format(desc.format, NULL, &texel_bytes);
+        bool bs = pvk_vk_address_mode(sk.wrap_s) == VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER,
+             bt = pvk_vk_address_mode(sk.wrap_t) == VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER;
+        if ((bs || bt) && (texel_bytes < 4 || !ctx->features.custom_border_color)) {
+            if (!ctx->features.custom_border_color && !d->border_warned) {
+                d->border_warned = true;
+                pvk_log(ctx, PVK_LOG_WARN, "draw: no custom border colours: the fragment shader clamps to the border "
+                                           "colour itself (pvk_stats.shader_borders)");
+            }
+            ctx->stats.shader_borders++;
+            fs->tex.shader_border |= (uint8_t)((bs ? 1u << u : 0) | (bt ? 1u << (u + 4) : 0));
+            if (bs)
+                sk.wrap_s = 0; /* clamp to edge */
+            if (bt)
+                sk.wrap_t = 0;
+            sk.border = 0;
+        }
+        VkSampler smp = pvk_sampler_get(ctx, &sk, NULL);
+        if (!smp) {
+            if (ctx->sticky)
+                return ctx->sticky;
+            continue; /* logged */
+        }
+        tb->info[u] = (VkDescriptorImageInfo){smp, t->view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+        tb->units |= 1u << u;
+        fs->tex.enable |= (uint8_t)(1u << u);
+        ctx->stats.texture_samples++;
+    }
+    return PVK_SUCCESS;
+}
+
+/* Push the bound units' descriptors (bindings 0-2; the others keep theirs). */
+static void push_textures(pvk_context *ctx, VkCommandBuffer cmd, const tex_binding *tb)
+{
+    VkWriteDescriptorSet w[3];
+    uint32_t n = 0;
+    for (uint32_t u = 0; u < 3; u++)
+        if (tb->units >> u & 1)
+            w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                            .dstBinding = PVK_DRAW_BINDING_TEX0 + u,
+                                            .descriptorCount = 1,
+                                            .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                                            .pImageInfo = &tb->info[u]};
+    if (n)
+        ctx->vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, n, w);
+}
 
 pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *pk)
 {
@@ -598,18 +694,24 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
         return PVK_SUCCESS;
     draw_batch *b = &d->batch;
     VkImageView color = cs ? pvk_surface_view(cs) : d->rt.view;
-    if (!b->open || b->color != color || b->w != t.w || b->h != t.h ||
-        (dsurf && b->depth != pvk_surface_view(dsurf))) {
-        if ((r = pvk_batch_close(ctx)) && ctx->sticky)
-            return r;
+    bool same = b->open && b->color == color && b->w == t.w && b->h == t.h &&
+                (!dsurf || b->depth == pvk_surface_view(dsurf));
+    /* another target: the batch goes first, so the textures' and samplers'
+     * last use (the open or next submission) is this draw's batch */
+    if (!same && (r = pvk_batch_close(ctx)) && ctx->sticky)
+        return r;
+    pvk_pipe_key pipe = pk->pipe;
+    pvk_fs_key fs = pk->fs;
+    tex_binding tb;
+    if ((r = textures_for_draw(ctx, pk, &fs, &tb)))
+        return r;
+    if (!b->open) { /* closed above, or by a texture decode */
         if (d->dfmt != VK_FORMAT_UNDEFINED && !dsurf && (r = ensure_depth_image(ctx, d, t.w, t.h)))
             return r;
         if ((r = batch_open(ctx, d, &t, cs, dsurf, &dst)))
             return r;
     }
     /* made for the batch's depth attachment, which a draw without depth shares */
-    pvk_pipe_key pipe = pk->pipe;
-    pvk_fs_key fs = pk->fs;
     pvk_keys_for_device(ctx, &pipe, &fs);
     VkPipeline pipeline = pvk_pipeline_get(ctx, &pipe, &fs, b->dfmt, b->pass);
     if (!pipeline)
@@ -621,6 +723,7 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
         b->pipeline = pipeline;
     }
     set_draw_state(ctx, cmd, pk, t.w, t.h, &dst, b->depth != VK_NULL_HANDLE, b->stencil);
+    push_textures(ctx, cmd, &tb);
     if (fdata)
         pvk_fragdata_bind(ctx, cmd, &fref);
     ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &voff);
@@ -685,8 +788,12 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
     }
     if (d->dfmt != VK_FORMAT_UNDEFINED && (r = ensure_depth_image(ctx, d, w, h)))
         return r;
-    /* dynamic rendering and Vulkan's blend unit: keys as built */
-    VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &pk->fs, d->dfmt, false);
+    /* dynamic rendering and Vulkan's blend unit: keys as built, but for the textures */
+    pvk_fs_key fs = pk->fs;
+    tex_binding tb;
+    if ((r = textures_for_draw(ctx, pk, &fs, &tb)))
+        return r;
+    VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &fs, d->dfmt, false);
     if (!pipeline)
         return PVK_ERROR_VULKAN; /* logged */
     if (!viewport_ok(ctx, &pk->raster))
@@ -756,6 +863,7 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
     ctx->vk.vkCmdBeginRendering(cmd, &ri);
     ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
     set_draw_state(ctx, cmd, pk, w, h, &dst, d->depth.image != VK_NULL_HANDLE, false);
+    push_textures(ctx, cmd, &tb);
     if (fdata)
         pvk_fragdata_bind(ctx, cmd, &fref);
     ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &voff);
@@ -801,8 +909,8 @@ pvk_result pvk_draw_init(pvk_context *ctx)
     if (!d)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->draw = d;
-    pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, alpha test, blending, logic ops, depth and stencil; no "
-                               "textures, lighting or fog yet");
+    pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, texture units 0-2, alpha test, blending, logic ops, "
+                               "depth and stencil; no shadow or procedural textures, lighting or fog yet");
     /* D32_SFLOAT holds every 24-bit depth exactly (translator/glsl_fs.c); Vulkan
      * requires it for depth attachments and transfers, but check anyway. */
     VkFormatProperties fp;

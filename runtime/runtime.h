@@ -387,9 +387,11 @@ VkFramebuffer pvk_framebuffer_get(pvk_context *ctx, VkFormat depth, bool load, u
      VK_IMAGE_USAGE_TRANSFER_DST_BIT)
 #define PVK_DEPTH_TARGET_USAGE                                                                                     \
     (VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT)
-/* The draw layout's one descriptor set (0, push descriptors): binding 4 is
- * the colour attachment as input attachment 0 for shaders that blend;
- * bindings 0-3 are kept for the texture units. */
+/* The draw layout's one descriptor set (0, push descriptors): bindings 0-2
+ * are texture units 0-2 (combined image samplers, pushed per draw that
+ * samples), 3 is kept for textures too; binding 4 is the colour attachment
+ * as input attachment 0 for shaders that blend. */
+#define PVK_DRAW_BINDING_TEX0 0u
 #define PVK_DRAW_BINDING_DST 4u
 /* Bindings 5 and 6: the fog/lighting/procedural-texture LUT words (storage
  * buffer) and parameters (uniform buffer, pvk_fs_params), for shaders whose

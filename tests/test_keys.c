@@ -43,6 +43,7 @@ static void citro3d_defaults(pvk_pica *p)
     r[PVK_GPUREG_TEXENV0_SOURCE] = 0x00E000E0;
     r[PVK_GPUREG_TEXENV0_COMBINER] = 0x00010001;
     r[PVK_GPUREG_TEXENV0_COLOR] = 0x80FFFF80;
+    r[PVK_GPUREG_TEXUNIT_CONFIG] = 0x1407; /* units 0-3 on (C3D_TexBind, a procedural texture), citro3d's bit 12 */
     /* fog, and a light environment of two lights as citro3d's C3D_LightEnv writes it */
     r[PVK_GPUREG_TEXENV_UPDATE_BUFFER] = 5;
     r[PVK_GPUREG_LIGHTING_ENABLE0] = 1;
@@ -136,6 +137,9 @@ int main(void)
     /* padding is zero, so memcmp and the hash see only fields */
     for (size_t i = 0; i < sizeof b.pipe.pad; i++)
         CHECK_EQ(b.pipe.pad[i], 0);
+    CHECK(!a.fs.tex.shader_border); /* the runtime's to set */
+    CHECK_EQ(a.fs.tex.enable, 7);
+    CHECK_EQ(a.uni.tex_border[0], 0);
     /* the defaults decode as citro3d meant them */
     CHECK_EQ(a.pipe.blend, 1);
     CHECK_EQ(a.pipe.rgb_src, 6);
@@ -170,6 +174,12 @@ int main(void)
         {"buffer RGB update stage 1", PVK_GPUREG_TEXENV_UPDATE_BUFFER, 1u << 9, 1},
         {"buffer alpha update stage 3", PVK_GPUREG_TEXENV_UPDATE_BUFFER, 1u << 15, 1},
         {"alpha test enable", PVK_GPUREG_FRAGOP_ALPHA_TEST, 0x1, 1},
+        {"texture 0 enable", PVK_GPUREG_TEXUNIT_CONFIG, 0x1, 1},
+        {"texture 1 enable", PVK_GPUREG_TEXUNIT_CONFIG, 0x2, 1},
+        {"texture 2 enable", PVK_GPUREG_TEXUNIT_CONFIG, 0x4, 1},
+        {"texture 2 coordinates", PVK_GPUREG_TEXUNIT_CONFIG, 1u << 13, 1},
+        {"texture 0 type", PVK_GPUREG_TEXUNIT0_PARAM, 1u << 28, 1},
+        {"texture 0 disabled by its type", PVK_GPUREG_TEXUNIT0_PARAM, 5u << 28, 1},
         {"fog mode", PVK_GPUREG_TEXENV_UPDATE_BUFFER, 0x5, 1},
         {"fog Z flip", PVK_GPUREG_TEXENV_UPDATE_BUFFER, 1u << 16, 1},
         {"lighting enable", PVK_GPUREG_LIGHTING_ENABLE0, 1, 1},
@@ -190,6 +200,12 @@ int main(void)
         {"light 0 geometric factor 0", PVK_GPUREG_LIGHT0_CONFIG, 4, 1},
         {"light 0 geometric factor 1", PVK_GPUREG_LIGHT0_CONFIG, 8, 1},
         {"light 2 (not enabled) directional", PVK_GPUREG_LIGHT2_CONFIG, 1, 0},
+        {"texture 3 (procedural) enable", PVK_GPUREG_TEXUNIT_CONFIG, 1u << 10, 1},
+        {"procedural texture u clamp", PVK_GPUREG_TEXUNIT3_PROCTEX0, 0x1, 1},
+        {"procedural texture noise", PVK_GPUREG_TEXUNIT3_PROCTEX0, 1u << 15, 1},
+        {"procedural texture filter", PVK_GPUREG_TEXUNIT3_PROCTEX4, 0x1, 1},
+        {"procedural texture noise amplitude", PVK_GPUREG_TEXUNIT3_PROCTEX1, 0x100, 0},
+        {"procedural texture width", PVK_GPUREG_TEXUNIT3_PROCTEX4, 0x10u << 11, 0},
         /* uniforms and dynamic state: the same pipeline and shader */
         {"fog colour", PVK_GPUREG_FOG_COLOR, 0xFF, 0},
         {"light 0 diffuse", PVK_GPUREG_LIGHT0_DIFFUSE, 0xFF, 0},
@@ -205,6 +221,13 @@ int main(void)
         {"depth write", PVK_GPUREG_DEPTH_COLOR_MASK, 1u << 12, 0},
         {"logic op (blend mode on)", PVK_GPUREG_LOGIC_OP, 0x5, 0},
         {"viewport", PVK_GPUREG_VIEWPORT_XY, 0x10, 0},
+        /* what is bound per draw (view, sampler) or pushed (border colour) */
+        {"texture 0 border colour", PVK_GPUREG_TEXUNIT0_BORDER_COLOR, 0xFF, 0},
+        {"texture 0 address", PVK_GPUREG_TEXUNIT0_ADDR1, 0x100, 0},
+        {"texture 0 size", PVK_GPUREG_TEXUNIT0_DIM, 0x8, 0},
+        {"texture 1 filters and wraps", PVK_GPUREG_TEXUNIT1_PARAM, 0x2206, 0},
+        {"texture 1 LOD", PVK_GPUREG_TEXUNIT1_LOD, 0x10100, 0},
+        {"texture 2 format", PVK_GPUREG_TEXUNIT2_TYPE, 0x7, 0},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         const field *f = &fields[i];

@@ -13,7 +13,8 @@
  *   add-multiply min(a+b, 255)*c/255; then times the stage's scale, saturated.
  * Divisions truncate.  The primary colour enters as round(colour * 255).
  * Unknown sources, operands and combine modes read as 0 (Citra does the same
- * and logs); textures read 0 until texture units exist; the fragment primary
+ * and logs); texture units 0-2 are sampled (texture_samples), the procedural
+ * unit 3 reads 0 until it exists; the fragment primary
  * and secondary colours are 0 while lighting does not exist (the hardware
  * gives 0 with lighting off).
  *
@@ -36,11 +37,14 @@ static const char *source(unsigned src)
     case 0: return "primary";
     case 1: return "frag_pri"; /* fragment lighting (glsl_light.c); 0 with lighting off */
     case 2: return "frag_sec";
+    case 3: return "tex0";
+    case 4: return "tex1";
+    case 5: return "tex2";
     case 6: return "tex3"; /* the procedural texture (glsl_light.c); 0 with unit 3 off */
     case 13: return "buf";
     case 14: return "konst";
     case 15: return "prev";
-    default: return "uvec4(0u)"; /* fragment lighting colours, textures, unknown */
+    default: return "uvec4(0u)"; /* fragment lighting colours, the procedural texture, unknown */
     }
 }
 
@@ -142,11 +146,69 @@ static const char *const prelude =
     "    uint w_buffer;\n"
     "    uint tev_color[6];\n"
     "    uint buffer_color;\n"
-    "    uint alpha_ref;\n";
+    "    uint alpha_ref;\n"
+    "    uint tex_border[3];\n";
 /* ... then, when the shader blends, the blend colour (BLEND_COLOR), and: */
 static const char *const prelude_end =
     "};\n"
-    "uvec4 rgba8(uint c) { return uvec4(c & 255u, (c >> 8) & 255u, (c >> 16) & 255u, c >> 24); }\n";
+    "uvec4 rgba8(uint c) { return uvec4(c & 255u, (c >> 8) & 255u, (c >> 16) & 255u, c >> 24); }\n"
+    /* a sampled UNORM colour to the TEV's bytes: exact for unfiltered texels
+     * (c / 255 back to c); filtered values round to nearest */
+    "uvec4 texel8(vec4 c) { return uvec4(round(clamp(c, 0.0, 1.0) * 255.0)); }\n";
+
+/* Declarations of the samplers of the enabled units (runtime/pipeline.c's
+ * set 0, bindings 0-2). */
+static void texture_decls(pvk_text *b, const pvk_fs_tex_key *t)
+{
+    for (unsigned u = 0; u < 3; u++) {
+        if (!(t->enable >> u & 1))
+            continue;
+        bool cube = u == 0 && (t->type0 == PVK_TEXTYPE_CUBE || t->type0 == PVK_TEXTYPE_SHADOW_CUBE);
+        pvk_text_put(b, "layout(set = 0, binding = %u) uniform %s tex_unit%u;\n", u, cube ? "samplerCube" : "sampler2D",
+                     u);
+    }
+}
+
+/* tex0-2: the TEV's texture sources, sampled first (implicit LOD needs
+ * every fragment of the quad, before any discard).  PICA t runs up from the
+ * last row in memory while image row 0 is memory's first: v = 1 - t.  Unit 0
+ * reads texture coordinates 0, unit 1 coordinates 1, unit 2 coordinates 2 or
+ * 1; a projection texture divides s and t by texture coordinate 0's w; a
+ * cube map takes (s, t, w) of coordinates 0 as the direction (Citra's model:
+ * Vulkan's face selection with each face's t flipped like a 2D texture's,
+ * which is the y axis on the X and Z faces and z on the Y faces; not
+ * documented by 3dbrew).  With shader_border a coordinate outside [0, 1)
+ * gives the border colour, texel for texel as the PICA decides it with the
+ * nearest filter. */
+static void texture_samples(pvk_text *b, const pvk_fs_tex_key *t)
+{
+    pvk_text_put(b, "    uvec4 tex0 = uvec4(0u), tex1 = uvec4(0u), tex2 = uvec4(0u);\n");
+    for (unsigned u = 0; u < 3; u++) {
+        if (!(t->enable >> u & 1))
+            continue;
+        unsigned type = u == 0 ? t->type0 : PVK_TEXTYPE_2D;
+        if (type == PVK_TEXTYPE_CUBE) {
+            pvk_text_put(b, "    {\n"
+                            "        vec3 d = vec3(tc01.xy, tc2w.z), m = abs(d);\n"
+                            "        if (m.y >= m.x && m.y >= m.z)\n"
+                            "            d.z = -d.z;\n"
+                            "        else\n"
+                            "            d.y = -d.y;\n"
+                            "        tex0 = texel8(texture(tex_unit0, d));\n"
+                            "    }\n");
+            continue;
+        }
+        const char *tc = u == 0 ? "tc01.xy" : u == 1 || t->tex2_tc1 ? "tc01.zw" : "tc2w.xy";
+        pvk_text_put(b, "    {\n        vec2 c = %s%s;\n", tc, type == PVK_TEXTYPE_PROJECTION ? " / tc2w.z" : "");
+        pvk_text_put(b, "        tex%u = texel8(texture(tex_unit%u, vec2(c.x, 1.0 - c.y)));\n", u, u);
+        bool bs = t->shader_border >> u & 1, bt = t->shader_border >> (u + 4) & 1;
+        if (bs || bt)
+            pvk_text_put(b, "        if (%s%s%s)\n            tex%u = rgba8(tex_border[%u]);\n",
+                         bs ? "c.x < 0.0 || c.x >= 1.0" : "", bs && bt ? " || " : "",
+                         bt ? "c.y < 0.0 || c.y >= 1.0" : "", u, u);
+        pvk_text_put(b, "    }\n");
+    }
+}
 
 static void tev_helpers(pvk_text *b)
 {
@@ -179,12 +241,14 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
     pvk_text_put(&b, "%s", prelude_end);
     if (key->blend) /* the destination: this pixel of the colour attachment (runtime/pipeline.c's set 0) */
         pvk_text_put(&b, "layout(input_attachment_index = 0, set = 0, binding = 4) uniform subpassInput dst_in;\n");
+    texture_decls(&b, &key->tex);
     pvk_glsl_fraglight_decls(&b, key);
     tev_helpers(&b);
     pvk_glsl_fraglight_helpers(&b, key);
     pvk_glsl_proctex_helpers(&b, key);
-    pvk_text_put(&b, "void main()\n{\n"
-            "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
+    pvk_text_put(&b, "void main()\n{\n");
+    texture_samples(&b, &key->tex);
+    pvk_text_put(&b, "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
             "    if (exclude.z >= exclude.x && p.x >= exclude.x && p.x <= exclude.z && p.y >= exclude.y &&\n"
             "        p.y <= exclude.w)\n"
             "        discard;\n"

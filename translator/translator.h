@@ -261,6 +261,16 @@ enum {
     PVK_FRAG_LUT_WORDS = PVK_FRAG_LUT_PROCTEX + 6 * 256,
 };
 
+/* What the shader needs of texture units 0-2 (TEV sources 3-5). */
+typedef struct pvk_fs_tex_key {
+    uint8_t enable;                     /* bit u: unit u samples (TEXUNIT_CONFIG, and unit 0's type not disabled);
+                                           the runtime clears a unit it cannot bind (it then reads 0) */
+    uint8_t type0;                      /* unit 0's PVK_TEXTYPE_* (2D, cube, shadow 2D, projection, shadow cube) */
+    uint8_t tex2_tc1;                   /* texture 2 reads texture coordinates 1 (TEXUNIT_CONFIG bit 13) */
+    uint8_t shader_border;              /* bit u: unit u clamps s to its border colour in the shader, bit u+4: t.
+                                           Set by the runtime (no custom border colours, or a swizzled view); the
+                                           translator leaves it 0 */
+} pvk_fs_tex_key;
 typedef struct pvk_fs_key {
     pvk_tev_stage stage[6];
     uint8_t buffer_rgb, buffer_alpha;   /* TEXENV_UPDATE_BUFFER bits 8-11 / 12-15: stage 0-3 outputs enter the buffer */
@@ -273,15 +283,17 @@ typedef struct pvk_fs_key {
     uint8_t rgb_eq, alpha_eq;           /* BLEND_FUNC equations 0-7 */
     uint8_t rgb_src, rgb_dst, alpha_src, alpha_dst; /* BLEND_FUNC factors 0-15 */
     uint8_t pad;
+    pvk_fs_tex_key tex;
     pvk_fs_fraglight_key fl;            /* fog, fragment lighting, procedural texture (translator/fraglight.c) */
 } pvk_fs_key;
-_Static_assert(sizeof(pvk_fs_key) == 6 * 16 + 12 + sizeof(pvk_fs_fraglight_key), "pvk_fs_key is packed");
+_Static_assert(sizeof(pvk_fs_key) == 6 * 16 + 12 + 4 + sizeof(pvk_fs_fraglight_key), "pvk_fs_key is packed");
 
 /* Fragment values that change often: push constants, not key. */
 typedef struct pvk_fs_uniforms {
     uint32_t tev_color[6];           /* TEXENVi_COLOR: R, G, B, A bytes */
     uint32_t buffer_color;           /* TEXENV_BUFFER_COLOR */
     uint32_t alpha_ref;              /* FRAGOP_ALPHA_TEST reference 0-255 */
+    uint32_t tex_border[3];          /* TEXUNIT0-2_BORDER_COLOR: R, G, B, A bytes (used with shader_border) */
 } pvk_fs_uniforms;
 
 /* A transformed vertex by meaning (SH_OUTMAP_O0-6 semantics). */
@@ -317,6 +329,7 @@ typedef struct pvk_draw_packet {
     const uint32_t *lighting_lut, *fog_lut, *proctex_lut; /* the data ports' tables (pvk_pica) ... */
     uint64_t lut_version;            /* ... and their version: changes whenever a LUT data port is written */
     uint32_t blend_color;            /* BLEND_COLOR: R, G, B, A bytes */
+    pvk_tex_desc tex[3];             /* texture units 0-2 (fs.tex says which sample) */
     uint64_t seq;                    /* draws so far (immediate: immediate vertices), for names in logs */
     uint64_t state_hash;             /* FNV-1a of fb and raster: equal state, equal hash */
 } pvk_draw_packet;

@@ -116,6 +116,8 @@ static bool packet_state(pvk_pica *p, pvk_draw_packet *pk)
     pk->fog_lut = p->fog_lut;
     pk->proctex_lut = &p->proctex_lut[0][0];
     pk->lut_version = p->lut_version;
+    for (unsigned u = 0; u < 3; u++)
+        pvk_tex_desc_get(p, u, &pk->tex[u]);
     if (fb->width == 0 || fb->width % 8 || fb->height % 8 || fb->width > MAX_DIM || fb->height > MAX_DIM) {
         pvk_pica_bad_input(p, "draw: colour buffer size %ux%u is not a multiple of 8 tiles in 1..%u; dropped",
                            fb->width, fb->height, MAX_DIM);

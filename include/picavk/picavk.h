@@ -233,6 +233,11 @@ typedef struct pvk_stats {
      * border colour because the device lacks custom ones. */
     uint64_t texture_decodes, texture_hits, texture_from_surface, texture_invalidations;
     uint64_t samplers_created, sampler_border_fallbacks;
+    /* Texture units sampled by draws (runtime/draw.c), per draw and unit;
+     * of those, the ones whose border colour the fragment shader applies
+     * (no custom border colours, or an L/A/LA/HILO texture, whose swizzled
+     * view Vulkan gives the border before the swizzle). */
+    uint64_t texture_samples, shader_borders;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
