@@ -420,6 +420,14 @@ pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *pk)
     for (uint32_t k = 0; k < pk->tri_vertices; k++) { /* gathered once, straight into the ring */
         dv[k] = pk->verts[pk->index[k]];
     }
+    if (pk->fs.fl.light) /* q and -q are one rotation: interpolate each triangle's along the shorter arc */
+        for (uint32_t k = 0; k + 2 < pk->tri_vertices; k += 3)
+            for (int j = 1; j <= 2; j++) {
+                const float *a = dv[k].quat;
+                float *b = dv[k + j].quat;
+                if (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0)
+                    b[0] = -b[0], b[1] = -b[1], b[2] = -b[2], b[3] = -b[3];
+            }
     r = roundtrip ? render_roundtrip(ctx, d, pk, voff) : render_batched(ctx, d, pk, voff);
     /* in use by the batch the draw went into: still open (the next value) or submitted */
     vertex_used(d, voff, bytes, ctx->timeline_next + (d->batch.open ? 1 : 0));
@@ -679,6 +687,11 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
     /* surface loads, evictions and scratch resizes close the batch themselves */
     if ((r = packet_surfaces(ctx, &t, &dst, &cs, &dsurf)))
         return dropped(r) ? PVK_SUCCESS : r;
+    /* fog/lighting/proctex data first: making room in its ring may submit the open batch */
+    pvk_fragdata_ref fref;
+    bool fdata = pvk_fs_uses_fragdata(&pk->fs);
+    if (fdata && (r = pvk_fragdata_prepare(ctx, pk, &fref)))
+        return r;
     if (dst.use && !dsurf)
         dst.use = dst.write = false; /* refused above */
     if (!dsurf)
@@ -720,8 +733,12 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
     }
     set_draw_state(ctx, cmd, pk, t.w, t.h, sc, &dst, b->depth != VK_NULL_HANDLE, b->stencil);
     push_textures(ctx, cmd, &tb);
+    if (fdata)
+        pvk_fragdata_bind(ctx, cmd, &fref);
     ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &voff);
     ctx->vk.vkCmdDraw(cmd, pk->tri_vertices, 1, 0, 0);
+    if (fdata)
+        pvk_fragdata_used(ctx, &fref, ctx->timeline_next + 1); /* the open batch's value */
     if (labelled)
         pvk_label_end(ctx, cmd);
     /* the surfaces are newer than guest memory now; nothing goes home */
@@ -790,6 +807,10 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
         return PVK_ERROR_VULKAN; /* logged */
     if (!viewport_ok(ctx, &pk->raster, 1))
         return PVK_SUCCESS;
+    pvk_fragdata_ref fref;
+    bool fdata = pvk_fs_uses_fragdata(&pk->fs);
+    if (fdata && (r = pvk_fragdata_prepare(ctx, pk, &fref)))
+        return r;
 
     pvk_op op;
     if ((r = pvk_op_begin(ctx, &op)))
@@ -852,6 +873,8 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
     ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
     set_draw_state(ctx, cmd, pk, w, h, 1, &dst, d->depth.image != VK_NULL_HANDLE, false);
     push_textures(ctx, cmd, &tb);
+    if (fdata)
+        pvk_fragdata_bind(ctx, cmd, &fref);
     ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &voff);
     ctx->vk.vkCmdDraw(cmd, pk->tri_vertices, 1, 0, 0);
     ctx->vk.vkCmdEndRendering(cmd);
@@ -882,7 +905,11 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
     op.p.dst_len = t->color ? w * h * bpp : 0;
     if (t->color)
         pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x2C, w * h * bpp); /* POLYGON_COLORBUFFER_WRITES */
-    return pvk_op_submit(ctx, &op);
+    if ((r = pvk_op_submit(ctx, &op)))
+        return r;
+    if (fdata)
+        pvk_fragdata_used(ctx, &fref, ctx->timeline_next);
+    return PVK_SUCCESS;
 }
 
 pvk_result pvk_draw_init(pvk_context *ctx)
