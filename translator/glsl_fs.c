@@ -35,9 +35,12 @@ static const char *source(unsigned src)
 {
     switch (src) {
     case 0: return "primary";
+    case 1: return "frag_pri"; /* fragment lighting (glsl_light.c); 0 with lighting off */
+    case 2: return "frag_sec";
     case 3: return "tex0";
     case 4: return "tex1";
     case 5: return "tex2";
+    case 6: return "tex3"; /* the procedural texture (glsl_light.c); 0 with unit 3 off */
     case 13: return "buf";
     case 14: return "konst";
     case 15: return "prev";
@@ -281,7 +284,10 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
     if (key->blend) /* the destination: this pixel of the colour attachment (runtime/pipeline.c's set 0) */
         pvk_text_put(&b, "layout(input_attachment_index = 0, set = 0, binding = 4) uniform subpassInput dst_in;\n");
     texture_decls(&b, &key->tex);
+    pvk_glsl_fraglight_decls(&b, key);
     tev_helpers(&b);
+    pvk_glsl_fraglight_helpers(&b, key);
+    pvk_glsl_proctex_helpers(&b, key);
     pvk_text_put(&b, "void main()\n{\n");
     texture_samples(&b, &key->tex);
     pvk_text_put(&b, "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
@@ -290,7 +296,10 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
             "        discard;\n"
             "    uvec4 primary = uvec4(round(clamp(color, 0.0, 1.0) * 255.0));\n"
             "    uvec4 prev = uvec4(0u), buf = uvec4(0u), next_buf = rgba8(buffer_color), konst;\n"
-            "    uvec3 rgb; uint a;\n");
+            "    uvec3 rgb; uint a;\n"
+            "    uvec4 frag_pri = uvec4(0u), frag_sec = uvec4(0u);\n"
+            "    uvec4 tex3 = %s;\n", key->fl.proctex ? "proctex()" : "uvec4(0u)");
+    pvk_glsl_fraglight_lighting(&b, key);
     for (unsigned n = 0; n < 6; n++) {
         const pvk_tev_stage *st = &key->stage[n];
         pvk_text_put(&b, "    // stage %u\n    konst = rgba8(tev_color[%u]);\n", n, n);
@@ -348,6 +357,12 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
         else if (f > 1)
             pvk_text_put(&b, "    if (!(prev.a %s alpha_ref))\n        discard;\n", cmp[f]);
     }
+    /* the PICA depth: the depth buffer's value and fog's input */
+    pvk_text_put(&b, "    float d = z_over_w * depth_scale + depth_offset;\n"
+            "    if (w_buffer != 0u)\n"
+            "        d *= clip_w;\n"
+            "    uint q = uint(clamp(d, 0.0, 1.0) * depth_max);\n");
+    pvk_glsl_fraglight_fog(&b, key); /* after the alpha test, which it cannot change (it keeps alpha) */
     if (key->blend) {
         /* the stored RGBA8 bytes, exactly: unorm c/255 back to c */
         pvk_text_put(&b, "    {\n    uvec4 s = prev, d = uvec4(round(subpassLoad(dst_in) * 255.0)), k = rgba8(blend_color), res;\n");
@@ -356,10 +371,6 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
         pvk_text_put(&b, "    prev = res;\n    }\n");
     }
     pvk_text_put(&b, "    out_color = vec4(prev) / 255.0;\n"
-            "    float d = z_over_w * depth_scale + depth_offset;\n"
-            "    if (w_buffer != 0u)\n"
-            "        d *= clip_w;\n"
-            "    uint q = uint(clamp(d, 0.0, 1.0) * depth_max);\n"
             "    gl_FragDepth = float(q) * (1.0 / 16777216.0);\n"
             "}\n");
     if (b.failed) {
