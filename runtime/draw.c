@@ -89,7 +89,8 @@ struct pvk_draw {
     pvk_image depth; /* depth attachment (no image until needed) */
     VkFormat dfmt; /* VK_FORMAT_UNDEFINED: the device cannot, draws go without depth */
     VkFormat dsfmt; /* D24S8 surfaces: D32_SFLOAT_S8_UINT, UNDEFINED when the device lacks it */
-    bool stencil_warned, shadow_warned, border_warned;
+    bool stencil_warned, shadow_warned, border_warned, small_levels_warned;
+    uint32_t reserved_logged; /* PVK_TEXRES_* bits logged */
     VkBuffer dstaging;
     VkDeviceMemory dstaging_mem;
     uint32_t depth_addr, depth_len; /* guest depth range the draw in flight writes */
@@ -310,12 +311,38 @@ typedef struct tex_binding {
     VkDescriptorImageInfo info[3];
 } tex_binding;
 
+/* Register values the documents call reserved or unknown that a sampled
+ * unit uses (translator/texture.c decodes them as its PVK_TEXRES_* comments
+ * say): counted unsupported every draw, logged once each.  Sizes, formats
+ * and levels the decoder refuses are counted there instead. */
+static void count_reserved(pvk_context *ctx, const pvk_tex_desc *td, uint32_t mask)
+{
+    static const struct { uint32_t bit; const char *what; } kinds[] = {
+        {PVK_TEXRES_TYPE, "a reserved texture type (unit 0: 6-7, taken as disabled; units 1/2: not 0, ignored)"},
+        {PVK_TEXRES_WRAP, "wrap mode 4-7 (taken as 0-1, 6-7 as repeat)"},
+        {PVK_TEXRES_ETC1_FLAG, "an ETC1 flag that disagrees with the format (the format decides)"},
+        {PVK_TEXRES_SHADOW_BIT, "a shadow bit that disagrees with the type (the type decides)"},
+        {PVK_TEXRES_LOD, "a min level above the max level (the max is taken) or a max level past 8x8"},
+    };
+    struct pvk_draw *d = ctx->draw;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (!(td->reserved & mask & kinds[i].bit))
+            continue;
+        if (!(d->reserved_logged & kinds[i].bit)) {
+            d->reserved_logged |= kinds[i].bit;
+            pvk_unsupported(ctx, "draw: texture unit %u has %s (counted per draw)", td->unit, kinds[i].what);
+        } else {
+            ctx->stats.unsupported++;
+        }
+    }
+}
+
 /* The textures of the packet's enabled units (pvk_texture_get: cached,
  * built from a render target, or decoded; a decode or a build is its own
  * submission, so it closes an open batch and runs before the draw) and their
  * samplers, and the fragment key adjusted to what could be bound: a unit
  * whose texture is refused (bad input, logged and counted by the texture
- * cache) or whose type is not sampled yet (shadow; counted) reads 0.  The
+ * cache) or whose type is not sampled (shadow cube; counted) reads 0.  The
  * border colour goes through the shader (shader_border) where the sampler
  * cannot carry it: no custom border colours (logged once), or a view with a
  * swizzle (L, A, LA, HILO formats), whose border Vulkan applies before the
@@ -330,10 +357,11 @@ static pvk_result textures_for_draw(pvk_context *ctx, const pvk_draw_packet *pk,
             continue;
         const pvk_tex_desc *td = &pk->tex[u];
         fs->tex.enable &= (uint8_t)~(1u << u); /* set again once bound */
-        if (td->type == PVK_TEXTYPE_SHADOW_2D || td->type == PVK_TEXTYPE_SHADOW_CUBE) {
+        if (td->type == PVK_TEXTYPE_SHADOW_CUBE) {
+            /* undocumented, and no emulator models it to follow */
             if (!d->shadow_warned) {
                 d->shadow_warned = true;
-                pvk_unsupported(ctx, "draw: shadow textures are not sampled yet: they read 0 (counted per draw)");
+                pvk_unsupported(ctx, "draw: shadow cube textures are not sampled: they read 0 (counted per draw)");
             } else {
                 ctx->stats.unsupported++;
             }
@@ -343,6 +371,25 @@ static pvk_result textures_for_draw(pvk_context *ctx, const pvk_draw_packet *pk,
         const pvk_texture *t = NULL;
         if (!pvk_texture_desc_from_unit(td, &desc))
             continue;
+        /* Levels below 8x8 have no documented layout (vram/texture.c refuses
+         * them): rather than lose the texture, its levels down to 8x8 are
+         * sampled, the level of detail clamped to them; counted unsupported. */
+        uint32_t fit = 1;
+        while (fit < desc.levels && (desc.width >> fit) >= 8 && (desc.height >> fit) >= 8 &&
+               (desc.width >> fit) % 8 == 0 && (desc.height >> fit) % 8 == 0)
+            fit++;
+        bool cut = fit < desc.levels;
+        if (cut) {
+            if (!d->small_levels_warned) {
+                d->small_levels_warned = true;
+                pvk_unsupported(ctx, "draw: texture %ux%u with %u levels: levels smaller than 8x8 are not decoded; "
+                                     "sampled from the first %u (counted per draw)",
+                                desc.width, desc.height, desc.levels, fit);
+            } else {
+                ctx->stats.unsupported++;
+            }
+            desc.levels = fit;
+        }
         pvk_result r = pvk_texture_get(ctx, &desc, &t);
         if (r) {
             if (ctx->sticky)
@@ -351,8 +398,14 @@ static pvk_result textures_for_draw(pvk_context *ctx, const pvk_draw_packet *pk,
         }
         pvk_sampler_key sk;
         pvk_sampler_key_from_desc(td, &sk);
+        if (cut) {
+            sk.max_level = (uint8_t)(sk.max_level < fit - 1 ? sk.max_level : fit - 1);
+            sk.min_level = (uint8_t)(sk.min_level < fit - 1 ? sk.min_level : fit - 1);
+        }
         uint32_t texel_bytes = 0;
         pvk_texture_vk_format(desc.format, NULL, &texel_bytes);
+        if (td->type == PVK_TEXTYPE_SHADOW_2D) /* the shader fetches texels and compares them itself */
+            sk = (pvk_sampler_key){0};
         bool bs = pvk_vk_address_mode(sk.wrap_s) == VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER,
              bt = pvk_vk_address_mode(sk.wrap_t) == VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER;
         if ((bs || bt) && (texel_bytes < 4 || !ctx->features.custom_border_color)) {
@@ -375,6 +428,7 @@ static pvk_result textures_for_draw(pvk_context *ctx, const pvk_draw_packet *pk,
                 return ctx->sticky;
             continue; /* logged */
         }
+        count_reserved(ctx, td, cut ? ~(uint32_t)PVK_TEXRES_LOD : ~0u); /* levels past 8x8: counted above */
         tb->info[u] = (VkDescriptorImageInfo){smp, t->view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
         tb->units |= 1u << u;
         fs->tex.enable |= (uint8_t)(1u << u);
@@ -417,6 +471,14 @@ pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *pk)
     for (uint32_t k = 0; k < pk->tri_vertices; k++) { /* gathered once, straight into the ring */
         dv[k] = pk->verts[pk->index[k]];
     }
+    if (pk->fs.fl.light) /* q and -q are one rotation: interpolate each triangle's along the shorter arc */
+        for (uint32_t k = 0; k + 2 < pk->tri_vertices; k += 3)
+            for (int j = 1; j <= 2; j++) {
+                const float *a = dv[k].quat;
+                float *b = dv[k + j].quat;
+                if (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0)
+                    b[0] = -b[0], b[1] = -b[1], b[2] = -b[2], b[3] = -b[3];
+            }
     r = roundtrip ? render_roundtrip(ctx, d, pk, voff) : render_batched(ctx, d, pk, voff);
     /* in use by the batch the draw went into: still open (the next value) or submitted */
     vertex_used(d, voff, bytes, ctx->timeline_next + (d->batch.open ? 1 : 0));
@@ -676,6 +738,11 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
     /* surface loads, evictions and scratch resizes close the batch themselves */
     if ((r = packet_surfaces(ctx, &t, &dst, &cs, &dsurf)))
         return dropped(r) ? PVK_SUCCESS : r;
+    /* fog/lighting/proctex data first: making room in its ring may submit the open batch */
+    pvk_fragdata_ref fref;
+    bool fdata = pvk_fs_uses_fragdata(&pk->fs);
+    if (fdata && (r = pvk_fragdata_prepare(ctx, pk, &fref)))
+        return r;
     if (dst.use && !dsurf)
         dst.use = dst.write = false; /* refused above */
     if (!dsurf)
@@ -717,8 +784,12 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
     }
     set_draw_state(ctx, cmd, pk, t.w, t.h, sc, &dst, b->depth != VK_NULL_HANDLE, b->stencil);
     push_textures(ctx, cmd, &tb);
+    if (fdata)
+        pvk_fragdata_bind(ctx, cmd, &fref);
     ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &voff);
     ctx->vk.vkCmdDraw(cmd, pk->tri_vertices, 1, 0, 0);
+    if (fdata)
+        pvk_fragdata_used(ctx, &fref, ctx->timeline_next + 1); /* the open batch's value */
     if (labelled)
         pvk_label_end(ctx, cmd);
     /* the surfaces are newer than guest memory now; nothing goes home */
@@ -787,6 +858,10 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
         return PVK_ERROR_VULKAN; /* logged */
     if (!viewport_ok(ctx, &pk->raster, 1))
         return PVK_SUCCESS;
+    pvk_fragdata_ref fref;
+    bool fdata = pvk_fs_uses_fragdata(&pk->fs);
+    if (fdata && (r = pvk_fragdata_prepare(ctx, pk, &fref)))
+        return r;
 
     pvk_op op;
     if ((r = pvk_op_begin(ctx, &op)))
@@ -849,6 +924,8 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
     ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
     set_draw_state(ctx, cmd, pk, w, h, 1, &dst, d->depth.image != VK_NULL_HANDLE, false);
     push_textures(ctx, cmd, &tb);
+    if (fdata)
+        pvk_fragdata_bind(ctx, cmd, &fref);
     ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &voff);
     ctx->vk.vkCmdDraw(cmd, pk->tri_vertices, 1, 0, 0);
     ctx->vk.vkCmdEndRendering(cmd);
@@ -879,7 +956,11 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
     op.p.dst_len = t->color ? w * h * bpp : 0;
     if (t->color)
         pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x2C, w * h * bpp); /* POLYGON_COLORBUFFER_WRITES */
-    return pvk_op_submit(ctx, &op);
+    if ((r = pvk_op_submit(ctx, &op)))
+        return r;
+    if (fdata)
+        pvk_fragdata_used(ctx, &fref, ctx->timeline_next);
+    return PVK_SUCCESS;
 }
 
 pvk_result pvk_draw_init(pvk_context *ctx)
@@ -888,8 +969,8 @@ pvk_result pvk_draw_init(pvk_context *ctx)
     if (!d)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->draw = d;
-    pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, texture units 0-2, alpha test, blending, logic ops, "
-                               "depth and stencil; no shadow or procedural textures, lighting or fog yet");
+    pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, texture units 0-2 (no shadow cube maps), alpha test, blending, "
+                               "logic ops, depth and stencil");
     /* D32_SFLOAT holds every 24-bit depth exactly (translator/glsl_fs.c); Vulkan
      * requires it for depth attachments and transfers, but check anyway. */
     VkFormatProperties fp;

@@ -78,7 +78,7 @@ struct pvk_pipelines {
     VkPipelineLayout layout;
     VkDescriptorSetLayout set_layout; /* set 0: push descriptors (PVK_DRAW_BINDING_DST) */
     VkPushConstantRange ranges[2]; /* the layout's, for the module check */
-    pvk_layout_binding bindings[4]; /* ... and its descriptors */
+    pvk_layout_binding bindings[6]; /* ... and its descriptors */
     uint32_t n_bindings;
     pass_entry passes[MAX_PASSES];
     uint32_t n_passes;
@@ -194,14 +194,19 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
     pl->ranges[1] = (VkPushConstantRange){VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof(pvk_draw_push)};
     /* set 0 by push descriptors: texture units 0-2 as combined image
      * samplers (bindings 0-2), the colour attachment as input attachment 0
-     * for shaders that blend (4) */
-    VkDescriptorSetLayoutBinding dslb[4];
+     * for shaders that blend (4), the fog, lighting and procedural-texture
+     * LUTs and parameters (5, 6: runtime/fragdata.c) */
+    VkDescriptorSetLayoutBinding dslb[6];
     for (uint32_t u = 0; u < 3; u++)
         pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_TEX0 + u,
                                                               VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
                                                               VK_SHADER_STAGE_FRAGMENT_BIT};
     pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_DST, VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT,
                                                           VK_SHADER_STAGE_FRAGMENT_BIT};
+    pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_FRAG_LUTS,
+                                                          VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_FRAGMENT_BIT};
+    pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_FRAG_PARAMS,
+                                                          VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_SHADER_STAGE_FRAGMENT_BIT};
     for (uint32_t i = 0; i < pl->n_bindings; i++)
         dslb[i] = (VkDescriptorSetLayoutBinding){pl->bindings[i].binding, pl->bindings[i].type, 1,
                                                  pl->bindings[i].stages, NULL};

@@ -161,6 +161,7 @@ struct pvk_context {
     struct pvk_lcd *lcd;      /* runtime/present.c */
     struct pvk_trace *trace;  /* runtime/trace.c: recording when not NULL */
     struct pvk_draw *draw;    /* runtime/draw.c */
+    struct pvk_fragdata *fragdata; /* runtime/fragdata.c (made on first use) */
     struct pvk_pipelines *pipelines; /* runtime/pipeline.c */
     struct pvk_surfaces *surfaces; /* vram/surface.c */
     struct pvk_samplers *samplers; /* runtime/sampler.c */
@@ -339,6 +340,20 @@ pvk_result pvk_draw_init(pvk_context *ctx);
 pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *packet);
 void pvk_draw_destroy(pvk_context *ctx);
 
+/* ---- fragment LUTs and parameters (runtime/fragdata.c) ---- */
+typedef struct pvk_fragdata_ref {
+    VkDeviceSize lut_off, params_off;
+} pvk_fragdata_ref;
+/* The packet's LUT and parameter blocks in the ring (copied when they
+ * changed); call before the draw's batch is chosen: it may submit the open
+ * batch to reuse ring space. */
+pvk_result pvk_fragdata_prepare(pvk_context *ctx, const pvk_draw_packet *pk, pvk_fragdata_ref *ref);
+/* Push them as bindings 5 and 6 on `cmd`. */
+void pvk_fragdata_bind(pvk_context *ctx, VkCommandBuffer cmd, const pvk_fragdata_ref *ref);
+/* The draw reading them is done when the timeline reaches `value`. */
+void pvk_fragdata_used(pvk_context *ctx, const pvk_fragdata_ref *ref, uint64_t value);
+void pvk_fragdata_destroy(pvk_context *ctx);
+
 /* ---- draw pipelines (runtime/pipeline.c) ---- */
 /* The layout every draw pipeline shares: vertex push constants (clip plane,
  * 32 bytes), fragment push constants from offset 32 (pvk_draw_push). */
@@ -382,6 +397,11 @@ VkFramebuffer pvk_framebuffer_get(pvk_context *ctx, VkFormat depth, bool load, u
  * as input attachment 0 for shaders that blend. */
 #define PVK_DRAW_BINDING_TEX0 0u
 #define PVK_DRAW_BINDING_DST 4u
+/* Bindings 5 and 6: the fog/lighting/procedural-texture LUT words (storage
+ * buffer) and parameters (uniform buffer, pvk_fs_params), for shaders whose
+ * key uses them (pvk_fs_uses_fragdata; runtime/fragdata.c). */
+#define PVK_DRAW_BINDING_FRAG_LUTS 5u
+#define PVK_DRAW_BINDING_FRAG_PARAMS 6u
 /* A binding of a pipeline layout, for the check below. */
 typedef struct pvk_layout_binding {
     uint32_t set, binding;

@@ -111,6 +111,11 @@ static bool packet_state(pvk_pica *p, pvk_draw_packet *pk)
     pvk_fb_desc_get(p, fb);
     pvk_raster_desc_get(p, &pk->raster);
     pvk_frag_state_get(p, &pk->pipe, &pk->fs, &pk->uniforms, &pk->blend_color);
+    pvk_fraglight_get(p, &pk->fs.fl, &pk->params);
+    pk->lighting_lut = &p->lighting_lut[0][0];
+    pk->fog_lut = p->fog_lut;
+    pk->proctex_lut = &p->proctex_lut[0][0];
+    pk->lut_version = p->lut_version;
     for (unsigned u = 0; u < 3; u++)
         pvk_tex_desc_get(p, u, &pk->tex[u]);
     if (fb->width == 0 || fb->width % 8 || fb->height % 8 || fb->width > MAX_DIM || fb->height > MAX_DIM) {
