@@ -363,6 +363,39 @@ static void reinterpret_scene(uint32_t scale, image *im)
     th_release(ctx);
 }
 
+/* ---- texture copy of a render target ----
+ * FB drawn (flat quads), texture-copied whole to CP, then drawn into
+ * again: CP holds the snapshot.  At n x the copy is an image copy (counted in
+ * surface_transfers, no resolve before the flush); bytes as at 1x. */
+#define CP 0x18380000u
+
+static void copy_scene(uint32_t scale, image *im)
+{
+    ctx = make(scale);
+    setup();
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+    fill32(0, FB, W * H * 4, 0x000000FF);
+    quad(4, 4, 40, 30, -0.5f, 0xC08040FF);
+    quad(20, 16, 60, 44, -0.5f, 0x40A0E0FF);
+    pvk_stats before = stats();
+    ext(0xC00, FB >> 3);
+    ext(0xC04, CP >> 3);
+    ext(0xC20, W * H * 4);
+    ext(0xC24, 0);
+    ext(0xC28, 0);
+    ext(0xC10, 8); /* texture copy, no gaps */
+    ext(0xC18, 1);
+    quad(0, 0, 16, 16, -0.5f, 0xFFFFFFFF); /* after the copy: not in CP */
+    CHECK_EQ(pvk_poll(ctx), PVK_SUCCESS);
+    pvk_stats after = stats();
+    CHECK_EQ(after.texture_copies - before.texture_copies, 1);
+    CHECK_EQ(after.surface_transfers - before.surface_transfers, scale > 1 ? 1 : 0);
+    CHECK_EQ(after.surface_resolves, before.surface_resolves);
+    copy_out(im->color, FB);
+    copy_out(im->depth, CP); /* CP's bytes in `depth` */
+    th_release(ctx);
+}
+
 /* Pixel value i of a W x H RGBA8 buffer. */
 static uint32_t px(const uint8_t *b, uint32_t i)
 {
@@ -654,6 +687,19 @@ int main(void)
     CHECK(n.st.surface_resolves > 0);
 
     fill_values(3);
+    copy_scene(1, &one);
+    CHECK(differ(one.color, one.depth, sizeof one.color) > 0); /* the draw after the copy is not in CP */
+    {
+        uint32_t blue = 0;
+        for (uint32_t i = 0; i < W * H; i++)
+            blue += px(one.depth, i) == 0x40A0E0FFu;
+        CHECK(blue > 500); /* CP holds the picture */
+    }
+    for (uint32_t s = 2; s <= 4; s += 2) {
+        copy_scene(s, &n);
+        CHECK_EQ(differ(one.color, n.color, sizeof one.color), 0);
+        CHECK_EQ(differ(one.depth, n.depth, sizeof one.depth), 0);
+    }
     reinterpret_scene(1, &one);
     for (uint32_t s = 2; s <= 3; s++) {
         reinterpret_scene(s, &n);

@@ -417,8 +417,10 @@ static pvk_result write_back(pvk_context *ctx, pvk_surface *s)
 static bool reinterpretable(const pvk_surface *s, const pvk_surface_key *key, uint32_t bpp);
 static pvk_result reinterpret(pvk_context *ctx, pvk_surface *from, pvk_surface *to, const pvk_surface_key *key);
 
-pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_format, const char *what,
-                           pvk_surface **out)
+/* pvk_surface_get; with `load` false a surface that holds nothing valid is
+ * not loaded (its caller overwrites the whole image). */
+static pvk_result get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_format, const char *what,
+                      pvk_surface **out, bool load_it)
 {
     struct pvk_surfaces *c = ctx->surfaces;
     *out = NULL;
@@ -522,7 +524,7 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
             return r;
         bury(ctx, from);
     }
-    if (!hit->valid && (r = load(ctx, hit)))
+    if (!hit->valid && load_it && (r = load(ctx, hit)))
         return r;
     hit->last_use = ++c->tick;
     /* the caller draws into it: textures decoded from these bytes (or
@@ -530,6 +532,40 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
     pvk_texture_invalidate(ctx, key->addr, len);
     shown_invalidate(c, key->addr, len);
     *out = hit;
+    return PVK_SUCCESS;
+}
+
+pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_format, const char *what,
+                           pvk_surface **out)
+{
+    return get(ctx, key, vk_format, what, out, true);
+}
+
+pvk_result pvk_surface_begin_copy(pvk_context *ctx, pvk_surface *s, uint32_t dst_addr, pvk_op *op)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    pvk_surface_key key = s->key;
+    key.addr = dst_addr;
+    s->last_use = ++c->tick; /* not the one an eviction picks */
+    pvk_surface *d;
+    pvk_result r = get(ctx, &key, s->vk_format, "texture copy destination", &d, false);
+    if (r)
+        return r;
+    /* the request may have moved things: `s` must still be the source */
+    if (!s->used || !s->valid || !s->dirty || s->key.addr == dst_addr)
+        return PVK_ERROR_BAD_PARAMETERS;
+    if ((r = pvk_op_begin(ctx, op)))
+        return r;
+    uint32_t w = key.width * key.scale, h = key.height * key.scale;
+    barrier(ctx, op->cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    barrier(ctx, op->cmd, d->image.image, aspect_of(d), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    VkImageCopy ic = {.srcSubresource = {aspect_of(s), 0, 0, 1}, .dstSubresource = {aspect_of(d), 0, 0, 1},
+                      .extent = {w, h, 1}};
+    ctx->vk.vkCmdCopyImage(op->cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->image.image,
+                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &ic);
+    barrier(ctx, op->cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
+    barrier(ctx, op->cmd, d->image.image, aspect_of(d), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(d));
+    d->valid = d->dirty = true;
     return PVK_SUCCESS;
 }
 
