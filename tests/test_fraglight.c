@@ -10,7 +10,8 @@
  * Lighting: random light environments (1-8 lights in random permutation
  * slots, every configuration, random LUT enables, inputs, abs flags and
  * scales, spot, distance attenuation, two-sided, geometric factors, clamp
- * highlights, Fresnel, random colours, positions and spot directions) with
+ * highlights, Fresnel, random colours, positions and spot directions, bump
+ * and tangent maps from texture unit 0 with and without renormalisation) with
  * random continuous LUTs, on 8x8 cells each with its own normal quaternion
  * and view vector; primary and secondary colour through the TEV against the
  * double-precision reference (LIGHT_TOLERANCE).
@@ -329,10 +330,39 @@ static void lit_cells(float quat[CELLS_Y][CELLS_X][4], float view[CELLS_Y][CELLS
 
 static int light_worst, light_hist[8], light_mid;
 
+#define TEX 0x18300000u
+
+/* Every third case a bump (1) or tangent (2) map on texture unit 0: an 8x8
+ * RGBA8 texture of one random colour, so every sample is that texel. */
+static void random_bump(uint8_t texel[4])
+{
+    uint32_t mode = th_rand() % 3;
+    for (int c = 0; c < 4; c++)
+        texel[c] = (uint8_t)th_rand();
+    if (!mode) {
+        wreg(PVK_GPUREG_TEXUNIT_CONFIG, 1u << 12);
+        return;
+    }
+    wreg(PVK_GPUREG_LIGHTING_CONFIG0, (regs[PVK_GPUREG_LIGHTING_CONFIG0] & ~0x70C00000u) | mode << 28 |
+                                          (th_rand() & 1) << 30);
+    uint8_t *t = pvk_guest_ptr(ctx, TEX, 8 * 8 * 4);
+    for (int i = 0; i < 64; i++)
+        t[4 * i] = texel[3], t[4 * i + 1] = texel[2], t[4 * i + 2] = texel[1], t[4 * i + 3] = texel[0];
+    pvk_guest_written(ctx, TEX, 8 * 8 * 4);
+    wreg(PVK_GPUREG_TEXUNIT0_DIM, 8 | 8u << 16);
+    wreg(PVK_GPUREG_TEXUNIT0_PARAM, 0);
+    wreg(PVK_GPUREG_TEXUNIT0_LOD, 0);
+    wreg(PVK_GPUREG_TEXUNIT0_ADDR1, TEX >> 3);
+    wreg(PVK_GPUREG_TEXUNIT0_TYPE, 0); /* RGBA8 */
+    wreg(PVK_GPUREG_TEXUNIT_CONFIG, 1u | 1u << 12);
+}
+
 /* TEV stage 0 passes fragment colour `src` (1 primary, 2 secondary) through. */
 static void lit_case(int k)
 {
     random_lighting();
+    uint8_t bump[4];
+    random_bump(bump);
     float quat[CELLS_Y][CELLS_X][4], view[CELLS_Y][CELLS_X][3];
     lit_cells(quat, view);
     for (uint32_t src = 1; src <= 2; src++) {
@@ -346,7 +376,7 @@ static void lit_case(int k)
         for (int cy = 0; cy < CELLS_Y; cy++)
             for (int cx = 0; cx < CELLS_X; cx++) {
                 uint8_t pri[4], sec[4];
-                ref_lighting(regs, (const uint32_t (*)[256])light_lut, quat[cy][cx], view[cy][cx], pri, sec);
+                ref_lighting(regs, (const uint32_t (*)[256])light_lut, quat[cy][cx], view[cy][cx], bump, pri, sec);
                 const uint8_t *want = src == 1 ? pri : sec;
                 const uint8_t *p = fb + 4 * tiled_index(8 * cx + 3, 8 * cy + 4);
                 uint8_t got[4] = {p[3], p[2], p[1], p[0]};

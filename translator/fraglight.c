@@ -101,12 +101,13 @@ static void get_lighting(pvk_pica *p, pvk_fs_fraglight_key *k, pvk_fs_params *pr
     k->fresnel = (uint8_t)pvk_lighting_fresnel(c0);
     k->clamp_highlights = (uint8_t)pvk_lighting_clamp_highlights(c0);
     k->bump_mode = (uint8_t)pvk_lighting_bump_mode(c0);
+    if (k->bump_mode == 3) {
+        unsupported(p, LOG_BUMP, "bump mode 3 is undocumented; lit with the interpolated normal");
+        k->bump_mode = 0;
+    }
     if (k->bump_mode) {
-        k->bump_unit = (uint8_t)pvk_lighting_bump_unit(c0);
-        k->bump_renorm = (uint8_t)!pvk_lighting_bump_no_renorm(c0);
-        /* the perturbation needs texture sampling in draws, which is the texture units' part */
-        unsupported(p, LOG_BUMP, "bump and tangent mapping need textures in draws; lit with the interpolated normal");
-        k->bump_mode = k->bump_unit = k->bump_renorm = 0;
+        k->bump_unit = (uint8_t)pvk_lighting_bump_unit(c0); /* 3: the procedural texture */
+        k->bump_renorm = (uint8_t)(k->bump_mode == 1 && !pvk_lighting_bump_no_renorm(c0));
     }
     /* CONFIG1 bits 16, 17, 19-22 disable D0, D1, FR, RB, RG, RR; SP and DA are per light */
     static const uint8_t disable_bit[PVK_LUT_INPUTS] = {16, 17, 0xFF, 19, 20, 21, 22};

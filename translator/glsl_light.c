@@ -83,8 +83,12 @@ void pvk_glsl_fraglight_fog(pvk_text *b, const pvk_fs_key *k)
  *   secondary alpha (CONFIG0 bits 2-3), which is 1 otherwise.  primary =
  *   clamp(diffuse + global ambient), secondary = clamp(specular), each
  *   channel rounded to 8 bits for the TEV.  Colours are bytes / 255.
- * Shadow attenuation and bump/tangent mapping are not here (counted
- * unsupported by fraglight.c). */
+ * Bump mapping (CONFIG0 bits 28-29 = 1) takes the surface normal from the
+ * bump unit's texel (bits 22-23; 3 is the procedural texture) as 2c/255 - 1
+ * and, unless bit 30 is set, recomputes its z as sqrt(max(1 - x^2 - y^2, 0));
+ * tangent mapping (2) takes the tangent that way and keeps the normal (0,0,1);
+ * both are then rotated by the quaternion.
+ * Shadow attenuation is not here (counted unsupported by fraglight.c). */
 
 static const char *const lut_input_expr[8] = {"dot(N, H)", "dot(V, H)", "dot(N, V)", "dot(L, N)",
                                               "dot(L, lights[%u].spot.xyz)", "dot(H - N * dot(N, H), T)",
@@ -132,7 +136,15 @@ void pvk_glsl_fraglight_lighting(pvk_text *b, const pvk_fs_key *key)
         return;
     pvk_text_put(b, "    {\n"
                     "    vec4 nq = normalize(quat);\n"
-                    "    vec3 N = quat_rotate(nq, vec3(0.0, 0.0, 1.0)), T = quat_rotate(nq, vec3(1.0, 0.0, 0.0));\n"
+                    "    vec3 sn = vec3(0.0, 0.0, 1.0), st = vec3(1.0, 0.0, 0.0);\n");
+    /* bump (1) or tangent (2) map: the unit's texel, 2c - 1, replaces the surface normal or tangent */
+    if (k->bump_mode == 1)
+        pvk_text_put(b, "    sn = vec3(tex%u.rgb) / 255.0 * 2.0 - 1.0;\n", k->bump_unit & 3);
+    else if (k->bump_mode == 2)
+        pvk_text_put(b, "    st = vec3(tex%u.rgb) / 255.0 * 2.0 - 1.0;\n", k->bump_unit & 3);
+    if (k->bump_renorm)
+        pvk_text_put(b, "    sn.z = sqrt(max(1.0 - dot(sn.xy, sn.xy), 0.0));\n");
+    pvk_text_put(b, "    vec3 N = quat_rotate(nq, sn), T = quat_rotate(nq, st);\n"
                     "    vec3 V = normalize(view);\n"
                     "    vec3 dsum = vec3(0.0), ssum = vec3(0.0);\n"
                     "    float pa = 1.0, sa = 1.0;\n");

@@ -109,7 +109,7 @@ static uint8_t byte(double c)
 }
 
 void ref_lighting(const uint32_t *regs, const uint32_t lut[24][256], const float quat[4], const float view[3],
-                  uint8_t primary[4], uint8_t secondary[4])
+                  const uint8_t bump_texel[4], uint8_t primary[4], uint8_t secondary[4])
 {
     memset(primary, 0, 4);
     memset(secondary, 0, 4);
@@ -140,7 +140,21 @@ void ref_lighting(const uint32_t *regs, const uint32_t lut[24][256], const float
     double ql = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     for (int i = 0; i < 4; i++)
         q[i] /= ql;
-    v3 N = rotate(q, (v3){0, 0, 1}), T = rotate(q, (v3){1, 0, 0});
+    v3 sn = {0, 0, 1}, st = {1, 0, 0};
+    unsigned bump = c0 >> 28 & 3;
+    if (bump == 1 || bump == 2) { /* bump map: the surface normal; tangent map: the tangent (2c - 1) */
+        v3 m = {bump_texel[0] / 255.0 * 2 - 1, bump_texel[1] / 255.0 * 2 - 1, bump_texel[2] / 255.0 * 2 - 1};
+        if (bump == 1) {
+            sn = m;
+            if (!(c0 >> 30 & 1)) { /* recompute z */
+                double z2 = 1 - m.x * m.x - m.y * m.y;
+                sn.z = z2 > 0 ? sqrt(z2) : 0;
+            }
+        } else {
+            st = m;
+        }
+    }
+    v3 N = rotate(q, sn), T = rotate(q, st);
     v3 view3 = {view[0], view[1], view[2]}, V = norm(view3);
     v3 dsum = {0, 0, 0}, ssum = {0, 0, 0};
     double pa = 1, sa = 1;
