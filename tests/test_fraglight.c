@@ -123,6 +123,65 @@ static void fog_case(int k)
     CHECK(on ? fogged > 0 : fogged == 0); /* the case tested something */
 }
 
+/* Many draws in a row (no wait), each with its own fog LUT and colour, each
+ * into its own 4x4 cell of a 128x96 buffer: more LUT copies than the ring
+ * holds, so its space is reused while earlier draws are recorded but not yet
+ * submitted or still running; every cell must show its own draw's fog. */
+static void fog_ring(void)
+{
+    enum { CW = 128, CH = 96, CELL = 4, DRAWS = 400 };
+    reg(PVK_GPUREG_FRAMEBUFFER_DIM, CW | ((CH - 1) << 12) | (1u << 24));
+    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(CW / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(CH / 2.0f));
+    static uint32_t factor[DRAWS], color[DRAWS];
+    const uint8_t c[4] = {200, 100, 50, 255};
+    float *v = pvk_guest_ptr(ctx, VB, DRAWS * 6 * 32);
+    static const float corner[6][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 0}, {1, 1}, {0, 1}};
+    for (int d = 0; d < DRAWS; d++)
+        for (int j = 0; j < 6; j++) {
+            int cx = d % (CW / CELL), cy = d / (CW / CELL);
+            float p[8] = {(cx + corner[j][0]) * CELL / (CW / 2.0f) - 1, (cy + corner[j][1]) * CELL / (CH / 2.0f) - 1,
+                          -0.5f, 1, c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f, c[3] / 255.0f};
+            memcpy(v + 8 * (6 * d + j), p, sizeof p);
+        }
+    pvk_guest_written(ctx, VB, DRAWS * 6 * 32);
+    wreg(PVK_GPUREG_TEXENV_UPDATE_BUFFER, 5);
+    reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
+    reg(PVK_GPUREG_NUMVERTICES, 6);
+    pvk_stats before = stats();
+    for (int d = 0; d < DRAWS; d++) {
+        factor[d] = th_rand() % 2049;
+        color[d] = th_rand() & 0xFFFFFFu;
+        reg(PVK_GPUREG_FOG_LUT_INDEX, 0);
+        for (int i = 0; i < 128; i++) /* value `factor` (2048 as 2047 + 1 through the difference), difference 0 */
+            reg(PVK_GPUREG_FOG_LUT_DATA, (factor[d] > 2047 ? 2047u : factor[d]) << 13);
+        wreg(PVK_GPUREG_FOG_COLOR, color[d]);
+        reg(PVK_GPUREG_VERTEX_OFFSET, 6 * (uint32_t)d);
+        reg(PVK_GPUREG_DRAWARRAYS, 1);
+    }
+    CHECK_EQ(pvk_guest_flush(ctx, FB, CW * CH * 4), PVK_SUCCESS);
+    pvk_stats after = stats();
+    CHECK(after.submissions - before.submissions < DRAWS / 8); /* the draws were batched, not waited for one by one */
+    const uint8_t *fb = pvk_guest_ptr(ctx, FB, CW * CH * 4);
+    int bad = 0;
+    for (int d = 0; d < DRAWS; d++) {
+        int cx = d % (CW / CELL), cy = d / (CW / CELL);
+        uint32_t x = (uint32_t)(cx * CELL + 1), y = (uint32_t)(cy * CELL + 2), row = CH - 1 - y;
+        uint32_t m = (x & 1) | (row & 1) << 1 | (x & 2) << 1 | (row & 2) << 2 | (x & 4) << 2 | (row & 4) << 3;
+        const uint8_t *p = fb + 4 * ((row & ~7u) * CW + (x & ~7u) * 8 + m);
+        uint32_t f = factor[d] > 2047 ? 2047 : factor[d];
+        for (int k = 0; k < 3; k++) {
+            uint32_t want = (c[k] * f + (color[d] >> (8 * k) & 0xFF) * (2048 - f)) >> 11;
+            if (p[3 - k] != want && !bad++)
+                fprintf(stderr, "fog ring: draw %d channel %d: got %u want %u\n", d, k, p[3 - k], want);
+        }
+    }
+    CHECK_EQ(bad, 0);
+    reg(PVK_GPUREG_FRAMEBUFFER_DIM, W | ((H - 1) << 12) | (1u << 24));
+    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(W / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(H / 2.0f));
+}
+
 static void fog_tests(int mirror)
 {
     ctx = th_context(NULL, mirror);
@@ -134,6 +193,8 @@ static void fog_tests(int mirror)
     plain_tev();
     for (int k = 0; k < 40; k++)
         fog_case(k);
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+    fog_ring();
     th_release(ctx);
 }
 
