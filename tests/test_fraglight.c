@@ -20,7 +20,12 @@
  * combiner, noise, separate alpha, nearest and linear colour LUT, offsets
  * and widths, each coordinate set) and random LUTs over a quad with texture
  * coordinates in [-3, 3], every pixel against the reference
- * (PT_TOLERANCE). */
+ * (PT_TOLERANCE).
+ *
+ * Shadow rendering: random shadow buffers, FRAGOP_SHADOW values and TEV
+ * greens (0: depth writes), quads at random constant depths in mode 3, every
+ * pixel exact against the reference; without attachment reads the draw is
+ * counted unsupported and writes its TEV colour. */
 #include "draw_common.h"
 #include "frag_ref.h"
 #include "light_ref.h"
@@ -620,8 +625,83 @@ static void proctex_tests(void)
     th_release(ctx);
 }
 
+/* ---- shadow rendering ---- */
+
+/* Random shadow buffers (depth and intensity per pixel), random FRAGOP_SHADOW
+ * and TEV green (0 a third of the time: depth writes), quads at random
+ * constant depths drawn in mode 3; every pixel against the reference. */
+static void shadow_tests(void)
+{
+    ctx = th_context_debug(NULL, getenv("FL_DEBUG"), 0);
+    upload_shader();
+    setup_attribs();
+    setup_target_d24s8(DB);
+    merger_replace();
+    plain_tev();
+    wreg(PVK_GPUREG_COLOR_OPERATION, 0x00E40103);
+    wreg(PVK_GPUREG_TEXENV0_SOURCE, 0x000E000E); /* the constant colour, passed on by stages 1-5 */
+    for (uint32_t id = PVK_GPUREG_TEXENV1_SOURCE; id <= PVK_GPUREG_TEXENV5_SOURCE; id += 8)
+        if (id <= PVK_GPUREG_TEXENV3_SOURCE || id >= PVK_GPUREG_TEXENV4_SOURCE)
+            wreg(id, 0x000F000F);
+    int bad = 0, changed = 0;
+    for (int k = 0; k < 30; k++) {
+        uint8_t *fb = pvk_guest_ptr(ctx, FB, W * H * 4);
+        pvk_wait_idle(ctx);
+        static uint8_t before[W * H * 4];
+        for (uint32_t i = 0; i < W * H * 4; i++)
+            fb[i] = before[i] = (uint8_t)th_rand();
+        pvk_guest_written(ctx, FB, W * H * 4);
+        uint8_t green = th_rand() % 3 ? (uint8_t)th_rand() : 0;
+        wreg(PVK_GPUREG_TEXENV0_COLOR, 0xFF0000FFu | (uint32_t)green << 8);
+        wreg(PVK_GPUREG_FRAGOP_SHADOW, to_f16(frand(0.25f, 2)) | to_f16(frand(-1, 1)) << 16);
+        float z = as_f24(frand(0.01f, 0.99f)); /* what the vertex shader passes on */
+        uint8_t c[4] = {255, 255, 255, 255};
+        ramp_quad(c, z, z);
+        draw_arrays(0, 6);
+        CHECK_EQ(pvk_guest_flush(ctx, FB, W * H * 4), PVK_SUCCESS);
+        float d = -(-z) * 1.0f; /* citro3d's depth map: scale -1, offset 0 */
+        uint32_t z24 = (uint32_t)(d * 16777215.0f);
+        for (uint32_t i = 0; i < W * H; i++) {
+            const uint8_t *m = before + 4 * i, *p = fb + 4 * i;
+            uint8_t want[4] = {m[3], m[2], m[1], m[0]}, got[4] = {p[3], p[2], p[1], p[0]};
+            ref_shadow(regs, z24, green, want);
+            changed += memcmp(want, (uint8_t[4]){m[3], m[2], m[1], m[0]}, 4) != 0;
+            if (memcmp(got, want, 4) && bad++ < 3)
+                fprintf(stderr, "shadow case %d pixel %u (z %06X, green %u, FRAGOP_SHADOW %08X): got %u,%u,%u,%u want "
+                        "%u,%u,%u,%u (was %u,%u,%u,%u)\n", k, i, z24, green, regs[PVK_GPUREG_FRAGOP_SHADOW], got[0], got[1], got[2],
+                        got[3], want[0], want[1], want[2], want[3], m[3], m[2], m[1], m[0]);
+        }
+    }
+    CHECK_EQ(bad, 0);
+    CHECK(changed > 30 * (int)(W * H) / 8); /* the cases wrote depths and intensities */
+    th_release(ctx);
+
+    /* without attachment reads the draw writes its TEV colour, counted unsupported */
+    ctx = th_context_debug(NULL, "no-attachment-read", 0);
+    upload_shader();
+    setup_attribs();
+    setup_target_d24s8(DB);
+    merger_replace();
+    for (uint32_t id = PVK_GPUREG_TEXENV0_SOURCE; id <= PVK_GPUREG_TEXENV5_SOURCE; id += 8)
+        if (id <= PVK_GPUREG_TEXENV3_SOURCE || id >= PVK_GPUREG_TEXENV4_SOURCE)
+            reg(id, regs[id]);
+    reg(PVK_GPUREG_TEXENV0_COLOR, 0xFF2040FFu);
+    reg(PVK_GPUREG_COLOR_OPERATION, 0x00E40103);
+    uint64_t unsupported = stats().unsupported;
+    uint8_t c[4] = {255, 255, 255, 255};
+    ramp_quad(c, 0.5f, 0.5f);
+    draw_arrays(0, 6);
+    CHECK_EQ(pvk_guest_flush(ctx, FB, W * H * 4), PVK_SUCCESS);
+    CHECK(stats().unsupported > unsupported);
+    const uint8_t *p = pvk_guest_ptr(ctx, FB, 4);
+    CHECK(p[3] == 0xFF && p[2] == 0x40 && p[1] == 0x20 && p[0] == 0xFF); /* R G B A = the constant */
+    wreg(PVK_GPUREG_COLOR_OPERATION, 0x00E40100);
+    th_release(ctx);
+}
+
 int main(void)
 {
+    shadow_tests();
     proctex_tests();
     lighting_tests();
     for (int mirror = 0; mirror < 2; mirror++)

@@ -198,6 +198,33 @@ static void get_proctex(pvk_pica *p, pvk_fs_fraglight_key *k, pvk_fs_params *prm
     prm->pt_width = pvk_proctex_width(p4);
 }
 
+/* COLOR_OPERATION mode 3 into an RGBA8 buffer (the shadow format is 24-bit
+ * depth + 8-bit intensity in its bytes); other formats stay mode 0, counted
+ * by vertex.c. */
+static void get_shadow(pvk_pica *p, pvk_fs_fraglight_key *k, pvk_fs_params *prm)
+{
+    const uint32_t *r = p->regs;
+    if (pvk_colorop_fragment_mode(r[PVK_GPUREG_COLOR_OPERATION]) != 3 ||
+        pvk_colorbuffer_format(r[PVK_GPUREG_COLORBUFFER_FORMAT]) != 0)
+        return;
+    k->shadow = 1;
+    prm->shadow_constant = f16(pvk_shadow_constant(r[PVK_GPUREG_FRAGOP_SHADOW]));
+    prm->shadow_linear = f16(pvk_shadow_linear(r[PVK_GPUREG_FRAGOP_SHADOW]));
+}
+
+void pvk_fraglight_shadow_state(const pvk_fs_fraglight_key *key, pvk_pipe_key *pipe, pvk_raster_desc *raster)
+{
+    if (!key->shadow)
+        return;
+    raster->depth_test = raster->depth_write = raster->stencil_test = false;
+    raster->stencil_write_mask = 0;
+    uint8_t mask = pipe->color_mask ? 0xF : 0; /* colour writes still need COLORBUFFER_WRITE */
+    memset(pipe, 0, sizeof *pipe);
+    pipe->blend = 1;
+    pipe->rgb_src = pipe->alpha_src = 1; /* One, Zero, Add: the shader's value lands as it is */
+    pipe->color_mask = mask;
+}
+
 void pvk_fraglight_get(pvk_pica *p, pvk_fs_fraglight_key *key, pvk_fs_params *params)
 {
     memset(key, 0, sizeof *key);
@@ -205,4 +232,5 @@ void pvk_fraglight_get(pvk_pica *p, pvk_fs_fraglight_key *key, pvk_fs_params *pa
     get_fog(p, key, params);
     get_lighting(p, key, params);
     get_proctex(p, key, params);
+    get_shadow(p, key, params);
 }

@@ -328,3 +328,33 @@ void ref_proctex(const uint32_t *regs, const uint32_t lut[6][256], float u, floa
         out[3] = (uint8_t)(a * 255.0f);
     }
 }
+
+/* ---- shadow rendering ---- */
+
+/* a float rounded to a half's 10-bit mantissa by truncation */
+static float half_trunc(float x)
+{
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    b &= 0xFFFFE000u;
+    memcpy(&x, &b, 4);
+    return x;
+}
+
+void ref_shadow(const uint32_t *regs, uint32_t z24, uint8_t g, uint8_t rgba[4])
+{
+    uint32_t rz = (uint32_t)rgba[3] << 16 | (uint32_t)rgba[2] << 8 | rgba[1], rs = rgba[0];
+    if (z24 >= rz)
+        return;
+    if (g == 0) {
+        rgba[3] = (uint8_t)(z24 >> 16), rgba[2] = (uint8_t)(z24 >> 8), rgba[1] = (uint8_t)z24;
+        return;
+    }
+    float c = (float)half(regs[0x130] & 0xFFFF), l = (float)half(regs[0x130] >> 16);
+    float x = half_trunc((float)z24 / (float)rz);
+    float den = half_trunc(c + half_trunc(l * x));
+    float s = half_trunc((float)g / den);
+    s = s < 0 ? 0 : s > 255 ? 255 : s;
+    if ((uint32_t)s < rs)
+        rgba[0] = (uint8_t)s;
+}

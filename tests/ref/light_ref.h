@@ -31,4 +31,10 @@ void ref_lighting(const uint32_t *regs, const uint32_t lut[24][256], const float
  * RGBA bytes.  Single precision, as the shader computes it. */
 void ref_proctex(const uint32_t *regs, const uint32_t lut[6][256], float u, float v, uint8_t out[4]);
 
+/* Shadow rendering (COLOR_OPERATION mode 3; FRAGOP_SHADOW 0x130) of a fragment
+ * with 24-bit depth `z24` and TEV output green `g` over the RGBA8 shadow
+ * buffer pixel `rgba` (R intensity, G/B/A the depth's low/middle/high byte),
+ * updated in place. */
+void ref_shadow(const uint32_t *regs, uint32_t z24, uint8_t g, uint8_t rgba[4]);
+
 #endif
