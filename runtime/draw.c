@@ -227,6 +227,7 @@ typedef struct target {
     bool color; /* colour writes allowed (COLORBUFFER_WRITE): the buffer is loaded and stored */
     bool block32;
     pvk_guest_span span;
+    uint32_t scale; /* resolution scale of the attachments (1 on the round-trip path) */
 } target;
 
 typedef struct depth_state {
@@ -242,7 +243,7 @@ static bool packet_target(pvk_context *ctx, const pvk_draw_packet *pk, target *t
 {
     const pvk_fb_desc *fb = &pk->fb;
     *t = (target){fb->width, fb->height, fb->color_bpp, fb->color_addr, fb->color_xfer_format, fb->color_write,
-                  fb->block32, {0}};
+                  fb->block32, {0}, roundtrip ? 1 : ctx->scale};
     /* Without colour writes (depth-only passes: citro3d binds no colour
      * buffer and clears the access registers) the colour buffer is left
      * alone; nothing reads it until blending exists. */
@@ -315,7 +316,7 @@ typedef struct tex_binding {
  * submission, so it closes an open batch and runs before the draw) and their
  * samplers, and the fragment key adjusted to what could be bound: a unit
  * whose texture is refused (bad input, logged and counted by the texture
- * cache) or whose type is not sampled yet (shadow; counted) reads 0.  The
+ * cache) or whose type is not sampled (shadow cube; counted) reads 0.  The
  * border colour goes through the shader (shader_border) where the sampler
  * cannot carry it: no custom border colours (logged once), or a view with a
  * swizzle (L, A, LA, HILO formats), whose border Vulkan applies before the
@@ -330,10 +331,11 @@ static pvk_result textures_for_draw(pvk_context *ctx, const pvk_draw_packet *pk,
             continue;
         const pvk_tex_desc *td = &pk->tex[u];
         fs->tex.enable &= (uint8_t)~(1u << u); /* set again once bound */
-        if (td->type == PVK_TEXTYPE_SHADOW_2D || td->type == PVK_TEXTYPE_SHADOW_CUBE) {
+        if (td->type == PVK_TEXTYPE_SHADOW_CUBE) {
+            /* undocumented, and no emulator models it to follow */
             if (!d->shadow_warned) {
                 d->shadow_warned = true;
-                pvk_unsupported(ctx, "draw: shadow textures are not sampled yet: they read 0 (counted per draw)");
+                pvk_unsupported(ctx, "draw: shadow cube textures are not sampled: they read 0 (counted per draw)");
             } else {
                 ctx->stats.unsupported++;
             }
@@ -353,6 +355,8 @@ static pvk_result textures_for_draw(pvk_context *ctx, const pvk_draw_packet *pk,
         pvk_sampler_key_from_desc(td, &sk);
         uint32_t texel_bytes = 0;
         pvk_texture_vk_format(desc.format, NULL, &texel_bytes);
+        if (td->type == PVK_TEXTYPE_SHADOW_2D) /* the shader fetches texels and compares them itself */
+            sk = (pvk_sampler_key){0};
         bool bs = pvk_vk_address_mode(sk.wrap_s) == VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER,
              bt = pvk_vk_address_mode(sk.wrap_t) == VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER;
         if ((bs || bt) && (texel_bytes < 4 || !ctx->features.custom_border_color)) {
@@ -450,7 +454,7 @@ static pvk_result packet_surfaces(pvk_context *ctx, const target *t, const depth
             return PVK_ERROR_BAD_PARAMETERS;
         }
         pvk_surface_key key = {.addr = t->addr, .width = t->w, .height = t->h, .format = (uint32_t)t->fmt,
-                               .kind = PVK_SURFACE_COLOR, .block32 = t->block32, .scale = 1};
+                               .kind = PVK_SURFACE_COLOR, .block32 = t->block32, .scale = (uint8_t)ctx->scale};
         if ((r = pvk_surface_get(ctx, &key, VK_FORMAT_R8G8B8A8_UNORM, "draw colour buffer", cs)))
             return r;
     }
@@ -466,7 +470,7 @@ static pvk_result packet_surfaces(pvk_context *ctx, const target *t, const depth
             return PVK_SUCCESS;
         }
         pvk_surface_key key = {.addr = ds->addr, .width = t->w, .height = t->h, .format = ds->format,
-                               .kind = PVK_SURFACE_DEPTH, .block32 = t->block32, .scale = 1};
+                               .kind = PVK_SURFACE_DEPTH, .block32 = t->block32, .scale = (uint8_t)ctx->scale};
         if ((r = pvk_surface_get(ctx, &key, ds->vkfmt, "draw depth buffer", dsurf)))
             return r;
     }
@@ -475,10 +479,11 @@ static pvk_result packet_surfaces(pvk_context *ctx, const target *t, const depth
 
 /* A viewport Vulkan can take; false (logged and counted: the draw is dropped)
  * otherwise. */
-static bool viewport_ok(pvk_context *ctx, const pvk_raster_desc *rd)
+static bool viewport_ok(pvk_context *ctx, const pvk_raster_desc *rd, uint32_t scale)
 {
     float vw = rd->viewport[2], vh = rd->viewport[3];
-    if (vw > 0 && vw <= 8192 && vh > 0 && vh <= 8192)
+    if (vw > 0 && vw <= 8192 && vh > 0 && vh <= 8192 && vw * (float)scale <= (float)ctx->props.limits.maxViewportDimensions[0] &&
+        vh * (float)scale <= (float)ctx->props.limits.maxViewportDimensions[1])
         return true;
     pvk_bad_input(ctx, "draw: viewport %gx%g is not drawable; dropped", vw, vh);
     return false;
@@ -491,18 +496,20 @@ static bool viewport_ok(pvk_context *ctx, const pvk_raster_desc *rd)
  * pipeline leaves dynamic is set for every draw, so draws of one batch do not
  * inherit each other's state. */
 static void set_draw_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_packet *pk, uint32_t w, uint32_t h,
-                           const depth_state *dst, bool depth_attachment, bool stencil_attachment)
+                           uint32_t scale, const depth_state *dst, bool depth_attachment, bool stencil_attachment)
 {
     const pvk_raster_desc *rd = &pk->raster;
     float bc[4];
     for (int i = 0; i < 4; i++)
         bc[i] = (float)((pk->blend_color >> (8 * i)) & 0xFF) / 255.0f;
     ctx->vk.vkCmdSetBlendConstants(cmd, bc);
-    /* Viewport: PICA window y runs up; attachment row = h - window y. */
-    float vx = rd->viewport[0], vy = rd->viewport[1], vw = rd->viewport[2], vh = rd->viewport[3];
-    VkViewport viewport = {vx, (float)h - vy, vw, -vh, 0.0f, 1.0f};
+    /* Viewport: PICA window y runs up; attachment row = h - window y.  At
+     * resolution scale N every window coordinate is N attachment pixels. */
+    float vx = rd->viewport[0], vy = rd->viewport[1], vw = rd->viewport[2], vh = rd->viewport[3], n = (float)scale;
+    VkViewport viewport = {vx * n, ((float)h - vy) * n, vw * n, -vh * n, 0.0f, 1.0f};
+    int32_t si = (int32_t)scale;
     ctx->vk.vkCmdSetViewport(cmd, 0, 1, &viewport);
-    VkRect2D scissor = {{0, 0}, {w, h}};
+    VkRect2D scissor = {{0, 0}, {w * scale, h * scale}};
     int32_t exclude[4] = {1, 1, 0, 0}; /* x1 < x0: none */
     uint32_t smode = rd->scissor_mode;
     if (smode == 1 || smode == 3) {
@@ -515,9 +522,10 @@ static void set_draw_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw
             if (cx1 < cx0 || cr1 < cr0)
                 scissor = (VkRect2D){{0, 0}, {0, 0}};
             else
-                scissor = (VkRect2D){{cx0, cr0}, {(uint32_t)(cx1 - cx0 + 1), (uint32_t)(cr1 - cr0 + 1)}};
-        } else {
-            exclude[0] = x0, exclude[1] = r0, exclude[2] = x1, exclude[3] = r1;
+                scissor = (VkRect2D){{cx0 * si, cr0 * si},
+                                     {(uint32_t)(cx1 - cx0 + 1) * scale, (uint32_t)(cr1 - cr0 + 1) * scale}};
+        } else { /* inclusive pixel ranges: 1x pixel p is N x N pixels from p * N */
+            exclude[0] = x0 * si, exclude[1] = r0 * si, exclude[2] = (x1 + 1) * si - 1, exclude[3] = (r1 + 1) * si - 1;
         }
     }
     ctx->vk.vkCmdSetScissor(cmd, 0, 1, &scissor);
@@ -609,7 +617,7 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
     bool depth = dsurf || d->depth.image;
     VkRenderingInfo ri = {
         .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
-        .renderArea = {{0, 0}, {t->w, t->h}},
+        .renderArea = {{0, 0}, {t->w * t->scale, t->h * t->scale}},
         .layerCount = 1,
         .colorAttachmentCount = 1,
         .pColorAttachments = &att,
@@ -623,7 +631,7 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
         VkFormat dfmt = depth ? dst->vkfmt : VK_FORMAT_UNDEFINED;
         bool load = dsurf != NULL;
         VkRenderPass pass = pvk_render_pass_get(ctx, dfmt, load);
-        VkFramebuffer fb = pass ? pvk_framebuffer_get(ctx, dfmt, load, t->w, t->h) : VK_NULL_HANDLE;
+        VkFramebuffer fb = pass ? pvk_framebuffer_get(ctx, dfmt, load, t->w * t->scale, t->h * t->scale) : VK_NULL_HANDLE;
         if (!fb) {
             pvk_op_abort(ctx, &b->op);
             return PVK_ERROR_VULKAN; /* logged */
@@ -657,8 +665,8 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
     b->depth = depth ? datt.imageView : VK_NULL_HANDLE;
     b->dfmt = depth ? dst->vkfmt : VK_FORMAT_UNDEFINED;
     b->stencil = dst->stencil;
-    b->w = t->w;
-    b->h = t->h;
+    b->w = t->w * t->scale;
+    b->h = t->h * t->scale;
     b->pipeline = VK_NULL_HANDLE;
     b->draws = 0;
     ctx->batch_close = batch_submit;
@@ -706,13 +714,14 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
         dst.use = dst.write = false; /* refused above */
     if (!dsurf)
         dst.stencil = false, dst.vkfmt = d->dfmt; /* the scratch D32 image, if any */
-    if (!t.color && (r = ensure_target(ctx, d, t.w, t.h)))
+    uint32_t sc = t.scale, sw = t.w * sc, sh = t.h * sc; /* attachment size */
+    if (!t.color && (r = ensure_target(ctx, d, sw, sh)))
         return r;
-    if (!viewport_ok(ctx, &pk->raster))
+    if (!viewport_ok(ctx, &pk->raster, sc))
         return PVK_SUCCESS;
     draw_batch *b = &d->batch;
     VkImageView color = cs ? pvk_surface_view(cs) : d->rt.view;
-    bool same = b->open && b->color == color && b->w == t.w && b->h == t.h &&
+    bool same = b->open && b->color == color && b->w == sw && b->h == sh &&
                 (!dsurf || b->depth == pvk_surface_view(dsurf));
     /* another target: the batch goes first, so the textures' and samplers'
      * last use (the open or next submission) is this draw's batch */
@@ -724,7 +733,7 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
     if ((r = textures_for_draw(ctx, pk, &fs, &tb)))
         return r;
     if (!b->open) { /* closed above, or by a texture decode */
-        if (d->dfmt != VK_FORMAT_UNDEFINED && !dsurf && (r = ensure_depth_image(ctx, d, t.w, t.h)))
+        if (d->dfmt != VK_FORMAT_UNDEFINED && !dsurf && (r = ensure_depth_image(ctx, d, sw, sh)))
             return r;
         if ((r = batch_open(ctx, d, &t, cs, dsurf, &dst)))
             return r;
@@ -741,7 +750,7 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
         ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
         b->pipeline = pipeline;
     }
-    set_draw_state(ctx, cmd, pk, t.w, t.h, &dst, b->depth != VK_NULL_HANDLE, b->stencil);
+    set_draw_state(ctx, cmd, pk, t.w, t.h, sc, &dst, b->depth != VK_NULL_HANDLE, b->stencil);
     push_textures(ctx, cmd, &tb);
     if (fdata)
         pvk_fragdata_bind(ctx, cmd, &fref);
@@ -816,7 +825,7 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
     VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &fs, d->dfmt, false);
     if (!pipeline)
         return PVK_ERROR_VULKAN; /* logged */
-    if (!viewport_ok(ctx, &pk->raster))
+    if (!viewport_ok(ctx, &pk->raster, 1))
         return PVK_SUCCESS;
     pvk_fragdata_ref fref;
     bool fdata = pvk_fs_uses_fragdata(&pk->fs);
@@ -882,7 +891,7 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
     };
     ctx->vk.vkCmdBeginRendering(cmd, &ri);
     ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
-    set_draw_state(ctx, cmd, pk, w, h, &dst, d->depth.image != VK_NULL_HANDLE, false);
+    set_draw_state(ctx, cmd, pk, w, h, 1, &dst, d->depth.image != VK_NULL_HANDLE, false);
     push_textures(ctx, cmd, &tb);
     if (fdata)
         pvk_fragdata_bind(ctx, cmd, &fref);
@@ -931,7 +940,7 @@ pvk_result pvk_draw_init(pvk_context *ctx)
     ctx->draw = d;
     pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, texture units 0-2, the procedural texture, fragment "
                                "lighting, fog, shadow rendering, alpha test, blending, logic ops, depth and stencil; "
-                               "no shadow textures or gas yet");
+                               "no shadow cube textures or gas yet");
     /* D32_SFLOAT holds every 24-bit depth exactly (translator/glsl_fs.c); Vulkan
      * requires it for depth attachments and transfers, but check anyway. */
     VkFormatProperties fp;

@@ -53,6 +53,7 @@ enum {
     PVK_PIPE_SURFACE_CONVERT, /* vram/: display transfers from and reinterpretations of surfaces */
     PVK_PIPE_TEXTURE_DECODE, /* vram/texture.c: guest texture -> linear image level */
     PVK_PIPE_TEXTURE_DECODE_ETC, /* vram/texture.c: the same for ETC1/ETC1A4 */
+    PVK_PIPE_LCD_SCALE, /* runtime/present.c: frames at resolution scale N */
     /* Variants by specialisation constants, each created on first use:
      * display_block.comp per input bytes per pixel, downscale, direction and
      * output bytes per pixel (pvk_pipe_display_block; 54 slots, at most 30
@@ -104,6 +105,7 @@ struct pvk_context {
     pvk_config cfg;
     pvk_log_level log_level;
     uint32_t debug;           /* PVK_DEBUG_* */
+    uint32_t scale;           /* resolution scale of render targets and frames, 1..PVK_MAX_SCALE */
     pvk_result sticky;        /* PVK_ERROR_DEVICE_LOST once lost */
     pvk_stats stats;
     pvk_features features;
@@ -173,6 +175,8 @@ void pvk_log(pvk_context *ctx, pvk_log_level level, const char *fmt, ...)
 void pvk_bad_input(pvk_context *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pvk_unsupported(pvk_context *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 uint32_t pvk_debug_flags_from_env(void);
+/* Set ctx->scale (0 means 1); false (logged, naming `what`) when out of range. */
+bool pvk_scale_set(pvk_context *ctx, uint32_t scale, const char *what);
 const char *pvk_result_name(pvk_result r); /* pvk_result_string's table */
 
 /* Turn a VkResult into a pvk_result, making DEVICE_LOST sticky and logging `what`. */

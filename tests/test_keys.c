@@ -231,6 +231,8 @@ int main(void)
         {"texture 1 filters and wraps", PVK_GPUREG_TEXUNIT1_PARAM, 0x2206, 0},
         {"texture 1 LOD", PVK_GPUREG_TEXUNIT1_LOD, 0x10100, 0},
         {"texture 2 format", PVK_GPUREG_TEXUNIT2_TYPE, 0x7, 0},
+        {"shadow perspective of a 2D texture", PVK_GPUREG_TEXUNIT0_SHADOW, 0x1, 0},
+        {"shadow bias", PVK_GPUREG_TEXUNIT0_SHADOW, 0x100, 0},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         const field *f = &fields[i];
@@ -281,5 +283,22 @@ int main(void)
     get(&pa, &a, 0);
     get(&pb, &b, 0);
     CHECK(!same_keys(&a, &b));
+    /* 6. a shadow 2D texture: its perspective bit is in the key, its bias a uniform */
+    citro3d_defaults(&pa);
+    pa.regs[PVK_GPUREG_TEXUNIT0_PARAM] = 2u << 28 | 1u << 20;
+    citro3d_defaults(&pb);
+    pb.regs[PVK_GPUREG_TEXUNIT0_PARAM] = 2u << 28 | 1u << 20;
+    pb.regs[PVK_GPUREG_TEXUNIT0_SHADOW] = 1;
+    get(&pa, &a, 0);
+    get(&pb, &b, 0x33);
+    CHECK(!same_keys(&a, &b));
+    CHECK_EQ(a.fs.tex.type0, 2);
+    CHECK_EQ(b.fs.tex.shadow_ortho, 1);
+    pb.regs[PVK_GPUREG_TEXUNIT0_SHADOW] = 0x1234;
+    get(&pb, &b, 0x11);
+    CHECK(same_keys(&a, &b));
+    CHECK_EQ(b.uni.shadow_bias, 0x1234);
+    for (size_t i = 0; i < sizeof b.fs.tex.pad; i++)
+        CHECK_EQ(b.fs.tex.pad[i], 0);
     return th_finish("test_keys");
 }

@@ -71,8 +71,13 @@ void pvk_frag_state_get(const pvk_pica *p, pvk_pipe_key *pipe, pvk_fs_key *fs, p
             continue;
         fs->tex.enable |= (uint8_t)(1u << u);
         uni->tex_border[u] = d.border;
-        if (u == 0)
+        if (u == 0) {
             fs->tex.type0 = (uint8_t)d.type;
+            if (d.type == PVK_TEXTYPE_SHADOW_2D || d.type == PVK_TEXTYPE_SHADOW_CUBE) {
+                fs->tex.shadow_ortho = !d.shadow_perspective;
+                uni->shadow_bias = d.shadow_bias_fixed;
+            }
+        }
         if (u == 2)
             fs->tex.tex2_tc1 = d.coords == 1;
     }

@@ -147,7 +147,8 @@ static const char *const prelude =
     "    uint tev_color[6];\n"
     "    uint buffer_color;\n"
     "    uint alpha_ref;\n"
-    "    uint tex_border[3];\n";
+    "    uint tex_border[3];\n"
+    "    uint shadow_bias;\n";
 /* ... then, when the shader blends, the blend colour (BLEND_COLOR), and: */
 static const char *const prelude_end =
     "};\n"
@@ -167,6 +168,21 @@ static void texture_decls(pvk_text *b, const pvk_fs_tex_key *t)
         pvk_text_put(b, "layout(set = 0, binding = %u) uniform %s tex_unit%u;\n", u, cube ? "samplerCube" : "sampler2D",
                      u);
     }
+    /* Shadow 2D (Citra's and Azahar's model; 3dbrew documents only the
+     * registers): each texel of an RGBA8 texture holds a 24-bit depth in R,
+     * G, B (R most significant: the word 0xRRGGBBAA >> 8) and an 8-bit
+     * intensity in A, as shadow-mode rendering writes them.  A texel lets
+     * the light through (its intensity / 255) where its depth is greater
+     * than the fragment's z, else 0; a texel outside the texture gives 1.
+     * The four texels around the sample point are compared, then mixed
+     * bilinearly whatever the filter registers say. */
+    if ((t->enable & 1) && t->type0 == PVK_TEXTYPE_SHADOW_2D)
+        pvk_text_put(b, "float shadow_texel(ivec2 p, ivec2 size, uint z)\n{\n"
+                        "    if (any(lessThan(p, ivec2(0))) || any(greaterThanEqual(p, size)))\n"
+                        "        return 1.0;\n"
+                        "    uvec4 c = texel8(texelFetch(tex_unit0, ivec2(p.x, size.y - 1 - p.y), 0));\n"
+                        "    return (c.r << 16 | c.g << 8 | c.b) > z ? float(c.a) / 255.0 : 0.0;\n"
+                        "}\n");
 }
 
 /* tex0-2: the TEV's texture sources, sampled first (implicit LOD needs
@@ -177,7 +193,8 @@ static void texture_decls(pvk_text *b, const pvk_fs_tex_key *t)
  * cube map takes (s, t, w) of coordinates 0 as the direction (Citra's model:
  * Vulkan's face selection with each face's t flipped like a 2D texture's,
  * which is the y axis on the X and Z faces and z on the Y faces; not
- * documented by 3dbrew).  With shader_border a coordinate outside [0, 1)
+ * documented by 3dbrew).  Projection and cube maps take Vulkan's implicit
+ * level of detail.  With shader_border a coordinate outside [0, 1)
  * gives the border colour, texel for texel as the PICA decides it with the
  * nearest filter. */
 static void texture_samples(pvk_text *b, const pvk_fs_tex_key *t)
@@ -187,6 +204,22 @@ static void texture_samples(pvk_text *b, const pvk_fs_tex_key *t)
         if (!(t->enable >> u & 1))
             continue;
         unsigned type = u == 0 ? t->type0 : PVK_TEXTYPE_2D;
+        if (type == PVK_TEXTYPE_SHADOW_2D) {
+            /* z: |w| of texture coordinates 0 clamped to 1, as a 24-bit depth, minus the bias */
+            pvk_text_put(b, "    {\n"
+                            "        vec2 c = tc01.xy%s;\n"
+                            "        uint z = uint(max(0, int(min(abs(tc2w.z), 1.0) * 16777215.0) - int(shadow_bias)));\n"
+                            "        ivec2 size = textureSize(tex_unit0, 0);\n"
+                            "        vec2 p = c * vec2(size) - 0.5, f = fract(p);\n"
+                            "        ivec2 i = ivec2(floor(p));\n"
+                            "        float s = mix(mix(shadow_texel(i, size, z), shadow_texel(i + ivec2(1, 0), size, z), f.x),\n"
+                            "                      mix(shadow_texel(i + ivec2(0, 1), size, z), shadow_texel(i + ivec2(1, 1), size, z), f.x),\n"
+                            "                      f.y);\n"
+                            "        tex0 = texel8(vec4(s));\n"
+                            "    }\n",
+                         t->shadow_ortho ? "" : " / tc2w.z");
+            continue;
+        }
         if (type == PVK_TEXTYPE_CUBE) {
             pvk_text_put(b, "    {\n"
                             "        vec3 d = vec3(tc01.xy, tc2w.z), m = abs(d);\n"
@@ -200,7 +233,16 @@ static void texture_samples(pvk_text *b, const pvk_fs_tex_key *t)
         }
         const char *tc = u == 0 ? "tc01.xy" : u == 1 || t->tex2_tc1 ? "tc01.zw" : "tc2w.xy";
         pvk_text_put(b, "    {\n        vec2 c = %s%s;\n", tc, type == PVK_TEXTYPE_PROJECTION ? " / tc2w.z" : "");
-        pvk_text_put(b, "        tex%u = texel8(texture(tex_unit%u, vec2(c.x, 1.0 - c.y)));\n", u, u);
+        if (type == PVK_TEXTYPE_PROJECTION) {
+            pvk_text_put(b, "        tex%u = texel8(texture(tex_unit%u, vec2(c.x, 1.0 - c.y)));\n", u, u);
+        } else {
+            /* the level of detail as the emulators compute it for 2D
+             * textures: log2 of the largest texel-space derivative (the
+             * sampler adds the bias and clamps to the LOD registers' levels) */
+            pvk_text_put(b, "        vec2 d = c * vec2(textureSize(tex_unit%u, 0)), m = max(abs(dFdx(d)), abs(dFdy(d)));\n"
+                            "        tex%u = texel8(textureLod(tex_unit%u, vec2(c.x, 1.0 - c.y), log2(max(m.x, m.y))));\n",
+                         u, u, u);
+        }
         bool bs = t->shader_border >> u & 1, bt = t->shader_border >> (u + 4) & 1;
         if (bs || bt)
             pvk_text_put(b, "        if (%s%s%s)\n            tex%u = rgba8(tex_border[%u]);\n",

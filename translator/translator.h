@@ -273,6 +273,8 @@ typedef struct pvk_fs_tex_key {
     uint8_t shader_border;              /* bit u: unit u clamps s to its border colour in the shader, bit u+4: t.
                                            Set by the runtime (no custom border colours, or a swizzled view); the
                                            translator leaves it 0 */
+    uint8_t shadow_ortho;               /* shadow 2D: TEXUNIT0_SHADOW bit 0 (s and t not divided by w) */
+    uint8_t pad[3];
 } pvk_fs_tex_key;
 typedef struct pvk_fs_key {
     pvk_tev_stage stage[6];
@@ -289,7 +291,8 @@ typedef struct pvk_fs_key {
     pvk_fs_tex_key tex;
     pvk_fs_fraglight_key fl;            /* fog, fragment lighting, procedural texture (translator/fraglight.c) */
 } pvk_fs_key;
-_Static_assert(sizeof(pvk_fs_key) == 6 * 16 + 12 + 4 + sizeof(pvk_fs_fraglight_key), "pvk_fs_key is packed");
+_Static_assert(sizeof(pvk_fs_key) == 6 * 16 + 12 + sizeof(pvk_fs_tex_key) + sizeof(pvk_fs_fraglight_key),
+               "pvk_fs_key is packed");
 
 /* Fragment values that change often: push constants, not key. */
 typedef struct pvk_fs_uniforms {
@@ -297,6 +300,7 @@ typedef struct pvk_fs_uniforms {
     uint32_t buffer_color;           /* TEXENV_BUFFER_COLOR */
     uint32_t alpha_ref;              /* FRAGOP_ALPHA_TEST reference 0-255 */
     uint32_t tex_border[3];          /* TEXUNIT0-2_BORDER_COLOR: R, G, B, A bytes (used with shader_border) */
+    uint32_t shadow_bias;            /* TEXUNIT0_SHADOW bits 1-23 as a 24-bit depth (shadow 2D) */
 } pvk_fs_uniforms;
 
 /* A transformed vertex by meaning (SH_OUTMAP_O0-6 semantics). */

@@ -82,3 +82,22 @@ void sample_ref_cube_face(double x, double y, double z, unsigned *face, double *
     *s = (sc / ma + 1) / 2;
     *t = (tc / ma + 1) / 2;
 }
+
+static double shadow_texel(const uint8_t *rgba, unsigned w, unsigned h, long i, long j, uint32_t z)
+{
+    if (i < 0 || j < 0 || i >= (long)w || j >= (long)h)
+        return 1.0;
+    const uint8_t *c = rgba + ((size_t)(h - 1 - j) * w + (size_t)i) * 4; /* j counts up from the last row */
+    uint32_t depth = (uint32_t)c[0] << 16 | (uint32_t)c[1] << 8 | c[2];
+    return depth > z ? c[3] / 255.0 : 0.0;
+}
+
+double sample_ref_shadow(const uint8_t *rgba, unsigned w, unsigned h, double s, double t, uint32_t z)
+{
+    double x = s * w - 0.5, y = t * h - 0.5;
+    long i = (long)floor(x), j = (long)floor(y);
+    double fx = x - i, fy = y - j;
+    double a = shadow_texel(rgba, w, h, i, j, z), b = shadow_texel(rgba, w, h, i + 1, j, z);
+    double c = shadow_texel(rgba, w, h, i, j + 1, z), d = shadow_texel(rgba, w, h, i + 1, j + 1, z);
+    return (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy;
+}

@@ -35,4 +35,12 @@ void sample_ref_2d(const sample_ref_unit *u, const uint8_t *rgba, unsigned w, un
  * texture's (the emulators' model; 3dbrew does not describe it). */
 void sample_ref_cube_face(double x, double y, double z, unsigned *face, double *s, double *t);
 
+/* A shadow 2D texture (no document describes it; Citra's and Azahar's
+ * model): each texel's R, G, B bytes are a 24-bit depth (R most
+ * significant), A an intensity.  The four texels around (s * w - 0.5,
+ * t * h - 0.5) each give intensity / 255 where their depth is greater than
+ * the fragment's z and 0 otherwise, 1 outside the texture; the result is
+ * their bilinear mix (0..1). */
+double sample_ref_shadow(const uint8_t *rgba, unsigned w, unsigned h, double s, double t, uint32_t z);
+
 #endif
