@@ -90,6 +90,7 @@ struct pvk_draw {
     VkFormat dfmt; /* VK_FORMAT_UNDEFINED: the device cannot, draws go without depth */
     VkFormat dsfmt; /* D24S8 surfaces: D32_SFLOAT_S8_UINT, UNDEFINED when the device lacks it */
     bool stencil_warned, shadow_warned, border_warned, small_levels_warned;
+    bool shadow_mode_warned; /* shadow rendering without attachment reads */
     uint32_t reserved_logged; /* PVK_TEXRES_* bits logged */
     VkBuffer dstaging;
     VkDeviceMemory dstaging_mem;
@@ -727,6 +728,23 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
  * differ from the batch's.  A draw without depth joins a batch whatever its
  * depth attachment (the test and writes are off); one with depth needs the
  * batch's depth surface. */
+/* Shadow rendering (COLOR_OPERATION mode 3, translator/glsl_light.c) reads
+ * the colour attachment in the shader: on a path without attachment reads
+ * the draw writes its TEV colour instead, counted unsupported. */
+static void shadow_for_path(pvk_context *ctx, struct pvk_draw *d, pvk_fs_key *fs, bool attachment_read)
+{
+    if (!fs->fl.shadow || attachment_read)
+        return;
+    fs->fl.shadow = 0;
+    if (d->shadow_mode_warned) {
+        ctx->stats.unsupported++;
+        return;
+    }
+    d->shadow_mode_warned = true;
+    pvk_unsupported(ctx, "draw: shadow rendering needs attachment reads (%s); the TEV colour is written instead",
+                    ctx->debug & PVK_DEBUG_ROUNDTRIP ? "not on the PVK_DEBUG=roundtrip path" : "device or PVK_DEBUG");
+}
+
 static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk, VkDeviceSize voff)
 {
     target t;
@@ -773,6 +791,7 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
     }
     /* made for the batch's depth attachment, which a draw without depth shares */
     pvk_keys_for_device(ctx, &pipe, &fs);
+    shadow_for_path(ctx, d, &fs, b->pass);
     VkPipeline pipeline = pvk_pipeline_get(ctx, &pipe, &fs, b->dfmt, b->pass);
     if (!pipeline)
         return PVK_ERROR_VULKAN; /* logged */
@@ -853,6 +872,7 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
     tex_binding tb;
     if ((r = textures_for_draw(ctx, pk, &fs, &tb)))
         return r;
+    shadow_for_path(ctx, d, &fs, false);
     VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &fs, d->dfmt, false);
     if (!pipeline)
         return PVK_ERROR_VULKAN; /* logged */
@@ -969,8 +989,9 @@ pvk_result pvk_draw_init(pvk_context *ctx)
     if (!d)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->draw = d;
-    pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, texture units 0-2 (no shadow cube maps), alpha test, blending, "
-                               "logic ops, depth and stencil");
+    pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, texture units 0-2, the procedural texture, fragment "
+                               "lighting, fog, shadow rendering, alpha test, blending, logic ops, depth and stencil; "
+                               "no shadow cube textures or gas yet");
     /* D32_SFLOAT holds every 24-bit depth exactly (translator/glsl_fs.c); Vulkan
      * requires it for depth attachments and transfers, but check anyway. */
     VkFormatProperties fp;

@@ -10,7 +10,8 @@
  * Lighting: random light environments (1-8 lights in random permutation
  * slots, every configuration, random LUT enables, inputs, abs flags and
  * scales, spot, distance attenuation, two-sided, geometric factors, clamp
- * highlights, Fresnel, random colours, positions and spot directions) with
+ * highlights, Fresnel, random colours, positions and spot directions, bump
+ * and tangent maps from texture unit 0 with and without renormalisation) with
  * random continuous LUTs, on 8x8 cells each with its own normal quaternion
  * and view vector; primary and secondary colour through the TEV against the
  * double-precision reference (LIGHT_TOLERANCE).
@@ -19,7 +20,12 @@
  * combiner, noise, separate alpha, nearest and linear colour LUT, offsets
  * and widths, each coordinate set) and random LUTs over a quad with texture
  * coordinates in [-3, 3], every pixel against the reference
- * (PT_TOLERANCE). */
+ * (PT_TOLERANCE).
+ *
+ * Shadow rendering: random shadow buffers, FRAGOP_SHADOW values and TEV
+ * greens (0: depth writes), quads at random constant depths in mode 3, every
+ * pixel exact against the reference; without attachment reads the draw is
+ * counted unsupported and writes its TEV colour. */
 #include "draw_common.h"
 #include "frag_ref.h"
 #include "light_ref.h"
@@ -122,6 +128,65 @@ static void fog_case(int k)
     CHECK(on ? fogged > 0 : fogged == 0); /* the case tested something */
 }
 
+/* Many draws in a row (no wait), each with its own fog LUT and colour, each
+ * into its own 4x4 cell of a 128x96 buffer: more LUT copies than the ring
+ * holds, so its space is reused while earlier draws are recorded but not yet
+ * submitted or still running; every cell must show its own draw's fog. */
+static void fog_ring(void)
+{
+    enum { CW = 128, CH = 96, CELL = 4, DRAWS = 400 };
+    reg(PVK_GPUREG_FRAMEBUFFER_DIM, CW | ((CH - 1) << 12) | (1u << 24));
+    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(CW / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(CH / 2.0f));
+    static uint32_t factor[DRAWS], color[DRAWS];
+    const uint8_t c[4] = {200, 100, 50, 255};
+    float *v = pvk_guest_ptr(ctx, VB, DRAWS * 6 * 32);
+    static const float corner[6][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 0}, {1, 1}, {0, 1}};
+    for (int d = 0; d < DRAWS; d++)
+        for (int j = 0; j < 6; j++) {
+            int cx = d % (CW / CELL), cy = d / (CW / CELL);
+            float p[8] = {(cx + corner[j][0]) * CELL / (CW / 2.0f) - 1, (cy + corner[j][1]) * CELL / (CH / 2.0f) - 1,
+                          -0.5f, 1, c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f, c[3] / 255.0f};
+            memcpy(v + 8 * (6 * d + j), p, sizeof p);
+        }
+    pvk_guest_written(ctx, VB, DRAWS * 6 * 32);
+    wreg(PVK_GPUREG_TEXENV_UPDATE_BUFFER, 5);
+    reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
+    reg(PVK_GPUREG_NUMVERTICES, 6);
+    pvk_stats before = stats();
+    for (int d = 0; d < DRAWS; d++) {
+        factor[d] = th_rand() % 2049;
+        color[d] = th_rand() & 0xFFFFFFu;
+        reg(PVK_GPUREG_FOG_LUT_INDEX, 0);
+        for (int i = 0; i < 128; i++) /* value `factor` (2048 as 2047 + 1 through the difference), difference 0 */
+            reg(PVK_GPUREG_FOG_LUT_DATA, (factor[d] > 2047 ? 2047u : factor[d]) << 13);
+        wreg(PVK_GPUREG_FOG_COLOR, color[d]);
+        reg(PVK_GPUREG_VERTEX_OFFSET, 6 * (uint32_t)d);
+        reg(PVK_GPUREG_DRAWARRAYS, 1);
+    }
+    CHECK_EQ(pvk_guest_flush(ctx, FB, CW * CH * 4), PVK_SUCCESS);
+    pvk_stats after = stats();
+    CHECK(after.submissions - before.submissions < DRAWS / 8); /* the draws were batched, not waited for one by one */
+    const uint8_t *fb = pvk_guest_ptr(ctx, FB, CW * CH * 4);
+    int bad = 0;
+    for (int d = 0; d < DRAWS; d++) {
+        int cx = d % (CW / CELL), cy = d / (CW / CELL);
+        uint32_t x = (uint32_t)(cx * CELL + 1), y = (uint32_t)(cy * CELL + 2), row = CH - 1 - y;
+        uint32_t m = (x & 1) | (row & 1) << 1 | (x & 2) << 1 | (row & 2) << 2 | (x & 4) << 2 | (row & 4) << 3;
+        const uint8_t *p = fb + 4 * ((row & ~7u) * CW + (x & ~7u) * 8 + m);
+        uint32_t f = factor[d] > 2047 ? 2047 : factor[d];
+        for (int k = 0; k < 3; k++) {
+            uint32_t want = (c[k] * f + (color[d] >> (8 * k) & 0xFF) * (2048 - f)) >> 11;
+            if (p[3 - k] != want && !bad++)
+                fprintf(stderr, "fog ring: draw %d channel %d: got %u want %u\n", d, k, p[3 - k], want);
+        }
+    }
+    CHECK_EQ(bad, 0);
+    reg(PVK_GPUREG_FRAMEBUFFER_DIM, W | ((H - 1) << 12) | (1u << 24));
+    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(W / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(H / 2.0f));
+}
+
 static void fog_tests(int mirror)
 {
     ctx = th_context(NULL, mirror);
@@ -133,6 +198,8 @@ static void fog_tests(int mirror)
     plain_tev();
     for (int k = 0; k < 40; k++)
         fog_case(k);
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+    fog_ring();
     th_release(ctx);
 }
 
@@ -329,10 +396,39 @@ static void lit_cells(float quat[CELLS_Y][CELLS_X][4], float view[CELLS_Y][CELLS
 
 static int light_worst, light_hist[8], light_mid;
 
+#define TEX 0x18300000u
+
+/* Every third case a bump (1) or tangent (2) map on texture unit 0: an 8x8
+ * RGBA8 texture of one random colour, so every sample is that texel. */
+static void random_bump(uint8_t texel[4])
+{
+    uint32_t mode = th_rand() % 3;
+    for (int c = 0; c < 4; c++)
+        texel[c] = (uint8_t)th_rand();
+    if (!mode) {
+        wreg(PVK_GPUREG_TEXUNIT_CONFIG, 1u << 12);
+        return;
+    }
+    wreg(PVK_GPUREG_LIGHTING_CONFIG0, (regs[PVK_GPUREG_LIGHTING_CONFIG0] & ~0x70C00000u) | mode << 28 |
+                                          (th_rand() & 1) << 30);
+    uint8_t *t = pvk_guest_ptr(ctx, TEX, 8 * 8 * 4);
+    for (int i = 0; i < 64; i++)
+        t[4 * i] = texel[3], t[4 * i + 1] = texel[2], t[4 * i + 2] = texel[1], t[4 * i + 3] = texel[0];
+    pvk_guest_written(ctx, TEX, 8 * 8 * 4);
+    wreg(PVK_GPUREG_TEXUNIT0_DIM, 8 | 8u << 16);
+    wreg(PVK_GPUREG_TEXUNIT0_PARAM, 0);
+    wreg(PVK_GPUREG_TEXUNIT0_LOD, 0);
+    wreg(PVK_GPUREG_TEXUNIT0_ADDR1, TEX >> 3);
+    wreg(PVK_GPUREG_TEXUNIT0_TYPE, 0); /* RGBA8 */
+    wreg(PVK_GPUREG_TEXUNIT_CONFIG, 1u | 1u << 12);
+}
+
 /* TEV stage 0 passes fragment colour `src` (1 primary, 2 secondary) through. */
 static void lit_case(int k)
 {
     random_lighting();
+    uint8_t bump[4];
+    random_bump(bump);
     float quat[CELLS_Y][CELLS_X][4], view[CELLS_Y][CELLS_X][3];
     lit_cells(quat, view);
     for (uint32_t src = 1; src <= 2; src++) {
@@ -346,7 +442,7 @@ static void lit_case(int k)
         for (int cy = 0; cy < CELLS_Y; cy++)
             for (int cx = 0; cx < CELLS_X; cx++) {
                 uint8_t pri[4], sec[4];
-                ref_lighting(regs, (const uint32_t (*)[256])light_lut, quat[cy][cx], view[cy][cx], pri, sec);
+                ref_lighting(regs, (const uint32_t (*)[256])light_lut, quat[cy][cx], view[cy][cx], bump, pri, sec);
                 const uint8_t *want = src == 1 ? pri : sec;
                 const uint8_t *p = fb + 4 * tiled_index(8 * cx + 3, 8 * cy + 4);
                 uint8_t got[4] = {p[3], p[2], p[1], p[0]};
@@ -529,8 +625,83 @@ static void proctex_tests(void)
     th_release(ctx);
 }
 
+/* ---- shadow rendering ---- */
+
+/* Random shadow buffers (depth and intensity per pixel), random FRAGOP_SHADOW
+ * and TEV green (0 a third of the time: depth writes), quads at random
+ * constant depths drawn in mode 3; every pixel against the reference. */
+static void shadow_tests(void)
+{
+    ctx = th_context_debug(NULL, getenv("FL_DEBUG"), 0);
+    upload_shader();
+    setup_attribs();
+    setup_target_d24s8(DB);
+    merger_replace();
+    plain_tev();
+    wreg(PVK_GPUREG_COLOR_OPERATION, 0x00E40103);
+    wreg(PVK_GPUREG_TEXENV0_SOURCE, 0x000E000E); /* the constant colour, passed on by stages 1-5 */
+    for (uint32_t id = PVK_GPUREG_TEXENV1_SOURCE; id <= PVK_GPUREG_TEXENV5_SOURCE; id += 8)
+        if (id <= PVK_GPUREG_TEXENV3_SOURCE || id >= PVK_GPUREG_TEXENV4_SOURCE)
+            wreg(id, 0x000F000F);
+    int bad = 0, changed = 0;
+    for (int k = 0; k < 30; k++) {
+        uint8_t *fb = pvk_guest_ptr(ctx, FB, W * H * 4);
+        pvk_wait_idle(ctx);
+        static uint8_t before[W * H * 4];
+        for (uint32_t i = 0; i < W * H * 4; i++)
+            fb[i] = before[i] = (uint8_t)th_rand();
+        pvk_guest_written(ctx, FB, W * H * 4);
+        uint8_t green = th_rand() % 3 ? (uint8_t)th_rand() : 0;
+        wreg(PVK_GPUREG_TEXENV0_COLOR, 0xFF0000FFu | (uint32_t)green << 8);
+        wreg(PVK_GPUREG_FRAGOP_SHADOW, to_f16(frand(0.25f, 2)) | to_f16(frand(-1, 1)) << 16);
+        float z = as_f24(frand(0.01f, 0.99f)); /* what the vertex shader passes on */
+        uint8_t c[4] = {255, 255, 255, 255};
+        ramp_quad(c, z, z);
+        draw_arrays(0, 6);
+        CHECK_EQ(pvk_guest_flush(ctx, FB, W * H * 4), PVK_SUCCESS);
+        float d = -(-z) * 1.0f; /* citro3d's depth map: scale -1, offset 0 */
+        uint32_t z24 = (uint32_t)(d * 16777215.0f);
+        for (uint32_t i = 0; i < W * H; i++) {
+            const uint8_t *m = before + 4 * i, *p = fb + 4 * i;
+            uint8_t want[4] = {m[3], m[2], m[1], m[0]}, got[4] = {p[3], p[2], p[1], p[0]};
+            ref_shadow(regs, z24, green, want);
+            changed += memcmp(want, (uint8_t[4]){m[3], m[2], m[1], m[0]}, 4) != 0;
+            if (memcmp(got, want, 4) && bad++ < 3)
+                fprintf(stderr, "shadow case %d pixel %u (z %06X, green %u, FRAGOP_SHADOW %08X): got %u,%u,%u,%u want "
+                        "%u,%u,%u,%u (was %u,%u,%u,%u)\n", k, i, z24, green, regs[PVK_GPUREG_FRAGOP_SHADOW], got[0], got[1], got[2],
+                        got[3], want[0], want[1], want[2], want[3], m[3], m[2], m[1], m[0]);
+        }
+    }
+    CHECK_EQ(bad, 0);
+    CHECK(changed > 30 * (int)(W * H) / 8); /* the cases wrote depths and intensities */
+    th_release(ctx);
+
+    /* without attachment reads the draw writes its TEV colour, counted unsupported */
+    ctx = th_context_debug(NULL, "no-attachment-read", 0);
+    upload_shader();
+    setup_attribs();
+    setup_target_d24s8(DB);
+    merger_replace();
+    for (uint32_t id = PVK_GPUREG_TEXENV0_SOURCE; id <= PVK_GPUREG_TEXENV5_SOURCE; id += 8)
+        if (id <= PVK_GPUREG_TEXENV3_SOURCE || id >= PVK_GPUREG_TEXENV4_SOURCE)
+            reg(id, regs[id]);
+    reg(PVK_GPUREG_TEXENV0_COLOR, 0xFF2040FFu);
+    reg(PVK_GPUREG_COLOR_OPERATION, 0x00E40103);
+    uint64_t unsupported = stats().unsupported;
+    uint8_t c[4] = {255, 255, 255, 255};
+    ramp_quad(c, 0.5f, 0.5f);
+    draw_arrays(0, 6);
+    CHECK_EQ(pvk_guest_flush(ctx, FB, W * H * 4), PVK_SUCCESS);
+    CHECK(stats().unsupported > unsupported);
+    const uint8_t *p = pvk_guest_ptr(ctx, FB, 4);
+    CHECK(p[3] == 0xFF && p[2] == 0x40 && p[1] == 0x20 && p[0] == 0xFF); /* R G B A = the constant */
+    wreg(PVK_GPUREG_COLOR_OPERATION, 0x00E40100);
+    th_release(ctx);
+}
+
 int main(void)
 {
+    shadow_tests();
     proctex_tests();
     lighting_tests();
     for (int mirror = 0; mirror < 2; mirror++)

@@ -101,12 +101,13 @@ static void get_lighting(pvk_pica *p, pvk_fs_fraglight_key *k, pvk_fs_params *pr
     k->fresnel = (uint8_t)pvk_lighting_fresnel(c0);
     k->clamp_highlights = (uint8_t)pvk_lighting_clamp_highlights(c0);
     k->bump_mode = (uint8_t)pvk_lighting_bump_mode(c0);
+    if (k->bump_mode == 3) {
+        unsupported(p, LOG_BUMP, "bump mode 3 is undocumented; lit with the interpolated normal");
+        k->bump_mode = 0;
+    }
     if (k->bump_mode) {
-        k->bump_unit = (uint8_t)pvk_lighting_bump_unit(c0);
-        k->bump_renorm = (uint8_t)!pvk_lighting_bump_no_renorm(c0);
-        /* the perturbation needs texture sampling in draws, which is the texture units' part */
-        unsupported(p, LOG_BUMP, "bump and tangent mapping need textures in draws; lit with the interpolated normal");
-        k->bump_mode = k->bump_unit = k->bump_renorm = 0;
+        k->bump_unit = (uint8_t)pvk_lighting_bump_unit(c0); /* 3: the procedural texture */
+        k->bump_renorm = (uint8_t)(k->bump_mode == 1 && !pvk_lighting_bump_no_renorm(c0));
     }
     /* CONFIG1 bits 16, 17, 19-22 disable D0, D1, FR, RB, RG, RR; SP and DA are per light */
     static const uint8_t disable_bit[PVK_LUT_INPUTS] = {16, 17, 0xFF, 19, 20, 21, 22};
@@ -197,6 +198,33 @@ static void get_proctex(pvk_pica *p, pvk_fs_fraglight_key *k, pvk_fs_params *prm
     prm->pt_width = pvk_proctex_width(p4);
 }
 
+/* COLOR_OPERATION mode 3 into an RGBA8 buffer (the shadow format is 24-bit
+ * depth + 8-bit intensity in its bytes); other formats stay mode 0, counted
+ * by vertex.c. */
+static void get_shadow(pvk_pica *p, pvk_fs_fraglight_key *k, pvk_fs_params *prm)
+{
+    const uint32_t *r = p->regs;
+    if (pvk_colorop_fragment_mode(r[PVK_GPUREG_COLOR_OPERATION]) != 3 ||
+        pvk_colorbuffer_format(r[PVK_GPUREG_COLORBUFFER_FORMAT]) != 0)
+        return;
+    k->shadow = 1;
+    prm->shadow_constant = f16(pvk_shadow_constant(r[PVK_GPUREG_FRAGOP_SHADOW]));
+    prm->shadow_linear = f16(pvk_shadow_linear(r[PVK_GPUREG_FRAGOP_SHADOW]));
+}
+
+void pvk_fraglight_shadow_state(const pvk_fs_fraglight_key *key, pvk_pipe_key *pipe, pvk_raster_desc *raster)
+{
+    if (!key->shadow)
+        return;
+    raster->depth_test = raster->depth_write = raster->stencil_test = false;
+    raster->stencil_write_mask = 0;
+    uint8_t mask = pipe->color_mask ? 0xF : 0; /* colour writes still need COLORBUFFER_WRITE */
+    memset(pipe, 0, sizeof *pipe);
+    pipe->blend = 1;
+    pipe->rgb_src = pipe->alpha_src = 1; /* One, Zero, Add: the shader's value lands as it is */
+    pipe->color_mask = mask;
+}
+
 void pvk_fraglight_get(pvk_pica *p, pvk_fs_fraglight_key *key, pvk_fs_params *params)
 {
     memset(key, 0, sizeof *key);
@@ -204,4 +232,5 @@ void pvk_fraglight_get(pvk_pica *p, pvk_fs_fraglight_key *key, pvk_fs_params *pa
     get_fog(p, key, params);
     get_lighting(p, key, params);
     get_proctex(p, key, params);
+    get_shadow(p, key, params);
 }

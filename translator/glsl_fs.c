@@ -349,6 +349,7 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
         if (n < 4 && (key->buffer_alpha >> n & 1))
             pvk_text_put(&b, "    next_buf.a = prev.a;\n");
     }
+    pvk_glsl_fraglight_shadow(&b, key); /* shadow rendering ends the shader here: no alpha test, fog or blending */
     if (key->alpha_test) {
         static const char *const cmp[8] = {"false", "true", "==", "!=", "<", "<=", ">", ">="};
         unsigned f = key->alpha_func & 7;

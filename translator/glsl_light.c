@@ -34,6 +34,8 @@ void pvk_glsl_fraglight_decls(pvk_text *b, const pvk_fs_key *k)
                     "    float pt_bias;\n"
                     "    uint pt_offset, pt_width;\n"
                     "};\n");
+    if (k->fl.shadow && !k->blend) /* the shadow buffer's pixel (glsl_fs.c declares it for blending) */
+        pvk_text_put(b, "layout(input_attachment_index = 0, set = 0, binding = 4) uniform subpassInput dst_in;\n");
 }
 
 void pvk_glsl_fraglight_fog(pvk_text *b, const pvk_fs_key *k)
@@ -83,8 +85,12 @@ void pvk_glsl_fraglight_fog(pvk_text *b, const pvk_fs_key *k)
  *   secondary alpha (CONFIG0 bits 2-3), which is 1 otherwise.  primary =
  *   clamp(diffuse + global ambient), secondary = clamp(specular), each
  *   channel rounded to 8 bits for the TEV.  Colours are bytes / 255.
- * Shadow attenuation and bump/tangent mapping are not here (counted
- * unsupported by fraglight.c). */
+ * Bump mapping (CONFIG0 bits 28-29 = 1) takes the surface normal from the
+ * bump unit's texel (bits 22-23; 3 is the procedural texture) as 2c/255 - 1
+ * and, unless bit 30 is set, recomputes its z as sqrt(max(1 - x^2 - y^2, 0));
+ * tangent mapping (2) takes the tangent that way and keeps the normal (0,0,1);
+ * both are then rotated by the quaternion.
+ * Shadow attenuation is not here (counted unsupported by fraglight.c). */
 
 static const char *const lut_input_expr[8] = {"dot(N, H)", "dot(V, H)", "dot(N, V)", "dot(L, N)",
                                               "dot(L, lights[%u].spot.xyz)", "dot(H - N * dot(N, H), T)",
@@ -108,6 +114,8 @@ static void lut_read(pvk_text *b, const pvk_fs_fraglight_key *k, unsigned l, uns
 
 void pvk_glsl_fraglight_helpers(pvk_text *b, const pvk_fs_key *key)
 {
+    if (key->fl.shadow) /* a float1.5.10's mantissa, truncated (the exponent is not limited) */
+        pvk_text_put(b, "float half_trunc(float x) { return uintBitsToFloat(floatBitsToUint(x) & 0xFFFFE000u); }\n");
     if (!key->fl.light)
         return;
     pvk_text_put(b,
@@ -132,7 +140,15 @@ void pvk_glsl_fraglight_lighting(pvk_text *b, const pvk_fs_key *key)
         return;
     pvk_text_put(b, "    {\n"
                     "    vec4 nq = normalize(quat);\n"
-                    "    vec3 N = quat_rotate(nq, vec3(0.0, 0.0, 1.0)), T = quat_rotate(nq, vec3(1.0, 0.0, 0.0));\n"
+                    "    vec3 sn = vec3(0.0, 0.0, 1.0), st = vec3(1.0, 0.0, 0.0);\n");
+    /* bump (1) or tangent (2) map: the unit's texel, 2c - 1, replaces the surface normal or tangent */
+    if (k->bump_mode == 1)
+        pvk_text_put(b, "    sn = vec3(tex%u.rgb) / 255.0 * 2.0 - 1.0;\n", k->bump_unit & 3);
+    else if (k->bump_mode == 2)
+        pvk_text_put(b, "    st = vec3(tex%u.rgb) / 255.0 * 2.0 - 1.0;\n", k->bump_unit & 3);
+    if (k->bump_renorm)
+        pvk_text_put(b, "    sn.z = sqrt(max(1.0 - dot(sn.xy, sn.xy), 0.0));\n");
+    pvk_text_put(b, "    vec3 N = quat_rotate(nq, sn), T = quat_rotate(nq, st);\n"
                     "    vec3 V = normalize(view);\n"
                     "    vec3 dsum = vec3(0.0), ssum = vec3(0.0);\n"
                     "    float pa = 1.0, sa = 1.0;\n");
@@ -315,4 +331,46 @@ void pvk_glsl_proctex_helpers(pvk_text *b, const pvk_fs_key *key)
         pvk_text_put(b, "    c.a = uint(clamp(pt_lut(3u, %s), 0.0, 1.0) * 255.0);\n",
                      k->pt_alpha_func < 10 ? combiner_expr[k->pt_alpha_func] : "0.0");
     pvk_text_put(b, "    return c;\n}\n");
+}
+
+/* ---- shadow rendering (COLOR_OPERATION mode 3) ----
+ *
+ * The shadow buffer is an RGBA8 colour buffer whose pixel holds a 24-bit
+ * depth in its bytes 0-2, most significant first (the A, B, G channels), and
+ * an 8-bit intensity in byte 3 (R) (3dbrew; Citra's hardware-derived model,
+ * restated).  A fragment of depth z (24-bit, as the depth buffer's) and
+ * intensity s (the TEV output's green) over a pixel holding (rz, rs) changes
+ * it only when z < rz: with s = 0 the depth becomes z (the intensity stays);
+ * otherwise s' = s / (constant + linear * z / rz) (FRAGOP_SHADOW), each
+ * operation rounded to a half's 10-bit mantissa by truncation, clamped to
+ * 0-255 and truncated, replaces the intensity when it is below rs (the depth
+ * stays).  No alpha test, fog, depth or stencil test, blending or logic op. */
+void pvk_glsl_fraglight_shadow(pvk_text *b, const pvk_fs_key *key)
+{
+    if (!key->fl.shadow)
+        return;
+    pvk_text_put(b, "    {\n"
+                    "    float sd = z_over_w * depth_scale + depth_offset;\n"
+                    "    if (w_buffer != 0u)\n"
+                    "        sd *= clip_w;\n"
+                    "    uint z = uint(clamp(sd, 0.0, 1.0) * 16777215.0), s = prev.g;\n"
+                    "    uvec4 o = uvec4(round(subpassLoad(dst_in) * 255.0));\n"
+                    "    uint rz = o.a << 16 | o.b << 8 | o.g, rs = o.r;\n"
+                    "    if (z < rz) {\n"
+                    "        if (s == 0u) {\n"
+                    "            o.a = z >> 16;\n"
+                    "            o.b = (z >> 8) & 255u;\n"
+                    "            o.g = z & 255u;\n"
+                    "        } else {\n"
+                    "            float x = half_trunc(float(z) / float(rz));\n"
+                    "            float den = half_trunc(uintBitsToFloat(misc.z) + half_trunc(uintBitsToFloat(misc.w) * x));\n"
+                    "            uint ns = uint(clamp(half_trunc(float(s) / den), 0.0, 255.0));\n"
+                    "            if (ns < rs)\n"
+                    "                o.r = ns;\n"
+                    "        }\n"
+                    "    }\n"
+                    "    out_color = vec4(o) / 255.0;\n"
+                    "    gl_FragDepth = 0.0;\n" /* no depth attachment writes in this mode */
+                    "    return;\n"
+                    "    }\n");
 }

@@ -229,7 +229,9 @@ typedef struct pvk_fs_fraglight_key {
     uint8_t pt_u_clamp, pt_v_clamp, pt_rgb_func, pt_alpha_func, pt_separate, pt_noise, pt_u_shift, pt_v_shift;
     uint8_t pt_coords;                  /* TEXUNIT_CONFIG bits 8-9 */
     uint8_t pt_linear;                  /* PROCTEX4 minification filter 1, 3, 5: interpolate the colour LUT */
-    uint8_t pad[3];
+    uint8_t shadow;                     /* COLOR_OPERATION mode 3: the shader writes the shadow buffer (reads the
+                                           colour attachment; the runtime clears it where it cannot, counted) */
+    uint8_t pad[2];
 } pvk_fs_fraglight_key;
 _Static_assert(sizeof(pvk_fs_fraglight_key) == 26 + 8 * 8 + 14, "pvk_fs_fraglight_key is packed");
 
@@ -244,7 +246,8 @@ typedef struct pvk_fs_light_params {
 } pvk_fs_light_params;
 typedef struct pvk_fs_params {
     pvk_fs_light_params light[8];       /* by light id, not by permutation slot */
-    uint32_t ambient, fog_color, pad0[2];
+    uint32_t ambient, fog_color;
+    float shadow_constant, shadow_linear; /* FRAGOP_SHADOW float1.5.10 halves */
     float pt_noise_u[4];                /* amplitude (PROCTEX1/2 bits 0-15 signed / 4095), phase, frequency */
     float pt_noise_v[4];
     float pt_bias;                      /* PROCTEX0/4 LOD bias, float1.5.10 (not used: level 0 only) */
@@ -441,7 +444,14 @@ void pvk_frag_state_get(const pvk_pica *p, pvk_pipe_key *pipe, pvk_fs_key *fs, p
  * and the parameters; unsupported parts are counted through `p`'s report. */
 void pvk_fraglight_get(pvk_pica *p, pvk_fs_fraglight_key *key, pvk_fs_params *params);
 /* Does a shader of this key read the LUT buffer and parameter block? */
-static inline bool pvk_fs_uses_fragdata(const pvk_fs_key *k) { return k->fl.fog || k->fl.light || k->fl.proctex; }
+static inline bool pvk_fs_uses_fragdata(const pvk_fs_key *k)
+{
+    return k->fl.fog || k->fl.light || k->fl.proctex || k->fl.shadow;
+}
+/* Shadow rendering (key.shadow) bypasses the output merger: no depth or
+ * stencil test or writes, no blending or logic op (a replace blend), every
+ * channel written (fraglight.c; translator/vertex.c calls it). */
+void pvk_fraglight_shadow_state(const pvk_fs_fraglight_key *key, pvk_pipe_key *pipe, pvk_raster_desc *raster);
 /* Text the shader generators build (text.c): zero-initialise, append with
  * pvk_text_put, then check `failed` (out of memory) and take `s` (malloc'd). */
 typedef struct pvk_text {
@@ -465,6 +475,8 @@ void pvk_glsl_fraglight_helpers(pvk_text *b, const pvk_fs_key *key);
 void pvk_glsl_fraglight_lighting(pvk_text *b, const pvk_fs_key *key);
 /* The procedural texture's function (uvec4 proctex()) after the helpers. */
 void pvk_glsl_proctex_helpers(pvk_text *b, const pvk_fs_key *key);
+/* Shadow rendering after the TEV stages: writes the shadow buffer and returns. */
+void pvk_glsl_fraglight_shadow(pvk_text *b, const pvk_fs_key *key);
 
 /* A vertex program for the GLSL translator (glsl_vs.c): code and operand
  * descriptors as the data ports hold them, the entry point, and options. */

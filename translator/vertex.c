@@ -131,8 +131,9 @@ static bool packet_state(pvk_pica *p, pvk_draw_packet *pk)
         pvk_pica_bad_input(p, "draw: depth buffer format 1 is reserved; dropped");
         return false;
     }
-    /* Gas (1) and shadow (3) rendering, and the undocumented mode 2, do not
-     * exist yet: such draws render as mode 0, counted every draw, logged once. */
+    /* Gas (1) rendering, the undocumented mode 2, and shadow rendering (3)
+     * into anything but RGBA8 do not exist: such draws render as mode 0,
+     * counted every draw, logged once (shadow rendering: fraglight.c). */
     uint32_t colorop = p->regs[PVK_GPUREG_COLOR_OPERATION];
     /* Bits 24 ("only each 2nd line") and 25 ("nothing") carry question
      * marks in the seed and no program or test is known to set them. */
@@ -146,7 +147,8 @@ static bool packet_state(pvk_pica *p, pvk_draw_packet *pk)
         }
     }
     uint32_t mode = pvk_colorop_fragment_mode(colorop);
-    if (mode) {
+    pvk_fraglight_shadow_state(&pk->fs.fl, &pk->pipe, &pk->raster);
+    if (mode && !pk->fs.fl.shadow) { /* shadow rendering into RGBA8 is fraglight.c's */
         if (!(p->fragmode_logged & (1u << mode))) {
             pvk_pica_unsupported(p, "draw: fragment operation mode %u (%s) is drawn as the default mode", mode,
                                  mode == 1 ? "gas" : mode == 3 ? "shadow" : "undocumented");

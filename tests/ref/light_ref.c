@@ -109,7 +109,7 @@ static uint8_t byte(double c)
 }
 
 void ref_lighting(const uint32_t *regs, const uint32_t lut[24][256], const float quat[4], const float view[3],
-                  uint8_t primary[4], uint8_t secondary[4])
+                  const uint8_t bump_texel[4], uint8_t primary[4], uint8_t secondary[4])
 {
     memset(primary, 0, 4);
     memset(secondary, 0, 4);
@@ -140,7 +140,21 @@ void ref_lighting(const uint32_t *regs, const uint32_t lut[24][256], const float
     double ql = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     for (int i = 0; i < 4; i++)
         q[i] /= ql;
-    v3 N = rotate(q, (v3){0, 0, 1}), T = rotate(q, (v3){1, 0, 0});
+    v3 sn = {0, 0, 1}, st = {1, 0, 0};
+    unsigned bump = c0 >> 28 & 3;
+    if (bump == 1 || bump == 2) { /* bump map: the surface normal; tangent map: the tangent (2c - 1) */
+        v3 m = {bump_texel[0] / 255.0 * 2 - 1, bump_texel[1] / 255.0 * 2 - 1, bump_texel[2] / 255.0 * 2 - 1};
+        if (bump == 1) {
+            sn = m;
+            if (!(c0 >> 30 & 1)) { /* recompute z */
+                double z2 = 1 - m.x * m.x - m.y * m.y;
+                sn.z = z2 > 0 ? sqrt(z2) : 0;
+            }
+        } else {
+            st = m;
+        }
+    }
+    v3 N = rotate(q, sn), T = rotate(q, st);
     v3 view3 = {view[0], view[1], view[2]}, V = norm(view3);
     v3 dsum = {0, 0, 0}, ssum = {0, 0, 0};
     double pa = 1, sa = 1;
@@ -313,4 +327,34 @@ void ref_proctex(const uint32_t *regs, const uint32_t lut[6][256], float u, floa
         a = a < 0 ? 0 : a > 1 ? 1 : a;
         out[3] = (uint8_t)(a * 255.0f);
     }
+}
+
+/* ---- shadow rendering ---- */
+
+/* a float rounded to a half's 10-bit mantissa by truncation */
+static float half_trunc(float x)
+{
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    b &= 0xFFFFE000u;
+    memcpy(&x, &b, 4);
+    return x;
+}
+
+void ref_shadow(const uint32_t *regs, uint32_t z24, uint8_t g, uint8_t rgba[4])
+{
+    uint32_t rz = (uint32_t)rgba[3] << 16 | (uint32_t)rgba[2] << 8 | rgba[1], rs = rgba[0];
+    if (z24 >= rz)
+        return;
+    if (g == 0) {
+        rgba[3] = (uint8_t)(z24 >> 16), rgba[2] = (uint8_t)(z24 >> 8), rgba[1] = (uint8_t)z24;
+        return;
+    }
+    float c = (float)half(regs[0x130] & 0xFFFF), l = (float)half(regs[0x130] >> 16);
+    float x = half_trunc((float)z24 / (float)rz);
+    float den = half_trunc(c + half_trunc(l * x));
+    float s = half_trunc((float)g / den);
+    s = s < 0 ? 0 : s > 255 ? 255 : s;
+    if ((uint32_t)s < rs)
+        rgba[0] = (uint8_t)s;
 }
