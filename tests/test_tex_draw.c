@@ -9,13 +9,15 @@
  * x nearest/linear (exact for nearest; linear within LINEAR_TOL per channel,
  * texels next to a border the shader applies are skipped, see below); level
  * selection by the LOD registers (min level, max level, bias) and by
- * minification; units 1 and 2 (texture coordinates 1, 2, and 2 taking 1's);
- * the six faces of a cube map; a projection texture; the border colour
+ * minification, levels past 8x8 clamped, the linear mip filter halfway
+ * between two levels; units 1 and 2 (texture coordinates 1, 2, and 2 taking
+ * 1's); the six faces of a cube map; a projection texture; the border colour
  * applied by the shader on a device without custom border colours
  * (PVK_DEBUG=no-custom-border); shadow 2D textures against the emulators'
- * comparison model, a shadow cube counted unsupported and reading 0; render-to-texture (a draw samples what the draw before rendered,
- * no write-back); draws with a cached texture stay in one batch; a texture
- * the host rewrites is seen; a reserved wrap mode is counted.  Again on
+ * comparison model, a shadow cube counted unsupported and reading 0;
+ * render-to-texture (a draw samples what the draw before rendered, no
+ * write-back); draws with a cached texture stay in one batch; a texture the
+ * host rewrites is seen; a reserved wrap mode is counted.  Again on
  * PVK_DEBUG=roundtrip, the draw path without the surface cache. */
 #include <math.h>
 #include <stdbool.h>
@@ -325,6 +327,50 @@ static void formats_wraps_filters(bool no_custom_border)
 
 /* ---- levels of detail ---- */
 
+typedef struct mip_case {
+    const uint8_t *levels[2]; /* levels 1 and 2 of a 32x32 texture */
+    float range;
+} mip_case;
+
+/* Nearest texels of levels 1 and 2, mixed half and half (the level of
+ * detail is 1.5); pixels within 1/20 texel of an edge on either level are
+ * not judged. */
+static bool expect_trilinear(void *user, uint32_t x, uint32_t y, uint8_t out[4])
+{
+    const mip_case *c = user;
+    double s = coord(0, c->range, x, W), t = coord(0, c->range, y, H);
+    sample_ref_unit u = {2, 2, 0, {0}};
+    uint8_t a[2][4];
+    for (int l = 0; l < 2; l++) {
+        unsigned n = 16u >> l;
+        double fs = s * n - floor(s * n), ft = t * n - floor(t * n);
+        if (fs < 0.05 || fs > 0.95 || ft < 0.05 || ft > 0.95)
+            return false;
+        sample_ref_2d(&u, c->levels[l], n, n, s, t, a[l]);
+    }
+    for (int k = 0; k < 4; k++)
+        out[k] = (uint8_t)((a[0][k] + a[1][k] + 1) / 2);
+    return true;
+}
+
+/* The linear mip filter between two levels: 2^1.5 texels a pixel. */
+static void trilinear(void)
+{
+    unit_cfg u = {.addr = TEX0, .w = 32, .h = 32, .format = 0, .levels = 3, .wrap_s = 2, .wrap_t = 2, .mip = 1};
+    uint8_t *rgba[6][8];
+    random_texture(TEX0, 0, 1, &u, rgba);
+    set_unit(0, &u);
+    enable_units(1, false);
+    tev_source(3);
+    mip_case c = {{rgba[0][1], rgba[0][2]}, 4.0f * sqrtf(2.0f)};
+    corners q = plain(0, 0, c.range, c.range);
+    draw_quad(&q);
+    /* half of an odd difference rounds either way */
+    int worst = compare("mip linear at LOD 1.5", expect_trilinear, &c, 1);
+    printf("mip linear halfway between levels: largest difference from the model %d (tolerance 1)\n", worst);
+    free_texture(1, 3, rgba);
+}
+
 static void lod(void)
 {
     static const struct {
@@ -365,6 +411,7 @@ static void lod(void)
         free_texture(1, u.levels, rgba);
     }
     CHECK_EQ(stats().unsupported - unsupported, 1); /* the last case */
+    trilinear();
 }
 
 /* ---- units 1 and 2 ---- */
