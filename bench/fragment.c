@@ -5,7 +5,8 @@
  * the heaviest configuration (8 lights in configuration 7 with every LUT,
  * spot and distance attenuation on each, Fresnel, geometric factors; fog; the
  * procedural texture with noise and a linear colour LUT; all of them read by
- * the TEV).  Time from the first register write to the GPU being idle, best
+ * the TEV), and texture unit 0 sampled by the TEV (an RGBA8 256x256 texture,
+ * bilinear, and an ETC1 one with 6 levels, trilinear; 2.56 texels a pixel).  Time from the first register write to the GPU being idle, best
  * of 3 runs (of as many draws as take a quarter second); `ratio` = Mpixels/s
  * of the case ÷ Mpixels/s of the plain quad. */
 #include <math.h>
@@ -114,7 +115,26 @@ static void luts(pvk_context *ctx)
     }
 }
 
-enum { FOG = 1, LIGHT = 2, PROCTEX = 4 };
+enum { FOG = 1, LIGHT = 2, PROCTEX = 4, TEX = 8, TEX_MIP = 16 };
+
+#define TEX_RGBA 0x18400000u /* 256x256 RGBA8 */
+#define TEX_ETC 0x18500000u  /* 256x256 ETC1, 6 levels (to 8x8) */
+
+/* Random texels for the texture cases (decoded once, then found in the cache). */
+static void textures(pvk_context *ctx)
+{
+    uint32_t seed = 2024;
+    uint32_t rgba = 256 * 256 * 4, etc = 0;
+    for (unsigned l = 0; l < 6; l++)
+        etc += (256u >> l) * (256u >> l) / 2;
+    uint8_t *a = pvk_guest_ptr(ctx, TEX_RGBA, rgba), *b = pvk_guest_ptr(ctx, TEX_ETC, etc);
+    for (uint32_t i = 0; i < rgba; i++)
+        a[i] = (uint8_t)((seed = seed * 1664525u + 1013904223u) >> 24);
+    for (uint32_t i = 0; i < etc; i++)
+        b[i] = (uint8_t)((seed = seed * 1664525u + 1013904223u) >> 24);
+    pvk_guest_written(ctx, TEX_RGBA, rgba);
+    pvk_guest_written(ctx, TEX_ETC, etc);
+}
 
 static void configure(pvk_context *ctx, unsigned what)
 {
@@ -153,7 +173,19 @@ static void configure(pvk_context *ctx, unsigned what)
         bench_reg(ctx, b + 10, 0);
         bench_reg(ctx, b + 11, 0x3D000u);
     }
-    bench_reg(ctx, PVK_GPUREG_TEXUNIT_CONFIG, what & PROCTEX ? 1u << 10 | 1u << 12 : 1u << 12);
+    bench_reg(ctx, PVK_GPUREG_TEXENV2_COMBINER, what & (TEX | TEX_MIP) ? 0x00010001 : 0);
+    bench_reg(ctx, PVK_GPUREG_TEXUNIT_CONFIG,
+              (what & PROCTEX ? 1u << 10 : 0) | (what & (TEX | TEX_MIP) ? 1u : 0) | 1u << 12);
+    if (what & (TEX | TEX_MIP)) {
+        /* stage 2 modulates by texture 0: RGBA8 bilinear, or ETC1 with mips, trilinear; repeat */
+        unsigned mip = what & TEX_MIP;
+        bench_reg(ctx, PVK_GPUREG_TEXENV2_SOURCE, 0x003F003F);
+        bench_reg(ctx, PVK_GPUREG_TEXUNIT0_DIM, 256u | 256u << 16);
+        bench_reg(ctx, PVK_GPUREG_TEXUNIT0_PARAM, 1u << 1 | 1u << 2 | 2u << 8 | 2u << 12 | (mip ? 2u << 4 | 1u << 24 : 0));
+        bench_reg(ctx, PVK_GPUREG_TEXUNIT0_LOD, mip ? 5u << 16 : 0);
+        bench_reg(ctx, PVK_GPUREG_TEXUNIT0_ADDR1, (mip ? TEX_ETC : TEX_RGBA) >> 3);
+        bench_reg(ctx, PVK_GPUREG_TEXUNIT0_TYPE, mip ? 12 : 0);
+    }
     bench_reg(ctx, PVK_GPUREG_TEXUNIT3_PROCTEX0, 3 | 3 << 3 | 6 << 6 | 8 << 10 | 1u << 14 | 1u << 15);
     bench_reg(ctx, PVK_GPUREG_TEXUNIT3_PROCTEX1, 0x38000400u);
     bench_reg(ctx, PVK_GPUREG_TEXUNIT3_PROCTEX2, 0x34000400u);
@@ -201,22 +233,26 @@ int main(void)
     }
     setup(ctx);
     luts(ctx);
+    textures(ctx);
     static const struct { const char *name, *label; unsigned what; } cases[] = {
         {"fragment_plain_tev", "plain TEV (vertex colour)", 0},
         {"fragment_fog", "fog", FOG},
         {"fragment_lighting8", "8 lights, every LUT", LIGHT},
         {"fragment_proctex", "procedural texture (noise, linear)", PROCTEX},
         {"fragment_heaviest", "8 lights + fog + procedural texture", FOG | LIGHT | PROCTEX},
+        {"fragment_texture", "texture 0: RGBA8 256x256, bilinear", TEX},
+        {"fragment_texture_mip", "texture 0: ETC1 256x256 mips, trilinear", TEX_MIP},
     };
-    double rate[5];
-    unsigned draws[5];
-    for (int i = 0; i < 5; i++)
+    enum { N = sizeof cases / sizeof cases[0] };
+    double rate[N];
+    unsigned draws[N];
+    for (int i = 0; i < N; i++)
         rate[i] = fill_rate(ctx, cases[i].what, &draws[i]);
     printf("fragment: draws of %u full-screen quads, %ux%u RGBA8, no depth test\n", DEPTH, W, H);
     printf("%-40s %8s %12s %10s\n", "case", "draws", "Mpixels/s", "vs plain");
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < N; i++)
         printf("%-40s %8u %12.2f %10.3f\n", cases[i].label, draws[i], rate[i], rate[i] / rate[0]);
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < N; i++)
         printf("BENCH name=%s value=%.2f unit=Mpixels/s baseline=plain_tev_quad ratio=%.3f\n", cases[i].name, rate[i],
                rate[i] / rate[0]);
     pvk_context_destroy(ctx);

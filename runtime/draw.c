@@ -89,7 +89,8 @@ struct pvk_draw {
     pvk_image depth; /* depth attachment (no image until needed) */
     VkFormat dfmt; /* VK_FORMAT_UNDEFINED: the device cannot, draws go without depth */
     VkFormat dsfmt; /* D24S8 surfaces: D32_SFLOAT_S8_UINT, UNDEFINED when the device lacks it */
-    bool stencil_warned, shadow_warned, border_warned;
+    bool stencil_warned, shadow_warned, border_warned, small_levels_warned;
+    uint32_t reserved_logged; /* PVK_TEXRES_* bits logged */
     bool shadow_mode_warned; /* shadow rendering without attachment reads */
     VkBuffer dstaging;
     VkDeviceMemory dstaging_mem;
@@ -311,6 +312,32 @@ typedef struct tex_binding {
     VkDescriptorImageInfo info[3];
 } tex_binding;
 
+/* Register values the documents call reserved or unknown that a sampled
+ * unit uses (translator/texture.c decodes them as its PVK_TEXRES_* comments
+ * say): counted unsupported every draw, logged once each.  Sizes, formats
+ * and levels the decoder refuses are counted there instead. */
+static void count_reserved(pvk_context *ctx, const pvk_tex_desc *td, uint32_t mask)
+{
+    static const struct { uint32_t bit; const char *what; } kinds[] = {
+        {PVK_TEXRES_TYPE, "a reserved texture type (unit 0: 6-7, taken as disabled; units 1/2: not 0, ignored)"},
+        {PVK_TEXRES_WRAP, "wrap mode 4-7 (taken as 0-1, 6-7 as repeat)"},
+        {PVK_TEXRES_ETC1_FLAG, "an ETC1 flag that disagrees with the format (the format decides)"},
+        {PVK_TEXRES_SHADOW_BIT, "a shadow bit that disagrees with the type (the type decides)"},
+        {PVK_TEXRES_LOD, "a min level above the max level (the max is taken) or a max level past 8x8"},
+    };
+    struct pvk_draw *d = ctx->draw;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (!(td->reserved & mask & kinds[i].bit))
+            continue;
+        if (!(d->reserved_logged & kinds[i].bit)) {
+            d->reserved_logged |= kinds[i].bit;
+            pvk_unsupported(ctx, "draw: texture unit %u has %s (counted per draw)", td->unit, kinds[i].what);
+        } else {
+            ctx->stats.unsupported++;
+        }
+    }
+}
+
 /* The textures of the packet's enabled units (pvk_texture_get: cached,
  * built from a render target, or decoded; a decode or a build is its own
  * submission, so it closes an open batch and runs before the draw) and their
@@ -345,6 +372,25 @@ static pvk_result textures_for_draw(pvk_context *ctx, const pvk_draw_packet *pk,
         const pvk_texture *t = NULL;
         if (!pvk_texture_desc_from_unit(td, &desc))
             continue;
+        /* Levels below 8x8 have no documented layout (vram/texture.c refuses
+         * them): rather than lose the texture, its levels down to 8x8 are
+         * sampled, the level of detail clamped to them; counted unsupported. */
+        uint32_t fit = 1;
+        while (fit < desc.levels && (desc.width >> fit) >= 8 && (desc.height >> fit) >= 8 &&
+               (desc.width >> fit) % 8 == 0 && (desc.height >> fit) % 8 == 0)
+            fit++;
+        bool cut = fit < desc.levels;
+        if (cut) {
+            if (!d->small_levels_warned) {
+                d->small_levels_warned = true;
+                pvk_unsupported(ctx, "draw: texture %ux%u with %u levels: levels smaller than 8x8 are not decoded; "
+                                     "sampled from the first %u (counted per draw)",
+                                desc.width, desc.height, desc.levels, fit);
+            } else {
+                ctx->stats.unsupported++;
+            }
+            desc.levels = fit;
+        }
         pvk_result r = pvk_texture_get(ctx, &desc, &t);
         if (r) {
             if (ctx->sticky)
@@ -353,6 +399,10 @@ static pvk_result textures_for_draw(pvk_context *ctx, const pvk_draw_packet *pk,
         }
         pvk_sampler_key sk;
         pvk_sampler_key_from_desc(td, &sk);
+        if (cut) {
+            sk.max_level = (uint8_t)(sk.max_level < fit - 1 ? sk.max_level : fit - 1);
+            sk.min_level = (uint8_t)(sk.min_level < fit - 1 ? sk.min_level : fit - 1);
+        }
         uint32_t texel_bytes = 0;
         pvk_texture_vk_format(desc.format, NULL, &texel_bytes);
         if (td->type == PVK_TEXTYPE_SHADOW_2D) /* the shader fetches texels and compares them itself */
@@ -379,6 +429,7 @@ static pvk_result textures_for_draw(pvk_context *ctx, const pvk_draw_packet *pk,
                 return ctx->sticky;
             continue; /* logged */
         }
+        count_reserved(ctx, td, cut ? ~(uint32_t)PVK_TEXRES_LOD : ~0u); /* levels past 8x8: counted above */
         tb->info[u] = (VkDescriptorImageInfo){smp, t->view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
         tb->units |= 1u << u;
         fs->tex.enable |= (uint8_t)(1u << u);
@@ -938,9 +989,9 @@ pvk_result pvk_draw_init(pvk_context *ctx)
     if (!d)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->draw = d;
-    pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, texture units 0-2, the procedural texture, fragment "
-                               "lighting, fog, shadow rendering, alpha test, blending, logic ops, depth and stencil; "
-                               "no shadow cube textures or gas yet");
+    pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, texture units 0-2 (no shadow cube maps), the procedural "
+                               "texture, fragment lighting, fog, shadow rendering, alpha test, blending, logic ops, "
+                               "depth and stencil; no gas");
     /* D32_SFLOAT holds every 24-bit depth exactly (translator/glsl_fs.c); Vulkan
      * requires it for depth attachments and transfers, but check anyway. */
     VkFormatProperties fp;

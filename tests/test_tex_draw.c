@@ -15,7 +15,7 @@
  * (PVK_DEBUG=no-custom-border); shadow 2D textures against the emulators'
  * comparison model, a shadow cube counted unsupported and reading 0; render-to-texture (a draw samples what the draw before rendered,
  * no write-back); draws with a cached texture stay in one batch; a texture
- * the host rewrites is seen.  Again on
+ * the host rewrites is seen; a reserved wrap mode is counted.  Again on
  * PVK_DEBUG=roundtrip, the draw path without the surface cache. */
 #include <math.h>
 #include <stdbool.h>
@@ -192,6 +192,9 @@ static void random_texture(uint32_t addr, uint32_t stride, unsigned faces, const
         pvk_guest_written(ctx, addr + f * stride, (uint32_t)len);
         for (unsigned l = 0; l < c->levels; l++) {
             unsigned w = c->w >> l, h = c->h >> l;
+            rgba[f][l] = NULL;
+            if (w < 8 || h < 8) /* the reference decodes whole tiles */
+                continue;
             rgba[f][l] = malloc((size_t)w * h * 4);
             tex_ref_decode(p + tex_ref_level_offset(c->format, c->w, c->h, l), w, h, c->format, rgba[f][l]);
         }
@@ -339,7 +342,10 @@ static void lod(void)
         {"4 texels a pixel", 8, 3, 0, 0, 2},
         {"4 texels a pixel, bias -1", 8, 3, 0, -256, 1},
         {"4 texels a pixel, min level 2 max 2", 8, 3, 2, 0, 2},
+        /* levels to 1x1: those under 8x8 are not decoded, the 8x8 one stands in */
+        {"8 texels a pixel, levels down to 1x1", 16, 6, 0, 0, 2},
     };
+    uint64_t unsupported = stats().unsupported;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         unit_cfg u = {.addr = TEX0, .w = 32, .h = 32, .format = 0, .levels = cases[i].levels, .wrap_s = 2,
                       .wrap_t = 2, .bias = cases[i].bias, .min_level = cases[i].min_level};
@@ -358,6 +364,7 @@ static void lod(void)
         compare(cases[i].what, expect_plain, &c, 0);
         free_texture(1, u.levels, rgba);
     }
+    CHECK_EQ(stats().unsupported - unsupported, 1); /* the last case */
 }
 
 /* ---- units 1 and 2 ---- */
@@ -628,6 +635,26 @@ static void batching(void)
     free_texture(1, 1, rgba);
 }
 
+/* Wrap 6 (undocumented: taken as repeat) samples as repeat and is counted
+ * unsupported. */
+static void reserved_wrap(void)
+{
+    unit_cfg u = {.addr = TEX0, .w = 16, .h = 16, .format = 0, .levels = 1, .wrap_s = 6, .wrap_t = 2};
+    uint8_t *rgba[6][8];
+    random_texture(TEX0, 0, 1, &u, rgba);
+    set_unit(0, &u);
+    enable_units(1, false);
+    tev_source(3);
+    uint64_t before = stats().unsupported;
+    plain_case c = {rgba[0][0], 16, 16, {2, 2, 0, {0}}, -1, -1, 2, 2, false};
+    corners q = plain(c.s0, c.t0, c.s1, c.t1);
+    draw_quad(&q);
+    draw_quad(&q);
+    CHECK_EQ(stats().unsupported - before, 2);
+    compare("wrap 6 (reserved)", expect_plain, &c, 0);
+    free_texture(1, 1, rgba);
+}
+
 /* ---- shadow textures ---- */
 
 typedef struct shadow_case {
@@ -718,6 +745,7 @@ static void run(const char *debug)
         cube();
         projection();
         host_rewrite();
+        reserved_wrap();
         if (!roundtrip) { /* which decodes every texture from memory, a submission per draw */
             render_to_texture();
             batching();

@@ -22,7 +22,8 @@
  *
  * Every expansion is exact and invertible (x*17 and bit replication keep the
  * source bits in the high bits).  Image row 0 is the first row in memory
- * (the top as a display transfer sees it); sampling will flip t.
+ * (the top as a display transfer sees it); sampling flips t
+ * (translator/glsl_fs.c).
  *
  * Levels follow level 0 in memory, each half as wide and high, each laid out
  * like level 0.  Levels are accepted while both sides stay multiples of 8 (as

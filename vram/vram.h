@@ -325,7 +325,7 @@ int pvk_transfer_pick(uint32_t in_fmt, uint32_t out_fmt, uint32_t scale, bool to
  * cube maps, six faces; cached by pvk_texture_get beside the surfaces (one
  * invalidation path: surface.c tells the texture cache of every write it
  * hears of), and built from a render target's image when one holds the
- * texture's bytes.  Draws do not sample yet. */
+ * texture's bytes.  Draws sample them (runtime/draw.c). */
 
 /* GPUREG_TEXUNITi_TYPE values (seed 001; libctru GPU_TEXCOLOR). */
 enum {
