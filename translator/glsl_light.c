@@ -1,6 +1,7 @@
-/* The fragment shader's fog, fragment lighting and procedural texture
- * (pvk_fs_fraglight_key), as GLSL pieces glsl_fs.c places: declarations,
- * the lighting colours before the TEV stages, fog after the alpha test.
+/* The fragment shader's fog, fragment lighting, procedural texture and
+ * shadow rendering (pvk_fs_fraglight_key), as GLSL pieces glsl_fs.c places:
+ * declarations, the lighting colours and the procedural texture before the
+ * TEV stages, shadow rendering after them, fog after the alpha test.
  * tests/ref/light_ref.c is the same arithmetic on the CPU.
  *
  * The LUTs are the data ports' words in a storage buffer (binding 5,
@@ -58,7 +59,8 @@ void pvk_glsl_fraglight_fog(pvk_text *b, const pvk_fs_key *k)
 /* ---- fragment lighting ----
  *
  * The model (3dbrew "GPU/Internal Registers" 0x140-0x1D9; where it is silent,
- * the behaviour emulators agree on; tests/ref/light_ref.c restates it):
+ * Citra's software renderer, compared with hardware; tests/ref/light_ref.c
+ * restates it):
  *   the normal N and tangent T are (0,0,1) and (1,0,0) rotated by the
  *   normalised interpolated quaternion; V = normalize(view).  Per light
  *   (LIGHTING_LIGHT_PERMUTATION order) with position/direction p:
@@ -74,7 +76,8 @@ void pvk_glsl_fraglight_fog(pvk_text *b, const pvk_fs_key *k)
  *   is bits 0-11 / 4095 (fixed0.0.12) and its difference bits 12-22 / 2047
  *   (fixed1.0.11, sign and magnitude: negative when bit 23 is set; 4095 and
  *   2047 rather than 4096 and 2048 so that all ones is 1.0, as Citra, whose
- *   lighting was checked against hardware, reads them); then times the scale (1, 2, 4, 8, 1/4, 1/2; 4-5 read 1x).
+ *   lighting was checked against hardware, reads them); then times the
+ *   scale (1, 2, 4, 8, 1/4, 1/2; 4-5 read 1x).
  *   A LUT off in CONFIG1 or missing from the configuration reads 1.
  *   spot = SP(light) if its spot is on, else 1; distance = DA(light) at
  *   clamp(bias + scale * |Lr|, 0, 1) (unsigned index, no scale)
