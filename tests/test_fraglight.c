@@ -202,6 +202,24 @@ static void fog_tests(int mirror)
         fog_case(k);
     reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
     fog_ring();
+    /* what is not emulated is counted on every draw that uses it: gas (fog mode 7), procedural-texture mipmaps */
+    wreg(PVK_GPUREG_TEXENV_UPDATE_BUFFER, 7);
+    uint8_t c[4] = {10, 20, 30, 255};
+    ramp_quad(c, 0.5f, 0.5f);
+    for (int i = 0; i < 2; i++) {
+        uint64_t before = stats().unsupported;
+        draw_arrays(0, 6);
+        CHECK_EQ(stats().unsupported, before + 1);
+    }
+    wreg(PVK_GPUREG_TEXENV_UPDATE_BUFFER, 0);
+    wreg(PVK_GPUREG_TEXUNIT_CONFIG, 1u << 10 | 1u << 12);
+    wreg(PVK_GPUREG_TEXUNIT3_PROCTEX4, 5 | 255u << 11); /* linear, mipmap linear */
+    for (int i = 0; i < 2; i++) {
+        uint64_t before = stats().unsupported;
+        draw_arrays(0, 6);
+        CHECK_EQ(stats().unsupported, before + 1);
+    }
+    wreg(PVK_GPUREG_TEXUNIT_CONFIG, 1u << 12);
     th_release(ctx);
 }
 
