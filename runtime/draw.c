@@ -995,9 +995,9 @@ pvk_result pvk_draw_init(pvk_context *ctx)
     if (!d)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->draw = d;
-    pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, texture units 0-2, the procedural texture, fragment "
-                               "lighting, fog, shadow rendering, alpha test, blending, logic ops, depth and stencil; "
-                               "no shadow cube textures or gas yet");
+    pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, texture units 0-2 (no shadow cube maps), the procedural "
+                               "texture, fragment lighting, fog, shadow rendering, alpha test, blending, logic ops, "
+                               "depth and stencil; no gas");
     /* D32_SFLOAT holds every 24-bit depth exactly (translator/glsl_fs.c); Vulkan
      * requires it for depth attachments and transfers, but check anyway. */
     VkFormatProperties fp;
