@@ -90,8 +90,8 @@ struct pvk_draw {
     VkFormat dfmt; /* VK_FORMAT_UNDEFINED: the device cannot, draws go without depth */
     VkFormat dsfmt; /* D24S8 surfaces: D32_SFLOAT_S8_UINT, UNDEFINED when the device lacks it */
     bool stencil_warned, shadow_warned, border_warned, small_levels_warned;
-    uint32_t reserved_logged; /* PVK_TEXRES_* bits logged */
     bool shadow_mode_warned; /* shadow rendering without attachment reads */
+    uint32_t reserved_logged; /* PVK_TEXRES_* bits logged */
     VkBuffer dstaging;
     VkDeviceMemory dstaging_mem;
     uint32_t depth_addr, depth_len; /* guest depth range the draw in flight writes */
