@@ -571,9 +571,14 @@ static void interpolated_case(int k)
         }
 }
 
-static void lighting_tests(void)
+/* `debug`: "lut-storage" runs it with the LUTs in a storage buffer (devices
+ * whose uniform-buffer range cannot hold them). */
+static void lighting_tests(const char *debug)
 {
-    ctx = th_context_debug(NULL, getenv("FL_DEBUG"), 0);
+    light_worst = light_mid = interp_worst = 0;
+    memset(light_hist, 0, sizeof light_hist);
+    memset(interp_hist, 0, sizeof interp_hist);
+    ctx = th_context_debug(NULL, debug, 0);
     upload_lit_shader();
     setup_target_d24s8(DB);
     merger_replace();
@@ -583,7 +588,8 @@ static void lighting_tests(void)
             wreg(id, 0x000F000F); /* stages 1-5 pass stage 0's output on */
     for (int k = 0; k < 40; k++)
         lit_case(k);
-    fprintf(stderr, "lighting: worst channel error %d; cells by worst error 0..6, >6:", light_worst);
+    fprintf(stderr, "lighting%s: worst channel error %d; cells by worst error 0..6, >6:",
+            debug ? " (LUTs in a storage buffer)" : "", light_worst);
     for (int i = 0; i < 8; i++)
         fprintf(stderr, " %d", light_hist[i]);
     fprintf(stderr, "\n");
@@ -722,9 +728,10 @@ static void proctex_case(int k)
     pt_worst_case = bad > pt_worst_case ? bad : pt_worst_case;
 }
 
-static void proctex_tests(void)
+static void proctex_tests(const char *debug)
 {
-    ctx = th_context(NULL, 0);
+    pt_cases = pt_bad_total = pt_worst_case = 0;
+    ctx = th_context_debug(NULL, debug, 0);
     upload_tc_shader();
     setup_target_d24s8(DB);
     merger_replace();
@@ -818,8 +825,11 @@ static void shadow_tests(void)
 int main(void)
 {
     shadow_tests();
-    proctex_tests();
-    lighting_tests();
+    proctex_tests(NULL);
+    lighting_tests(NULL);
+    /* the same with the LUTs in a storage buffer, as where the uniform range is too small */
+    proctex_tests("lut-storage");
+    lighting_tests("lut-storage");
     for (int mirror = 0; mirror < 2; mirror++)
         fog_tests(mirror);
     return th_finish("test_fraglight");
