@@ -31,6 +31,7 @@ enum {
     PVK_DEBUG_NO_CUSTOM_BORDER = 1u << 6, /* "no-custom-border": act as if the device lacked custom border colours */
     PVK_DEBUG_NO_ATTACHMENT_READ = 1u << 7, /* "no-attachment-read": act as if the device lacked
                                                rasterizationOrderAttachmentAccess (fixed-function blending) */
+    PVK_DEBUG_CPU_VS = 1u << 8,         /* "cpu-vs": vertex programs of draws on the CPU interpreter */
 };
 
 /* One built-in compute pipeline: storage buffers through push descriptors and
@@ -257,6 +258,8 @@ void pvk_raise_irq(pvk_context *ctx, pvk_irq which);
 /* ---- PICA -> Vulkan tables (runtime/pica_to_vk.c) ---- */
 VkCompareOp pvk_vk_compare_op(uint32_t func);
 VkCullModeFlags pvk_vk_cull_mode(uint32_t mode);
+VkFormat pvk_vk_attrib_format(uint32_t type, uint32_t comps);
+VkPrimitiveTopology pvk_vk_topology(uint32_t topo);
 VkLogicOp pvk_vk_logic_op(uint32_t op);
 VkBlendOp pvk_vk_blend_op(uint32_t eq);
 VkBlendFactor pvk_vk_blend_factor(uint32_t f);
@@ -351,7 +354,13 @@ VkPipelineLayout pvk_pipeline_layout(const pvk_context *ctx);
 /* The pipeline for these keys (created and cached on first use; the last
  * one is found without hashing).  VK_NULL_HANDLE after a logged failure. */
 VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format,
-                            bool render_pass);
+                            bool render_pass, const pvk_vs_draw *vs);
+/* Draws with vertex programs on the GPU (`vs` of the packet; pvk_pipeline_get
+ * takes it then): the generated vertex module for its key, compiled now
+ * (memory and disk cache).  PVK_ERROR_MISSING_FEATURE when the translator
+ * does not take the program whole or the device lacks a vertex format it
+ * needs: the translator draws on the CPU instead. */
+pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs);
 /* The one place device capabilities adjust finished keys: with attachment
  * reads (ctx->attachment_read) a blending key moves its BLEND_FUNC state from
  * the pipeline key into the fragment-shader key (the shader blends exactly),
@@ -376,6 +385,8 @@ VkFramebuffer pvk_framebuffer_get(pvk_context *ctx, VkFormat depth, bool load, u
  * the colour attachment as input attachment 0 for shaders that blend;
  * bindings 0-3 are kept for the texture units. */
 #define PVK_DRAW_BINDING_DST 4u
+/* Binding 7 (PVK_DRAW_BINDING_VS, translator.h): the generated vertex
+ * shader's uniforms, a storage buffer in the draw ring. */
 /* A binding of a pipeline layout, for the check below. */
 typedef struct pvk_layout_binding {
     uint32_t set, binding;
