@@ -299,6 +299,22 @@ pvk_result pvk_set_output(pvk_context *ctx, const pvk_output_config *config)
     return pvk_lcd_set_output(ctx, config);
 }
 
+pvk_result pvk_set_scale(pvk_context *ctx, uint32_t scale)
+{
+    ENTER(ctx, PVK_ERROR_BUSY);
+    if (!ctx)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    if (ctx->sticky)
+        return ctx->sticky;
+    /* surfaces follow lazily: pvk_surface_get keys them by ctx->scale */
+    return pvk_scale_set(ctx, scale, "pvk_set_scale") ? PVK_SUCCESS : PVK_ERROR_INVALID_ARGUMENT;
+}
+
+uint32_t pvk_get_scale(const pvk_context *ctx)
+{
+    return ctx ? ctx->scale : 1;
+}
+
 pvk_result pvk_frame_acquire(pvk_context *ctx, pvk_frame *frame)
 {
     ENTER(ctx, PVK_ERROR_BUSY);

@@ -18,6 +18,7 @@ static const struct { uint32_t buffers, push_size; } pipe_layouts[PVK_PIPE_DISPL
     [PVK_PIPE_SURFACE_CONVERT] = {2, 48}, /* linear surface pixels, guest memory */
     [PVK_PIPE_TEXTURE_DECODE] = {2, 48}, /* guest texture, linear staging */
     [PVK_PIPE_TEXTURE_DECODE_ETC] = {2, 32},
+    [PVK_PIPE_LCD_SCALE] = {3, 32}, /* source, N x screen, LUT */
 };
 
 static const char *const pipe_names[PVK_PIPE_DISPLAY_BLOCK] = {
@@ -30,6 +31,7 @@ static const char *const pipe_names[PVK_PIPE_DISPLAY_BLOCK] = {
     [PVK_PIPE_SURFACE_CONVERT] = "surface transfer/reinterpretation",
     [PVK_PIPE_TEXTURE_DECODE] = "texture decode",
     [PVK_PIPE_TEXTURE_DECODE_ETC] = "texture decode (ETC1, ETC1A4)",
+    [PVK_PIPE_LCD_SCALE] = "LCD frame at resolution scale N",
 };
 
 /* A pipeline's layout and specialisation constants.  The variants are made

@@ -116,6 +116,21 @@ pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
     if ((ctx->debug & PVK_DEBUG_SHADERS) && ctx->log_level < PVK_LOG_INFO)
         ctx->log_level = PVK_LOG_INFO; /* the dumps are logged at info: say where they went */
     pvk_result r;
+    const char *es = getenv("PVK_SCALE"); /* tools: overrides the config */
+    if (es && *es) {
+        char *end;
+        unsigned long v = strtoul(es, &end, 10);
+        if (*end || v == 0 || v > PVK_MAX_SCALE) {
+            pvk_log(ctx, PVK_LOG_ERROR, "PVK_SCALE=%s: the resolution scale is an integer 1..%u", es, PVK_MAX_SCALE);
+            free(ctx);
+            return PVK_ERROR_INVALID_ARGUMENT;
+        }
+        ctx->cfg.scale = (uint32_t)v;
+    }
+    if (!pvk_scale_set(ctx, ctx->cfg.scale, "pvk_config.scale")) {
+        free(ctx);
+        return PVK_ERROR_INVALID_ARGUMENT;
+    }
     /* Creation reads volk's globals throughout (instance-level calls); another
      * thread's creation must not reload them meanwhile. */
     pvk_vulkan_global_lock();
@@ -141,6 +156,7 @@ void pvk_ctx_destroy(pvk_context *ctx)
     if (ctx->device)
         pvk_retire(ctx, true);
     pvk_draw_destroy(ctx);
+    pvk_fragdata_destroy(ctx);
     pvk_pipelines_destroy(ctx);
     pvk_lcd_destroy(ctx);
     pvk_samplers_destroy(ctx);
@@ -152,6 +168,16 @@ void pvk_ctx_destroy(pvk_context *ctx)
     pvk_device_destroy(ctx);
     pvk_vulkan_global_unlock();
     free(ctx);
+}
+
+bool pvk_scale_set(pvk_context *ctx, uint32_t scale, const char *what)
+{
+    if (scale > PVK_MAX_SCALE) {
+        pvk_log(ctx, PVK_LOG_ERROR, "%s: resolution scale %u is outside 1..%u", what, scale, PVK_MAX_SCALE);
+        return false;
+    }
+    ctx->scale = scale ? scale : 1;
+    return true;
 }
 
 /* ---- the register bus ---- */

@@ -95,7 +95,9 @@ struct pvk_draw {
     pvk_image depth; /* depth attachment (no image until needed) */
     VkFormat dfmt; /* VK_FORMAT_UNDEFINED: the device cannot, draws go without depth */
     VkFormat dsfmt; /* D24S8 surfaces: D32_SFLOAT_S8_UINT, UNDEFINED when the device lacks it */
-    bool stencil_warned;
+    bool stencil_warned, shadow_warned, border_warned, small_levels_warned;
+    bool shadow_mode_warned; /* shadow rendering without attachment reads */
+    uint32_t reserved_logged; /* PVK_TEXRES_* bits logged */
     VkBuffer dstaging;
     VkDeviceMemory dstaging_mem;
     uint32_t depth_addr, depth_len; /* guest depth range the draw in flight writes */
@@ -236,6 +238,7 @@ typedef struct target {
     bool color; /* colour writes allowed (COLORBUFFER_WRITE): the buffer is loaded and stored */
     bool block32;
     pvk_guest_span span;
+    uint32_t scale; /* resolution scale of the attachments (1 on the round-trip path) */
 } target;
 
 typedef struct depth_state {
@@ -251,7 +254,7 @@ static bool packet_target(pvk_context *ctx, const pvk_draw_packet *pk, target *t
 {
     const pvk_fb_desc *fb = &pk->fb;
     *t = (target){fb->width, fb->height, fb->color_bpp, fb->color_addr, fb->color_xfer_format, fb->color_write,
-                  fb->block32, {0}};
+                  fb->block32, {0}, roundtrip ? 1 : ctx->scale};
     /* Without colour writes (depth-only passes: citro3d binds no colour
      * buffer and clears the access registers) the colour buffer is left
      * alone; nothing reads it until blending exists. */
@@ -427,6 +430,10 @@ static void record_vertices(pvk_context *ctx, struct pvk_draw *d, VkCommandBuffe
 static pvk_result draw_submit_vs(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk)
 {
     bool roundtrip = ctx->debug & PVK_DEBUG_ROUNDTRIP;
+    /* fragment lighting takes each triangle's quaternions along the shorter
+     * arc (pvk_draw_submit): per triangle, which a vertex stage cannot do */
+    if (pk->fs.fl.light)
+        return PVK_ERROR_MISSING_FEATURE;
     pvk_result r = pvk_vs_module_prepare(ctx, pk->vs);
     if (r)
         return r; /* MISSING_FEATURE: the translator draws on the CPU */
@@ -441,6 +448,155 @@ static pvk_result draw_submit_vs(pvk_context *ctx, struct pvk_draw *d, const pvk
     vertex_used(d, in.uni_off, sizeof(pvk_vs_draw_uniforms), value);
     vertex_used(d, region, bytes, value);
     return r;
+}
+
+/* What a draw samples: per bound unit (bit u of `units`) the texture's view
+ * and a sampler, as push descriptors for bindings 0-2. */
+typedef struct tex_binding {
+    uint32_t units;
+    VkDescriptorImageInfo info[3];
+} tex_binding;
+
+/* Register values the documents call reserved or unknown that a sampled
+ * unit uses (translator/texture.c decodes them as its PVK_TEXRES_* comments
+ * say): counted unsupported every draw, logged once each.  Sizes, formats
+ * and levels the decoder refuses are counted there instead. */
+static void count_reserved(pvk_context *ctx, const pvk_tex_desc *td, uint32_t mask)
+{
+    static const struct { uint32_t bit; const char *what; } kinds[] = {
+        {PVK_TEXRES_TYPE, "a reserved texture type (unit 0: 6-7, taken as disabled; units 1/2: not 0, ignored)"},
+        {PVK_TEXRES_WRAP, "wrap mode 4-7 (taken as 0-1, 6-7 as repeat)"},
+        {PVK_TEXRES_ETC1_FLAG, "an ETC1 flag that disagrees with the format (the format decides)"},
+        {PVK_TEXRES_SHADOW_BIT, "a shadow bit that disagrees with the type (the type decides)"},
+        {PVK_TEXRES_LOD, "a min level above the max level (the max is taken) or a max level past 8x8"},
+    };
+    struct pvk_draw *d = ctx->draw;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (!(td->reserved & mask & kinds[i].bit))
+            continue;
+        if (!(d->reserved_logged & kinds[i].bit)) {
+            d->reserved_logged |= kinds[i].bit;
+            pvk_unsupported(ctx, "draw: texture unit %u has %s (counted per draw)", td->unit, kinds[i].what);
+        } else {
+            ctx->stats.unsupported++;
+        }
+    }
+}
+
+/* The textures of the packet's enabled units (pvk_texture_get: cached,
+ * built from a render target, or decoded; a decode or a build is its own
+ * submission, so it closes an open batch and runs before the draw) and their
+ * samplers, and the fragment key adjusted to what could be bound: a unit
+ * whose texture is refused (bad input, logged and counted by the texture
+ * cache) or whose type is not sampled (shadow cube; counted) reads 0.  The
+ * border colour goes through the shader (shader_border) where the sampler
+ * cannot carry it: no custom border colours (logged once), or a view with a
+ * swizzle (L, A, LA, HILO formats), whose border Vulkan applies before the
+ * swizzle.  Those samplers clamp to the edge on the emulated axes. */
+static pvk_result textures_for_draw(pvk_context *ctx, const pvk_draw_packet *pk, pvk_fs_key *fs, tex_binding *tb)
+{
+    struct pvk_draw *d = ctx->draw;
+    tb->units = 0;
+    fs->tex.shader_border = 0;
+    for (uint32_t u = 0; u < 3; u++) {
+        if (!(fs->tex.enable >> u & 1))
+            continue;
+        const pvk_tex_desc *td = &pk->tex[u];
+        fs->tex.enable &= (uint8_t)~(1u << u); /* set again once bound */
+        if (td->type == PVK_TEXTYPE_SHADOW_CUBE) {
+            /* undocumented, and no emulator models it to follow */
+            if (!d->shadow_warned) {
+                d->shadow_warned = true;
+                pvk_unsupported(ctx, "draw: shadow cube textures are not sampled: they read 0 (counted per draw)");
+            } else {
+                ctx->stats.unsupported++;
+            }
+            continue;
+        }
+        pvk_texture_desc desc;
+        const pvk_texture *t = NULL;
+        if (!pvk_texture_desc_from_unit(td, &desc))
+            continue;
+        /* Levels below 8x8 have no documented layout (vram/texture.c refuses
+         * them): rather than lose the texture, its levels down to 8x8 are
+         * sampled, the level of detail clamped to them; counted unsupported. */
+        uint32_t fit = 1;
+        while (fit < desc.levels && (desc.width >> fit) >= 8 && (desc.height >> fit) >= 8 &&
+               (desc.width >> fit) % 8 == 0 && (desc.height >> fit) % 8 == 0)
+            fit++;
+        bool cut = fit < desc.levels;
+        if (cut) {
+            if (!d->small_levels_warned) {
+                d->small_levels_warned = true;
+                pvk_unsupported(ctx, "draw: texture %ux%u with %u levels: levels smaller than 8x8 are not decoded; "
+                                     "sampled from the first %u (counted per draw)",
+                                desc.width, desc.height, desc.levels, fit);
+            } else {
+                ctx->stats.unsupported++;
+            }
+            desc.levels = fit;
+        }
+        pvk_result r = pvk_texture_get(ctx, &desc, &t);
+        if (r) {
+            if (ctx->sticky)
+                return r;
+            continue; /* logged and counted */
+        }
+        pvk_sampler_key sk;
+        pvk_sampler_key_from_desc(td, &sk);
+        if (cut) {
+            sk.max_level = (uint8_t)(sk.max_level < fit - 1 ? sk.max_level : fit - 1);
+            sk.min_level = (uint8_t)(sk.min_level < fit - 1 ? sk.min_level : fit - 1);
+        }
+        uint32_t texel_bytes = 0;
+        pvk_texture_vk_format(desc.format, NULL, &texel_bytes);
+        if (td->type == PVK_TEXTYPE_SHADOW_2D) /* the shader fetches texels and compares them itself */
+            sk = (pvk_sampler_key){0};
+        bool bs = pvk_vk_address_mode(sk.wrap_s) == VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER,
+             bt = pvk_vk_address_mode(sk.wrap_t) == VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER;
+        if ((bs || bt) && (texel_bytes < 4 || !ctx->features.custom_border_color)) {
+            if (!ctx->features.custom_border_color && !d->border_warned) {
+                d->border_warned = true;
+                pvk_log(ctx, PVK_LOG_WARN, "draw: no custom border colours: the fragment shader clamps to the border "
+                                           "colour itself (pvk_stats.shader_borders)");
+            }
+            ctx->stats.shader_borders++;
+            fs->tex.shader_border |= (uint8_t)((bs ? 1u << u : 0) | (bt ? 1u << (u + 4) : 0));
+            if (bs)
+                sk.wrap_s = 0; /* clamp to edge */
+            if (bt)
+                sk.wrap_t = 0;
+            sk.border = 0;
+        }
+        VkSampler smp = pvk_sampler_get(ctx, &sk, NULL);
+        if (!smp) {
+            if (ctx->sticky)
+                return ctx->sticky;
+            continue; /* logged */
+        }
+        count_reserved(ctx, td, cut ? ~(uint32_t)PVK_TEXRES_LOD : ~0u); /* levels past 8x8: counted above */
+        tb->info[u] = (VkDescriptorImageInfo){smp, t->view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+        tb->units |= 1u << u;
+        fs->tex.enable |= (uint8_t)(1u << u);
+        ctx->stats.texture_samples++;
+    }
+    return PVK_SUCCESS;
+}
+
+/* Push the bound units' descriptors (bindings 0-2; the others keep theirs). */
+static void push_textures(pvk_context *ctx, VkCommandBuffer cmd, const tex_binding *tb)
+{
+    VkWriteDescriptorSet w[3];
+    uint32_t n = 0;
+    for (uint32_t u = 0; u < 3; u++)
+        if (tb->units >> u & 1)
+            w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                            .dstBinding = PVK_DRAW_BINDING_TEX0 + u,
+                                            .descriptorCount = 1,
+                                            .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                                            .pImageInfo = &tb->info[u]};
+    if (n)
+        ctx->vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, n, w);
 }
 
 pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *pk)
@@ -463,6 +619,14 @@ pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *pk)
     for (uint32_t k = 0; k < pk->tri_vertices; k++) { /* gathered once, straight into the ring */
         dv[k] = pk->verts[pk->index[k]];
     }
+    if (pk->fs.fl.light) /* q and -q are one rotation: interpolate each triangle's along the shorter arc */
+        for (uint32_t k = 0; k + 2 < pk->tri_vertices; k += 3)
+            for (int j = 1; j <= 2; j++) {
+                const float *a = dv[k].quat;
+                float *b = dv[k + j].quat;
+                if (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0)
+                    b[0] = -b[0], b[1] = -b[1], b[2] = -b[2], b[3] = -b[3];
+            }
     draw_input in = {.voff = voff};
     r = roundtrip ? render_roundtrip(ctx, d, pk, &in) : render_batched(ctx, d, pk, &in);
     /* in use by the batch the draw went into: still open (the next value) or submitted */
@@ -489,7 +653,7 @@ static pvk_result packet_surfaces(pvk_context *ctx, const target *t, const depth
             return PVK_ERROR_BAD_PARAMETERS;
         }
         pvk_surface_key key = {.addr = t->addr, .width = t->w, .height = t->h, .format = (uint32_t)t->fmt,
-                               .kind = PVK_SURFACE_COLOR, .block32 = t->block32, .scale = 1};
+                               .kind = PVK_SURFACE_COLOR, .block32 = t->block32, .scale = (uint8_t)ctx->scale};
         if ((r = pvk_surface_get(ctx, &key, VK_FORMAT_R8G8B8A8_UNORM, "draw colour buffer", cs)))
             return r;
     }
@@ -505,7 +669,7 @@ static pvk_result packet_surfaces(pvk_context *ctx, const target *t, const depth
             return PVK_SUCCESS;
         }
         pvk_surface_key key = {.addr = ds->addr, .width = t->w, .height = t->h, .format = ds->format,
-                               .kind = PVK_SURFACE_DEPTH, .block32 = t->block32, .scale = 1};
+                               .kind = PVK_SURFACE_DEPTH, .block32 = t->block32, .scale = (uint8_t)ctx->scale};
         if ((r = pvk_surface_get(ctx, &key, ds->vkfmt, "draw depth buffer", dsurf)))
             return r;
     }
@@ -514,10 +678,11 @@ static pvk_result packet_surfaces(pvk_context *ctx, const target *t, const depth
 
 /* A viewport Vulkan can take; false (logged and counted: the draw is dropped)
  * otherwise. */
-static bool viewport_ok(pvk_context *ctx, const pvk_raster_desc *rd)
+static bool viewport_ok(pvk_context *ctx, const pvk_raster_desc *rd, uint32_t scale)
 {
     float vw = rd->viewport[2], vh = rd->viewport[3];
-    if (vw > 0 && vw <= 8192 && vh > 0 && vh <= 8192)
+    if (vw > 0 && vw <= 8192 && vh > 0 && vh <= 8192 && vw * (float)scale <= (float)ctx->props.limits.maxViewportDimensions[0] &&
+        vh * (float)scale <= (float)ctx->props.limits.maxViewportDimensions[1])
         return true;
     pvk_bad_input(ctx, "draw: viewport %gx%g is not drawable; dropped", vw, vh);
     return false;
@@ -530,18 +695,20 @@ static bool viewport_ok(pvk_context *ctx, const pvk_raster_desc *rd)
  * pipeline leaves dynamic is set for every draw, so draws of one batch do not
  * inherit each other's state. */
 static void set_draw_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_packet *pk, uint32_t w, uint32_t h,
-                           const depth_state *dst, bool depth_attachment, bool stencil_attachment)
+                           uint32_t scale, const depth_state *dst, bool depth_attachment, bool stencil_attachment)
 {
     const pvk_raster_desc *rd = &pk->raster;
     float bc[4];
     for (int i = 0; i < 4; i++)
         bc[i] = (float)((pk->blend_color >> (8 * i)) & 0xFF) / 255.0f;
     ctx->vk.vkCmdSetBlendConstants(cmd, bc);
-    /* Viewport: PICA window y runs up; attachment row = h - window y. */
-    float vx = rd->viewport[0], vy = rd->viewport[1], vw = rd->viewport[2], vh = rd->viewport[3];
-    VkViewport viewport = {vx, (float)h - vy, vw, -vh, 0.0f, 1.0f};
+    /* Viewport: PICA window y runs up; attachment row = h - window y.  At
+     * resolution scale N every window coordinate is N attachment pixels. */
+    float vx = rd->viewport[0], vy = rd->viewport[1], vw = rd->viewport[2], vh = rd->viewport[3], n = (float)scale;
+    VkViewport viewport = {vx * n, ((float)h - vy) * n, vw * n, -vh * n, 0.0f, 1.0f};
+    int32_t si = (int32_t)scale;
     ctx->vk.vkCmdSetViewport(cmd, 0, 1, &viewport);
-    VkRect2D scissor = {{0, 0}, {w, h}};
+    VkRect2D scissor = {{0, 0}, {w * scale, h * scale}};
     int32_t exclude[4] = {1, 1, 0, 0}; /* x1 < x0: none */
     uint32_t smode = rd->scissor_mode;
     if (smode == 1 || smode == 3) {
@@ -554,9 +721,10 @@ static void set_draw_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw
             if (cx1 < cx0 || cr1 < cr0)
                 scissor = (VkRect2D){{0, 0}, {0, 0}};
             else
-                scissor = (VkRect2D){{cx0, cr0}, {(uint32_t)(cx1 - cx0 + 1), (uint32_t)(cr1 - cr0 + 1)}};
-        } else {
-            exclude[0] = x0, exclude[1] = r0, exclude[2] = x1, exclude[3] = r1;
+                scissor = (VkRect2D){{cx0 * si, cr0 * si},
+                                     {(uint32_t)(cx1 - cx0 + 1) * scale, (uint32_t)(cr1 - cr0 + 1) * scale}};
+        } else { /* inclusive pixel ranges: 1x pixel p is N x N pixels from p * N */
+            exclude[0] = x0 * si, exclude[1] = r0 * si, exclude[2] = (x1 + 1) * si - 1, exclude[3] = (r1 + 1) * si - 1;
         }
     }
     ctx->vk.vkCmdSetScissor(cmd, 0, 1, &scissor);
@@ -648,7 +816,7 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
     bool depth = dsurf || d->depth.image;
     VkRenderingInfo ri = {
         .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
-        .renderArea = {{0, 0}, {t->w, t->h}},
+        .renderArea = {{0, 0}, {t->w * t->scale, t->h * t->scale}},
         .layerCount = 1,
         .colorAttachmentCount = 1,
         .pColorAttachments = &att,
@@ -662,7 +830,7 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
         VkFormat dfmt = depth ? dst->vkfmt : VK_FORMAT_UNDEFINED;
         bool load = dsurf != NULL;
         VkRenderPass pass = pvk_render_pass_get(ctx, dfmt, load);
-        VkFramebuffer fb = pass ? pvk_framebuffer_get(ctx, dfmt, load, t->w, t->h) : VK_NULL_HANDLE;
+        VkFramebuffer fb = pass ? pvk_framebuffer_get(ctx, dfmt, load, t->w * t->scale, t->h * t->scale) : VK_NULL_HANDLE;
         if (!fb) {
             pvk_op_abort(ctx, &b->op);
             return PVK_ERROR_VULKAN; /* logged */
@@ -696,8 +864,8 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
     b->depth = depth ? datt.imageView : VK_NULL_HANDLE;
     b->dfmt = depth ? dst->vkfmt : VK_FORMAT_UNDEFINED;
     b->stencil = dst->stencil;
-    b->w = t->w;
-    b->h = t->h;
+    b->w = t->w * t->scale;
+    b->h = t->h * t->scale;
     b->pipeline = VK_NULL_HANDLE;
     b->draws = 0;
     ctx->batch_close = batch_submit;
@@ -708,6 +876,23 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
  * differ from the batch's.  A draw without depth joins a batch whatever its
  * depth attachment (the test and writes are off); one with depth needs the
  * batch's depth surface. */
+/* Shadow rendering (COLOR_OPERATION mode 3, translator/glsl_light.c) reads
+ * the colour attachment in the shader: on a path without attachment reads
+ * the draw writes its TEV colour instead, counted unsupported. */
+static void shadow_for_path(pvk_context *ctx, struct pvk_draw *d, pvk_fs_key *fs, bool attachment_read)
+{
+    if (!fs->fl.shadow || attachment_read)
+        return;
+    fs->fl.shadow = 0;
+    if (d->shadow_mode_warned) {
+        ctx->stats.unsupported++;
+        return;
+    }
+    d->shadow_mode_warned = true;
+    pvk_unsupported(ctx, "draw: shadow rendering needs attachment reads (%s); the TEV colour is written instead",
+                    ctx->debug & PVK_DEBUG_ROUNDTRIP ? "not on the PVK_DEBUG=roundtrip path" : "device or PVK_DEBUG");
+}
+
 static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk,
                                  const draw_input *in)
 {
@@ -720,29 +905,42 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
     /* surface loads, evictions and scratch resizes close the batch themselves */
     if ((r = packet_surfaces(ctx, &t, &dst, &cs, &dsurf)))
         return dropped(r) ? PVK_SUCCESS : r;
+    /* fog/lighting/proctex data first: making room in its ring may submit the open batch */
+    pvk_fragdata_ref fref;
+    bool fdata = pvk_fs_uses_fragdata(&pk->fs);
+    if (fdata && (r = pvk_fragdata_prepare(ctx, pk, &fref)))
+        return r;
     if (dst.use && !dsurf)
         dst.use = dst.write = false; /* refused above */
     if (!dsurf)
         dst.stencil = false, dst.vkfmt = d->dfmt; /* the scratch D32 image, if any */
-    if (!t.color && (r = ensure_target(ctx, d, t.w, t.h)))
+    uint32_t sc = t.scale, sw = t.w * sc, sh = t.h * sc; /* attachment size */
+    if (!t.color && (r = ensure_target(ctx, d, sw, sh)))
         return r;
-    if (!viewport_ok(ctx, &pk->raster))
+    if (!viewport_ok(ctx, &pk->raster, sc))
         return PVK_SUCCESS;
     draw_batch *b = &d->batch;
     VkImageView color = cs ? pvk_surface_view(cs) : d->rt.view;
-    if (!b->open || b->color != color || b->w != t.w || b->h != t.h ||
-        (dsurf && b->depth != pvk_surface_view(dsurf))) {
-        if ((r = pvk_batch_close(ctx)) && ctx->sticky)
-            return r;
-        if (d->dfmt != VK_FORMAT_UNDEFINED && !dsurf && (r = ensure_depth_image(ctx, d, t.w, t.h)))
+    bool same = b->open && b->color == color && b->w == sw && b->h == sh &&
+                (!dsurf || b->depth == pvk_surface_view(dsurf));
+    /* another target: the batch goes first, so the textures' and samplers'
+     * last use (the open or next submission) is this draw's batch */
+    if (!same && (r = pvk_batch_close(ctx)) && ctx->sticky)
+        return r;
+    pvk_pipe_key pipe = pk->pipe;
+    pvk_fs_key fs = pk->fs;
+    tex_binding tb;
+    if ((r = textures_for_draw(ctx, pk, &fs, &tb)))
+        return r;
+    if (!b->open) { /* closed above, or by a texture decode */
+        if (d->dfmt != VK_FORMAT_UNDEFINED && !dsurf && (r = ensure_depth_image(ctx, d, sw, sh)))
             return r;
         if ((r = batch_open(ctx, d, &t, cs, dsurf, &dst)))
             return r;
     }
     /* made for the batch's depth attachment, which a draw without depth shares */
-    pvk_pipe_key pipe = pk->pipe;
-    pvk_fs_key fs = pk->fs;
     pvk_keys_for_device(ctx, &pipe, &fs);
+    shadow_for_path(ctx, d, &fs, b->pass);
     VkPipeline pipeline = pvk_pipeline_get(ctx, &pipe, &fs, b->dfmt, b->pass, pk->vs);
     if (!pipeline)
         return PVK_ERROR_VULKAN; /* logged */
@@ -752,8 +950,13 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
         ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
         b->pipeline = pipeline;
     }
-    set_draw_state(ctx, cmd, pk, t.w, t.h, &dst, b->depth != VK_NULL_HANDLE, b->stencil);
+    set_draw_state(ctx, cmd, pk, t.w, t.h, sc, &dst, b->depth != VK_NULL_HANDLE, b->stencil);
+    push_textures(ctx, cmd, &tb);
+    if (fdata)
+        pvk_fragdata_bind(ctx, cmd, &fref);
     record_vertices(ctx, d, cmd, pk, in);
+    if (fdata)
+        pvk_fragdata_used(ctx, &fref, ctx->timeline_next + 1); /* the open batch's value */
     if (labelled)
         pvk_label_end(ctx, cmd);
     /* the surfaces are newer than guest memory now; nothing goes home */
@@ -813,12 +1016,21 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
     }
     if (d->dfmt != VK_FORMAT_UNDEFINED && (r = ensure_depth_image(ctx, d, w, h)))
         return r;
-    /* dynamic rendering and Vulkan's blend unit: keys as built */
-    VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &pk->fs, d->dfmt, false, pk->vs);
+    /* dynamic rendering and Vulkan's blend unit: keys as built, but for the textures */
+    pvk_fs_key fs = pk->fs;
+    tex_binding tb;
+    if ((r = textures_for_draw(ctx, pk, &fs, &tb)))
+        return r;
+    shadow_for_path(ctx, d, &fs, false);
+    VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &fs, d->dfmt, false, pk->vs);
     if (!pipeline)
         return PVK_ERROR_VULKAN; /* logged */
-    if (!viewport_ok(ctx, &pk->raster))
+    if (!viewport_ok(ctx, &pk->raster, 1))
         return PVK_SUCCESS;
+    pvk_fragdata_ref fref;
+    bool fdata = pvk_fs_uses_fragdata(&pk->fs);
+    if (fdata && (r = pvk_fragdata_prepare(ctx, pk, &fref)))
+        return r;
 
     pvk_op op;
     if ((r = pvk_op_begin(ctx, &op)))
@@ -879,7 +1091,10 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
     };
     ctx->vk.vkCmdBeginRendering(cmd, &ri);
     ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
-    set_draw_state(ctx, cmd, pk, w, h, &dst, d->depth.image != VK_NULL_HANDLE, false);
+    set_draw_state(ctx, cmd, pk, w, h, 1, &dst, d->depth.image != VK_NULL_HANDLE, false);
+    push_textures(ctx, cmd, &tb);
+    if (fdata)
+        pvk_fragdata_bind(ctx, cmd, &fref);
     record_vertices(ctx, d, cmd, pk, in);
     ctx->vk.vkCmdEndRendering(cmd);
 
@@ -909,7 +1124,11 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
     op.p.dst_len = t->color ? w * h * bpp : 0;
     if (t->color)
         pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x2C, w * h * bpp); /* POLYGON_COLORBUFFER_WRITES */
-    return pvk_op_submit(ctx, &op);
+    if ((r = pvk_op_submit(ctx, &op)))
+        return r;
+    if (fdata)
+        pvk_fragdata_used(ctx, &fref, ctx->timeline_next);
+    return PVK_SUCCESS;
 }
 
 pvk_result pvk_draw_init(pvk_context *ctx)
@@ -918,8 +1137,9 @@ pvk_result pvk_draw_init(pvk_context *ctx)
     if (!d)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->draw = d;
-    pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, alpha test, blending, logic ops, depth and stencil; no "
-                               "textures, lighting or fog yet");
+    pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, texture units 0-2, the procedural texture, fragment "
+                               "lighting, fog, shadow rendering, alpha test, blending, logic ops, depth and stencil; "
+                               "no shadow cube textures or gas yet");
     /* D32_SFLOAT holds every 24-bit depth exactly (translator/glsl_fs.c); Vulkan
      * requires it for depth attachments and transfers, but check anyway. */
     VkFormatProperties fp;

@@ -4,9 +4,9 @@
  * first use.  One open-addressing table keyed by XXH3 of the two keys (with
  * the depth format and whether the pipeline is for the attachment-read
  * render pass or dynamic rendering); the last pipeline handed out is checked
- * first with memcmp, no hash.  The layout has push constants and set 0, one
- * push descriptor: the colour attachment as input attachment (binding 4;
- * 0-3 are left for the texture units).  On the attachment-read path the
+ * first with memcmp, no hash.  The layout has push constants and set 0 of
+ * push descriptors: texture units 0-2 (bindings 0-2) and the colour
+ * attachment as input attachment (binding 4).  On the attachment-read path the
  * render passes and imageless framebuffers live here too, cached for the
  * context.
  *
@@ -88,7 +88,8 @@ struct pvk_pipelines {
     VkPipelineLayout layout;
     VkDescriptorSetLayout set_layout; /* set 0: push descriptors (PVK_DRAW_BINDING_DST) */
     VkPushConstantRange ranges[2]; /* the layout's, for the module check */
-    pvk_layout_binding bindings[2]; /* ... and its descriptors */
+    pvk_layout_binding bindings[7]; /* ... and its descriptors */
+    uint32_t n_bindings;
     vs_module vsm[VS_MODULES];
     uint32_t n_vsm;
     bool attrib_ok[4][4];       /* the device reads pvk_vk_attrib_format(type, comps) as vertex input */
@@ -204,21 +205,31 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
     free(data);
     pl->ranges[0] = (VkPushConstantRange){VK_SHADER_STAGE_VERTEX_BIT, 0, 32};
     pl->ranges[1] = (VkPushConstantRange){VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof(pvk_draw_push)};
-    /* set 0 by push descriptors: the colour attachment as input attachment 0
-     * for shaders that blend; bindings 0-3 are left to the texture units */
-    pl->bindings[0] = (pvk_layout_binding){0, PVK_DRAW_BINDING_DST, VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT,
-                                           VK_SHADER_STAGE_FRAGMENT_BIT};
-    /* binding 7: the generated vertex shaders' uniforms */
-    pl->bindings[1] = (pvk_layout_binding){0, PVK_DRAW_BINDING_VS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                           VK_SHADER_STAGE_VERTEX_BIT};
-    VkDescriptorSetLayoutBinding dslb[2];
-    for (uint32_t i = 0; i < 2; i++)
+    /* set 0 by push descriptors: texture units 0-2 as combined image
+     * samplers (bindings 0-2), the colour attachment as input attachment 0
+     * for shaders that blend (4), the fog, lighting and procedural-texture
+     * LUTs and parameters (5, 6: runtime/fragdata.c), the generated vertex
+     * shaders' uniforms (7) */
+    VkDescriptorSetLayoutBinding dslb[7];
+    for (uint32_t u = 0; u < 3; u++)
+        pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_TEX0 + u,
+                                                              VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                                                              VK_SHADER_STAGE_FRAGMENT_BIT};
+    pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_DST, VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT,
+                                                          VK_SHADER_STAGE_FRAGMENT_BIT};
+    pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_FRAG_LUTS,
+                                                          VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_FRAGMENT_BIT};
+    pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_FRAG_PARAMS,
+                                                          VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_SHADER_STAGE_FRAGMENT_BIT};
+    pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_VS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                                          VK_SHADER_STAGE_VERTEX_BIT};
+    for (uint32_t i = 0; i < pl->n_bindings; i++)
         dslb[i] = (VkDescriptorSetLayoutBinding){pl->bindings[i].binding, pl->bindings[i].type, 1,
                                                  pl->bindings[i].stages, NULL};
     VkDescriptorSetLayoutCreateInfo dslci = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
         .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
-        .bindingCount = 2,
+        .bindingCount = pl->n_bindings,
         .pBindings = dslb,
     };
     for (uint32_t t = 0; t < 4; t++)
@@ -250,7 +261,7 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
         if (pvk_spirv_reflect(spv.code, spv.size / 4, &pl->vertex_info, err))
             pvk_log(ctx, PVK_LOG_ERROR, "draw vertex shader: %s", err);
         else if (!pvk_shader_fits_layout(&pl->vertex_info, VK_SHADER_STAGE_VERTEX_BIT, NULL, pl->ranges, 2,
-                                         pl->bindings, 2, why, sizeof why))
+                                         pl->bindings, pl->n_bindings, why, sizeof why))
             pvk_log(ctx, PVK_LOG_ERROR, "draw vertex shader does not fit the draw pipeline layout: %s", why);
         else
             pl->vertex_fits = true;
@@ -471,8 +482,8 @@ static bool fragment_fits(pvk_context *ctx, uint64_t hash, const uint32_t *words
                 err);
         return false;
     }
-    if (!pvk_shader_fits_layout(&info, VK_SHADER_STAGE_FRAGMENT_BIT, &pl->vertex_info, pl->ranges, 2, pl->bindings, 2,
-                                why, sizeof why)) {
+    if (!pvk_shader_fits_layout(&info, VK_SHADER_STAGE_FRAGMENT_BIT, &pl->vertex_info, pl->ranges, 2, pl->bindings,
+                                pl->n_bindings, why, sizeof why)) {
         pvk_log(ctx, PVK_LOG_ERROR, "draw pipeline refused: fragment shader %016llx does not fit the layout: %s",
                 (unsigned long long)hash, why);
         return false;
@@ -515,8 +526,8 @@ static bool vertex_fits(pvk_context *ctx, const pvk_vs_key *key, const uint32_t 
         ok = false;
     }
     if (ok)
-        ok = pvk_shader_fits_layout(info, VK_SHADER_STAGE_VERTEX_BIT, NULL, pl->ranges, 2, pl->bindings, 2, why,
-                                    sizeof why);
+        ok = pvk_shader_fits_layout(info, VK_SHADER_STAGE_VERTEX_BIT, NULL, pl->ranges, 2, pl->bindings,
+                                    pl->n_bindings, why, sizeof why);
     for (uint32_t i = 0; ok && i < pl->vertex_info.n_outputs; i++)
         if (pl->vertex_info.outputs[i].location != PVK_SPIRV_NO_LOCATION)
             want->inputs[want->n_inputs++] = pl->vertex_info.outputs[i];

@@ -29,7 +29,15 @@
  *   counted and shown as the overscan colour; a disabled PDC shows black.
  * - VBlank: FB_SELECT bit 0 is latched into bit 4 and selects the first or
  *   second address; status bit 17 and the PDC IRQ are raised when the PDC is
- *   enabled and the VBlank IRQ is not masked (control bit 9). */
+ *   enabled and the VBlank IRQ is not masked (control bit 9).
+ * - Resolution scale N > 1 (pvk_set_scale): frames are N x the screen.  A
+ *   screen in mode A (2D, and each eye in 3D) whose framebuffer is exactly
+ *   the output of a display transfer from a scaled render target (a shown
+ *   image, vram/surface.c: same address, format, rows of 240 pixels packed
+ *   at the stride, no pixel doubling, nothing written there since) shows
+ *   that image at N x, through the LUT; every other screen is its 1x
+ *   scan-out upsampled (nearest).  The output scale of pvk_set_output then
+ *   multiplies the frame. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,7 +56,27 @@ typedef struct lcd_screen {
     VkDeviceMemory mem;
     uint32_t *pixels; /* mapped */
     uint32_t width, height; /* 0 x 0: absent this frame */
+    uint32_t scale;         /* the frame is width*scale x height*scale */
+    /* resolution scale > 1: the frame at N x (mapped), and the shown image
+     * the scan found for it this frame */
+    VkBuffer big;
+    VkDeviceMemory big_mem;
+    uint32_t *big_pixels;
+    VkDeviceSize big_cap;
+    bool has_shown;
+    pvk_buffer_range shown;
 } lcd_screen;
+
+/* The frame's size: the screen times the resolution scale it was made at. */
+static uint32_t frame_w(const lcd_screen *s)
+{
+    return s->width * s->scale;
+}
+
+static uint32_t frame_h(const lcd_screen *s)
+{
+    return s->height * s->scale;
+}
 
 typedef pvk_image lcd_image;
 
@@ -139,6 +167,10 @@ void pvk_lcd_destroy(pvk_context *ctx)
             ctx->vk.vkDestroyBuffer(ctx->device, s->buf, NULL);
         if (s->mem)
             ctx->vk.vkFreeMemory(ctx->device, s->mem, NULL);
+        if (s->big)
+            ctx->vk.vkDestroyBuffer(ctx->device, s->big, NULL);
+        if (s->big_mem)
+            ctx->vk.vkFreeMemory(ctx->device, s->big_mem, NULL);
     }
     for (int k = 0; k < N_SLOTS; k++) {
         frame_slot *f = &lcd->slots[k];
@@ -295,6 +327,11 @@ static void scan(pvk_context *ctx, pvk_op *op, int pdc, const pdc_state *s, uint
                                    sizeof ctx->mmio.lut[0]};
     out->width = width;
     out->height = s->line_pixels;
+    out->scale = 1;
+    /* scaled frames: a shown image of exactly this framebuffer (rows packed at the stride) */
+    out->has_shown = ctx->scale > 1 && s->enabled && mode == MODE_A && !s->dbl &&
+                     s->stride == (int32_t)(s->line_pixels * s->bpp) &&
+                     pvk_surface_shown(ctx, addr_a, s->line_pixels, a_rows, s->fmt, &out->shown);
     /* Blocks of 4 columns x 4 pixels where every column's run is whole words
      * inside its framebuffer: both present (a window covers all its rows or
      * none), word-aligned starts (strides are multiples of 8), whole blocks
@@ -358,6 +395,67 @@ static void scan_pdc(pvk_context *ctx, pvk_op *op, int pdc)
     case MODE_AB: scan(ctx, op, pdc, &s, MODE_AB, s.addr_a, first, s.addr_b, second, n, out); break;
     default: scan(ctx, op, pdc, &s, MODE_BA, s.addr_a, second, s.addr_b, first, n, out); break;
     }
+}
+
+/* A host-visible buffer for screen `sc`'s frame at N x.  Growing it waits
+ * for the last scan-out (the only reader of the old one). */
+static pvk_result ensure_big(pvk_context *ctx, lcd_screen *sc, VkDeviceSize bytes)
+{
+    if (sc->big_cap >= bytes)
+        return PVK_SUCCESS;
+    if (sc->big) {
+        uint64_t v = ctx->lcd->frame_value;
+        VkSemaphoreWaitInfo wi = {
+            .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1, .pSemaphores = &ctx->timeline,
+            .pValues = &v};
+        pvk_result r = pvk_vk_check(ctx, ctx->vk.vkWaitSemaphores(ctx->device, &wi, UINT64_MAX), "vkWaitSemaphores");
+        if (r)
+            return r;
+        ctx->vk.vkDestroyBuffer(ctx->device, sc->big, NULL);
+        ctx->vk.vkFreeMemory(ctx->device, sc->big_mem, NULL);
+        sc->big = VK_NULL_HANDLE;
+        sc->big_mem = VK_NULL_HANDLE;
+        sc->big_cap = 0;
+    }
+    pvk_result r = pvk_create_buffer(ctx, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                     &sc->big, &sc->big_mem);
+    void *p;
+    if (r || (r = pvk_vk_check(ctx, ctx->vk.vkMapMemory(ctx->device, sc->big_mem, 0, VK_WHOLE_SIZE, 0, &p),
+                               "vkMapMemory")))
+        return r;
+    sc->big_pixels = p;
+    sc->big_cap = bytes;
+    pvk_object_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)sc->big, "LCD frame at resolution scale");
+    return PVK_SUCCESS;
+}
+
+/* Resolution scale N > 1: every screen's frame at N x, from its shown image
+ * or its 1x scan-out (lcd_scale.comp). */
+static pvk_result scale_frames(pvk_context *ctx, pvk_op *op)
+{
+    struct pvk_lcd *lcd = ctx->lcd;
+    uint32_t n = ctx->scale;
+    pvk_op_barrier(ctx, op);
+    for (int i = 0; i < PVK_SCREEN_COUNT; i++) {
+        lcd_screen *sc = &lcd->screens[i];
+        if (!sc->width)
+            continue;
+        VkDeviceSize bytes = (VkDeviceSize)sc->width * sc->height * n * n * 4;
+        pvk_result r = ensure_big(ctx, sc, bytes);
+        if (r)
+            return r;
+        struct { uint32_t mode, n, width, height, src_width, pad[3]; } push = {
+            sc->has_shown, n, sc->width, sc->height, sc->height * n, {0, 0, 0}};
+        pvk_buffer_range bufs[3] = {
+            sc->has_shown ? sc->shown : (pvk_buffer_range){sc->buf, 0, (VkDeviceSize)sc->width * sc->height * 4},
+            {sc->big, 0, bytes},
+            {lcd->lut_buf, (VkDeviceSize)(i == PVK_SCREEN_BOTTOM) * sizeof ctx->mmio.lut[0], sizeof ctx->mmio.lut[0]}};
+        pvk_op_dispatch(ctx, op, PVK_PIPE_LCD_SCALE, bufs, &push, (sc->width * n + 7) / 8, (sc->height * n + 7) / 8,
+                        1);
+        sc->scale = n;
+    }
+    return PVK_SUCCESS;
 }
 
 /* ---- output images ---- */
@@ -438,7 +536,7 @@ static bool scale_fits(const struct pvk_lcd *lcd, uint32_t s)
 {
     uint64_t w[PVK_SCREEN_COUNT + 1], h[PVK_SCREEN_COUNT + 1];
     for (int i = 0; i < PVK_SCREEN_COUNT; i++)
-        w[i] = (uint64_t)lcd->screens[i].width * s, h[i] = (uint64_t)lcd->screens[i].height * s;
+        w[i] = (uint64_t)frame_w(&lcd->screens[i]) * s, h[i] = (uint64_t)frame_h(&lcd->screens[i]) * s;
     uint64_t tw = w[PVK_SCREEN_TOP], th = h[PVK_SCREEN_TOP], bw = w[PVK_SCREEN_BOTTOM], bh = h[PVK_SCREEN_BOTTOM];
     w[PVK_SCREEN_COUNT] = h[PVK_SCREEN_COUNT] = 0;
     if (lcd->out.layout == PVK_LAYOUT_STACKED)
@@ -461,8 +559,8 @@ static uint32_t frame_scale(pvk_context *ctx)
     uint32_t clamped = s == lcd->out.scale ? 0 : s;
     if (clamped && clamped != lcd->clamped_scale)
         pvk_log(ctx, PVK_LOG_WARN, "output scale %u would exceed %u pixels per image for a %ux%u frame; using %u",
-                lcd->out.scale, PVK_OUTPUT_MAX_PIXELS, lcd->screens[PVK_SCREEN_TOP].width,
-                lcd->screens[PVK_SCREEN_TOP].height, s);
+                lcd->out.scale, PVK_OUTPUT_MAX_PIXELS, frame_w(&lcd->screens[PVK_SCREEN_TOP]),
+                frame_h(&lcd->screens[PVK_SCREEN_TOP]), s);
     lcd->clamped_scale = clamped;
     return s;
 }
@@ -494,14 +592,14 @@ static pvk_result record_images(pvk_context *ctx, pvk_op *op, int k)
         f->rects[i] = (VkRect2D){{0, 0}, {0, 0}};
         if (!f->has[i])
             continue;
-        if ((r = ensure_image(ctx, &f->stage[i], sc->width, sc->height, false)) ||
-            (r = ensure_image(ctx, &f->screens[i], sc->width * s, sc->height * s, true)))
+        if ((s > 1 && (r = ensure_image(ctx, &f->stage[i], frame_w(sc), frame_h(sc), false))) ||
+            (r = ensure_image(ctx, &f->screens[i], frame_w(sc) * s, frame_h(sc) * s, true)))
             return r;
     }
     const lcd_screen *top = &lcd->screens[PVK_SCREEN_TOP], *bot = &lcd->screens[PVK_SCREEN_BOTTOM];
     f->has_combined = o->layout != PVK_LAYOUT_SEPARATE;
     if (f->has_combined) {
-        uint32_t tw = top->width * s, th = top->height * s, bw = bot->width * s, bh = bot->height * s, w, h;
+        uint32_t tw = frame_w(top) * s, th = frame_h(top) * s, bw = frame_w(bot) * s, bh = frame_h(bot) * s, w, h;
         if (o->layout == PVK_LAYOUT_STACKED) {
             w = tw > bw ? tw : bw;
             h = th + bh;
@@ -518,18 +616,27 @@ static pvk_result record_images(pvk_context *ctx, pvk_op *op, int k)
     }
     VkCommandBuffer cmd = op->cmd;
     VkFilter filter = o->filter == PVK_FILTER_LINEAR ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
+    /* output scale 1: the frames are copied straight into the images; other
+     * scales blit them from a staging image */
+    VkBufferImageCopy bics[PVK_SCREEN_COUNT];
     for (int i = 0; i < PVK_SCREEN_COUNT; i++) {
         if (!f->has[i])
             continue;
-        begin_write(ctx, cmd, f->stage[i].image);
-        begin_write(ctx, cmd, f->screens[i].image);
-        VkBufferImageCopy bic = {
-            .bufferRowLength = f->stage[i].w,
+        const lcd_screen *sc = &lcd->screens[i];
+        bics[i] = (VkBufferImageCopy){
+            .bufferRowLength = frame_w(sc),
             .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
-            .imageExtent = {f->stage[i].w, f->stage[i].h, 1},
+            .imageExtent = {frame_w(sc), frame_h(sc), 1},
         };
-        ctx->vk.vkCmdCopyBufferToImage(cmd, lcd->screens[i].buf, f->stage[i].image,
-                                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
+        VkBuffer src = sc->scale > 1 ? sc->big : sc->buf;
+        begin_write(ctx, cmd, f->screens[i].image);
+        if (s == 1) {
+            ctx->vk.vkCmdCopyBufferToImage(cmd, src, f->screens[i].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                                           &bics[i]);
+            continue;
+        }
+        begin_write(ctx, cmd, f->stage[i].image);
+        ctx->vk.vkCmdCopyBufferToImage(cmd, src, f->stage[i].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bics[i]);
         image_barrier(ctx, cmd, f->stage[i].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                       VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
                       VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
@@ -545,10 +652,19 @@ static pvk_result record_images(pvk_context *ctx, pvk_op *op, int k)
                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
                       VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
                       VK_ACCESS_2_TRANSFER_WRITE_BIT);
-        if (f->has[PVK_SCREEN_TOP])
-            blit(ctx, cmd, &f->stage[PVK_SCREEN_TOP], &f->combined, f->rects[PVK_SCREEN_TOP], filter);
-        if (f->has[PVK_SCREEN_BOTTOM])
-            blit(ctx, cmd, &f->stage[PVK_SCREEN_BOTTOM], &f->combined, f->rects[PVK_SCREEN_BOTTOM], filter);
+        for (int i = 0; i < PVK_SCREEN_COUNT; i++) {
+            if (i == PVK_SCREEN_TOP_RIGHT || !f->has[i])
+                continue;
+            if (s > 1) {
+                blit(ctx, cmd, &f->stage[i], &f->combined, f->rects[i], filter);
+                continue;
+            }
+            const lcd_screen *sc = &lcd->screens[i];
+            VkBufferImageCopy at = bics[i];
+            at.imageOffset = (VkOffset3D){f->rects[i].offset.x, f->rects[i].offset.y, 0};
+            ctx->vk.vkCmdCopyBufferToImage(cmd, sc->scale > 1 ? sc->big : sc->buf, f->combined.image,
+                                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &at);
+        }
     }
     /* Hand over in the configured layout; the timeline signal makes it visible. */
     for (int i = 0; i <= PVK_SCREEN_COUNT; i++) {
@@ -580,6 +696,10 @@ pvk_result pvk_lcd_vblank(pvk_context *ctx)
     pvk_op_barrier(ctx, &op);
     scan_pdc(ctx, &op, 0);
     scan_pdc(ctx, &op, 1);
+    if (ctx->scale > 1 && (res = scale_frames(ctx, &op))) {
+        pvk_op_abort(ctx, &op);
+        return res;
+    }
     int k = free_slot(lcd);
     if (k >= 0) {
         pvk_op_barrier(ctx, &op);
@@ -617,8 +737,8 @@ pvk_result pvk_lcd_vblank(pvk_context *ctx)
 void pvk_lcd_frame_size(pvk_context *ctx, pvk_screen screen, uint32_t *width, uint32_t *height)
 {
     const lcd_screen *s = &ctx->lcd->screens[screen];
-    *width = ctx->lcd->frames ? s->width : 0;
-    *height = ctx->lcd->frames ? s->height : 0;
+    *width = ctx->lcd->frames ? frame_w(s) : 0;
+    *height = ctx->lcd->frames ? frame_h(s) : 0;
 }
 
 pvk_result pvk_lcd_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, size_t stride)
@@ -626,13 +746,15 @@ pvk_result pvk_lcd_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, s
     const lcd_screen *s = &ctx->lcd->screens[screen];
     if (!ctx->lcd->frames || !s->width)
         return PVK_ERROR_INVALID_ARGUMENT;
-    if (stride < (size_t)s->width * 4)
+    uint32_t w = frame_w(s), h = frame_h(s);
+    if (stride < (size_t)w * 4)
         return PVK_ERROR_INVALID_ARGUMENT;
     pvk_result r = pvk_retire_host(ctx); /* the host's wait: bounded */
     if (r)
         return r;
-    for (uint32_t y = 0; y < s->height; y++)
-        memcpy((uint8_t *)rgba + y * stride, s->pixels + (size_t)y * s->width, (size_t)s->width * 4);
+    const uint32_t *px = s->scale > 1 ? s->big_pixels : s->pixels;
+    for (uint32_t y = 0; y < h; y++)
+        memcpy((uint8_t *)rgba + y * stride, px + (size_t)y * w, (size_t)w * 4);
     return PVK_SUCCESS;
 }
 

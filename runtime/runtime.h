@@ -54,6 +54,7 @@ enum {
     PVK_PIPE_SURFACE_CONVERT, /* vram/: display transfers from and reinterpretations of surfaces */
     PVK_PIPE_TEXTURE_DECODE, /* vram/texture.c: guest texture -> linear image level */
     PVK_PIPE_TEXTURE_DECODE_ETC, /* vram/texture.c: the same for ETC1/ETC1A4 */
+    PVK_PIPE_LCD_SCALE, /* runtime/present.c: frames at resolution scale N */
     /* Variants by specialisation constants, each created on first use:
      * display_block.comp per input bytes per pixel, downscale, direction and
      * output bytes per pixel (pvk_pipe_display_block; 54 slots, at most 30
@@ -105,6 +106,7 @@ struct pvk_context {
     pvk_config cfg;
     pvk_log_level log_level;
     uint32_t debug;           /* PVK_DEBUG_* */
+    uint32_t scale;           /* resolution scale of render targets and frames, 1..PVK_MAX_SCALE */
     pvk_result sticky;        /* PVK_ERROR_DEVICE_LOST once lost */
     pvk_stats stats;
     pvk_features features;
@@ -160,6 +162,7 @@ struct pvk_context {
     struct pvk_lcd *lcd;      /* runtime/present.c */
     struct pvk_trace *trace;  /* runtime/trace.c: recording when not NULL */
     struct pvk_draw *draw;    /* runtime/draw.c */
+    struct pvk_fragdata *fragdata; /* runtime/fragdata.c (made on first use) */
     struct pvk_pipelines *pipelines; /* runtime/pipeline.c */
     struct pvk_surfaces *surfaces; /* vram/surface.c */
     struct pvk_samplers *samplers; /* runtime/sampler.c */
@@ -173,6 +176,8 @@ void pvk_log(pvk_context *ctx, pvk_log_level level, const char *fmt, ...)
 void pvk_bad_input(pvk_context *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pvk_unsupported(pvk_context *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 uint32_t pvk_debug_flags_from_env(void);
+/* Set ctx->scale (0 means 1); false (logged, naming `what`) when out of range. */
+bool pvk_scale_set(pvk_context *ctx, uint32_t scale, const char *what);
 const char *pvk_result_name(pvk_result r); /* pvk_result_string's table */
 
 /* Turn a VkResult into a pvk_result, making DEVICE_LOST sticky and logging `what`. */
@@ -338,6 +343,20 @@ pvk_result pvk_draw_init(pvk_context *ctx);
 pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *packet);
 void pvk_draw_destroy(pvk_context *ctx);
 
+/* ---- fragment LUTs and parameters (runtime/fragdata.c) ---- */
+typedef struct pvk_fragdata_ref {
+    VkDeviceSize lut_off, params_off;
+} pvk_fragdata_ref;
+/* The packet's LUT and parameter blocks in the ring (copied when they
+ * changed); call before the draw's batch is chosen: it may submit the open
+ * batch to reuse ring space. */
+pvk_result pvk_fragdata_prepare(pvk_context *ctx, const pvk_draw_packet *pk, pvk_fragdata_ref *ref);
+/* Push them as bindings 5 and 6 on `cmd`. */
+void pvk_fragdata_bind(pvk_context *ctx, VkCommandBuffer cmd, const pvk_fragdata_ref *ref);
+/* The draw reading them is done when the timeline reaches `value`. */
+void pvk_fragdata_used(pvk_context *ctx, const pvk_fragdata_ref *ref, uint64_t value);
+void pvk_fragdata_destroy(pvk_context *ctx);
+
 /* ---- draw pipelines (runtime/pipeline.c) ---- */
 /* The layout every draw pipeline shares: vertex push constants (clip plane,
  * 32 bytes), fragment push constants from offset 32 (pvk_draw_push). */
@@ -381,10 +400,17 @@ VkFramebuffer pvk_framebuffer_get(pvk_context *ctx, VkFormat depth, bool load, u
      VK_IMAGE_USAGE_TRANSFER_DST_BIT)
 #define PVK_DEPTH_TARGET_USAGE                                                                                     \
     (VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT)
-/* The draw layout's one descriptor set (0, push descriptors): binding 4 is
- * the colour attachment as input attachment 0 for shaders that blend;
- * bindings 0-3 are kept for the texture units. */
+/* The draw layout's one descriptor set (0, push descriptors): bindings 0-2
+ * are texture units 0-2 (combined image samplers, pushed per draw that
+ * samples), 3 is kept for textures too; binding 4 is the colour attachment
+ * as input attachment 0 for shaders that blend. */
+#define PVK_DRAW_BINDING_TEX0 0u
 #define PVK_DRAW_BINDING_DST 4u
+/* Bindings 5 and 6: the fog/lighting/procedural-texture LUT words (storage
+ * buffer) and parameters (uniform buffer, pvk_fs_params), for shaders whose
+ * key uses them (pvk_fs_uses_fragdata; runtime/fragdata.c). */
+#define PVK_DRAW_BINDING_FRAG_LUTS 5u
+#define PVK_DRAW_BINDING_FRAG_PARAMS 6u
 /* Binding 7 (PVK_DRAW_BINDING_VS, translator.h): the generated vertex
  * shader's uniforms, a storage buffer in the draw ring. */
 /* A binding of a pipeline layout, for the check below. */

@@ -9,8 +9,8 @@
  * and reported by pvk_sampler_get so the fragment shader can clamp to the
  * border itself.  Images with a swizzled view (L, A, LA, HILO formats) see
  * the border colour before the swizzle unless the device has
- * borderColorSwizzle: the shader will handle those too (next: sampling in
- * draws). */
+ * borderColorSwizzle: draws apply the border in the shader for those, and
+ * for every format without custom border colours (runtime/draw.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,8 +91,8 @@ void pvk_sampler_info(const pvk_context *ctx, const pvk_sampler_key *k, VkSample
         .addressModeV = pvk_vk_address_mode(k->wrap_t),
         .addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE, /* cube maps: unused */
         .mipLodBias = bias,
-        /* shadow textures (Citra's model): lit where the fragment's depth is
-         * at most the stored one; for a depth view of the shadow map */
+        /* shadow textures: for a depth view of a shadow map; draws never use
+         * it (they fetch RGBA8 shadow texels and compare in the shader) */
         .compareEnable = k->compare ? VK_TRUE : VK_FALSE,
         .compareOp = k->compare ? VK_COMPARE_OP_LESS_OR_EQUAL : VK_COMPARE_OP_NEVER,
         .minLod = min_lod,

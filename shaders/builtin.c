@@ -7,6 +7,7 @@
 #include "display_quad.comp.spv.h"
 #include "display_transfer.comp.spv.h"
 #include "fill.comp.spv.h"
+#include "lcd_scale.comp.spv.h"
 #include "scanout.comp.spv.h"
 #include "scanout_block.comp.spv.h"
 #include "surface_convert.comp.spv.h"
@@ -27,6 +28,7 @@ pvk_spirv pvk_builtin_spirv(int pipe)
     case PVK_PIPE_SURFACE_CONVERT: return (pvk_spirv){pvk_spv_surface_convert_comp, sizeof pvk_spv_surface_convert_comp};
     case PVK_PIPE_TEXTURE_DECODE: return (pvk_spirv){pvk_spv_texture_decode_comp, sizeof pvk_spv_texture_decode_comp};
     case PVK_PIPE_TEXTURE_DECODE_ETC: return (pvk_spirv){pvk_spv_texture_decode_etc_comp, sizeof pvk_spv_texture_decode_etc_comp};
+    case PVK_PIPE_LCD_SCALE: return (pvk_spirv){pvk_spv_lcd_scale_comp, sizeof pvk_spv_lcd_scale_comp};
     }
     /* variants by specialisation constants */
     if (pipe == PVK_PIPE_DISPLAY_QUAD_TO_TILED)

@@ -8,6 +8,9 @@
 //     whole colour surface (tiled in memory, so its linear copy needs no
 //     untiling), the output linear in guest memory: format conversion,
 //     vertical flip, 2x1 / 2x2 box downscale as display_transfer.comp.
+//     Mode bit 4: the output is the scaled copy the LCD shows (vram/surface.c
+//     "shown images"): pixels as R, G, B, A bytes after the round trip
+//     through the output format, rows `width` pixels, at guest_base.
 //   op 1, reinterpretation: one invocation per pixel, in place: the pixel as
 //     guest bytes of the old format, read back as the new format (a load).
 //     D24S8's stencil byte comes from and goes to the stencil aspect's copy
@@ -28,7 +31,7 @@ layout(push_constant) uniform Push {
     uint src_width;   // op 0: surface width (row length of lin)
     uint src_fmt;     // surface format: 0-4 colour (transfer codes), 8 + DEPTHBUFFER_FORMAT for depth
     uint dst_fmt;     // op 0: output format 0-4; op 1: the new surface's format, coded as src_fmt
-    uint mode;        // op 0: bit 0 flip, bits 2-3 downscale (0, 1 = 2x1, 2 = 2x2)
+    uint mode;        // op 0: bit 0 flip, bits 2-3 downscale (0, 1 = 2x1, 2 = 2x2), bit 4 shown copy
     uint guest_base;  // byte offset in binding 1: op 0 the output, op 1 the surface (stencil bytes)
     uint flags;       // op 1: bit 0 store a new D24S8's stencil byte in guest memory; bit 1 the old
                       // D24S8's stencil is in binding 0 after the depth, bit 2 the new one's goes there
@@ -96,6 +99,11 @@ void display_transfer()
     }
     c >>= uvec4(sx + sy); // truncating average
     uint oy = (mode & 1u) != 0u ? height - 1u - y : y;
+    if ((mode & 16u) != 0u) {
+        uvec4 q = unpack_color(pack_color(c, dst_fmt), dst_fmt);
+        g32[(guest_base >> 2) + oy * width + x] = q.r | (q.g << 8) | (q.b << 16) | (q.a << 24);
+        return;
+    }
     store(guest_base + (oy * width + x) * bpp(dst_fmt), dst_fmt, c);
 }
 

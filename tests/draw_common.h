@@ -9,8 +9,10 @@
 
 #define FB 0x18000000u /* colour buffer */
 #define VB 0x18200000u
+#ifndef W /* a test may pick its own target size */
 #define W 64u
 #define H 48u
+#endif
 
 static pvk_context *ctx;
 

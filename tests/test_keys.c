@@ -15,12 +15,14 @@ typedef struct keys {
     pvk_fs_key fs;
     pvk_fs_uniforms uni;
     uint32_t blend_color;
+    pvk_fs_params params;
 } keys;
 
-static void get(const pvk_pica *p, keys *k, int garbage)
+static void get(pvk_pica *p, keys *k, int garbage)
 {
     memset(k, garbage, sizeof *k); /* decoding must overwrite every byte */
     pvk_frag_state_get(p, &k->pipe, &k->fs, &k->uni, &k->blend_color);
+    pvk_fraglight_get(p, &k->fs.fl, &k->params); /* what translator/vertex.c adds */
 }
 
 static int same_keys(const keys *a, const keys *b)
@@ -41,6 +43,15 @@ static void citro3d_defaults(pvk_pica *p)
     r[PVK_GPUREG_TEXENV0_SOURCE] = 0x00E000E0;
     r[PVK_GPUREG_TEXENV0_COMBINER] = 0x00010001;
     r[PVK_GPUREG_TEXENV0_COLOR] = 0x80FFFF80;
+    r[PVK_GPUREG_TEXUNIT_CONFIG] = 0x1407; /* units 0-3 on (C3D_TexBind, a procedural texture), citro3d's bit 12 */
+    /* fog, and a light environment of two lights as citro3d's C3D_LightEnv writes it */
+    r[PVK_GPUREG_TEXENV_UPDATE_BUFFER] = 5;
+    r[PVK_GPUREG_LIGHTING_ENABLE0] = 1;
+    r[PVK_GPUREG_LIGHTING_NUM_LIGHTS] = 1;
+    r[PVK_GPUREG_LIGHTING_CONFIG0] = 0x80000400u | 8u << 4;
+    r[PVK_GPUREG_LIGHTING_CONFIG1] = 0x00040000u;
+    r[PVK_GPUREG_LIGHTING_LIGHT_PERMUTATION] = 0x10;
+    r[PVK_GPUREG_LIGHTING_LUTINPUT_ABS] = 0x02222222;
 }
 
 /* One register field: flipping `bits` of register `reg` must (or must not)
@@ -126,6 +137,9 @@ int main(void)
     /* padding is zero, so memcmp and the hash see only fields */
     for (size_t i = 0; i < sizeof b.pipe.pad; i++)
         CHECK_EQ(b.pipe.pad[i], 0);
+    CHECK(!a.fs.tex.shader_border); /* the runtime's to set */
+    CHECK_EQ(a.fs.tex.enable, 7);
+    CHECK_EQ(a.uni.tex_border[0], 0);
     /* the defaults decode as citro3d meant them */
     CHECK_EQ(a.pipe.blend, 1);
     CHECK_EQ(a.pipe.rgb_src, 6);
@@ -160,7 +174,48 @@ int main(void)
         {"buffer RGB update stage 1", PVK_GPUREG_TEXENV_UPDATE_BUFFER, 1u << 9, 1},
         {"buffer alpha update stage 3", PVK_GPUREG_TEXENV_UPDATE_BUFFER, 1u << 15, 1},
         {"alpha test enable", PVK_GPUREG_FRAGOP_ALPHA_TEST, 0x1, 1},
+        {"texture 0 enable", PVK_GPUREG_TEXUNIT_CONFIG, 0x1, 1},
+        {"texture 1 enable", PVK_GPUREG_TEXUNIT_CONFIG, 0x2, 1},
+        {"texture 2 enable", PVK_GPUREG_TEXUNIT_CONFIG, 0x4, 1},
+        {"texture 2 coordinates", PVK_GPUREG_TEXUNIT_CONFIG, 1u << 13, 1},
+        {"texture 0 type", PVK_GPUREG_TEXUNIT0_PARAM, 1u << 28, 1},
+        {"texture 0 disabled by its type", PVK_GPUREG_TEXUNIT0_PARAM, 5u << 28, 1},
+        {"fog mode", PVK_GPUREG_TEXENV_UPDATE_BUFFER, 0x5, 1},
+        {"fog Z flip", PVK_GPUREG_TEXENV_UPDATE_BUFFER, 1u << 16, 1},
+        {"lighting enable", PVK_GPUREG_LIGHTING_ENABLE0, 1, 1},
+        {"number of lights", PVK_GPUREG_LIGHTING_NUM_LIGHTS, 2, 1},
+        {"lighting configuration", PVK_GPUREG_LIGHTING_CONFIG0, 1u << 4, 1},
+        {"Fresnel selector", PVK_GPUREG_LIGHTING_CONFIG0, 1u << 2, 1},
+        {"clamp highlights", PVK_GPUREG_LIGHTING_CONFIG0, 1u << 27, 1},
+        {"D0 disable", PVK_GPUREG_LIGHTING_CONFIG1, 1u << 16, 1},
+        {"RR disable", PVK_GPUREG_LIGHTING_CONFIG1, 1u << 22, 1},
+        {"light 1 spot disable", PVK_GPUREG_LIGHTING_CONFIG1, 1u << 9, 1},
+        {"light 0 distance attenuation disable", PVK_GPUREG_LIGHTING_CONFIG1, 1u << 24, 1},
+        {"D1 input abs", PVK_GPUREG_LIGHTING_LUTINPUT_ABS, 1u << 5, 1},
+        {"SP input", PVK_GPUREG_LIGHTING_LUTINPUT_SELECT, 1u << 8, 1},
+        {"RR scale", PVK_GPUREG_LIGHTING_LUTINPUT_SCALE, 1u << 24, 1},
+        {"light permutation", PVK_GPUREG_LIGHTING_LIGHT_PERMUTATION, 0x2, 1},
+        {"light 1 directional", PVK_GPUREG_LIGHT1_CONFIG, 1, 1},
+        {"light 0 two-sided", PVK_GPUREG_LIGHT0_CONFIG, 2, 1},
+        {"light 0 geometric factor 0", PVK_GPUREG_LIGHT0_CONFIG, 4, 1},
+        {"light 0 geometric factor 1", PVK_GPUREG_LIGHT0_CONFIG, 8, 1},
+        {"light 2 (not enabled) directional", PVK_GPUREG_LIGHT2_CONFIG, 1, 0},
+        {"bump mode", PVK_GPUREG_LIGHTING_CONFIG0, 1u << 28, 1},
+        {"shadow rendering (fragment operation mode 3)", PVK_GPUREG_COLOR_OPERATION, 3, 1},
+        {"bump unit without a bump mode", PVK_GPUREG_LIGHTING_CONFIG0, 1u << 22, 0},
+        {"texture 3 (procedural) enable", PVK_GPUREG_TEXUNIT_CONFIG, 1u << 10, 1},
+        {"procedural texture u clamp", PVK_GPUREG_TEXUNIT3_PROCTEX0, 0x1, 1},
+        {"procedural texture noise", PVK_GPUREG_TEXUNIT3_PROCTEX0, 1u << 15, 1},
+        {"procedural texture filter", PVK_GPUREG_TEXUNIT3_PROCTEX4, 0x1, 1},
+        {"procedural texture noise amplitude", PVK_GPUREG_TEXUNIT3_PROCTEX1, 0x100, 0},
+        {"procedural texture width", PVK_GPUREG_TEXUNIT3_PROCTEX4, 0x10u << 11, 0},
         /* uniforms and dynamic state: the same pipeline and shader */
+        {"fog colour", PVK_GPUREG_FOG_COLOR, 0xFF, 0},
+        {"light 0 diffuse", PVK_GPUREG_LIGHT0_DIFFUSE, 0xFF, 0},
+        {"light 1 position", PVK_GPUREG_LIGHT1_XY, 0x3C00, 0},
+        {"light 0 spot direction", PVK_GPUREG_LIGHT0_SPOTDIR_XY, 0x800, 0},
+        {"light 0 attenuation bias", PVK_GPUREG_LIGHT0_ATTENUATION_BIAS, 0x3F000, 0},
+        {"global ambient", PVK_GPUREG_LIGHTING_AMBIENT, 0xFF, 0},
         {"TEV 0 constant colour", PVK_GPUREG_TEXENV0_COLOR, 0xFF, 0},
         {"TEV buffer colour", PVK_GPUREG_TEXENV_BUFFER_COLOR, 0xFF00, 0},
         {"blend colour", PVK_GPUREG_BLEND_COLOR, 0xFF, 0},
@@ -169,6 +224,15 @@ int main(void)
         {"depth write", PVK_GPUREG_DEPTH_COLOR_MASK, 1u << 12, 0},
         {"logic op (blend mode on)", PVK_GPUREG_LOGIC_OP, 0x5, 0},
         {"viewport", PVK_GPUREG_VIEWPORT_XY, 0x10, 0},
+        /* what is bound per draw (view, sampler) or pushed (border colour) */
+        {"texture 0 border colour", PVK_GPUREG_TEXUNIT0_BORDER_COLOR, 0xFF, 0},
+        {"texture 0 address", PVK_GPUREG_TEXUNIT0_ADDR1, 0x100, 0},
+        {"texture 0 size", PVK_GPUREG_TEXUNIT0_DIM, 0x8, 0},
+        {"texture 1 filters and wraps", PVK_GPUREG_TEXUNIT1_PARAM, 0x2206, 0},
+        {"texture 1 LOD", PVK_GPUREG_TEXUNIT1_LOD, 0x10100, 0},
+        {"texture 2 format", PVK_GPUREG_TEXUNIT2_TYPE, 0x7, 0},
+        {"shadow perspective of a 2D texture", PVK_GPUREG_TEXUNIT0_SHADOW, 0x1, 0},
+        {"shadow bias", PVK_GPUREG_TEXUNIT0_SHADOW, 0x100, 0},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         const field *f = &fields[i];
@@ -219,5 +283,22 @@ int main(void)
     get(&pa, &a, 0);
     get(&pb, &b, 0);
     CHECK(!same_keys(&a, &b));
+    /* 6. a shadow 2D texture: its perspective bit is in the key, its bias a uniform */
+    citro3d_defaults(&pa);
+    pa.regs[PVK_GPUREG_TEXUNIT0_PARAM] = 2u << 28 | 1u << 20;
+    citro3d_defaults(&pb);
+    pb.regs[PVK_GPUREG_TEXUNIT0_PARAM] = 2u << 28 | 1u << 20;
+    pb.regs[PVK_GPUREG_TEXUNIT0_SHADOW] = 1;
+    get(&pa, &a, 0);
+    get(&pb, &b, 0x33);
+    CHECK(!same_keys(&a, &b));
+    CHECK_EQ(a.fs.tex.type0, 2);
+    CHECK_EQ(b.fs.tex.shadow_ortho, 1);
+    pb.regs[PVK_GPUREG_TEXUNIT0_SHADOW] = 0x1234;
+    get(&pb, &b, 0x11);
+    CHECK(same_keys(&a, &b));
+    CHECK_EQ(b.uni.shadow_bias, 0x1234);
+    for (size_t i = 0; i < sizeof b.fs.tex.pad; i++)
+        CHECK_EQ(b.fs.tex.pad[i], 0);
     return th_finish("test_keys");
 }

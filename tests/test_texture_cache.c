@@ -20,18 +20,18 @@
 #define COPYSRC 0x18380000u
 #define SCALED 0x18400000u
 
-/* Every level of every face as the image stores it, malloc'd. */
+/* Every level of every face as the image stores it (at its scale), malloc'd. */
 static uint8_t *texels(const pvk_texture *t, size_t *size)
 {
-    uint32_t tb;
+    uint32_t tb, k = t->scale ? t->scale : 1;
     pvk_texture_vk_format(t->desc.format, NULL, &tb);
     size_t n = 0;
     for (uint32_t l = 0; l < t->desc.levels; l++)
-        n += (size_t)(t->desc.width >> l) * (t->desc.height >> l) * tb;
+        n += (size_t)(t->desc.width >> l) * (t->desc.height >> l) * tb * k * k;
     uint8_t *out = malloc(n * t->desc.faces), *p = out;
     for (uint32_t f = 0; f < t->desc.faces; f++)
         for (uint32_t l = 0; l < t->desc.levels; l++) {
-            size_t b = (size_t)(t->desc.width >> l) * (t->desc.height >> l) * tb;
+            size_t b = (size_t)(t->desc.width >> l) * (t->desc.height >> l) * tb * k * k;
             CHECK_EQ(pvk_texture_read(ctx, t, f, l, p, b), PVK_SUCCESS);
             p += b;
         }
@@ -306,7 +306,8 @@ static void run(int mirror)
     CHECK(t == NULL);
     th_quiet_errors = 0;
 
-    /* ---- a surface at scale 2: the texture is its 1x write-back ---- */
+    /* ---- a surface at scale 2: the texture is its 2x image (each texel of
+     * the bytes it was loaded from twice in each direction), no resolve ---- */
     uint8_t *sc = pvk_guest_ptr(ctx, SCALED, W * H * 4);
     for (uint32_t i = 0; i < W * H * 4; i++)
         sc[i] = (uint8_t)th_rand();
@@ -324,10 +325,17 @@ static void run(int mirror)
         CHECK_EQ(pvk_texture_get(ctx, &sd, &t), PVK_SUCCESS);
         CHECK_EQ(stats().texture_from_surface, before.texture_from_surface + 1);
         CHECK_EQ(stats().surface_writebacks, before.surface_writebacks);
+        CHECK_EQ(stats().surface_resolves, before.surface_resolves);
+        CHECK_EQ(t->scale, 2);
         got = texels(t, &gs);
         CHECK_EQ(pvk_guest_flush(ctx, SCALED, W * H * 4), PVK_SUCCESS);
         want = reference(&sd, &rs);
-        CHECK(gs == rs && !memcmp(got, want, rs));
+        uint8_t *up = malloc(rs * 4);
+        for (uint32_t y = 0; up && y < 2 * H; y++)
+            for (uint32_t x = 0; x < 2 * W; x++)
+                memcpy(up + ((size_t)y * 2 * W + x) * 4, want + ((size_t)(y / 2) * W + x / 2) * 4, 4);
+        CHECK(up && gs == rs * 4 && !memcmp(got, up, gs));
+        free(up);
         free(got);
         free(want);
     } else {

@@ -18,15 +18,15 @@ static void usage(FILE *f)
             "\n"
             "commands:\n"
             "  info              print the Vulkan device picavk picks and its features\n"
-            "  demo [-o DIR] [--trace FILE]\n"
+            "  demo [-o DIR] [--trace FILE] [--scale N]\n"
             "                    program both LCDs as the 3DS OS does, clear them on the GPU,\n"
             "                    show a test pattern in each of the five framebuffer formats and\n"
             "                    a 3D frame: DIR/top-<format>.png, bottom-<format>.png, top.png,\n"
             "                    top-right.png, bottom.png (default DIR: .); --trace records the\n"
             "                    session for `picavk replay`\n"
-            "  run [-o DIR] SCENE.pvs...  run scene scripts; prints PASS/FAIL per script;\n"
+            "  run [-o DIR] [--scale N] SCENE.pvs...  run scene scripts; prints PASS/FAIL per script;\n"
             "                    -o DIR: `save color NAME` statements write DIR/NAME.png\n"
-            "  replay TRACE [-o DIR] [--quiet] [--stats]\n"
+            "  replay TRACE [-o DIR] [--quiet] [--stats] [--scale N]\n"
             "                    replay a picavk trace (.pvt) or a Citra CiTrace (.ctf) headless:\n"
             "                    DIR/frameNNNN-*.png and DIR/hashes.txt, a hash per frame (DIR: .);\n"
             "                    progress on a terminal (frame N of M, frames/s), else a line per\n"
@@ -37,10 +37,30 @@ static void usage(FILE *f)
             "                    assemble a PICA200 vertex shader (picasso syntax) into a SHBIN\n"
             "  --help            this text\n"
             "\n"
+            "--scale N (1-10) renders at N times the 3DS resolution: PNGs of the screens are N\n"
+            "times larger, guest memory (probes, hashes of memory) stays 1x.\n"
+            "\n"
             "environment: PVK_DEVICE=<name part> picks a device, PVK_VALIDATION=1 enables the\n"
-            "Khronos validation layer, PVK_LOG_LEVEL=error|warn|info|debug, PVK_CACHE_DIR=DIR keeps\n"
+            "Khronos validation layer, PVK_SCALE=N sets the resolution scale (as --scale),\n"
+            "PVK_LOG_LEVEL=error|warn|info|debug, PVK_CACHE_DIR=DIR keeps\n"
             "compiled shaders, PVK_DEBUG=flag,... (no-host-import, verbose, sync, no-logic-op,\n"
             "roundtrip, shaders)\n");
+}
+
+/* --scale N of demo, run and replay (0: the config's default, PVK_SCALE may override) */
+static pvk_config g_cfg;
+
+/* Parse the value of --scale; false (said) when it is not 1..PVK_MAX_SCALE. */
+static bool parse_scale(const char *cmd, const char *v)
+{
+    char *end;
+    unsigned long n = strtoul(v, &end, 10);
+    if (!*v || *end || n < 1 || n > PVK_MAX_SCALE) {
+        fprintf(stderr, "picavk %s: --scale takes an integer 1..%u, not '%s'\n", cmd, PVK_MAX_SCALE, v);
+        return false;
+    }
+    g_cfg.scale = (uint32_t)n;
+    return true;
 }
 
 static int fail(const char *what, pvk_result r)
@@ -52,7 +72,7 @@ static int fail(const char *what, pvk_result r)
 static int cmd_info(void)
 {
     pvk_context *ctx;
-    pvk_result r = pvk_context_create(NULL, &ctx);
+    pvk_result r = pvk_context_create(&g_cfg, &ctx);
     if (r)
         return fail("cannot create a context", r);
     pvk_features f;
@@ -223,7 +243,7 @@ static int cmd_demo(const char *dir, const char *trace)
         return 1;
     }
     pvk_context *ctx;
-    pvk_result r = pvk_context_create(NULL, &ctx);
+    pvk_result r = pvk_context_create(&g_cfg, &ctx);
     if (r)
         return fail("cannot create a context", r);
     printf("device: %s\n", pvk_device_name(ctx));
@@ -333,6 +353,7 @@ static void print_stats(const pvk_stats *s)
         {"surface_clears", s->surface_clears},
         {"surface_bytes", s->surface_bytes},
         {"surface_transfers", s->surface_transfers},
+        {"surface_resolves", s->surface_resolves},
         {"submissions", s->submissions},
         {"texture_decodes", s->texture_decodes},
         {"texture_hits", s->texture_hits},
@@ -365,7 +386,7 @@ static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats
     if (st.tty && !quiet && pvk_trace_frames(trace, &st.total) != PVK_SUCCESS)
         st.total = 0; /* a damaged file: the replay says what is wrong */
     pvk_context *ctx;
-    pvk_result r = pvk_context_create(NULL, &ctx);
+    pvk_result r = pvk_context_create(&g_cfg, &ctx);
     if (r) {
         fclose(st.hashes);
         return fail("cannot create a context", r);
@@ -417,7 +438,7 @@ static int cmd_run(int n, char **paths)
     int failed = 0;
     for (int i = 0; i < n; i++) {
         pvk_context *ctx;
-        pvk_result r = pvk_context_create(NULL, &ctx);
+        pvk_result r = pvk_context_create(&g_cfg, &ctx);
         if (r)
             return fail("cannot create a context", r);
         int failures = 0;
@@ -520,7 +541,10 @@ int main(int argc, char **argv)
                 dir = argv[++i];
             else if (!strcmp(argv[i], "--trace") && i + 1 < argc)
                 trace = argv[++i];
-            else {
+            else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
+                if (!parse_scale("demo", argv[++i]))
+                    return 2;
+            } else {
                 fprintf(stderr, "picavk demo: unknown option '%s'\n", argv[i]);
                 return 2;
             }
@@ -529,13 +553,20 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "run")) {
         int first = 2;
-        if (argc > 3 && !strcmp(argv[2], "-o")) { /* `save color NAME` statements write DIR/NAME.png */
-            if (setenv("PVK_SCENE_OUT", argv[3], 1))
-                return fail("cannot set PVK_SCENE_OUT", PVK_ERROR_OUT_OF_MEMORY);
-            first = 4;
+        for (;;) {
+            if (argc > first + 1 && !strcmp(argv[first], "-o")) { /* `save color NAME` statements write DIR/NAME.png */
+                if (setenv("PVK_SCENE_OUT", argv[first + 1], 1))
+                    return fail("cannot set PVK_SCENE_OUT", PVK_ERROR_OUT_OF_MEMORY);
+            } else if (argc > first + 1 && !strcmp(argv[first], "--scale")) {
+                if (!parse_scale("run", argv[first + 1]))
+                    return 2;
+            } else {
+                break;
+            }
+            first += 2;
         }
         if (argc <= first) {
-            fprintf(stderr, "usage: picavk run [-o DIR] SCENE.pvs [SCENE.pvs ...]\n");
+            fprintf(stderr, "usage: picavk run [-o DIR] [--scale N] SCENE.pvs [SCENE.pvs ...]\n");
             return 2;
         }
         return cmd_run(argc - first, argv + first);
@@ -550,6 +581,10 @@ int main(int argc, char **argv)
                 quiet = true;
             else if (!strcmp(argv[i], "--stats"))
                 stats = true;
+            else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
+                if (!parse_scale("replay", argv[++i]))
+                    return 2;
+            }
             else if (argv[i][0] != '-' && !trace)
                 trace = argv[i];
             else {
@@ -558,7 +593,7 @@ int main(int argc, char **argv)
             }
         }
         if (!trace) {
-            fprintf(stderr, "usage: picavk replay TRACE.pvt [-o DIR] [--quiet] [--stats]\n");
+            fprintf(stderr, "usage: picavk replay TRACE.pvt [-o DIR] [--quiet] [--stats] [--scale N]\n");
             return 2;
         }
         return cmd_replay(trace, dir, quiet, stats);

@@ -491,14 +491,40 @@ static pvk_result probe_color(scene *s, char *p)
 /* `save color NAME`: the colour buffer as $PVK_SCENE_OUT/NAME.png (window y
  * up is the picture's up), for a person to look at; nothing without the
  * variable (`picavk run -o DIR` sets it). */
+/* `save top|top-right|bottom NAME`: the screen's last frame as the host
+ * sees it (at resolution scale N, N x the screen). */
+static pvk_result save_screen(scene *s, pvk_screen screen, const char *dir, const char *name)
+{
+    uint32_t w, h;
+    pvk_frame_size(s->ctx, screen, &w, &h);
+    if (!w || !h)
+        return fail(s, "no frame of that screen to save (did the script call vblank?)");
+    uint8_t *px = malloc((size_t)w * h * 4);
+    if (!px)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    pvk_result r = pvk_frame_read(s->ctx, screen, px, (size_t)w * 4);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.png", dir, name);
+    if (!r && (r = pvk_write_png(path, px, w, h, (size_t)w * 4)))
+        fail(s, "cannot write %s", path);
+    free(px);
+    return r;
+}
+
 static pvk_result st_save(scene *s, char *p)
 {
     char *what = token(&p), *name = token(&p);
-    if (!what || strcmp(what, "color") || !name || token(&p) || strchr(name, '/'))
-        return fail(s, "expected 'save color NAME' (a plain file name)");
+    bool screen = what && (!strcmp(what, "top") || !strcmp(what, "top-right") || !strcmp(what, "bottom"));
+    if (!what || (strcmp(what, "color") && !screen) || !name || token(&p) || strchr(name, '/'))
+        return fail(s, "expected 'save color|top|top-right|bottom NAME' (a plain file name)");
     const char *dir = getenv("PVK_SCENE_OUT");
     if (!dir || !*dir)
         return PVK_SUCCESS;
+    if (screen)
+        return save_screen(s, !strcmp(what, "top")      ? PVK_SCREEN_TOP
+                              : !strcmp(what, "bottom") ? PVK_SCREEN_BOTTOM
+                                                        : PVK_SCREEN_TOP_RIGHT,
+                           dir, name);
     pvk_framebuffer_info fb;
     pvk_result r = color_buffer(s, &fb);
     if (r)
@@ -584,16 +610,17 @@ static pvk_result st_probe(scene *s, char *p)
     if (sscanf(col, "rgba(%u,%u,%u,%u)", &c[0], &c[1], &c[2], &c[3]) != 4 || c[0] > 255 || c[1] > 255 ||
         c[2] > 255 || c[3] > 255)
         return fail(s, "expected rgba(R,G,B,A) with components 0..255");
-    uint32_t w, h;
+    uint32_t w, h, n = pvk_get_scale(s->ctx);
     pvk_frame_size(s->ctx, screen, &w, &h);
-    if (x >= w || y >= h)
-        return fail(s, "(%u,%u) is outside the %ux%u frame (did the script call vblank?)", x, y, w, h);
+    /* screen coordinates: at resolution scale n the centre of the n x n block */
+    if (x >= w / n || y >= h / n)
+        return fail(s, "(%u,%u) is outside the %ux%u frame (did the script call vblank?)", x, y, w / n, h / n);
     uint8_t *px = malloc((size_t)w * h * 4);
     if (!px)
         return PVK_ERROR_OUT_OF_MEMORY;
     pvk_result r = pvk_frame_read(s->ctx, screen, px, (size_t)w * 4);
     if (!r) {
-        const uint8_t *q = px + ((size_t)y * w + x) * 4;
+        const uint8_t *q = px + ((size_t)(y * n + n / 2) * w + x * n + n / 2) * 4;
         if (q[0] != c[0] || q[1] != c[1] || q[2] != c[2] || q[3] != c[3]) {
             s->failures++;
             say(s->ctx, PVK_LOG_ERROR, "%s:%d: probe %s %u %u: got rgba(%u,%u,%u,%u), want rgba(%u,%u,%u,%u)",

@@ -432,14 +432,14 @@ static __attribute__((noinline)) int side_effect(pvk_pica *p, uint32_t h, uint32
     case H_PROCTEX_LUT_DATA: {
         uint32_t t = pvk_proctex_lut_table(regs[PVK_GPUREG_PROCTEX_LUT]);
         if (p->proctex_pos < lut_size(Q_PROCTEX, t))
-            p->proctex_lut[t][p->proctex_pos++] = v;
+            p->proctex_lut[t][p->proctex_pos++] = v, p->lut_version++;
         else
             fifo_overflow(p, Q_PROCTEX, p->proctex_pos);
         return FLOW_NONE;
     }
     case H_FOG_LUT_DATA:
         if (p->fog_pos < PVK_FOG_LUT_ENTRIES)
-            p->fog_lut[p->fog_pos++] = v;
+            p->fog_lut[p->fog_pos++] = v, p->lut_version++;
         else
             fifo_overflow(p, Q_FOG, p->fog_pos);
         return FLOW_NONE;
@@ -452,7 +452,7 @@ static __attribute__((noinline)) int side_effect(pvk_pica *p, uint32_t h, uint32
     case H_LIGHTING_LUT_DATA: {
         uint32_t t = pvk_lighting_lut_table(regs[PVK_GPUREG_LIGHTING_LUT_INDEX]);
         if (p->lighting_pos < lut_size(Q_LIGHTING, t))
-            p->lighting_lut[t][p->lighting_pos++] = v;
+            p->lighting_lut[t][p->lighting_pos++] = v, p->lut_version++;
         else
             fifo_overflow(p, Q_LIGHTING, p->lighting_pos);
         return FLOW_NONE;
@@ -555,6 +555,7 @@ static int port_block(pvk_pica *p, uint32_t h, uint32_t id, const uint32_t *v, u
     }
     case H_LIGHTING_LUT_DATA: {
         uint32_t t = pvk_lighting_lut_table(p->regs[PVK_GPUREG_LIGHTING_LUT_INDEX]);
+        p->lut_version++;
         if (t < PVK_LIGHTING_LUTS)
             fifo_copy(p, Q_LIGHTING, p->lighting_lut[t], PVK_LUT_ENTRIES, &p->lighting_pos, v, n);
         else
@@ -562,11 +563,13 @@ static int port_block(pvk_pica *p, uint32_t h, uint32_t id, const uint32_t *v, u
         break;
     }
     case H_FOG_LUT_DATA:
+        p->lut_version++;
         fifo_copy(p, Q_FOG, p->fog_lut, PVK_FOG_LUT_ENTRIES, &p->fog_pos, v, n);
         break;
     case H_PROCTEX_LUT_DATA: {
         uint32_t t = pvk_proctex_lut_table(p->regs[PVK_GPUREG_PROCTEX_LUT]);
         uint32_t size = lut_size(Q_PROCTEX, t);
+        p->lut_version++;
         if (size)
             fifo_copy(p, Q_PROCTEX, p->proctex_lut[t], size, &p->proctex_pos, v, n);
         else
@@ -795,7 +798,9 @@ void pvk_pica_reset(pvk_pica *p)
     pvk_pica_env env = p->env;
     pvk_pica_counters counters = p->counters;
     bool draw_logged = p->draw_logged;
+    uint64_t lut_version = p->lut_version + 1; /* never repeats: the runtime caches uploads by it */
     memset(p, 0, sizeof *p);
+    p->lut_version = lut_version;
     p->env = env;
     p->counters = counters;
     pvk_pica_new_call(p);

@@ -60,4 +60,25 @@ void pvk_frag_state_get(const pvk_pica *p, pvk_pipe_key *pipe, pvk_fs_key *fs, p
     if (fs->alpha_test)
         fs->alpha_func = (uint8_t)pvk_alpha_test_func(at);
     uni->alpha_ref = pvk_alpha_test_ref(at);
+
+    /* texture units 0-2: which sample, unit 0's type, texture 2's coordinates */
+    pvk_texunit_config cfg;
+    pvk_texunit_config_get(p, &cfg);
+    for (unsigned u = 0; u < 3; u++) {
+        pvk_tex_desc d;
+        pvk_tex_desc_get(p, u, &d);
+        if (!d.enabled)
+            continue;
+        fs->tex.enable |= (uint8_t)(1u << u);
+        uni->tex_border[u] = d.border;
+        if (u == 0) {
+            fs->tex.type0 = (uint8_t)d.type;
+            if (d.type == PVK_TEXTYPE_SHADOW_2D || d.type == PVK_TEXTYPE_SHADOW_CUBE) {
+                fs->tex.shadow_ortho = !d.shadow_perspective;
+                uni->shadow_bias = d.shadow_bias_fixed;
+            }
+        }
+        if (u == 2)
+            fs->tex.tex2_tc1 = d.coords == 1;
+    }
 }

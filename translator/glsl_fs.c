@@ -13,7 +13,8 @@
  *   add-multiply min(a+b, 255)*c/255; then times the stage's scale, saturated.
  * Divisions truncate.  The primary colour enters as round(colour * 255).
  * Unknown sources, operands and combine modes read as 0 (Citra does the same
- * and logs); textures read 0 until texture units exist; the fragment primary
+ * and logs); texture units 0-2 are sampled (texture_samples), the procedural
+ * unit 3 reads 0 until it exists; the fragment primary
  * and secondary colours are 0 while lighting does not exist (the hardware
  * gives 0 with lighting off).
  *
@@ -34,10 +35,16 @@ static const char *source(unsigned src)
 {
     switch (src) {
     case 0: return "primary";
+    case 1: return "frag_pri"; /* fragment lighting (glsl_light.c); 0 with lighting off */
+    case 2: return "frag_sec";
+    case 3: return "tex0";
+    case 4: return "tex1";
+    case 5: return "tex2";
+    case 6: return "tex3"; /* the procedural texture (glsl_light.c); 0 with unit 3 off */
     case 13: return "buf";
     case 14: return "konst";
     case 15: return "prev";
-    default: return "uvec4(0u)"; /* fragment lighting colours, textures, unknown */
+    default: return "uvec4(0u)"; /* fragment lighting colours, the procedural texture, unknown */
     }
 }
 
@@ -139,11 +146,111 @@ static const char *const prelude =
     "    uint w_buffer;\n"
     "    uint tev_color[6];\n"
     "    uint buffer_color;\n"
-    "    uint alpha_ref;\n";
+    "    uint alpha_ref;\n"
+    "    uint tex_border[3];\n"
+    "    uint shadow_bias;\n";
 /* ... then, when the shader blends, the blend colour (BLEND_COLOR), and: */
 static const char *const prelude_end =
     "};\n"
-    "uvec4 rgba8(uint c) { return uvec4(c & 255u, (c >> 8) & 255u, (c >> 16) & 255u, c >> 24); }\n";
+    "uvec4 rgba8(uint c) { return uvec4(c & 255u, (c >> 8) & 255u, (c >> 16) & 255u, c >> 24); }\n"
+    /* a sampled UNORM colour to the TEV's bytes: exact for unfiltered texels
+     * (c / 255 back to c); filtered values round to nearest */
+    "uvec4 texel8(vec4 c) { return uvec4(round(clamp(c, 0.0, 1.0) * 255.0)); }\n";
+
+/* Declarations of the samplers of the enabled units (runtime/pipeline.c's
+ * set 0, bindings 0-2). */
+static void texture_decls(pvk_text *b, const pvk_fs_tex_key *t)
+{
+    for (unsigned u = 0; u < 3; u++) {
+        if (!(t->enable >> u & 1))
+            continue;
+        bool cube = u == 0 && (t->type0 == PVK_TEXTYPE_CUBE || t->type0 == PVK_TEXTYPE_SHADOW_CUBE);
+        pvk_text_put(b, "layout(set = 0, binding = %u) uniform %s tex_unit%u;\n", u, cube ? "samplerCube" : "sampler2D",
+                     u);
+    }
+    /* Shadow 2D (Citra's and Azahar's model; 3dbrew documents only the
+     * registers): each texel of an RGBA8 texture holds a 24-bit depth in R,
+     * G, B (R most significant: the word 0xRRGGBBAA >> 8) and an 8-bit
+     * intensity in A, as shadow-mode rendering writes them.  A texel lets
+     * the light through (its intensity / 255) where its depth is greater
+     * than the fragment's z, else 0; a texel outside the texture gives 1.
+     * The four texels around the sample point are compared, then mixed
+     * bilinearly whatever the filter registers say. */
+    if ((t->enable & 1) && t->type0 == PVK_TEXTYPE_SHADOW_2D)
+        pvk_text_put(b, "float shadow_texel(ivec2 p, ivec2 size, uint z)\n{\n"
+                        "    if (any(lessThan(p, ivec2(0))) || any(greaterThanEqual(p, size)))\n"
+                        "        return 1.0;\n"
+                        "    uvec4 c = texel8(texelFetch(tex_unit0, ivec2(p.x, size.y - 1 - p.y), 0));\n"
+                        "    return (c.r << 16 | c.g << 8 | c.b) > z ? float(c.a) / 255.0 : 0.0;\n"
+                        "}\n");
+}
+
+/* tex0-2: the TEV's texture sources, sampled first (implicit LOD needs
+ * every fragment of the quad, before any discard).  PICA t runs up from the
+ * last row in memory while image row 0 is memory's first: v = 1 - t.  Unit 0
+ * reads texture coordinates 0, unit 1 coordinates 1, unit 2 coordinates 2 or
+ * 1; a projection texture divides s and t by texture coordinate 0's w; a
+ * cube map takes (s, t, w) of coordinates 0 as the direction (Citra's model:
+ * Vulkan's face selection with each face's t flipped like a 2D texture's,
+ * which is the y axis on the X and Z faces and z on the Y faces; not
+ * documented by 3dbrew).  Projection and cube maps take Vulkan's implicit
+ * level of detail.  With shader_border a coordinate outside [0, 1)
+ * gives the border colour, texel for texel as the PICA decides it with the
+ * nearest filter. */
+static void texture_samples(pvk_text *b, const pvk_fs_tex_key *t)
+{
+    pvk_text_put(b, "    uvec4 tex0 = uvec4(0u), tex1 = uvec4(0u), tex2 = uvec4(0u);\n");
+    for (unsigned u = 0; u < 3; u++) {
+        if (!(t->enable >> u & 1))
+            continue;
+        unsigned type = u == 0 ? t->type0 : PVK_TEXTYPE_2D;
+        if (type == PVK_TEXTYPE_SHADOW_2D) {
+            /* z: |w| of texture coordinates 0 clamped to 1, as a 24-bit depth, minus the bias */
+            pvk_text_put(b, "    {\n"
+                            "        vec2 c = tc01.xy%s;\n"
+                            "        uint z = uint(max(0, int(min(abs(tc2w.z), 1.0) * 16777215.0) - int(shadow_bias)));\n"
+                            "        ivec2 size = textureSize(tex_unit0, 0);\n"
+                            "        vec2 p = c * vec2(size) - 0.5, f = fract(p);\n"
+                            "        ivec2 i = ivec2(floor(p));\n"
+                            "        float s = mix(mix(shadow_texel(i, size, z), shadow_texel(i + ivec2(1, 0), size, z), f.x),\n"
+                            "                      mix(shadow_texel(i + ivec2(0, 1), size, z), shadow_texel(i + ivec2(1, 1), size, z), f.x),\n"
+                            "                      f.y);\n"
+                            "        tex0 = texel8(vec4(s));\n"
+                            "    }\n",
+                         t->shadow_ortho ? "" : " / tc2w.z");
+            continue;
+        }
+        if (type == PVK_TEXTYPE_CUBE) {
+            pvk_text_put(b, "    {\n"
+                            "        vec3 d = vec3(tc01.xy, tc2w.z), m = abs(d);\n"
+                            "        if (m.y >= m.x && m.y >= m.z)\n"
+                            "            d.z = -d.z;\n"
+                            "        else\n"
+                            "            d.y = -d.y;\n"
+                            "        tex0 = texel8(texture(tex_unit0, d));\n"
+                            "    }\n");
+            continue;
+        }
+        const char *tc = u == 0 ? "tc01.xy" : u == 1 || t->tex2_tc1 ? "tc01.zw" : "tc2w.xy";
+        pvk_text_put(b, "    {\n        vec2 c = %s%s;\n", tc, type == PVK_TEXTYPE_PROJECTION ? " / tc2w.z" : "");
+        if (type == PVK_TEXTYPE_PROJECTION) {
+            pvk_text_put(b, "        tex%u = texel8(texture(tex_unit%u, vec2(c.x, 1.0 - c.y)));\n", u, u);
+        } else {
+            /* the level of detail as the emulators compute it for 2D
+             * textures: log2 of the largest texel-space derivative (the
+             * sampler adds the bias and clamps to the LOD registers' levels) */
+            pvk_text_put(b, "        vec2 d = c * vec2(textureSize(tex_unit%u, 0)), m = max(abs(dFdx(d)), abs(dFdy(d)));\n"
+                            "        tex%u = texel8(textureLod(tex_unit%u, vec2(c.x, 1.0 - c.y), log2(max(m.x, m.y))));\n",
+                         u, u, u);
+        }
+        bool bs = t->shader_border >> u & 1, bt = t->shader_border >> (u + 4) & 1;
+        if (bs || bt)
+            pvk_text_put(b, "        if (%s%s%s)\n            tex%u = rgba8(tex_border[%u]);\n",
+                         bs ? "c.x < 0.0 || c.x >= 1.0" : "", bs && bt ? " || " : "",
+                         bt ? "c.y < 0.0 || c.y >= 1.0" : "", u, u);
+        pvk_text_put(b, "    }\n");
+    }
+}
 
 static void tev_helpers(pvk_text *b)
 {
@@ -176,15 +283,23 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
     pvk_text_put(&b, "%s", prelude_end);
     if (key->blend) /* the destination: this pixel of the colour attachment (runtime/pipeline.c's set 0) */
         pvk_text_put(&b, "layout(input_attachment_index = 0, set = 0, binding = 4) uniform subpassInput dst_in;\n");
+    texture_decls(&b, &key->tex);
+    pvk_glsl_fraglight_decls(&b, key);
     tev_helpers(&b);
-    pvk_text_put(&b, "void main()\n{\n"
-            "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
+    pvk_glsl_fraglight_helpers(&b, key);
+    pvk_glsl_proctex_helpers(&b, key);
+    pvk_text_put(&b, "void main()\n{\n");
+    texture_samples(&b, &key->tex);
+    pvk_text_put(&b, "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
             "    if (exclude.z >= exclude.x && p.x >= exclude.x && p.x <= exclude.z && p.y >= exclude.y &&\n"
             "        p.y <= exclude.w)\n"
             "        discard;\n"
             "    uvec4 primary = uvec4(round(clamp(color, 0.0, 1.0) * 255.0));\n"
             "    uvec4 prev = uvec4(0u), buf = uvec4(0u), next_buf = rgba8(buffer_color), konst;\n"
-            "    uvec3 rgb; uint a;\n");
+            "    uvec3 rgb; uint a;\n"
+            "    uvec4 frag_pri = uvec4(0u), frag_sec = uvec4(0u);\n"
+            "    uvec4 tex3 = %s;\n", key->fl.proctex ? "proctex()" : "uvec4(0u)");
+    pvk_glsl_fraglight_lighting(&b, key);
     for (unsigned n = 0; n < 6; n++) {
         const pvk_tev_stage *st = &key->stage[n];
         pvk_text_put(&b, "    // stage %u\n    konst = rgba8(tev_color[%u]);\n", n, n);
@@ -234,6 +349,7 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
         if (n < 4 && (key->buffer_alpha >> n & 1))
             pvk_text_put(&b, "    next_buf.a = prev.a;\n");
     }
+    pvk_glsl_fraglight_shadow(&b, key); /* shadow rendering ends the shader here: no alpha test, fog or blending */
     if (key->alpha_test) {
         static const char *const cmp[8] = {"false", "true", "==", "!=", "<", "<=", ">", ">="};
         unsigned f = key->alpha_func & 7;
@@ -242,6 +358,12 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
         else if (f > 1)
             pvk_text_put(&b, "    if (!(prev.a %s alpha_ref))\n        discard;\n", cmp[f]);
     }
+    /* the PICA depth: the depth buffer's value and fog's input */
+    pvk_text_put(&b, "    float d = z_over_w * depth_scale + depth_offset;\n"
+            "    if (w_buffer != 0u)\n"
+            "        d *= clip_w;\n"
+            "    uint q = uint(clamp(d, 0.0, 1.0) * depth_max);\n");
+    pvk_glsl_fraglight_fog(&b, key); /* after the alpha test, which it cannot change (it keeps alpha) */
     if (key->blend) {
         /* the stored RGBA8 bytes, exactly: unorm c/255 back to c */
         pvk_text_put(&b, "    {\n    uvec4 s = prev, d = uvec4(round(subpassLoad(dst_in) * 255.0)), k = rgba8(blend_color), res;\n");
@@ -250,10 +372,6 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
         pvk_text_put(&b, "    prev = res;\n    }\n");
     }
     pvk_text_put(&b, "    out_color = vec4(prev) / 255.0;\n"
-            "    float d = z_over_w * depth_scale + depth_offset;\n"
-            "    if (w_buffer != 0u)\n"
-            "        d *= clip_w;\n"
-            "    uint q = uint(clamp(d, 0.0, 1.0) * depth_max);\n"
             "    gl_FragDepth = float(q) * (1.0 / 16777216.0);\n"
             "}\n");
     if (b.failed) {

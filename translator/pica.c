@@ -200,6 +200,7 @@ pvk_result pvk_pica_state_load(pvk_pica *p, const void *data, size_t size)
     if (ok) {
         *p = *st;
         p->dirty = PVK_DIRTY_ALL;
+        p->lut_version++;
     }
     free(st);
     return ok ? PVK_SUCCESS : PVK_ERROR_BAD_DATA;

@@ -201,6 +201,81 @@ typedef struct pvk_tev_stage {
     uint8_t rgb_combine, alpha_combine; /* 0 replace .. 9 add-then-multiply */
     uint8_t rgb_scale, alpha_scale;     /* 0 x1, 1 x2, 2 x4 */
 } pvk_tev_stage;
+/* Fog, fragment lighting and the procedural texture in a fragment shader key
+ * (translator/fraglight.c decodes them; 3dbrew "GPU/Internal Registers"
+ * 0x0A8-0x0AF, 0x0E0-0x0EF, 0x140-0x1D9).  Zero when unused. */
+typedef struct pvk_fs_light {
+    uint8_t id;                         /* LIGHTING_LIGHT_PERMUTATION: which light's registers (0-7) */
+    uint8_t directional, two_sided, geo0, geo1; /* LIGHTi_CONFIG bits 0-3 */
+    uint8_t spot, dist_atten, shadow;   /* LIGHTING_CONFIG1 enables (bits 8+id, 24+id, 0+id inverted) */
+} pvk_fs_light;
+/* The seven LUTs with an input: D0, D1, SP, FR, RB, RG, RR (LIGHTING_LUTINPUT_* field order). */
+enum { PVK_LUT_D0, PVK_LUT_D1, PVK_LUT_SP, PVK_LUT_FR, PVK_LUT_RB, PVK_LUT_RG, PVK_LUT_RR, PVK_LUT_INPUTS };
+typedef struct pvk_fs_fraglight_key {
+    uint8_t fog;                        /* TEXENV_UPDATE_BUFFER fog mode 5 */
+    uint8_t fog_flip;                   /* bit 16: z flip */
+    uint8_t light;                      /* lighting on (LIGHTING_ENABLE0 and not LIGHTING_ENABLE1) */
+    uint8_t num_lights;                 /* 1-8 */
+    uint8_t config;                     /* LIGHTING_CONFIG0 bits 4-7 */
+    uint8_t fresnel;                    /* bits 2-3: 1 primary alpha, 2 secondary alpha, 3 both */
+    uint8_t clamp_highlights;
+    uint8_t bump_mode, bump_unit, bump_renorm;
+    uint8_t lut_on;                     /* bit per PVK_LUT_*: enabled in CONFIG1 and present in the configuration */
+    uint8_t lut_abs;                    /* bit per PVK_LUT_*: abs() of the input */
+    uint8_t lut_input[PVK_LUT_INPUTS];  /* selectors 0-5 (6-7 read 0) */
+    uint8_t lut_scale[PVK_LUT_INPUTS];  /* scale codes 0-3, 6, 7 (4-5 read as 1x) */
+    pvk_fs_light lights[8];
+    uint8_t proctex;                    /* texture unit 3 on: TEV source 6 is the procedural texture */
+    uint8_t pt_u_clamp, pt_v_clamp, pt_rgb_func, pt_alpha_func, pt_separate, pt_noise, pt_u_shift, pt_v_shift;
+    uint8_t pt_coords;                  /* TEXUNIT_CONFIG bits 8-9 */
+    uint8_t pt_linear;                  /* PROCTEX4 minification filter 1, 3, 5: interpolate the colour LUT */
+    uint8_t shadow;                     /* COLOR_OPERATION mode 3: the shader writes the shadow buffer (reads the
+                                           colour attachment; the runtime clears it where it cannot, counted) */
+    uint8_t pad[2];
+} pvk_fs_fraglight_key;
+_Static_assert(sizeof(pvk_fs_fraglight_key) == 26 + 8 * 8 + 14, "pvk_fs_fraglight_key is packed");
+
+/* Parameters of the fragment shader's fog, lighting and procedural texture:
+ * a std140 uniform block (binding PVK_DRAW_BINDING_FRAG_PARAMS), decoded
+ * from the registers by the translator.  Colours are R | G << 8 | B << 16. */
+typedef struct pvk_fs_light_params {
+    float pos[4];                       /* LIGHTi_XY/_Z float1.5.10; w unused */
+    float spot[4];                      /* SPOTDIR fixed1.1.11 as stored (the negated direction) */
+    uint32_t specular0, specular1, diffuse, ambient;
+    float atten_bias, atten_scale, pad[2]; /* float1.7.12 */
+} pvk_fs_light_params;
+typedef struct pvk_fs_params {
+    pvk_fs_light_params light[8];       /* by light id, not by permutation slot */
+    uint32_t ambient, fog_color;
+    float shadow_constant, shadow_linear; /* FRAGOP_SHADOW float1.5.10 halves */
+    float pt_noise_u[4];                /* amplitude (PROCTEX1/2 bits 0-15 signed / 4095), phase, frequency */
+    float pt_noise_v[4];
+    float pt_bias;                      /* PROCTEX0/4 LOD bias, float1.5.10 (not used: level 0 only) */
+    uint32_t pt_offset, pt_width, pad1; /* PROCTEX5 level 0 offset, PROCTEX4 width */
+} pvk_fs_params;
+_Static_assert(sizeof(pvk_fs_params) == 8 * 64 + 16 + 48, "pvk_fs_params is the std140 block");
+
+/* The LUT storage buffer (binding PVK_DRAW_BINDING_FRAG_LUTS), words as the
+ * data ports stored them, at these word offsets. */
+enum {
+    PVK_FRAG_LUT_LIGHTING = 0,                                   /* [24][256] */
+    PVK_FRAG_LUT_FOG = PVK_FRAG_LUT_LIGHTING + 24 * 256,         /* [128] */
+    PVK_FRAG_LUT_PROCTEX = PVK_FRAG_LUT_FOG + 128,                /* [6][256] */
+    PVK_FRAG_LUT_WORDS = PVK_FRAG_LUT_PROCTEX + 6 * 256,
+};
+
+/* What the shader needs of texture units 0-2 (TEV sources 3-5). */
+typedef struct pvk_fs_tex_key {
+    uint8_t enable;                     /* bit u: unit u samples (TEXUNIT_CONFIG, and unit 0's type not disabled);
+                                           the runtime clears a unit it cannot bind (it then reads 0) */
+    uint8_t type0;                      /* unit 0's PVK_TEXTYPE_* (2D, cube, shadow 2D, projection, shadow cube) */
+    uint8_t tex2_tc1;                   /* texture 2 reads texture coordinates 1 (TEXUNIT_CONFIG bit 13) */
+    uint8_t shader_border;              /* bit u: unit u clamps s to its border colour in the shader, bit u+4: t.
+                                           Set by the runtime (no custom border colours, or a swizzled view); the
+                                           translator leaves it 0 */
+    uint8_t shadow_ortho;               /* shadow 2D: TEXUNIT0_SHADOW bit 0 (s and t not divided by w) */
+    uint8_t pad[3];
+} pvk_fs_tex_key;
 typedef struct pvk_fs_key {
     pvk_tev_stage stage[6];
     uint8_t buffer_rgb, buffer_alpha;   /* TEXENV_UPDATE_BUFFER bits 8-11 / 12-15: stage 0-3 outputs enter the buffer */
@@ -213,14 +288,19 @@ typedef struct pvk_fs_key {
     uint8_t rgb_eq, alpha_eq;           /* BLEND_FUNC equations 0-7 */
     uint8_t rgb_src, rgb_dst, alpha_src, alpha_dst; /* BLEND_FUNC factors 0-15 */
     uint8_t pad;
+    pvk_fs_tex_key tex;
+    pvk_fs_fraglight_key fl;            /* fog, fragment lighting, procedural texture (translator/fraglight.c) */
 } pvk_fs_key;
-_Static_assert(sizeof(pvk_fs_key) == 6 * 16 + 12, "pvk_fs_key is packed");
+_Static_assert(sizeof(pvk_fs_key) == 6 * 16 + 12 + sizeof(pvk_fs_tex_key) + sizeof(pvk_fs_fraglight_key),
+               "pvk_fs_key is packed");
 
 /* Fragment values that change often: push constants, not key. */
 typedef struct pvk_fs_uniforms {
     uint32_t tev_color[6];           /* TEXENVi_COLOR: R, G, B, A bytes */
     uint32_t buffer_color;           /* TEXENV_BUFFER_COLOR */
     uint32_t alpha_ref;              /* FRAGOP_ALPHA_TEST reference 0-255 */
+    uint32_t tex_border[3];          /* TEXUNIT0-2_BORDER_COLOR: R, G, B, A bytes (used with shader_border) */
+    uint32_t shadow_bias;            /* TEXUNIT0_SHADOW bits 1-23 as a 24-bit depth (shadow 2D) */
 } pvk_fs_uniforms;
 
 /* A transformed vertex by meaning (SH_OUTMAP_O0-6 semantics). */
@@ -323,7 +403,11 @@ typedef struct pvk_draw_packet {
     pvk_pipe_key pipe;
     pvk_fs_key fs;
     pvk_fs_uniforms uniforms;
+    pvk_fs_params params;            /* fog, lighting, procedural texture (used when pvk_fs_key.fl says) */
+    const uint32_t *lighting_lut, *fog_lut, *proctex_lut; /* the data ports' tables (pvk_pica) ... */
+    uint64_t lut_version;            /* ... and their version: changes whenever a LUT data port is written */
     uint32_t blend_color;            /* BLEND_COLOR: R, G, B, A bytes */
+    pvk_tex_desc tex[3];             /* texture units 0-2 (fs.tex says which sample) */
     uint64_t seq;                    /* draws so far (immediate: immediate vertices), for names in logs */
     uint64_t state_hash;             /* FNV-1a of fb and raster: equal state, equal hash */
 } pvk_draw_packet;
@@ -384,6 +468,7 @@ typedef struct pvk_pica {
     uint32_t gas_lut[PVK_GAS_LUT_ENTRIES];
     uint32_t proctex_lut[PVK_PROCTEX_LUT_TABLES][PVK_LUT_ENTRIES];
     uint32_t lighting_pos, fog_pos, gas_pos, proctex_pos; /* FIFO write positions */
+    uint64_t lut_version;                                 /* bumped by every LUT data write, reset and load */
     uint32_t fixed_attr[PVK_FIXED_ATTRS][4];              /* f24 x y z w */
     uint32_t attr_buf[3], attr_words;                     /* FIXEDATTRIB_DATA0-2 in progress */
     uint32_t fixed_index;                                 /* next fixed attribute, 0xF = immediate */
@@ -393,6 +478,7 @@ typedef struct pvk_pica {
     uint32_t imm_vertices;                                /* vertices of the current primitive */
     bool gs_logged;
     uint32_t fragmode_logged;                             /* warned of: bit per fragment mode, bit 4 bits 24-25 */
+    uint32_t fraglight_logged;                            /* fraglight.c: warned of, bit per unsupported feature */
     uint32_t overflow_logged;                             /* bit per FIFO: logged this kick */
     uint64_t irq_active;                                  /* enabled IRQ compare matches */
     pvk_result error;                                     /* why a list stopped */
@@ -429,6 +515,18 @@ void pvk_tex_desc_get(const pvk_pica *p, unsigned unit, pvk_tex_desc *out);
 /* The output merger and TEV state: keys and uniforms (fs_key.c). */
 void pvk_frag_state_get(const pvk_pica *p, pvk_pipe_key *pipe, pvk_fs_key *fs, pvk_fs_uniforms *uni,
                         uint32_t *blend_color);
+/* Fog, lighting and procedural-texture state (fraglight.c): the key part
+ * and the parameters; unsupported parts are counted through `p`'s report. */
+void pvk_fraglight_get(pvk_pica *p, pvk_fs_fraglight_key *key, pvk_fs_params *params);
+/* Does a shader of this key read the LUT buffer and parameter block? */
+static inline bool pvk_fs_uses_fragdata(const pvk_fs_key *k)
+{
+    return k->fl.fog || k->fl.light || k->fl.proctex || k->fl.shadow;
+}
+/* Shadow rendering (key.shadow) bypasses the output merger: no depth or
+ * stencil test or writes, no blending or logic op (a replace blend), every
+ * channel written (fraglight.c; translator/vertex.c calls it). */
+void pvk_fraglight_shadow_state(const pvk_fs_fraglight_key *key, pvk_pipe_key *pipe, pvk_raster_desc *raster);
 /* Text the shader generators build (text.c): zero-initialise, append with
  * pvk_text_put, then check `failed` (out of memory) and take `s` (malloc'd). */
 typedef struct pvk_text {
@@ -441,6 +539,19 @@ void pvk_text_put(pvk_text *b, const char *fmt, ...) __attribute__((format(print
 /* GLSL of the fragment shader for `key` (glsl_fs.c): malloc'd, free() it;
  * NULL when out of memory.  Push constants: see the source's block. */
 char *pvk_glsl_fragment(const pvk_fs_key *key);
+/* Inside translator/: glsl_fs.c's hooks into glsl_light.c (fog, lighting,
+ * procedural texture): declarations after the push constants, and fog on
+ * `prev` after the alpha test. */
+void pvk_glsl_fraglight_decls(pvk_text *b, const pvk_fs_key *key);
+void pvk_glsl_fraglight_fog(pvk_text *b, const pvk_fs_key *key);
+/* ... helper functions after the TEV helpers, and the lighting colours
+ * (frag_pri, frag_sec, declared 0 by glsl_fs.c) at the start of main. */
+void pvk_glsl_fraglight_helpers(pvk_text *b, const pvk_fs_key *key);
+void pvk_glsl_fraglight_lighting(pvk_text *b, const pvk_fs_key *key);
+/* The procedural texture's function (uvec4 proctex()) after the helpers. */
+void pvk_glsl_proctex_helpers(pvk_text *b, const pvk_fs_key *key);
+/* Shadow rendering after the TEV stages: writes the shadow buffer and returns. */
+void pvk_glsl_fraglight_shadow(pvk_text *b, const pvk_fs_key *key);
 
 /* A vertex program for the GLSL translator (glsl_vs.c): code and operand
  * descriptors as the data ports hold them, the entry point, and options. */

@@ -113,6 +113,13 @@ static bool packet_state(pvk_pica *p, pvk_draw_packet *pk)
     pvk_fb_desc_get(p, fb);
     pvk_raster_desc_get(p, &pk->raster);
     pvk_frag_state_get(p, &pk->pipe, &pk->fs, &pk->uniforms, &pk->blend_color);
+    pvk_fraglight_get(p, &pk->fs.fl, &pk->params);
+    pk->lighting_lut = &p->lighting_lut[0][0];
+    pk->fog_lut = p->fog_lut;
+    pk->proctex_lut = &p->proctex_lut[0][0];
+    pk->lut_version = p->lut_version;
+    for (unsigned u = 0; u < 3; u++)
+        pvk_tex_desc_get(p, u, &pk->tex[u]);
     if (fb->width == 0 || fb->width % 8 || fb->height % 8 || fb->width > MAX_DIM || fb->height > MAX_DIM) {
         pvk_pica_bad_input(p, "draw: colour buffer size %ux%u is not a multiple of 8 tiles in 1..%u; dropped",
                            fb->width, fb->height, MAX_DIM);
@@ -126,8 +133,9 @@ static bool packet_state(pvk_pica *p, pvk_draw_packet *pk)
         pvk_pica_bad_input(p, "draw: depth buffer format 1 is reserved; dropped");
         return false;
     }
-    /* Gas (1) and shadow (3) rendering, and the undocumented mode 2, do not
-     * exist yet: such draws render as mode 0, counted every draw, logged once. */
+    /* Gas (1) rendering, the undocumented mode 2, and shadow rendering (3)
+     * into anything but RGBA8 do not exist: such draws render as mode 0,
+     * counted every draw, logged once (shadow rendering: fraglight.c). */
     uint32_t colorop = p->regs[PVK_GPUREG_COLOR_OPERATION];
     /* Bits 24 ("only each 2nd line") and 25 ("nothing") carry question
      * marks in the seed and no program or test is known to set them. */
@@ -141,7 +149,8 @@ static bool packet_state(pvk_pica *p, pvk_draw_packet *pk)
         }
     }
     uint32_t mode = pvk_colorop_fragment_mode(colorop);
-    if (mode) {
+    pvk_fraglight_shadow_state(&pk->fs.fl, &pk->pipe, &pk->raster);
+    if (mode && !pk->fs.fl.shadow) { /* shadow rendering into RGBA8 is fraglight.c's */
         if (!(p->fragmode_logged & (1u << mode))) {
             pvk_pica_unsupported(p, "draw: fragment operation mode %u (%s) is drawn as the default mode", mode,
                                  mode == 1 ? "gas" : mode == 3 ? "shadow" : "undocumented");

@@ -22,8 +22,16 @@
  * depth-stencil images in DEPTH_STENCIL_ATTACHMENT_OPTIMAL (one layout for
  * both aspects: separateDepthStencilLayouts is not required of the device);
  * every pass returns them there.  Scale 1 copies between the linear staging
- * buffer and the image; other scales go through a 1x scratch image and a blit
- * (nearest up, linear down for colour, nearest for depth). */
+ * buffer and the image; other scales go through a 1x scratch image and a
+ * nearest blit both ways.  Down (the resolve a write-back makes) it takes
+ * the sample at ((x + 1/2) N, (y + 1/2) N) of each N x N block: the 1x
+ * pixel centre for odd N, half a sample right and down of it for even N,
+ * fixed integer positions, so the resolve is deterministic on every device.
+ * Nearest rather than a box average for colour too: the guest then reads
+ * only colours its draws produced (no edge blends a 1x render could not
+ * make), colour and depth resolve at the same sample, and a surface loaded
+ * from memory (nearest up) resolves to exactly the bytes it was loaded
+ * from. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +39,7 @@
 
 #define MAX_SURFACES 16
 #define MAX_GRAVES 4
+#define MAX_SHOWN 4 /* top, right eye, bottom and one spare */
 #define MAX_DIM 1024 /* FRAMEBUFFER_DIM: 11-bit width, 10-bit height-1 */
 
 struct pvk_surface {
@@ -54,6 +63,20 @@ struct pvk_surfaces {
     /* Images of surfaces a reinterpretation replaced, freed once the GPU
      * passes `value` instead of waiting for it in the draw path. */
     struct { pvk_image image; uint64_t value; } graves[MAX_GRAVES];
+    /* Shown images: the scaled copy of a display transfer's output that the
+     * LCD presents instead of the 1x bytes (pvk_surface_shown); `big` holds
+     * the scaled source image copied out linearly on its way there. */
+    struct shown {
+        uint32_t addr, len, width, height, fmt, scale; /* the 1x output it shows, and its scale */
+        bool valid;
+        uint64_t last_use;
+        VkBuffer buf;
+        VkDeviceMemory mem;
+        VkDeviceSize cap;
+    } shown[MAX_SHOWN];
+    VkBuffer big;
+    VkDeviceMemory big_mem;
+    VkDeviceSize big_cap;
 };
 
 static const VkImageUsageFlags surface_usage =
@@ -126,8 +149,7 @@ pvk_result pvk_surface_init(pvk_context *ctx)
     vkGetPhysicalDeviceFormatProperties(ctx->phys, VK_FORMAT_D32_SFLOAT, &dp);
     vkGetPhysicalDeviceFormatProperties(ctx->phys, VK_FORMAT_D32_SFLOAT_S8_UINT, &sp);
     VkFormatFeatureFlags need = VK_FORMAT_FEATURE_BLIT_SRC_BIT | VK_FORMAT_FEATURE_BLIT_DST_BIT;
-    c->blit = (cp.optimalTilingFeatures & need) == need && (dp.optimalTilingFeatures & need) == need &&
-              (cp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT);
+    c->blit = (cp.optimalTilingFeatures & need) == need && (dp.optimalTilingFeatures & need) == need;
     c->blit_ds = c->blit && (sp.optimalTilingFeatures & need) == need;
     return r;
 }
@@ -188,12 +210,32 @@ void pvk_surface_destroy(pvk_context *ctx)
     free_graves(ctx, true);
     for (int i = 0; i < 3; i++)
         pvk_image_destroy(ctx, &c->scratch[i]);
+    for (int i = 0; i < MAX_SHOWN; i++) {
+        if (c->shown[i].buf)
+            ctx->vk.vkDestroyBuffer(ctx->device, c->shown[i].buf, NULL);
+        if (c->shown[i].mem)
+            ctx->vk.vkFreeMemory(ctx->device, c->shown[i].mem, NULL);
+    }
+    if (c->big)
+        ctx->vk.vkDestroyBuffer(ctx->device, c->big, NULL);
+    if (c->big_mem)
+        ctx->vk.vkFreeMemory(ctx->device, c->big_mem, NULL);
     if (c->staging)
         ctx->vk.vkDestroyBuffer(ctx->device, c->staging, NULL);
     if (c->staging_mem)
         ctx->vk.vkFreeMemory(ctx->device, c->staging_mem, NULL);
     free(c);
     ctx->surfaces = NULL;
+}
+
+/* Guest bytes under a shown image changed: the LCD shows memory again. */
+static void shown_invalidate(struct pvk_surfaces *c, uint32_t paddr, uint32_t len)
+{
+    for (int i = 0; c && i < MAX_SHOWN; i++) {
+        struct shown *d = &c->shown[i];
+        if (d->valid && len && paddr < d->addr + d->len && d->addr < paddr + len)
+            d->valid = false;
+    }
 }
 
 static bool overlaps(const pvk_surface *s, uint32_t paddr, uint32_t len)
@@ -227,10 +269,9 @@ static void blit(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surface *s, Vk
         .dstSubresource = {aspect_of(s), 0, 0, 1},
         .dstOffsets = {{0, 0, 0}, {(int32_t)dw, (int32_t)dh, 1}},
     };
-    /* depth blits must be nearest; colour downsamples average */
-    VkFilter f = !is_depth(s) && dw < sw ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
+    (void)s;
     ctx->vk.vkCmdBlitImage(cmd, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                           1, &b, f);
+                           1, &b, VK_FILTER_NEAREST); /* see the top of the file */
 }
 
 /* Record the image of `s` (through the 1x scratch image when scaled, as a
@@ -248,6 +289,7 @@ static void record_readout(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surf
         barrier(ctx, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
         last = scratch->image;
+        ctx->stats.surface_resolves++;
     }
     VkBufferImageCopy bic[2];
     uint32_t nbic = copy_regions(s, bic);
@@ -391,7 +433,14 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
         return PVK_ERROR_BAD_PARAMETERS;
     }
     bool stencil = vk_format == VK_FORMAT_D32_SFLOAT_S8_UINT;
-    if ((key->scale < 1 || key->scale > 4 || (key->scale != 1 && !(stencil ? c->blit_ds : c->blit)))) {
+    if (key->scale < 1 || key->scale > PVK_MAX_SCALE ||
+        key->width * key->scale > ctx->props.limits.maxImageDimension2D ||
+        key->height * key->scale > ctx->props.limits.maxImageDimension2D) {
+        pvk_unsupported(ctx, "%s: a %ux%u buffer at resolution scale %u exceeds the device's images", what, key->width,
+                        key->height, key->scale);
+        return PVK_ERROR_MISSING_FEATURE;
+    }
+    if (key->scale != 1 && !(stencil ? c->blit_ds : c->blit)) {
         pvk_unsupported(ctx, "%s: resolution scale %u needs blits the device lacks", what, key->scale);
         return PVK_ERROR_MISSING_FEATURE;
     }
@@ -479,6 +528,7 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
     /* the caller draws into it: textures decoded from these bytes (or
      * built from this surface before) are out of date from now on */
     pvk_texture_invalidate(ctx, key->addr, len);
+    shown_invalidate(c, key->addr, len);
     *out = hit;
     return PVK_SUCCESS;
 }
@@ -512,6 +562,7 @@ void pvk_surface_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len, bool
 {
     struct pvk_surfaces *c = ctx->surfaces;
     pvk_texture_invalidate(ctx, paddr, len);
+    shown_invalidate(c, paddr, len);
     for (int i = 0; c && i < MAX_SURFACES; i++) {
         pvk_surface *s = &c->s[i];
         if (!overlaps(s, paddr, len))
@@ -531,7 +582,7 @@ void pvk_surface_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len, bool
  * other than RGBA8, misaligned). */
 static bool clear_word(const pvk_surface *s, uint32_t start, uint32_t value, uint32_t fill_bytes, uint32_t *out)
 {
-    if (fill_bytes != s->bpp || (s->key.addr - start) % fill_bytes || s->key.scale != 1)
+    if (fill_bytes != s->bpp || (s->key.addr - start) % fill_bytes)
         return false;
     if (is_depth(s)) {
         float d = (float)(value & (s->bpp == 2 ? 0xFFFFu : 0xFFFFFFu)) / 16777216.0f;
@@ -546,6 +597,7 @@ void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t v
 {
     struct pvk_surfaces *c = ctx->surfaces;
     pvk_texture_invalidate(ctx, start, len);
+    shown_invalidate(c, start, len);
     for (int i = 0; c && i < MAX_SURFACES; i++) {
         pvk_surface *s = &c->s[i];
         uint32_t word;
@@ -559,27 +611,42 @@ void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t v
             continue;
         }
         /* the fill covers the surface with one value: the image gets it too
-         * (a buffer fill and copy, the load's own path) and then equals the
-         * memory the fill writes */
+         * (at 1x a buffer fill and copy, the load's own path) and then equals
+         * the memory the fill writes */
         pvk_op op;
         if (pvk_op_begin(ctx, &op)) {
             s->valid = s->dirty = false;
             continue;
         }
         pvk_op_label(ctx, &op, "surface clear by a memory fill: 0x%08X+0x%X", start, len);
-        uint32_t w = s->key.width, h = s->key.height;
-        ctx->vk.vkCmdFillBuffer(op.cmd, c->staging, 0, (VkDeviceSize)w * h * 4, word);
-        if (s->stencil) /* D24S8: byte 3 of the fill value is every pixel's stencil */
-            ctx->vk.vkCmdFillBuffer(op.cmd, c->staging, (VkDeviceSize)w * h * 4, (VkDeviceSize)w * h,
-                                    (value >> 24) * 0x01010101u);
-        pvk_op_barrier(ctx, &op);
-        VkBufferImageCopy bic[2];
-        uint32_t nbic = copy_regions(s, bic);
-        barrier(ctx, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
-                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-        ctx->vk.vkCmdCopyBufferToImage(op.cmd, c->staging, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, nbic,
-                                       bic);
-        barrier(ctx, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
+        if (s->key.scale != 1) {
+            /* scaled: a clear of the whole image (UNORM bytes k/255 and depths
+             * q * 2^-24 convert exactly) instead of an upload and a blit */
+            VkImageSubresourceRange all = {aspect_of(s), 0, 1, 0, 1};
+            barrier(ctx, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
+                    VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+            if (is_depth(s)) {
+                VkClearDepthStencilValue v;
+                memcpy(&v.depth, &word, 4);
+                v.stencil = value >> 24;
+                ctx->vk.vkCmdClearDepthStencilImage(op.cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &v, 1,
+                                                    &all);
+            } else {
+                VkClearColorValue v;
+                for (int k = 0; k < 4; k++)
+                    v.float32[k] = (float)((word >> (8 * k)) & 0xFF) / 255.0f;
+                ctx->vk.vkCmdClearColorImage(op.cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &v, 1, &all);
+            }
+            barrier(ctx, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
+        } else {
+            uint32_t w = s->key.width, h = s->key.height;
+            ctx->vk.vkCmdFillBuffer(op.cmd, c->staging, 0, (VkDeviceSize)w * h * 4, word);
+            if (s->stencil) /* D24S8: byte 3 of the fill value is every pixel's stencil */
+                ctx->vk.vkCmdFillBuffer(op.cmd, c->staging, (VkDeviceSize)w * h * 4, (VkDeviceSize)w * h,
+                                        (value >> 24) * 0x01010101u);
+            pvk_op_barrier(ctx, &op);
+            record_upload(ctx, op.cmd, s, NULL);
+        }
         if (pvk_op_submit(ctx, &op)) {
             s->valid = s->dirty = false;
             continue;
@@ -766,5 +833,121 @@ static pvk_result reinterpret(pvk_context *ctx, pvk_surface *from, pvk_surface *
     ctx->stats.surface_reinterpretations++;
     if (stencil_out)
         ctx->stats.surface_bytes += w * h; /* one stencil byte a pixel */
+    return PVK_SUCCESS;
+}
+
+/* ---- shown images (the scaled LCD path) ---- */
+
+/* A device buffer of at least `size` bytes (grown once the GPU is done with
+ * the old one). */
+static pvk_result ensure_buffer(pvk_context *ctx, VkBuffer *buf, VkDeviceMemory *mem, VkDeviceSize *cap,
+                                VkDeviceSize size, const char *name)
+{
+    if (*cap >= size)
+        return PVK_SUCCESS;
+    if (*buf) {
+        pvk_result r = pvk_retire(ctx, true);
+        if (r)
+            return r;
+        ctx->vk.vkDestroyBuffer(ctx->device, *buf, NULL);
+        ctx->vk.vkFreeMemory(ctx->device, *mem, NULL);
+        *buf = VK_NULL_HANDLE;
+        *mem = VK_NULL_HANDLE;
+        *cap = 0;
+    }
+    pvk_result r = pvk_create_buffer(ctx, size,
+                                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                         VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, buf, mem);
+    if (r)
+        return r;
+    *cap = size;
+    pvk_object_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)*buf, "%s", name);
+    return PVK_SUCCESS;
+}
+
+int pvk_surface_shown_prepare(pvk_context *ctx, const pvk_surface_key *src, uint32_t addr, uint32_t width,
+                              uint32_t height, uint32_t fmt)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    uint64_t n = src->scale;
+    VkDeviceSize src_bytes = (VkDeviceSize)src->width * src->height * n * n * 4;
+    VkDeviceSize bytes = (VkDeviceSize)width * height * n * n * 4;
+    if (n < 2 || src_bytes > ctx->props.limits.maxStorageBufferRange)
+        return -1;
+    int k = 0;
+    for (int i = 1; i < MAX_SHOWN; i++) /* a free slot, else the least recently used */
+        if (c->shown[k].valid && (!c->shown[i].valid || c->shown[i].last_use < c->shown[k].last_use))
+            k = i;
+    struct shown *d = &c->shown[k];
+    d->valid = false;
+    if (ensure_buffer(ctx, &c->big, &c->big_mem, &c->big_cap, src_bytes, "scaled surface, linear") ||
+        ensure_buffer(ctx, &d->buf, &d->mem, &d->cap, bytes, "shown image (scaled display transfer output)"))
+        return -1;
+    uint32_t bpp = fmt == 0 ? 4 : fmt == 1 ? 3 : 2;
+    *d = (struct shown){addr, width * height * bpp, width, height, fmt, src->scale, false, 0, d->buf, d->mem, d->cap};
+    return k;
+}
+
+void pvk_surface_shown_record(pvk_context *ctx, pvk_surface *s, pvk_op *op, int slot, uint32_t mode)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    struct shown *d = &c->shown[slot];
+    uint32_t n = s->key.scale, sw = s->key.width * n, sh = s->key.height * n, w = d->width * n, h = d->height * n;
+    barrier(ctx, op->cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {sw, sh, 1}};
+    ctx->vk.vkCmdCopyImageToBuffer(op->cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->big, 1, &bic);
+    barrier(ctx, op->cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
+    pvk_op_barrier(ctx, op);
+    /* the transfer's own conversion, flip and downscale, at N x */
+    struct { uint32_t op, width, height, src_width, src_fmt, dst_fmt, mode, guest_base, flags, pad[3]; } push = {
+        0, w, h, sw, s->key.format, d->fmt, mode | 16u, 0, 0, {0, 0, 0}};
+    pvk_buffer_range bufs[2] = {{c->big, 0, (VkDeviceSize)sw * sh * 4}, {d->buf, 0, (VkDeviceSize)w * h * 4}};
+    pvk_op_dispatch(ctx, op, PVK_PIPE_SURFACE_CONVERT, bufs, &push, (w + 7) / 8, (h + 7) / 8, 1);
+    d->valid = true;
+    d->last_use = ++c->tick;
+}
+
+bool pvk_surface_shown(pvk_context *ctx, uint32_t addr, uint32_t width, uint32_t rows, uint32_t fmt,
+                       pvk_buffer_range *out)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    for (int i = 0; c && i < MAX_SHOWN; i++) {
+        struct shown *d = &c->shown[i];
+        if (d->valid && d->addr == addr && d->width == width && rows <= d->height && d->fmt == fmt &&
+            d->scale == ctx->scale) {
+            *out = (pvk_buffer_range){d->buf, 0, (VkDeviceSize)d->width * d->height * d->scale * d->scale * 4};
+            d->last_use = ++c->tick;
+            return true;
+        }
+    }
+    return false;
+}
+
+pvk_result pvk_surface_begin_scaled_pixels(pvk_context *ctx, pvk_surface *s, pvk_op *op, pvk_buffer_range *pixels)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    uint32_t n = s->key.scale, w = s->key.width * n, h = s->key.height * n;
+    VkDeviceSize bytes = (VkDeviceSize)w * h * 4;
+    pvk_result r;
+    if (is_depth(s) || bytes > ctx->props.limits.maxStorageBufferRange)
+        return PVK_ERROR_BAD_PARAMETERS;
+    if ((r = ensure_buffer(ctx, &c->big, &c->big_mem, &c->big_cap, bytes, "scaled surface, linear")) ||
+        (r = pvk_op_begin(ctx, op)))
+        return r;
+    barrier(ctx, op->cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
+    ctx->vk.vkCmdCopyImageToBuffer(op->cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->big, 1, &bic);
+    barrier(ctx, op->cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
+    pvk_op_barrier(ctx, op);
+    *pixels = (pvk_buffer_range){c->big, 0, bytes};
+    if (s->key.format != 0) { /* RGBA8 holds every bit; the others through their guest bytes, in place */
+        struct { uint32_t op, width, height, src_width, src_fmt, dst_fmt, mode, guest_base, flags, pad[3]; } push = {
+            0, w, h, w, s->key.format, s->key.format, 16u, 0, 0, {0, 0, 0}};
+        pvk_buffer_range bufs[2] = {*pixels, *pixels};
+        pvk_op_dispatch(ctx, op, PVK_PIPE_SURFACE_CONVERT, bufs, &push, (w + 7) / 8, (h + 7) / 8, 1);
+        pvk_op_barrier(ctx, op);
+    }
+    s->last_use = ++c->tick;
     return PVK_SUCCESS;
 }

@@ -22,7 +22,8 @@
  *
  * Every expansion is exact and invertible (x*17 and bit replication keep the
  * source bits in the high bits).  Image row 0 is the first row in memory
- * (the top as a display transfer sees it); sampling will flip t.
+ * (the top as a display transfer sees it); sampling flips t
+ * (translator/glsl_fs.c).
  *
  * Levels follow level 0 in memory, each half as wide and high, each laid out
  * like level 0.  Levels are accepted while both sides stay multiples of 8 (as
@@ -170,12 +171,13 @@ static void destroy_image(pvk_context *ctx, pvk_texture *t)
 static pvk_result create_image(pvk_context *ctx, pvk_texture *t)
 {
     const pvk_texture_desc *d = &t->desc;
+    uint32_t n = t->scale ? t->scale : 1;
     VkImageCreateInfo ici = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
         .flags = d->faces == 6 ? VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT : 0,
         .imageType = VK_IMAGE_TYPE_2D,
         .format = t->vk_format,
-        .extent = {d->width, d->height, 1},
+        .extent = {d->width * n, d->height * n, 1},
         .mipLevels = d->levels,
         .arrayLayers = d->faces,
         .samples = VK_SAMPLE_COUNT_1_BIT,
@@ -359,7 +361,7 @@ pvk_result pvk_texture_read(pvk_context *ctx, const pvk_texture *t, uint32_t fac
 {
     if (!ctx || !t || !t->image || !dst || face >= t->desc.faces || level >= t->desc.levels)
         return PVK_ERROR_INVALID_ARGUMENT;
-    uint32_t w = t->desc.width >> level, h = t->desc.height >> level;
+    uint32_t n = t->scale ? t->scale : 1, w = (t->desc.width >> level) * n, h = (t->desc.height >> level) * n;
     VkDeviceSize bytes = (VkDeviceSize)w * h * formats[t->desc.format].out_bytes;
     if (size != bytes)
         return PVK_ERROR_INVALID_ARGUMENT;
@@ -541,11 +543,57 @@ static bool surface_fits(const pvk_surface *s, const pvk_texture_desc *d)
            pvk_surface_bytes_per_pixel(s) * 8 == formats[d->format].bits;
 }
 
+/* The texture format that reads a colour surface's bytes as the surface
+ * holds them (RGBA8, RGB8, RGB565, RGB5A1, RGBA4), or -1. */
+static int same_layout(const pvk_surface_key *k)
+{
+    static const int tex[5] = {PVK_TEX_RGBA8, PVK_TEX_RGB8, PVK_TEX_RGB565, PVK_TEX_RGBA5551, PVK_TEX_RGBA4};
+    return k->kind == PVK_SURFACE_COLOR && k->format < 5 ? tex[k->format] : -1;
+}
+
+/* (b) at resolution scale N: a colour surface read as its own format
+ * becomes an N x texture image, texel for pixel, nothing resolved. */
+static pvk_result from_scaled_surface(pvk_context *ctx, pvk_surface *s, const pvk_texture_desc *d, pvk_texture *out,
+                                      uint64_t *value)
+{
+    const pvk_surface_key *k = pvk_surface_key_of(s);
+    out->scale = k->scale;
+    pvk_result r;
+    if ((r = make_image(ctx, d, out)))
+        return r;
+    pvk_op op;
+    pvk_buffer_range px;
+    if ((r = pvk_surface_begin_scaled_pixels(ctx, s, &op, &px))) {
+        destroy_image(ctx, out);
+        return r;
+    }
+    pvk_op_label(ctx, &op, "texture %s 0x%08X %ux%u from colour surface format %u at x%u", formats[d->format].name,
+                 d->addr[0], d->width, d->height, k->format, k->scale);
+    VkBufferImageCopy bic = {.bufferOffset = px.offset,
+                             .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                             .imageExtent = {d->width * k->scale, d->height * k->scale, 1}};
+    image_barrier(ctx, op.cmd, out, 0, 1, 0, 1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    ctx->vk.vkCmdCopyBufferToImage(op.cmd, px.buffer, out->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
+    image_barrier(ctx, op.cmd, out, 0, 1, 0, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                  VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    if ((r = pvk_op_submit(ctx, &op))) {
+        destroy_image(ctx, out);
+        return r;
+    }
+    *value = ctx->timeline_next;
+    ctx->stats.texture_from_surface++;
+    return PVK_SUCCESS;
+}
+
 /* (b): the surface's image -> the bytes its write-back would store (in a
- * scratch buffer) -> the texture decode shader -> the image. */
+ * scratch buffer) -> the texture decode shader -> the image.  A scaled
+ * colour surface read as its own format stays at its scale. */
 static pvk_result from_surface(pvk_context *ctx, pvk_surface *s, const pvk_texture_desc *d, pvk_texture *out,
                                uint64_t *value)
 {
+    const pvk_surface_key *ks = pvk_surface_key_of(s);
+    if (ks->scale > 1 && same_layout(ks) == (int)d->format)
+        return from_scaled_surface(ctx, s, d, out, value);
     pvk_result r;
     if ((r = make_image(ctx, d, out)))
         return r;

@@ -366,6 +366,14 @@ static pvk_result from_surface(pvk_context *ctx, const pvk_guest_span *src, cons
     if (!s || memcmp(pvk_surface_key_of(s), &key, sizeof key))
         return PVK_SUCCESS;
     *handled = true;
+    /* at resolution scale N the LCD shows the output at N x (a shown image) */
+    uint32_t mode = (flags & 1) | (((flags >> 24) & 3) << 2);
+    int shown = pvk_surface_shown_prepare(ctx, &key, dst_addr, w, h, out_fmt > 4 ? 4 : out_fmt);
+    if (shown >= 0 && ((s = surface_source(ctx, src_addr, dst, flags, pitch)) == NULL ||
+                       memcmp(pvk_surface_key_of(s), &key, sizeof key))) {
+        *handled = false; /* waiting there changed the surfaces: the memory path is still right */
+        return PVK_SUCCESS;
+    }
     pvk_op op;
     pvk_buffer_range lin;
     pvk_result r = pvk_surface_begin_read(ctx, s, &op, &lin);
@@ -376,10 +384,12 @@ static pvk_result from_surface(pvk_context *ctx, const pvk_guest_span *src, cons
     pvk_op_label(ctx, &op, "display transfer from surface 0x%08X %ux%u -> 0x%08X+0x%X", key.addr, key.width,
                  key.height, dst_addr, dst->len);
     struct { uint32_t op, width, height, src_width, src_fmt, dst_fmt, mode, guest_base, flags, pad[3]; } push = {
-        0, w, h, key.width, key.format, out_fmt > 4 ? 4 : out_fmt, (flags & 1) | (((flags >> 24) & 3) << 2), dsub, 0,
+        0, w, h, key.width, key.format, out_fmt > 4 ? 4 : out_fmt, mode, dsub, 0,
         {0, 0, 0}};
     pvk_buffer_range ranges[2] = {lin, bd};
     pvk_op_dispatch(ctx, &op, PVK_PIPE_SURFACE_CONVERT, ranges, &push, (w + 7) / 8, (h + 7) / 8, 1);
+    if (shown >= 0)
+        pvk_surface_shown_record(ctx, s, &op, shown, mode);
     op.p.retire = copy_retire;
     op.p.dst_addr = dst_addr;
     op.p.dst_len = dst->len;

@@ -153,6 +153,22 @@ struct pvk_op;
 pvk_surface *pvk_surface_dirty_color(pvk_context *ctx, uint32_t addr);
 const pvk_surface_key *pvk_surface_key_of(const pvk_surface *s);
 pvk_result pvk_surface_begin_read(pvk_context *ctx, pvk_surface *s, struct pvk_op *op, pvk_buffer_range *out);
+/* Shown images (the LCD at resolution scale N > 1): a display transfer
+ * from a scaled colour surface into guest memory also keeps the transfer's
+ * output at N x (same conversion, flip and downscale, pixels as R, G, B, A
+ * bytes in memory order, rows width*N long) until something writes those
+ * guest bytes; present.c shows it in place of the 1x bytes.
+ * _prepare (before the op begins; may wait for the GPU) reserves a slot for
+ * a `width` x `height` output in format `fmt` (0-4) at `addr` from a
+ * surface keyed `src`, or returns -1 (scale 1, too large); _record adds the
+ * copy to the op that reads the surface (mode: bit 0 flip, bits 2-3
+ * downscale); pvk_surface_shown finds a valid one at the current scale
+ * whose first `rows` rows are the framebuffer at `addr`. */
+int pvk_surface_shown_prepare(pvk_context *ctx, const pvk_surface_key *src, uint32_t addr, uint32_t width,
+                              uint32_t height, uint32_t fmt);
+void pvk_surface_shown_record(pvk_context *ctx, pvk_surface *s, struct pvk_op *op, int slot, uint32_t mode);
+bool pvk_surface_shown(pvk_context *ctx, uint32_t addr, uint32_t width, uint32_t rows, uint32_t fmt,
+                       pvk_buffer_range *out);
 /* Textures from surfaces (vram/texture.c): the valid, dirty surface whose
  * guest bytes are exactly [addr, addr+len), or NULL; its bytes per pixel;
  * and beginning `op` with the bytes a write-back of it would store (tiled,
@@ -161,6 +177,13 @@ pvk_result pvk_surface_begin_read(pvk_context *ctx, pvk_surface *s, struct pvk_o
  * 1024 x 1024 x 4 bytes) free for the op's later commands (*spare).  The
  * surface stays dirty.  On failure `op` is not begun. */
 pvk_surface *pvk_surface_dirty_over(pvk_context *ctx, uint32_t addr, uint32_t len);
+/* Render-to-texture at resolution scale N > 1 (vram/texture.c): begin `op`
+ * with the colour surface's N x image in a buffer the op reads next
+ * (*pixels: R, G, B, A bytes, rows width*N pixels, each pixel as its
+ * format's guest bytes would decode: what a 1x texture of those bytes holds,
+ * at N x), nothing resolved or written back.  On failure `op` is not begun. */
+pvk_result pvk_surface_begin_scaled_pixels(pvk_context *ctx, pvk_surface *s, struct pvk_op *op,
+                                           pvk_buffer_range *pixels);
 uint32_t pvk_surface_bytes_per_pixel(const pvk_surface *s);
 pvk_result pvk_surface_begin_guest_bytes(pvk_context *ctx, pvk_surface *s, struct pvk_op *op,
                                          pvk_buffer_range *bytes, pvk_buffer_range *spare);
@@ -302,7 +325,7 @@ int pvk_transfer_pick(uint32_t in_fmt, uint32_t out_fmt, uint32_t scale, bool to
  * cube maps, six faces; cached by pvk_texture_get beside the surfaces (one
  * invalidation path: surface.c tells the texture cache of every write it
  * hears of), and built from a render target's image when one holds the
- * texture's bytes.  Draws do not sample yet. */
+ * texture's bytes.  Draws sample them (runtime/draw.c). */
 
 /* GPUREG_TEXUNITi_TYPE values (seed 001; libctru GPU_TEXCOLOR). */
 enum {
@@ -341,6 +364,8 @@ typedef struct pvk_texture {
     VkImage image;          /* at rest in SHADER_READ_ONLY_OPTIMAL */
     VkImageView view;       /* 2D or cube, with the format's swizzle (sampler-ready RGBA) */
     VkDeviceMemory mem;
+    uint32_t scale;         /* the image is scale x the size of `desc` (0 or 1: 1x; more: built from a
+                               render target at that resolution scale) */
 } pvk_texture;
 
 /* The image format a PICA format decodes to, the view swizzle that turns it

@@ -162,7 +162,15 @@ typedef struct pvk_config {
      * it reuses a resource are not bounded; the per-call draw budget bounds
      * the work they wait for. */
     uint32_t wait_timeout_ms;
+    /* Resolution scale: draws render at `scale` x the guest's buffer size
+     * (1..PVK_MAX_SCALE, 0 means 1; the environment variable PVK_SCALE
+     * overrides it).  The guest still sees exactly the 1x bytes in its
+     * memory; the LCD frames are `scale` x the screen size (see
+     * pvk_set_scale). */
+    uint32_t scale;
 } pvk_config;
+
+#define PVK_MAX_SCALE 10u
 
 PVK_API pvk_result pvk_context_create(const pvk_config *config, pvk_context **out);
 PVK_API void pvk_context_destroy(pvk_context *ctx);
@@ -233,6 +241,15 @@ typedef struct pvk_stats {
      * border colour because the device lacks custom ones. */
     uint64_t texture_decodes, texture_hits, texture_from_surface, texture_invalidations;
     uint64_t samplers_created, sampler_border_fallbacks;
+    /* Texture units sampled by draws (runtime/draw.c), per draw and unit;
+     * of those, the ones whose border colour the fragment shader applies
+     * (no custom border colours, or an L/A/LA/HILO texture, whose swizzled
+     * view Vulkan gives the border before the swizzle). */
+    uint64_t texture_samples, shader_borders;
+    /* Resolution scale (pvk_set_scale): images of scaled render targets
+     * resolved to 1x (nearest) for a write-back, a display transfer or
+     * texture built from one, or a reinterpretation. */
+    uint64_t surface_resolves;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
@@ -322,6 +339,18 @@ typedef enum pvk_screen {
  * status bits and IRQs, and scan both screens out into new frame images. */
 PVK_API pvk_result pvk_vblank(pvk_context *ctx);
 
+/* Change the resolution scale (1..PVK_MAX_SCALE, 0 means 1) between frames.
+ * Render targets are re-created at the new scale when next drawn into (a
+ * target newer than guest memory is written back first), so the guest sees
+ * no difference.  Frames (pvk_frame_size/read) are `scale` x the screen
+ * size from the next pvk_vblank on: a screen showing what a display transfer
+ * copied out of a render target shows that target's scaled image; other
+ * screens (drawn by the CPU) are the 1x scan-out upsampled (nearest).
+ * pvk_set_output's scale multiplies on top of it. */
+PVK_API pvk_result pvk_set_scale(pvk_context *ctx, uint32_t scale);
+/* The resolution scale in effect (1 for NULL). */
+PVK_API uint32_t pvk_get_scale(const pvk_context *ctx);
+
 /* Size of the last frame of `screen` (0 x 0 when it has none, e.g. no right eye). */
 PVK_API pvk_result pvk_frame_size(pvk_context *ctx, pvk_screen screen, uint32_t *width, uint32_t *height);
 /* Copy the last frame of `screen`, upright, RGBA8 (bytes R,G,B,A), to host
@@ -329,7 +358,8 @@ PVK_API pvk_result pvk_frame_size(pvk_context *ctx, pvk_screen screen, uint32_t 
 PVK_API pvk_result pvk_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, size_t stride);
 
 /* Frames as VkImages for a host that owns a swapchain.  Every screen image is
- * upright RGBA8 (VK_FORMAT_R8G8B8A8_UNORM) at `scale` times the screen size;
+ * upright RGBA8 (VK_FORMAT_R8G8B8A8_UNORM) at `scale` times the frame size
+ * (the screen size times the resolution scale of pvk_set_scale);
  * the combined layouts add one image holding both screens. */
 typedef enum pvk_output_layout {
     PVK_LAYOUT_SEPARATE = 0,     /* one image per screen only */
