@@ -177,10 +177,10 @@ static pvk_result submit(pvk_pica *p, pvk_draw_packet *pk)
     /* both descriptions are zeroed before they are filled: no padding garbage */
     uint64_t h = fnv1a(fnv1a(0xCBF29CE484222325ull, &pk->fb, sizeof pk->fb), &pk->raster, sizeof pk->raster);
     pk->state_hash = fnv1a(fnv1a(h, &pk->pipe, sizeof pk->pipe), &pk->fs, sizeof pk->fs);
-    pvk_pica_debug(p, "draw %llu: %s, %u vertices, %u triangles, colour %ux%u format %u at 0x%08X, state %016llx",
+    pvk_pica_debug(p, "draw %llu: %s, %u vertices (%s), %u triangles, colour %ux%u format %u at 0x%08X, state %016llx",
                    (unsigned long long)pk->seq,
                    pk->kind == PVK_DRAW_ARRAYS ? "arrays" : pk->kind == PVK_DRAW_ELEMENTS ? "elements" : "immediate",
-                   pk->vertices, pk->tri_vertices / 3, pk->fb.width, pk->fb.height, pk->fb.color_format,
+                   pk->vertices, pk->vs ? "program on the GPU" : "shaded on the CPU", pk->tri_vertices / 3, pk->fb.width, pk->fb.height, pk->fb.color_format,
                    pk->fb.color_addr, (unsigned long long)pk->state_hash);
     return p->env.draw ? p->env.draw(p->env.user, pk) : PVK_SUCCESS;
 }
