@@ -180,8 +180,9 @@ static pvk_result submit(pvk_pica *p, pvk_draw_packet *pk)
     pvk_pica_debug(p, "draw %llu: %s, %u vertices (%s), %u triangles, colour %ux%u format %u at 0x%08X, state %016llx",
                    (unsigned long long)pk->seq,
                    pk->kind == PVK_DRAW_ARRAYS ? "arrays" : pk->kind == PVK_DRAW_ELEMENTS ? "elements" : "immediate",
-                   pk->vertices, pk->vs ? "program on the GPU" : "shaded on the CPU", pk->tri_vertices / 3, pk->fb.width, pk->fb.height, pk->fb.color_format,
-                   pk->fb.color_addr, (unsigned long long)pk->state_hash);
+                   pk->vertices, pk->vs ? "program on the GPU" : "shaded on the CPU", pk->tri_vertices / 3,
+                   pk->fb.width, pk->fb.height, pk->fb.color_format, pk->fb.color_addr,
+                   (unsigned long long)pk->state_hash);
     return p->env.draw ? p->env.draw(p->env.user, pk) : PVK_SUCCESS;
 }
 
@@ -289,7 +290,7 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
             k->offset[i] = plan->a[i].offset;
         }
     }
-    pvk_vs_draw_uniforms *uni = malloc(sizeof *uni);
+    pvk_vs_draw_uniforms *uni = calloc(1, sizeof *uni); /* compared whole with the last copy */
     if (!uni) {
         res = PVK_ERROR_OUT_OF_MEMORY;
         goto out;
