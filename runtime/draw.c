@@ -681,8 +681,9 @@ static pvk_result packet_surfaces(pvk_context *ctx, const target *t, const depth
 static bool viewport_ok(pvk_context *ctx, const pvk_raster_desc *rd, uint32_t scale)
 {
     float vw = rd->viewport[2], vh = rd->viewport[3];
-    if (vw > 0 && vw <= 8192 && vh > 0 && vh <= 8192 && vw * (float)scale <= (float)ctx->props.limits.maxViewportDimensions[0] &&
-        vh * (float)scale <= (float)ctx->props.limits.maxViewportDimensions[1])
+    const uint32_t *max = ctx->props.limits.maxViewportDimensions;
+    if (vw > 0 && vw <= 8192 && vh > 0 && vh <= 8192 && vw * (float)scale <= (float)max[0] &&
+        vh * (float)scale <= (float)max[1])
         return true;
     pvk_bad_input(ctx, "draw: viewport %gx%g is not drawable; dropped", vw, vh);
     return false;
@@ -703,7 +704,12 @@ static void set_draw_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw
         bc[i] = (float)((pk->blend_color >> (8 * i)) & 0xFF) / 255.0f;
     ctx->vk.vkCmdSetBlendConstants(cmd, bc);
     /* Viewport: PICA window y runs up; attachment row = h - window y.  At
-     * resolution scale N every window coordinate is N attachment pixels. */
+     * resolution scale N every window coordinate is N attachment pixels, the
+     * picture not moved: an edge on a 1x pixel boundary stays on a boundary
+     * of N x pixels, so flat pictures are exactly the 1x one upsampled (a
+     * half-pixel move at even N would let the resolve sample 1x pixel
+     * centres exactly, but put such edges on sample centres, where float
+     * rounding decides coverage). */
     float vx = rd->viewport[0], vy = rd->viewport[1], vw = rd->viewport[2], vh = rd->viewport[3], n = (float)scale;
     VkViewport viewport = {vx * n, ((float)h - vy) * n, vw * n, -vh * n, 0.0f, 1.0f};
     int32_t si = (int32_t)scale;
@@ -1137,9 +1143,9 @@ pvk_result pvk_draw_init(pvk_context *ctx)
     if (!d)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->draw = d;
-    pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, texture units 0-2, the procedural texture, fragment "
-                               "lighting, fog, shadow rendering, alpha test, blending, logic ops, depth and stencil; "
-                               "no shadow cube textures or gas yet");
+    pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, texture units 0-2 (no shadow cube maps), the procedural "
+                               "texture, fragment lighting, fog, shadow rendering, alpha test, blending, logic ops, "
+                               "depth and stencil; no gas");
     /* D32_SFLOAT holds every 24-bit depth exactly (translator/glsl_fs.c); Vulkan
      * requires it for depth attachments and transfers, but check anyway. */
     VkFormatProperties fp;

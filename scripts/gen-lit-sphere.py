@@ -154,7 +154,7 @@ P='''probe color 4 4 rgba(0,0,0,255)                        # background
 probe color 64 122 rgba(0,0,0,255)                     # just above the sphere's top edge
 probe color 64 64 rgba(12,12,14,255) within 2          # facing the eye, outside the cone: global ambient, no rim
 probe color 40 40 rgba(11,14,23,255) within 2          # lower left, outside the cone: ambient and a little rim
-probe color 6 64 rgba(35,70,167,255) within 3          # the left edge: the Fresnel rim
+probe color 6 64 rgba(49,115,255,255) within 3         # the left edge: the Fresnel rim
 probe color 88 88 rgba(255,255,255,255) within 2       # the highlight
 probe color 104 72 rgba(201,208,243,255) within 3      # inside the cone, off the highlight: diffuse + rim
 expect errors 0

@@ -132,20 +132,21 @@ static void elements_mode3(const pt tri[3])
     CHECK_EQ(b.unsupported, a.unsupported + 1);
 }
 
-/* The gas and undocumented fragment modes (COLOR_OPERATION bits 0-1 = 1, 2)
- * do not exist yet: the draw still renders as mode 0, and every such draw
- * counts as unsupported (logged once per mode).  Mode 3 (shadow rendering)
- * is test_fraglight's. */
+/* Gas (COLOR_OPERATION bits 0-1 = 1) and the undocumented mode 2 do not
+ * exist: the draw still renders as mode 0, and every such draw counts as
+ * unsupported (logged once per mode).  Mode 3 into RGBA8 is shadow rendering
+ * (test_fraglight): over a buffer of zeros (depth 0) nothing is nearer, so
+ * nothing changes. */
 static void fragment_modes(const pt tri[3])
 {
     put_vertices(tri, 3, RED, 0, 0);
     pvk_stats a, b;
     pvk_get_stats(ctx, &a);
-    for (uint32_t mode = 0; mode < 3; mode++) {
+    for (uint32_t mode = 0; mode < 4; mode++) {
         clear_fb();
         reg(PVK_GPUREG_COLOR_OPERATION, 0x00E40100 | mode);
         draw_arrays(0, 3);
-        expect_cover(tri, 1, 0xFF0000FF, 0, 0, -1, -1, 0);
+        expect_cover(tri, 1, mode == 3 ? 0 : 0xFF0000FF, 0, 0, -1, -1, 0);
     }
     for (uint32_t i = 0; i < 2; i++) { /* a second gas draw: counted, not logged again */
         reg(PVK_GPUREG_COLOR_OPERATION, 0x00E40101);

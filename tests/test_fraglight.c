@@ -11,7 +11,9 @@
  * slots, every configuration, random LUT enables, inputs, abs flags and
  * scales, spot, distance attenuation, two-sided, geometric factors, clamp
  * highlights, Fresnel, random colours, positions and spot directions, bump
- * and tangent maps from texture unit 0 with and without renormalisation) with
+ * and tangent maps from texture unit 0 with and without renormalisation,
+ * shadow attenuation from it to the primary/secondary colours and alphas,
+ * inverted or not, lights' shadow disables) with
  * random continuous LUTs, on 8x8 cells each with its own normal quaternion
  * and view vector; primary and secondary colour through the TEV against the
  * double-precision reference (LIGHT_TOLERANCE).
@@ -200,6 +202,24 @@ static void fog_tests(int mirror)
         fog_case(k);
     reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
     fog_ring();
+    /* what is not emulated is counted on every draw that uses it: gas (fog mode 7), procedural-texture mipmaps */
+    wreg(PVK_GPUREG_TEXENV_UPDATE_BUFFER, 7);
+    uint8_t c[4] = {10, 20, 30, 255};
+    ramp_quad(c, 0.5f, 0.5f);
+    for (int i = 0; i < 2; i++) {
+        uint64_t before = stats().unsupported;
+        draw_arrays(0, 6);
+        CHECK_EQ(stats().unsupported, before + 1);
+    }
+    wreg(PVK_GPUREG_TEXENV_UPDATE_BUFFER, 0);
+    wreg(PVK_GPUREG_TEXUNIT_CONFIG, 1u << 10 | 1u << 12);
+    wreg(PVK_GPUREG_TEXUNIT3_PROCTEX4, 5 | 255u << 11); /* linear, mipmap linear */
+    for (int i = 0; i < 2; i++) {
+        uint64_t before = stats().unsupported;
+        draw_arrays(0, 6);
+        CHECK_EQ(stats().unsupported, before + 1);
+    }
+    wreg(PVK_GPUREG_TEXUNIT_CONFIG, 1u << 12);
     th_release(ctx);
 }
 
@@ -321,7 +341,7 @@ static void random_lighting(void)
     wreg(PVK_GPUREG_LIGHTING_NUM_LIGHTS, n);
     wreg(PVK_GPUREG_LIGHTING_CONFIG0, 0x80000400u | configs[th_rand() % 8] << 4 | (th_rand() % 4) << 2 |
                                           (th_rand() % 2) << 27);
-    wreg(PVK_GPUREG_LIGHTING_CONFIG1, (th_rand() & 0x7FFF00u) | 0x40000u | (th_rand() & 0xFFu) << 24);
+    wreg(PVK_GPUREG_LIGHTING_CONFIG1, (th_rand() & 0x7FFFFFu) | 0x40000u | (th_rand() & 0xFFu) << 24);
     uint32_t abs = 0, sel = 0, scl = 0, perm = 0;
     for (int l = 0; l < 7; l++) {
         abs |= (th_rand() & 1) << (4 * l + 1);
@@ -402,15 +422,16 @@ static int light_worst, light_hist[8], light_mid;
  * RGBA8 texture of one random colour, so every sample is that texel. */
 static void random_bump(uint8_t texel[4])
 {
-    uint32_t mode = th_rand() % 3;
+    uint32_t mode = th_rand() % 3, shadow = th_rand() % 2;
     for (int c = 0; c < 4; c++)
         texel[c] = (uint8_t)th_rand();
-    if (!mode) {
+    if (!mode && !shadow) {
         wreg(PVK_GPUREG_TEXUNIT_CONFIG, 1u << 12);
         return;
     }
-    wreg(PVK_GPUREG_LIGHTING_CONFIG0, (regs[PVK_GPUREG_LIGHTING_CONFIG0] & ~0x70C00000u) | mode << 28 |
-                                          (th_rand() & 1) << 30);
+    /* bump/tangent map and/or shadow attenuation (bits 0, 16-19) from unit 0 */
+    wreg(PVK_GPUREG_LIGHTING_CONFIG0, (regs[PVK_GPUREG_LIGHTING_CONFIG0] & ~0x73CF0001u) | mode << 28 |
+                                          (th_rand() & 1) << 30 | shadow | (shadow ? (th_rand() & 0xF) << 16 : 0));
     uint8_t *t = pvk_guest_ptr(ctx, TEX, 8 * 8 * 4);
     for (int i = 0; i < 64; i++)
         t[4 * i] = texel[3], t[4 * i + 1] = texel[2], t[4 * i + 2] = texel[1], t[4 * i + 3] = texel[0];
@@ -442,7 +463,10 @@ static void lit_case(int k)
         for (int cy = 0; cy < CELLS_Y; cy++)
             for (int cx = 0; cx < CELLS_X; cx++) {
                 uint8_t pri[4], sec[4];
-                ref_lighting(regs, (const uint32_t (*)[256])light_lut, quat[cy][cx], view[cy][cx], bump, pri, sec);
+                uint8_t texel[4][4] = {{0}};
+                memcpy(texel[0], bump, 4); /* unit 0: the bump/tangent map and the shadow attenuation */
+                ref_lighting(regs, (const uint32_t (*)[256])light_lut, quat[cy][cx], view[cy][cx],
+                             (const uint8_t (*)[4])texel, pri, sec);
                 const uint8_t *want = src == 1 ? pri : sec;
                 const uint8_t *p = fb + 4 * tiled_index(8 * cx + 3, 8 * cy + 4);
                 uint8_t got[4] = {p[3], p[2], p[1], p[0]};

@@ -202,6 +202,7 @@ int main(void)
         {"light 2 (not enabled) directional", PVK_GPUREG_LIGHT2_CONFIG, 1, 0},
         {"bump mode", PVK_GPUREG_LIGHTING_CONFIG0, 1u << 28, 1},
         {"shadow rendering (fragment operation mode 3)", PVK_GPUREG_COLOR_OPERATION, 3, 1},
+        {"shadow attenuation", PVK_GPUREG_LIGHTING_CONFIG0, 1, 1},
         {"bump unit without a bump mode", PVK_GPUREG_LIGHTING_CONFIG0, 1u << 22, 0},
         {"texture 3 (procedural) enable", PVK_GPUREG_TEXUNIT_CONFIG, 1u << 10, 1},
         {"procedural texture u clamp", PVK_GPUREG_TEXUNIT3_PROCTEX0, 0x1, 1},

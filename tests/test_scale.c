@@ -1,18 +1,28 @@
 /* Resolution scaling (pvk_config.scale, pvk_set_scale, PVK_SCALE): draws
- * render at N x, the guest reads 1x memory.
+ * render at N x, the guest reads 1x memory, the LCD shows N x.
  *  - A flat scene (axis-aligned quads with edges on pixel boundaries, so no
  *    pixel centre moves relative to an edge at any scale: depth test,
  *    stencil mask, include and exclude scissors, a memory fill that clears
  *    the scaled surfaces, a display transfer from the surface with format
  *    conversion, flip and 2x2 downscale): colour, depth-stencil and transfer
- *    output bytes identical at scales 1-4.
+ *    output bytes identical at scales 1-4 (3 also with mirrored memory).
  *  - A slanted scene (two rotated triangles): at scale N the resolved 1x
  *    colour differs from scale 1 only at pixels on an edge of the 1x image,
  *    and in fewer pixels than that edge has.  Odd scales resolve at the 1x
  *    pixel centre: no difference at all is allowed there.
  *  - pvk_set_scale between draws (the 1x surface written back, the 3x one
- *    loaded from it) gives the bytes of a scale-1 run; bad scales from the
- *    config, the call and PVK_SCALE are refused with a logged error. */
+ *    loaded from it) gives the bytes of a scale-1 run.
+ *  - Memory fills as clears at 3x: every byte value of every channel, and
+ *    depth/stencil values, come back exactly.
+ *  - Reinterpretation (RGBA8 <-> D24S8) at 2x and 3x on the scaled images,
+ *    no resolve, bytes equal to 1x.
+ *  - Render-to-texture at 2x and 3x: the texture is the scaled image (no
+ *    resolve counted), the result differs from 1x only on edges.
+ *  - The LCD at 2x and 4x: frame sizes; a flat scene is the 1x frame
+ *    upsampled exactly, a slanted edge changes colour at every sub-pixel
+ *    phase (an upsampled 1x frame only at phase 0).
+ *  - Every scene script's probes hold at 3x; bad scales from the config,
+ *    the call and PVK_SCALE are refused with a logged error. */
 #include <dirent.h>
 #include <stdbool.h>
 
@@ -28,10 +38,12 @@ typedef struct image {
     pvk_stats st;
 } image;
 
+static int mirror; /* guest memory mirrored in device buffers instead of imported */
+
 static pvk_context *make(uint32_t scale)
 {
     pvk_config cfg = {.scale = scale};
-    return th_context(&cfg, 0);
+    return th_context(&cfg, mirror);
 }
 
 static void fill32(uint32_t unit, uint32_t start, uint32_t len, uint32_t value)
@@ -309,6 +321,81 @@ static void rtt_scene(uint32_t scale, image *im)
     th_release(ctx);
 }
 
+/* ---- reinterpretation at n x ----
+ * RGBA8 colour at RB, drawn in flat quads, then read as the D24S8 depth
+ * buffer of draws into FB (depth = the G, B, A bytes, stencil = R: a depth
+ * test and a stencil test pick the quads), then drawn into as RGBA8 again:
+ * both conversions run on the n x images (no resolve before the flush) and
+ * the bytes equal scale 1's. */
+#define RB 0x18140000u
+
+static void reinterpret_scene(uint32_t scale, image *im)
+{
+    ctx = make(scale);
+    setup();
+    tw = W, th = H;
+    reg(PVK_GPUREG_COLORBUFFER_LOC, RB >> 3);
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+    fill32(0, RB, W * H * 4, 0x00FFFFFF); /* depth 1.0, stencil 0 */
+    quad(4, 4, 28, 40, -0.5f, 0x05200000);  /* depth 0x200000 (0.125), stencil 5 */
+    quad(30, 10, 60, 44, -0.5f, 0x09C00000); /* depth 0xC00000 (0.75), stencil 9 */
+    uint64_t resolves = stats().surface_resolves, conversions = stats().surface_reinterpretations;
+    reg(PVK_GPUREG_COLORBUFFER_LOC, FB >> 3);
+    reg(PVK_GPUREG_DEPTHBUFFER_LOC, RB >> 3);
+    fill32(0, FB, W * H * 4, 0x000000FF);
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, 1u | (4u << 4) | (0xFu << 8)); /* less, no depth writes */
+    quad(0, 0, W, H, -0.5f, 0xFF0000FF);  /* where the stored depth is above 0.5 */
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+    reg(PVK_GPUREG_STENCIL_TEST, 1u | (2u << 4) | (9u << 16) | (0xFFu << 24)); /* equal 9 */
+    reg(PVK_GPUREG_STENCIL_OP, 0);
+    quad(0, 20, W, H, -0.5f, 0x00FF00FF);
+    reg(PVK_GPUREG_STENCIL_TEST, 0);
+    /* RB as colour again, one more quad into it */
+    reg(PVK_GPUREG_DEPTHBUFFER_LOC, DB >> 3);
+    reg(PVK_GPUREG_COLORBUFFER_LOC, RB >> 3);
+    quad(16, 16, 48, 32, -0.5f, 0x3050A0FF);
+    CHECK_EQ(pvk_poll(ctx), PVK_SUCCESS);
+    CHECK_EQ(stats().surface_reinterpretations - conversions, 2);
+    CHECK_EQ(stats().surface_resolves, resolves);
+    copy_out(im->color, FB);
+    CHECK_EQ(pvk_guest_flush(ctx, RB, W * H * 4), PVK_SUCCESS);
+    memcpy(im->depth, pvk_guest_ptr(ctx, RB, W * H * 4), W * H * 4);
+    th_release(ctx);
+}
+
+/* ---- texture copy of a render target ----
+ * FB drawn (flat quads), texture-copied whole to CP, then drawn into
+ * again: CP holds the snapshot.  At n x the copy is an image copy (counted in
+ * surface_transfers, no resolve before the flush); bytes as at 1x. */
+#define CP 0x18380000u
+
+static void copy_scene(uint32_t scale, image *im)
+{
+    ctx = make(scale);
+    setup();
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+    fill32(0, FB, W * H * 4, 0x000000FF);
+    quad(4, 4, 40, 30, -0.5f, 0xC08040FF);
+    quad(20, 16, 60, 44, -0.5f, 0x40A0E0FF);
+    pvk_stats before = stats();
+    ext(0xC00, FB >> 3);
+    ext(0xC04, CP >> 3);
+    ext(0xC20, W * H * 4);
+    ext(0xC24, 0);
+    ext(0xC28, 0);
+    ext(0xC10, 8); /* texture copy, no gaps */
+    ext(0xC18, 1);
+    quad(0, 0, 16, 16, -0.5f, 0xFFFFFFFF); /* after the copy: not in CP */
+    CHECK_EQ(pvk_poll(ctx), PVK_SUCCESS);
+    pvk_stats after = stats();
+    CHECK_EQ(after.texture_copies - before.texture_copies, 1);
+    CHECK_EQ(after.surface_transfers - before.surface_transfers, scale > 1 ? 1 : 0);
+    CHECK_EQ(after.surface_resolves, before.surface_resolves);
+    copy_out(im->color, FB);
+    copy_out(im->depth, CP); /* CP's bytes in `depth` */
+    th_release(ctx);
+}
+
 /* Pixel value i of a W x H RGBA8 buffer. */
 static uint32_t px(const uint8_t *b, uint32_t i)
 {
@@ -551,6 +638,12 @@ int main(void)
         CHECK_EQ(differ(one.out, n.out, sizeof one.out), 0);
         CHECK(n.st.surface_resolves > 0);
     }
+    mirror = 1; /* the same at 3x with mirrored guest memory */
+    flat_scene(3, &n);
+    mirror = 0;
+    CHECK_EQ(differ(one.color, n.color, sizeof one.color), 0);
+    CHECK_EQ(differ(one.depth, n.depth, sizeof one.depth), 0);
+    CHECK_EQ(differ(one.out, n.out, sizeof one.out), 0);
     /* the scene is not trivial: its parts show in the 1x bytes */
     uint32_t colours[8], ncol = 0;
     for (uint32_t i = 0; i < W * H; i++) {
@@ -594,6 +687,35 @@ int main(void)
     CHECK(n.st.surface_resolves > 0);
 
     fill_values(3);
+    copy_scene(1, &one);
+    CHECK(differ(one.color, one.depth, sizeof one.color) > 0); /* the draw after the copy is not in CP */
+    {
+        uint32_t blue = 0;
+        for (uint32_t i = 0; i < W * H; i++)
+            blue += px(one.depth, i) == 0x40A0E0FFu;
+        CHECK(blue > 500); /* CP holds the picture */
+    }
+    for (uint32_t s = 2; s <= 4; s += 2) {
+        copy_scene(s, &n);
+        CHECK_EQ(differ(one.color, n.color, sizeof one.color), 0);
+        CHECK_EQ(differ(one.depth, n.depth, sizeof one.depth), 0);
+    }
+    reinterpret_scene(1, &one);
+    for (uint32_t s = 2; s <= 3; s++) {
+        reinterpret_scene(s, &n);
+        CHECK_EQ(differ(one.color, n.color, sizeof one.color), 0);
+        CHECK_EQ(differ(one.depth, n.depth, sizeof one.depth), 0);
+    }
+    {
+        uint32_t red = 0, green = 0, black = 0;
+        for (uint32_t i = 0; i < W * H; i++) {
+            uint32_t v = px(one.color, i);
+            red += v == 0xFF0000FFu, green += v == 0x00FF00FFu, black += v == 0x000000FFu;
+        }
+        /* the conversions decided: some of each (memory bytes A, B, G, R read as a little-endian word: 0xRRGGBBAA) */
+        printf("reinterpretation scene: %u red, %u green, %u black pixels\n", red, green, black);
+        CHECK(red > 0 && green > 0 && black > 0);
+    }
     rtt_scene(1, &one);
     edge = 0;
     for (uint32_t y = 0; y < H; y++)

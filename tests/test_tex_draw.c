@@ -9,13 +9,16 @@
  * x nearest/linear (exact for nearest; linear within LINEAR_TOL per channel,
  * texels next to a border the shader applies are skipped, see below); level
  * selection by the LOD registers (min level, max level, bias) and by
- * minification; units 1 and 2 (texture coordinates 1, 2, and 2 taking 1's);
- * the six faces of a cube map; a projection texture; the border colour
+ * minification, levels past 8x8 clamped, the linear mip filter halfway
+ * between two levels; units 1 and 2 (texture coordinates 1, 2, and 2 taking
+ * 1's); the six faces of a cube map; a projection texture; the border colour
  * applied by the shader on a device without custom border colours
  * (PVK_DEBUG=no-custom-border); shadow 2D textures against the emulators'
- * comparison model, a shadow cube counted unsupported and reading 0; render-to-texture (a draw samples what the draw before rendered,
- * no write-back); draws with a cached texture stay in one batch; a texture
- * the host rewrites is seen; a reserved wrap mode is counted.  Again on
+ * comparison model and a shadow buffer drawn in shadow mode sampled from its
+ * surface, a shadow cube counted unsupported and reading 0;
+ * render-to-texture (a draw samples what the draw before rendered, no
+ * write-back); draws with a cached texture stay in one batch; a texture the
+ * host rewrites is seen; a reserved wrap mode is counted.  Again on
  * PVK_DEBUG=roundtrip, the draw path without the surface cache. */
 #include <math.h>
 #include <stdbool.h>
@@ -23,6 +26,7 @@
 #define W 64u
 #define H 64u
 #include "draw_common.h"
+#include "runtime/runtime.h"
 #include "sample_ref.h"
 #include "tex_ref.h"
 
@@ -325,6 +329,50 @@ static void formats_wraps_filters(bool no_custom_border)
 
 /* ---- levels of detail ---- */
 
+typedef struct mip_case {
+    const uint8_t *levels[2]; /* levels 1 and 2 of a 32x32 texture */
+    float range;
+} mip_case;
+
+/* Nearest texels of levels 1 and 2, mixed half and half (the level of
+ * detail is 1.5); pixels within 1/20 texel of an edge on either level are
+ * not judged. */
+static bool expect_trilinear(void *user, uint32_t x, uint32_t y, uint8_t out[4])
+{
+    const mip_case *c = user;
+    double s = coord(0, c->range, x, W), t = coord(0, c->range, y, H);
+    sample_ref_unit u = {2, 2, 0, {0}};
+    uint8_t a[2][4];
+    for (int l = 0; l < 2; l++) {
+        unsigned n = 16u >> l;
+        double fs = s * n - floor(s * n), ft = t * n - floor(t * n);
+        if (fs < 0.05 || fs > 0.95 || ft < 0.05 || ft > 0.95)
+            return false;
+        sample_ref_2d(&u, c->levels[l], n, n, s, t, a[l]);
+    }
+    for (int k = 0; k < 4; k++)
+        out[k] = (uint8_t)((a[0][k] + a[1][k] + 1) / 2);
+    return true;
+}
+
+/* The linear mip filter between two levels: 2^1.5 texels a pixel. */
+static void trilinear(void)
+{
+    unit_cfg u = {.addr = TEX0, .w = 32, .h = 32, .format = 0, .levels = 3, .wrap_s = 2, .wrap_t = 2, .mip = 1};
+    uint8_t *rgba[6][8];
+    random_texture(TEX0, 0, 1, &u, rgba);
+    set_unit(0, &u);
+    enable_units(1, false);
+    tev_source(3);
+    mip_case c = {{rgba[0][1], rgba[0][2]}, 4.0f * sqrtf(2.0f)};
+    corners q = plain(0, 0, c.range, c.range);
+    draw_quad(&q);
+    /* half of an odd difference rounds either way */
+    int worst = compare("mip linear at LOD 1.5", expect_trilinear, &c, 1);
+    printf("mip linear halfway between levels: largest difference from the model %d (tolerance 1)\n", worst);
+    free_texture(1, 3, rgba);
+}
+
 static void lod(void)
 {
     static const struct {
@@ -365,6 +413,7 @@ static void lod(void)
         free_texture(1, u.levels, rgba);
     }
     CHECK_EQ(stats().unsupported - unsupported, 1); /* the last case */
+    trilinear();
 }
 
 /* ---- units 1 and 2 ---- */
@@ -727,6 +776,58 @@ static void shadow(void)
     compare("shadow cube (unsupported)", expect_const, (void *)zero, 0);
 }
 
+/* A shadow buffer drawn in shadow mode (COLOR_OPERATION mode 3), then
+ * sampled as a shadow 2D texture straight from its surface: the byte order
+ * of the two must agree.  The 32x32 buffer starts all 0xFF (depth 0xFFFFFF,
+ * intensity 255); a quad at depth 0.5 over its left half writes that depth
+ * (TEV green 0).  Sampled with z 0.75, the left half is in shadow (0), the
+ * right half lit (255). */
+static bool expect_halves(void *user, uint32_t x, uint32_t y, uint8_t out[4])
+{
+    (void)user;
+    /* not judged: the columns mixing both halves, and the outermost pixels,
+     * whose bilinear footprint reaches outside the texture (which counts as lit) */
+    if ((x >= W / 2 - 2 && x <= W / 2 + 1) || x == 0 || y == 0 || x == W - 1 || y == H - 1)
+        return false;
+    memset(out, x < W / 2 ? 0 : 255, 4);
+    return true;
+}
+
+static void shadow_rendered(void)
+{
+    pvk_wait_idle(ctx);
+    memset(pvk_guest_ptr(ctx, RTT, 32 * 32 * 4), 0xFF, 32 * 32 * 4);
+    pvk_guest_written(ctx, RTT, 32 * 32 * 4);
+    pvk_stats before = stats();
+    setup_target(RTT, 32, 32);
+    reg(PVK_GPUREG_DEPTHMAP_ENABLE, 1);
+    reg(PVK_GPUREG_DEPTHMAP_SCALE, f24(-1.0f));
+    reg(PVK_GPUREG_DEPTHMAP_OFFSET, f24(0.0f));
+    reg(PVK_GPUREG_COLOR_OPERATION, 0x00E40103); /* shadow mode */
+    enable_units(0, false);
+    tev_source(14);
+    reg(PVK_GPUREG_TEXENV0_COLOR, 0xFF0000FFu); /* green 0: depth writes */
+    reg(PVK_GPUREG_SCISSORTEST_MODE, 3);
+    reg(PVK_GPUREG_SCISSORTEST_POS, 0);
+    reg(PVK_GPUREG_SCISSORTEST_DIM, 15u | 31u << 16);
+    corners q = plain(0, 0, 1, 1);
+    draw_quad_at(&q, 1); /* z -0.5: depth 0.5 */
+    reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
+    setup_target(FB, W, H); /* blend mode again */
+    unit_cfg u = {.addr = RTT, .w = 32, .h = 32, .format = 0, .levels = 1, .type = 2};
+    set_unit(0, &u);
+    reg(PVK_GPUREG_TEXUNIT0_SHADOW, 1); /* orthographic, no bias */
+    enable_units(1, false);
+    tev_source(3);
+    for (int k = 0; k < 4; k++)
+        q.tc0[k][2] = 0.75f;
+    draw_quad_at(&q, 2);
+    pvk_stats after = stats();
+    CHECK_EQ(after.texture_from_surface - before.texture_from_surface, 1);
+    CHECK_EQ(after.surface_writebacks - before.surface_writebacks, 0);
+    compare("shadow buffer drawn in shadow mode, sampled as shadow 2D", expect_halves, NULL, 0);
+}
+
 static void run(const char *debug)
 {
     ctx = th_context_debug(NULL, debug, 0);
@@ -749,6 +850,8 @@ static void run(const char *debug)
         if (!roundtrip) { /* which decodes every texture from memory, a submission per draw */
             render_to_texture();
             batching();
+            if (ctx->attachment_read) /* shadow rendering reads the attachment */
+                shadow_rendered();
         }
         shadow();
     }

@@ -25,11 +25,12 @@ static float f20(uint32_t v)
     return (v & 0x80000) ? -f : f;
 }
 
-/* fixed1.1.11 two's complement of 13 bits. */
+/* SPOTDIR's fixed1.1.11 (13-bit two's complement) over 2047, as Citra,
+ * checked against hardware, reads it. */
 static float fix13(uint32_t v)
 {
     int32_t x = (int32_t)(v << 19) >> 19;
-    return (float)x / 2048.0f;
+    return (float)x / 2047.0f;
 }
 
 /* LIGHTi_* colour (B bits 0-7, G 10-17, R 20-27) as R | G << 8 | B << 16. */
@@ -58,7 +59,7 @@ static uint8_t config_luts(uint32_t config, bool *known)
     }
 }
 
-enum { LOG_GAS = 0, LOG_SHADOW_ATTEN, LOG_BUMP, LOG_CONFIG, LOG_FOG_MODE, LOG_PROCTEX_COORDS, LOG_PROCTEX_MIPMAP };
+enum { LOG_GAS = 0, LOG_BUMP, LOG_CONFIG, LOG_FOG_MODE, LOG_PROCTEX_COORDS, LOG_PROCTEX_MIPMAP };
 
 static void unsupported(pvk_pica *p, unsigned what, const char *msg)
 {
@@ -139,8 +140,10 @@ static void get_lighting(pvk_pica *p, pvk_fs_fraglight_key *k, pvk_fs_params *pr
         L->dist_atten = (uint8_t)!((c1 >> (24 + id)) & 1);
         L->shadow = (uint8_t)(shadow && !((c1 >> id) & 1));
     }
-    if (shadow && (c0 & (0xFu << 16)))
-        unsupported(p, LOG_SHADOW_ATTEN, "shadow attenuation of lights needs shadow textures in draws; taken as 1");
+    if (shadow) /* the shadow unit's texel attenuates (glsl_light.c) */
+        k->shadow_atten = (uint8_t)(PVK_SHADOW_ATTEN_ON | pvk_lighting_shadow_unit(c0) |
+                                    pvk_lighting_shadow_primary(c0) << 2 | pvk_lighting_shadow_secondary(c0) << 3 |
+                                    pvk_lighting_shadow_invert(c0) << 4 | pvk_lighting_shadow_alpha(c0) << 5);
     for (unsigned id = 0; id < 8; id++) {
         const uint32_t *lr = r + 0x140 + 0x10 * id;
         pvk_fs_light_params *lp = &prm->light[id];

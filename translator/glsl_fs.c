@@ -169,9 +169,10 @@ static void texture_decls(pvk_text *b, const pvk_fs_tex_key *t)
                      u);
     }
     /* Shadow 2D (Citra's and Azahar's model; 3dbrew documents only the
-     * registers): each texel of an RGBA8 texture holds a 24-bit depth in R,
-     * G, B (R most significant: the word 0xRRGGBBAA >> 8) and an 8-bit
-     * intensity in A, as shadow-mode rendering writes them.  A texel lets
+     * registers): each texel of an RGBA8 texture holds what shadow-mode
+     * rendering writes (translator/glsl_light.c): a 24-bit depth in memory
+     * bytes 0-2, most significant first (the A, B, G channels), and an 8-bit
+     * intensity in byte 3 (R).  A texel lets
      * the light through (its intensity / 255) where its depth is greater
      * than the fragment's z, else 0; a texel outside the texture gives 1.
      * The four texels around the sample point are compared, then mixed
@@ -181,7 +182,7 @@ static void texture_decls(pvk_text *b, const pvk_fs_tex_key *t)
                         "    if (any(lessThan(p, ivec2(0))) || any(greaterThanEqual(p, size)))\n"
                         "        return 1.0;\n"
                         "    uvec4 c = texel8(texelFetch(tex_unit0, ivec2(p.x, size.y - 1 - p.y), 0));\n"
-                        "    return (c.r << 16 | c.g << 8 | c.b) > z ? float(c.a) / 255.0 : 0.0;\n"
+                        "    return (c.a << 16 | c.b << 8 | c.g) > z ? float(c.r) / 255.0 : 0.0;\n"
                         "}\n");
 }
 

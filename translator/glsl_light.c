@@ -1,6 +1,7 @@
-/* The fragment shader's fog, fragment lighting and procedural texture
- * (pvk_fs_fraglight_key), as GLSL pieces glsl_fs.c places: declarations,
- * the lighting colours before the TEV stages, fog after the alpha test.
+/* The fragment shader's fog, fragment lighting, procedural texture and
+ * shadow rendering (pvk_fs_fraglight_key), as GLSL pieces glsl_fs.c places:
+ * declarations, the lighting colours and the procedural texture before the
+ * TEV stages, shadow rendering after them, fog after the alpha test.
  * tests/ref/light_ref.c is the same arithmetic on the CPU.
  *
  * The LUTs are the data ports' words in a storage buffer (binding 5,
@@ -58,24 +59,28 @@ void pvk_glsl_fraglight_fog(pvk_text *b, const pvk_fs_key *k)
 /* ---- fragment lighting ----
  *
  * The model (3dbrew "GPU/Internal Registers" 0x140-0x1D9; where it is silent,
- * the behaviour emulators agree on; tests/ref/light_ref.c restates it):
+ * Citra's software renderer, compared with hardware; tests/ref/light_ref.c
+ * restates it):
  *   the normal N and tangent T are (0,0,1) and (1,0,0) rotated by the
  *   normalised interpolated quaternion; V = normalize(view).  Per light
  *   (LIGHTING_LIGHT_PERMUTATION order) with position/direction p:
  *   Lr = p (directional) or p + view; L = normalize(Lr); Hr = L + V;
  *   H = normalize(Hr); n.l = dot(N, L), abs() when two-sided, else max(n.l, 0).
- *   LUT inputs: 0 N.H, 1 V.H, 2 N.V, 3 L.N, 4 -L.P (dot(L, SPOTDIR), the
- *   register holding -P), 5 cos phi (dot(H - N (N.H), T)); 6-7 read 0.
- *   A LUT reads, with abs() on, |x| at index floor(|x| * 256) (clamped to
+ *   LUT inputs: 0 N.H, 1 V.H, 2 N.V, 3 L.N, 4 -L.P (dot(L, SPOTDIR / 2047),
+ *   the register holding -P), 5 cos phi (dot(H - N (N.H), T), in
+ *   configuration 7 only, else 0); 6-7 read 0.
+ *   A LUT reads, with abs() on, the input made |x| for a two-sided light and
+ *   max(x, 0) otherwise, at index floor(x * 256) (clamped to
  *   0-255), else x at floor(x * 128) (clamped to -128..127, two's complement
  *   index), interpolating value + difference * fraction; an entry's value
  *   is bits 0-11 / 4095 (fixed0.0.12) and its difference bits 12-22 / 2047
  *   (fixed1.0.11, sign and magnitude: negative when bit 23 is set; 4095 and
  *   2047 rather than 4096 and 2048 so that all ones is 1.0, as Citra, whose
- *   lighting was checked against hardware, reads them); then times the scale (1, 2, 4, 8, 1/4, 1/2; 4-5 read 1x).
+ *   lighting was checked against hardware, reads them); then times the
+ *   scale (1, 2, 4, 8, 1/4, 1/2; 4-5 read 1x).
  *   A LUT off in CONFIG1 or missing from the configuration reads 1.
  *   spot = SP(light) if its spot is on, else 1; distance = DA(light) at
- *   clamp(bias + scale * length(p + view), 0, 1) (unsigned index, no scale)
+ *   clamp(bias + scale * |Lr|, 0, 1) (unsigned index, no scale)
  *   if its attenuation is on, else 1.  Reflection R = (RR, RG or RR's value,
  *   RB or RR's value).  Geometric factor min(n.l / dot(Hr, Hr), 1) (0 when
  *   Hr is 0).  diffuse += (diffuse colour * n.l + ambient colour) * dist *
@@ -84,13 +89,19 @@ void pvk_glsl_fraglight_fog(pvk_text *b, const pvk_fs_key *k)
  *   n.l is 0.  Fresnel (FR) of the last light goes to the primary and/or
  *   secondary alpha (CONFIG0 bits 2-3), which is 1 otherwise.  primary =
  *   clamp(diffuse + global ambient), secondary = clamp(specular), each
- *   channel rounded to 8 bits for the TEV.  Colours are bytes / 255.
+ *   channel times 255 truncated to 8 bits for the TEV (Citra's software
+ *   renderer).  Colours are bytes / 255.
+ *   Shadow attenuation (CONFIG0 bit 0): S = the shadow unit's texel / 255
+ *   (bits 24-25; 1 - S with bit 18); for lights whose shadow CONFIG1 does not
+ *   disable, S.rgb multiplies the diffuse term (bit 16) and the specular
+ *   term (bit 17); with bit 19, S.a multiplies the alphas the Fresnel selector
+ *   names.  This follows Citra's software renderer, which was compared with
+ *   hardware.
  * Bump mapping (CONFIG0 bits 28-29 = 1) takes the surface normal from the
  * bump unit's texel (bits 22-23; 3 is the procedural texture) as 2c/255 - 1
  * and, unless bit 30 is set, recomputes its z as sqrt(max(1 - x^2 - y^2, 0));
  * tangent mapping (2) takes the tangent that way and keeps the normal (0,0,1);
- * both are then rotated by the quaternion.
- * Shadow attenuation is not here (counted unsupported by fraglight.c). */
+ * both are then rotated by the quaternion. */
 
 static const char *const lut_input_expr[8] = {"dot(N, H)", "dot(V, H)", "dot(N, V)", "dot(L, N)",
                                               "dot(L, lights[%u].spot.xyz)", "dot(H - N * dot(N, H), T)",
@@ -103,13 +114,19 @@ static float scale_of(unsigned code)
 }
 
 /* The value of LUT input `l` (PVK_LUT_*) from table `table` as a float expression statement into `dst`. */
-static void lut_read(pvk_text *b, const pvk_fs_fraglight_key *k, unsigned l, unsigned table, unsigned id,
+static void lut_read(pvk_text *b, const pvk_fs_fraglight_key *k, unsigned l, unsigned table, const pvk_fs_light *lt,
                      const char *dst)
 {
-    char in[64];
-    snprintf(in, sizeof in, lut_input_expr[k->lut_input[l] & 7], id);
-    pvk_text_put(b, "        %s = %s(%uu, %s) * %.9g;\n", dst, (k->lut_abs >> l & 1) ? "lut_abs" : "lut_signed",
-                 table, in, (double)scale_of(k->lut_scale[l]));
+    char in[96];
+    unsigned sel = k->lut_input[l] & 7;
+    if (sel == 5 && k->config != 8)
+        sel = 6; /* cos phi only in configuration 7 (code 8); else 0 */
+    snprintf(in, sizeof in, lut_input_expr[sel], lt->id & 7);
+    if (k->lut_abs >> l & 1) /* abs(): |x| for two-sided lights, else max(x, 0) */
+        pvk_text_put(b, "        %s = lut_abs(%uu, %s(%s%s)) * %.9g;\n", dst, table, lt->two_sided ? "abs" : "max", in,
+                     lt->two_sided ? "" : ", 0.0", (double)scale_of(k->lut_scale[l]));
+    else
+        pvk_text_put(b, "        %s = lut_signed(%uu, %s) * %.9g;\n", dst, table, in, (double)scale_of(k->lut_scale[l]));
 }
 
 void pvk_glsl_fraglight_helpers(pvk_text *b, const pvk_fs_key *key)
@@ -152,6 +169,9 @@ void pvk_glsl_fraglight_lighting(pvk_text *b, const pvk_fs_key *key)
                     "    vec3 V = normalize(view);\n"
                     "    vec3 dsum = vec3(0.0), ssum = vec3(0.0);\n"
                     "    float pa = 1.0, sa = 1.0;\n");
+    if (k->shadow_atten & PVK_SHADOW_ATTEN_ON)
+        pvk_text_put(b, "    vec4 shadow = vec4(tex%u) / 255.0;\n%s", k->shadow_atten & 3,
+                     k->shadow_atten & PVK_SHADOW_ATTEN_INVERT ? "    shadow = vec4(1.0) - shadow;\n" : "");
     bool on[PVK_LUT_INPUTS];
     for (unsigned l = 0; l < PVK_LUT_INPUTS; l++)
         on[l] = k->lut_on >> l & 1;
@@ -171,22 +191,22 @@ void pvk_glsl_fraglight_lighting(pvk_text *b, const pvk_fs_key *key)
                         "        vec3 refl = vec3(1.0);\n",
                      lt->two_sided ? "abs(nl)" : "max(nl, 0.0)");
         if (lt->spot) /* on only where the configuration has SP */
-            lut_read(b, k, PVK_LUT_SP, table[PVK_LUT_SP] + id, id, "spot");
-        if (lt->dist_atten)
-            pvk_text_put(b, "        dist = lut_abs(%uu, clamp(lights[%u].atten.x + lights[%u].atten.y * length("
-                            "lights[%u].pos.xyz + view), 0.0, 1.0));\n",
-                         16 + id, id, id, id);
+            lut_read(b, k, PVK_LUT_SP, table[PVK_LUT_SP] + id, lt, "spot");
+        if (lt->dist_atten) /* the distance is |Lr|, the light vector before normalisation */
+            pvk_text_put(b, "        dist = lut_abs(%uu, clamp(lights[%u].atten.x + lights[%u].atten.y * length(Lr), "
+                            "0.0, 1.0));\n",
+                         16 + id, id, id);
         if (on[PVK_LUT_D0])
-            lut_read(b, k, PVK_LUT_D0, 0, id, "d0");
+            lut_read(b, k, PVK_LUT_D0, 0, lt, "d0");
         if (on[PVK_LUT_D1])
-            lut_read(b, k, PVK_LUT_D1, 1, id, "d1");
+            lut_read(b, k, PVK_LUT_D1, 1, lt, "d1");
         if (on[PVK_LUT_RR])
-            lut_read(b, k, PVK_LUT_RR, 6, id, "refl.r");
+            lut_read(b, k, PVK_LUT_RR, 6, lt, "refl.r");
         pvk_text_put(b, "        refl.gb = vec2(refl.r);\n");
         if (on[PVK_LUT_RG])
-            lut_read(b, k, PVK_LUT_RG, 5, id, "refl.g");
+            lut_read(b, k, PVK_LUT_RG, 5, lt, "refl.g");
         if (on[PVK_LUT_RB])
-            lut_read(b, k, PVK_LUT_RB, 4, id, "refl.b");
+            lut_read(b, k, PVK_LUT_RB, 4, lt, "refl.b");
         if (lt->geo0 || lt->geo1)
             pvk_text_put(b, "        float hh = dot(Hr, Hr);\n"
                             "        geo = hh == 0.0 ? 0.0 : min(nl / hh, 1.0);\n");
@@ -194,12 +214,14 @@ void pvk_glsl_fraglight_lighting(pvk_text *b, const pvk_fs_key *key)
                      id, lt->geo0 ? " * geo" : "", id, lt->geo1 ? " * geo" : "");
         if (k->clamp_highlights)
             pvk_text_put(b, "        spec *= nl > 0.0 ? 1.0 : 0.0;\n");
-        pvk_text_put(b, "        dsum += (color3(lights[%u].colors.z) * nl + color3(lights[%u].colors.w)) * dist * spot;\n"
-                        "        ssum += spec * dist * spot;\n",
-                     id, id);
+        bool shadowed = lt->shadow && (k->shadow_atten & PVK_SHADOW_ATTEN_ON);
+        pvk_text_put(b, "        dsum += (color3(lights[%u].colors.z) * nl%s + color3(lights[%u].colors.w)) * dist * spot;\n"
+                        "        ssum += spec * dist * spot%s;\n",
+                     id, shadowed && (k->shadow_atten & PVK_SHADOW_ATTEN_PRIMARY) ? " * shadow.rgb" : "", id,
+                     shadowed && (k->shadow_atten & PVK_SHADOW_ATTEN_SECONDARY) ? " * shadow.rgb" : "");
         if (i + 1 == k->num_lights && on[PVK_LUT_FR] && k->fresnel) {
             pvk_text_put(b, "        float fr;\n");
-            lut_read(b, k, PVK_LUT_FR, 3, id, "fr");
+            lut_read(b, k, PVK_LUT_FR, 3, lt, "fr");
             if (k->fresnel & 1)
                 pvk_text_put(b, "        pa = fr;\n");
             if (k->fresnel & 2)
@@ -207,9 +229,16 @@ void pvk_glsl_fraglight_lighting(pvk_text *b, const pvk_fs_key *key)
         }
         pvk_text_put(b, "    }\n");
     }
+    if ((k->shadow_atten & PVK_SHADOW_ATTEN_ON) && (k->shadow_atten & PVK_SHADOW_ATTEN_ALPHA)) {
+        /* the Fresnel selector says which alphas */
+        if (k->fresnel & 1)
+            pvk_text_put(b, "    pa *= shadow.a;\n");
+        if (k->fresnel & 2)
+            pvk_text_put(b, "    sa *= shadow.a;\n");
+    }
     pvk_text_put(b, "    dsum += color3(misc.x);\n"
-                    "    frag_pri = uvec4(round(clamp(vec4(dsum, pa), 0.0, 1.0) * 255.0));\n"
-                    "    frag_sec = uvec4(round(clamp(vec4(ssum, sa), 0.0, 1.0) * 255.0));\n"
+                    "    frag_pri = uvec4(clamp(vec4(dsum, pa), 0.0, 1.0) * 255.0);\n"
+                    "    frag_sec = uvec4(clamp(vec4(ssum, sa), 0.0, 1.0) * 255.0);\n"
                     "    }\n");
 }
 

@@ -231,8 +231,16 @@ typedef struct pvk_fs_fraglight_key {
     uint8_t pt_linear;                  /* PROCTEX4 minification filter 1, 3, 5: interpolate the colour LUT */
     uint8_t shadow;                     /* COLOR_OPERATION mode 3: the shader writes the shadow buffer (reads the
                                            colour attachment; the runtime clears it where it cannot, counted) */
-    uint8_t pad[2];
+    uint8_t shadow_atten;               /* LIGHTING_CONFIG0 shadow attenuation: PVK_SHADOW_ATTEN_* | shadow unit */
+    uint8_t pad[1];
 } pvk_fs_fraglight_key;
+enum {
+    PVK_SHADOW_ATTEN_ON = 1u << 7,      /* bit 0 */
+    PVK_SHADOW_ATTEN_PRIMARY = 1u << 2, /* bit 16 */
+    PVK_SHADOW_ATTEN_SECONDARY = 1u << 3, /* bit 17 */
+    PVK_SHADOW_ATTEN_INVERT = 1u << 4,  /* bit 18 */
+    PVK_SHADOW_ATTEN_ALPHA = 1u << 5,   /* bit 19; bits 0-1 of shadow_atten: the unit (bits 24-25) */
+};
 _Static_assert(sizeof(pvk_fs_fraglight_key) == 26 + 8 * 8 + 14, "pvk_fs_fraglight_key is packed");
 
 /* Parameters of the fragment shader's fog, lighting and procedural texture:

@@ -417,8 +417,10 @@ static pvk_result write_back(pvk_context *ctx, pvk_surface *s)
 static bool reinterpretable(const pvk_surface *s, const pvk_surface_key *key, uint32_t bpp);
 static pvk_result reinterpret(pvk_context *ctx, pvk_surface *from, pvk_surface *to, const pvk_surface_key *key);
 
-pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_format, const char *what,
-                           pvk_surface **out)
+/* pvk_surface_get; with `load` false a surface that holds nothing valid is
+ * not loaded (its caller overwrites the whole image). */
+static pvk_result get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_format, const char *what,
+                      pvk_surface **out, bool load_it)
 {
     struct pvk_surfaces *c = ctx->surfaces;
     *out = NULL;
@@ -522,7 +524,7 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
             return r;
         bury(ctx, from);
     }
-    if (!hit->valid && (r = load(ctx, hit)))
+    if (!hit->valid && load_it && (r = load(ctx, hit)))
         return r;
     hit->last_use = ++c->tick;
     /* the caller draws into it: textures decoded from these bytes (or
@@ -530,6 +532,40 @@ pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkForma
     pvk_texture_invalidate(ctx, key->addr, len);
     shown_invalidate(c, key->addr, len);
     *out = hit;
+    return PVK_SUCCESS;
+}
+
+pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_format, const char *what,
+                           pvk_surface **out)
+{
+    return get(ctx, key, vk_format, what, out, true);
+}
+
+pvk_result pvk_surface_begin_copy(pvk_context *ctx, pvk_surface *s, uint32_t dst_addr, pvk_op *op)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    pvk_surface_key key = s->key;
+    key.addr = dst_addr;
+    s->last_use = ++c->tick; /* not the one an eviction picks */
+    pvk_surface *d;
+    pvk_result r = get(ctx, &key, s->vk_format, "texture copy destination", &d, false);
+    if (r)
+        return r;
+    /* the request may have moved things: `s` must still be the source */
+    if (!s->used || !s->valid || !s->dirty || s->key.addr == dst_addr)
+        return PVK_ERROR_BAD_PARAMETERS;
+    if ((r = pvk_op_begin(ctx, op)))
+        return r;
+    uint32_t w = key.width * key.scale, h = key.height * key.scale;
+    barrier(ctx, op->cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    barrier(ctx, op->cmd, d->image.image, aspect_of(d), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    VkImageCopy ic = {.srcSubresource = {aspect_of(s), 0, 0, 1}, .dstSubresource = {aspect_of(d), 0, 0, 1},
+                      .extent = {w, h, 1}};
+    ctx->vk.vkCmdCopyImage(op->cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->image.image,
+                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &ic);
+    barrier(ctx, op->cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
+    barrier(ctx, op->cmd, d->image.image, aspect_of(d), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(d));
+    d->valid = d->dirty = true;
     return PVK_SUCCESS;
 }
 
@@ -775,6 +811,70 @@ static bool reinterpretable(const pvk_surface *s, const pvk_surface_key *key, ui
            s->key.scale == key->scale && s->key.block32 == key->block32 && s->bpp == bpp;
 }
 
+static pvk_result ensure_buffer(pvk_context *ctx, VkBuffer *buf, VkDeviceMemory *mem, VkDeviceSize *cap,
+                                VkDeviceSize size, const char *name);
+
+/* Buffer <-> image copies of a surface's whole n x image: colour or depth at
+ * 0, stencil bytes after the w*h depth words. */
+static uint32_t scaled_regions(const pvk_surface *s, VkBufferImageCopy r[2])
+{
+    uint32_t w = s->key.width * s->key.scale, h = s->key.height * s->key.scale;
+    r[0] = (VkBufferImageCopy){.imageSubresource = {is_depth(s) ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT,
+                                                    0, 0, 1},
+                               .imageExtent = {w, h, 1}};
+    r[1] = (VkBufferImageCopy){.bufferOffset = (VkDeviceSize)w * h * 4,
+                               .imageSubresource = {VK_IMAGE_ASPECT_STENCIL_BIT, 0, 0, 1},
+                               .imageExtent = {w, h, 1}};
+    return s->stencil ? 2 : 1;
+}
+
+/* reinterpret() at resolution scale n > 1 when guest memory takes no part
+ * (no D24S8 stencil kept in memory): the n x image is copied out whole, each
+ * pixel converted through its guest bytes as at 1x, and copied into `to`,
+ * nothing resolved.  False when the n x image does not fit one storage
+ * buffer (reinterpret() then goes through 1x); else *r is the result. */
+static bool reinterpret_scaled(pvk_context *ctx, pvk_surface *from, pvk_surface *to, const pvk_surface_key *key,
+                               pvk_result *r)
+{
+    struct pvk_surfaces *c = ctx->surfaces;
+    uint32_t w = key->width * key->scale, h = key->height * key->scale;
+    VkDeviceSize bytes = (VkDeviceSize)w * h * (from->stencil || to->stencil ? 5 : 4);
+    if (bytes > ctx->props.limits.maxStorageBufferRange)
+        return false;
+    pvk_op op;
+    if ((*r = ensure_buffer(ctx, &c->big, &c->big_mem, &c->big_cap, bytes, "scaled surface, linear")) ||
+        (*r = pvk_op_begin(ctx, &op)))
+        return true;
+    pvk_op_label(ctx, &op, "surface reinterpretation at x%u: 0x%08X %ux%u %s %u -> %s %u", key->scale, key->addr,
+                 key->width, key->height, is_depth(from) ? "depth" : "colour", from->key.format,
+                 key->kind == PVK_SURFACE_DEPTH ? "depth" : "colour", key->format);
+    VkBufferImageCopy reg[2];
+    uint32_t nreg = scaled_regions(from, reg);
+    barrier(ctx, op.cmd, from->image.image, aspect_of(from), rest_layout(from), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    ctx->vk.vkCmdCopyImageToBuffer(op.cmd, from->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->big, nreg, reg);
+    barrier(ctx, op.cmd, from->image.image, aspect_of(from), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(from));
+    pvk_op_barrier(ctx, &op);
+    /* surface_convert.comp op 1 in place; binding 1 (guest memory at 1x) is
+     * not used without the memory's stencil: the same buffer stands in */
+    uint32_t flags = (from->stencil ? 2u : 0u) | (to->stencil ? 4u : 0u);
+    struct { uint32_t op, width, height, src_width, src_fmt, dst_fmt, mode, guest_base, flags, pad[3]; } push = {
+        1, w, h, w, convert_code(&from->key), convert_code(key), 0, 0, flags, {0, 0, 0}};
+    pvk_buffer_range bufs[2] = {{c->big, 0, bytes}, {c->big, 0, bytes}};
+    pvk_op_dispatch(ctx, &op, PVK_PIPE_SURFACE_CONVERT, bufs, &push, (w + 7) / 8, (h + 7) / 8, 1);
+    pvk_op_barrier(ctx, &op);
+    /* `to` may be `from` (an RGBA8 image seen as another colour format): its pixels are in the buffer now */
+    nreg = scaled_regions(to, reg);
+    barrier(ctx, op.cmd, to->image.image, aspect_of(to), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    ctx->vk.vkCmdCopyBufferToImage(op.cmd, c->big, to->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, nreg, reg);
+    barrier(ctx, op.cmd, to->image.image, aspect_of(to), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(to));
+    if ((*r = pvk_op_submit(ctx, &op)))
+        return true;
+    to->valid = true;
+    to->dirty = from->dirty;
+    ctx->stats.surface_reinterpretations++;
+    return true;
+}
+
 /* The image of `from` as the format of `to` (same size; `to` may be `from`
  * itself when both are RGBA8 images): each pixel packed to the guest bytes
  * a write-back would store and unpacked as a load would read them, all on
@@ -802,8 +902,10 @@ static pvk_result reinterpret(pvk_context *ctx, pvk_surface *from, pvk_surface *
         pvk_retire(ctx, true);
         pvk_guest_upload(ctx, &span);
     }
-    pvk_image *scratch_from = NULL, *scratch_to = NULL;
     pvk_result r;
+    if (key->scale != 1 && !stencil_in && !stencil_out && reinterpret_scaled(ctx, from, to, key, &r))
+        return r;
+    pvk_image *scratch_from = NULL, *scratch_to = NULL;
     if (key->scale != 1 && ((r = scratch_for(ctx, from, &scratch_from)) || (r = scratch_for(ctx, to, &scratch_to))))
         return r;
     pvk_op op;

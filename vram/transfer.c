@@ -229,6 +229,52 @@ static pvk_result run_copy(pvk_context *ctx, int pipe, const pvk_guest_span *src
     return r;
 }
 
+static void copy_retire_irq(pvk_context *ctx, const pvk_pending *p)
+{
+    (void)p;
+    copy_done(ctx);
+}
+
+/* A raw copy of exactly a scaled render target's bytes, in one run, to bytes
+ * it does not overlap: the target's image is copied into a surface at the
+ * destination (resolution scale kept, nothing resolved, guest memory at the
+ * destination written when something reads it).  *handled is false (and
+ * nothing was done that the memory path would not do) otherwise. */
+static pvk_result surface_copy(pvk_context *ctx, uint32_t src_addr, uint32_t dst_addr, uint64_t size, bool one_run,
+                               bool *handled)
+{
+    *handled = false;
+    pvk_surface *s = one_run && size <= UINT32_MAX ? pvk_surface_dirty_over(ctx, src_addr, (uint32_t)size) : NULL;
+    if (!s)
+        return PVK_SUCCESS;
+    pvk_surface_key key = *pvk_surface_key_of(s);
+    if (key.scale == 1 || key.kind != PVK_SURFACE_COLOR || (dst_addr < src_addr + size && src_addr < dst_addr + size) ||
+        !pvk_guest_resolve(ctx, dst_addr, (uint32_t)size, NULL, NULL))
+        return PVK_SUCCESS;
+    /* what the copy overwrites goes (partly covered surfaces home first) */
+    pvk_guest_gpu_write(ctx, dst_addr, (uint32_t)size);
+    s = pvk_surface_dirty_over(ctx, src_addr, (uint32_t)size); /* host callbacks may have run */
+    if (!s || memcmp(pvk_surface_key_of(s), &key, sizeof key))
+        return PVK_SUCCESS;
+    *handled = true;
+    pvk_op op;
+    pvk_result r = pvk_surface_begin_copy(ctx, s, dst_addr, &op);
+    if (r) {
+        copy_done(ctx);
+        return r;
+    }
+    pvk_op_label(ctx, &op, "texture copy of surface 0x%08X -> 0x%08X at x%u", src_addr, dst_addr, key.scale);
+    op.p.retire = copy_retire_irq;
+    pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_MEMCOPY_READS, (uint32_t)size);
+    pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_MEMCOPY_WRITES, (uint32_t)size);
+    if ((r = pvk_op_submit(ctx, &op))) {
+        copy_done(ctx);
+        return r;
+    }
+    ctx->stats.surface_transfers++;
+    return PVK_SUCCESS;
+}
+
 /* Raw chunk copy shared by texture copy and tiled->tiled display transfers. */
 static pvk_result chunk_copy(pvk_context *ctx, uint32_t src_addr, uint32_t dst_addr, uint64_t size, uint32_t in_w,
                              uint32_t in_gap, uint32_t out_w, uint32_t out_gap)
@@ -237,6 +283,11 @@ static pvk_result chunk_copy(pvk_context *ctx, uint32_t src_addr, uint32_t dst_a
         copy_done(ctx);
         return PVK_SUCCESS;
     }
+    bool handled;
+    pvk_result sr = surface_copy(ctx, src_addr, dst_addr, size,
+                                 (in_gap == 0 || in_w >= size) && (out_gap == 0 || out_w >= size), &handled);
+    if (handled)
+        return sr;
     pvk_guest_span src, dst;
     if (!resolve64(ctx, src_addr, strided_span(size, in_w, in_gap), "memcopy source", &src) ||
         !resolve64(ctx, dst_addr, strided_span(size, out_w, out_gap), "memcopy destination", &dst)) {

@@ -177,6 +177,13 @@ bool pvk_surface_shown(pvk_context *ctx, uint32_t addr, uint32_t width, uint32_t
  * 1024 x 1024 x 4 bytes) free for the op's later commands (*spare).  The
  * surface stays dirty.  On failure `op` is not begun. */
 pvk_surface *pvk_surface_dirty_over(pvk_context *ctx, uint32_t addr, uint32_t len);
+/* A texture copy of exactly the bytes of the dirty surface `s` to `dst_addr`
+ * (vram/transfer.c, at resolution scale > 1): begin `op` with the image
+ * copied into a surface of the same key at dst_addr, made without loading
+ * it, valid and dirty (newer than guest memory, written back when something
+ * reads it).  The caller has invalidated what the copy overwrites.  On
+ * failure `op` is not begun. */
+pvk_result pvk_surface_begin_copy(pvk_context *ctx, pvk_surface *s, uint32_t dst_addr, struct pvk_op *op);
 /* Render-to-texture at resolution scale N > 1 (vram/texture.c): begin `op`
  * with the colour surface's N x image in a buffer the op reads next
  * (*pixels: R, G, B, A bytes, rows width*N pixels, each pixel as its

@@ -222,7 +222,8 @@ typedef struct pvk_stats {
      * as D24S8 stores).  Draws into the same buffers add nothing here. */
     uint64_t surface_loads, surface_writebacks, surface_reinterpretations, surface_clears, surface_bytes;
     /* Display transfers that read a surface's image instead of writing it
-     * back and reading guest memory. */
+     * back and reading guest memory, and (at resolution scale > 1) texture
+     * copies of a whole render target made as a copy of its image. */
     uint64_t surface_transfers;
     /* Command buffers submitted to the queue: one per fill, transfer,
      * surface load or write-back, scan-out, and one per batch of consecutive

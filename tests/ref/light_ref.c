@@ -62,11 +62,11 @@ static double f20(uint32_t v)
     return v & 0x80000 ? -f : f;
 }
 
-/* fixed1.1.11 (13-bit two's complement) */
+/* SPOTDIR: fixed1.1.11 (13-bit two's complement), over 2047 as Citra reads it */
 static double fix13(uint32_t v)
 {
     v &= 0x1FFF;
-    return ((int32_t)v - (v & 0x1000 ? 0x2000 : 0)) / 2048.0;
+    return ((int32_t)v - (v & 0x1000 ? 0x2000 : 0)) / 2047.0;
 }
 
 /* B bits 0-7, G 10-17, R 20-27, as 0..1 */
@@ -105,11 +105,11 @@ static double lut_read(const uint32_t *t, double x, bool abs_input)
 static uint8_t byte(double c)
 {
     c = c < 0 ? 0 : c > 1 ? 1 : c;
-    return (uint8_t)floor(c * 255.0 + 0.5);
+    return (uint8_t)(c * 255.0); /* truncated */
 }
 
 void ref_lighting(const uint32_t *regs, const uint32_t lut[24][256], const float quat[4], const float view[3],
-                  const uint8_t bump_texel[4], uint8_t primary[4], uint8_t secondary[4])
+                  const uint8_t texel[4][4], uint8_t primary[4], uint8_t secondary[4])
 {
     memset(primary, 0, 4);
     memset(secondary, 0, 4);
@@ -142,6 +142,7 @@ void ref_lighting(const uint32_t *regs, const uint32_t lut[24][256], const float
         q[i] /= ql;
     v3 sn = {0, 0, 1}, st = {1, 0, 0};
     unsigned bump = c0 >> 28 & 3;
+    const uint8_t *bump_texel = texel[c0 >> 22 & 3];
     if (bump == 1 || bump == 2) { /* bump map: the surface normal; tangent map: the tangent (2c - 1) */
         v3 m = {bump_texel[0] / 255.0 * 2 - 1, bump_texel[1] / 255.0 * 2 - 1, bump_texel[2] / 255.0 * 2 - 1};
         if (bump == 1) {
@@ -158,6 +159,14 @@ void ref_lighting(const uint32_t *regs, const uint32_t lut[24][256], const float
     v3 view3 = {view[0], view[1], view[2]}, V = norm(view3);
     v3 dsum = {0, 0, 0}, ssum = {0, 0, 0};
     double pa = 1, sa = 1;
+    /* shadow attenuation: the shadow unit's texel, inverted with bit 18 */
+    bool shadow_on = c0 & 1;
+    double S[4];
+    for (int c = 0; c < 4; c++) {
+        S[c] = texel[c0 >> 24 & 3][c] / 255.0;
+        if (c0 >> 18 & 1)
+            S[c] = 1 - S[c];
+    }
     unsigned n = (regs[0x1C2] & 7) + 1;
     for (unsigned slot = 0; slot < n; slot++) {
         unsigned id = regs[0x1D9] >> (4 * slot) & 7;
@@ -169,12 +178,14 @@ void ref_lighting(const uint32_t *regs, const uint32_t lut[24][256], const float
         double nl = dot(N, L);
         nl = two ? fabs(nl) : nl > 0 ? nl : 0;
         double in[8] = {dot(N, H), dot(V, H), dot(N, V), dot(L, N), dot(L, spotdir),
-                        dot(sub(H, mul(N, dot(N, H))), T), 0, 0};
-#define READ(l, table) (lut_read(lut[table], in[input[l]], absin[l]) * scale[l])
+                        config == 8 ? dot(sub(H, mul(N, dot(N, H))), T) : 0, 0, 0};
+        /* abs() input: |x| for a two-sided light, else max(x, 0) */
+#define IN(l) (absin[l] ? (two ? fabs(in[input[l]]) : fmax(in[input[l]], 0)) : in[input[l]])
+#define READ(l, table) (lut_read(lut[table], IN(l), absin[l]) * scale[l])
         double spot = have_sp && !(c1 >> (8 + id) & 1) ? READ(2, 8 + id) : 1.0;
         double dist = 1.0;
         if (!(c1 >> (24 + id) & 1)) {
-            double x = f20(lr[10] & 0xFFFFF) + f20(lr[11] & 0xFFFFF) * sqrt(dot(add(p, view3), add(p, view3)));
+            double x = f20(lr[10] & 0xFFFFF) + f20(lr[11] & 0xFFFFF) * sqrt(dot(Lr, Lr));
             x = x < 0 ? 0 : x > 1 ? 1 : x;
             dist = lut_read(lut[16 + id], x, true);
         }
@@ -189,7 +200,13 @@ void ref_lighting(const uint32_t *regs, const uint32_t lut[24][256], const float
                       mul((v3){d1 * refl.x * s1.x, d1 * refl.y * s1.y, d1 * refl.z * s1.z}, geo1 ? geo : 1.0));
         if (clamp_hl && !(nl > 0))
             spec = (v3){0, 0, 0};
-        dsum = add(dsum, mul(add(mul(col(lr[2]), nl), col(lr[3])), dist * spot));
+        bool shadowed = shadow_on && !(c1 >> id & 1);
+        v3 dif = mul(col(lr[2]), nl);
+        if (shadowed && (c0 >> 16 & 1))
+            dif = (v3){dif.x * S[0], dif.y * S[1], dif.z * S[2]};
+        if (shadowed && (c0 >> 17 & 1))
+            spec = (v3){spec.x * S[0], spec.y * S[1], spec.z * S[2]};
+        dsum = add(dsum, mul(add(dif, col(lr[3])), dist * spot));
         ssum = add(ssum, mul(spec, dist * spot));
         if (slot + 1 == n && on[3] && fresnel) {
             double fr = READ(3, 3);
@@ -199,6 +216,13 @@ void ref_lighting(const uint32_t *regs, const uint32_t lut[24][256], const float
                 sa = fr;
         }
 #undef READ
+#undef IN
+    }
+    if (shadow_on && (c0 >> 19 & 1)) { /* the alphas the Fresnel selector names */
+        if (fresnel & 1)
+            pa *= S[3];
+        if (fresnel & 2)
+            sa *= S[3];
     }
     dsum = add(dsum, col(regs[0x1C0]));
     primary[0] = byte(dsum.x), primary[1] = byte(dsum.y), primary[2] = byte(dsum.z), primary[3] = byte(pa);

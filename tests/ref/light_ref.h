@@ -18,12 +18,12 @@ void ref_fog(const uint32_t *regs, const uint32_t *fog_lut, uint32_t z24, uint8_
 /* Fragment lighting (LIGHTING_*, LIGHTi_* 0x140-0x1D9; the model is the one
  * translator/glsl_light.c states) for a fragment with normal quaternion
  * `quat` and view vector `view`, with the 24 lighting LUTs as stored, and
- * `bump_texel` the RGBA of the bump/tangent map unit's texel (used when
- * LIGHTING_CONFIG0 bits 28-29 select a map):
+ * `texel` the RGBA of texture units 0-3 at the fragment (the bump/tangent
+ * map's and the shadow unit's, when LIGHTING_CONFIG0 uses them):
  * the fragment primary and secondary colours as RGBA bytes (0 when lighting
  * is off).  Computed in double precision. */
 void ref_lighting(const uint32_t *regs, const uint32_t lut[24][256], const float quat[4], const float view[3],
-                  const uint8_t bump_texel[4], uint8_t primary[4], uint8_t secondary[4]);
+                  const uint8_t texel[4][4], uint8_t primary[4], uint8_t secondary[4]);
 
 /* The procedural texture (texture unit 3: TEXUNIT3_PROCTEX0-5 0x0A8-0x0AD,
  * the LUTs as the PROCTEX_LUT data port stored them: 0 noise, 2 RGB map,

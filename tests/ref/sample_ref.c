@@ -88,8 +88,8 @@ static double shadow_texel(const uint8_t *rgba, unsigned w, unsigned h, long i, 
     if (i < 0 || j < 0 || i >= (long)w || j >= (long)h)
         return 1.0;
     const uint8_t *c = rgba + ((size_t)(h - 1 - j) * w + (size_t)i) * 4; /* j counts up from the last row */
-    uint32_t depth = (uint32_t)c[0] << 16 | (uint32_t)c[1] << 8 | c[2];
-    return depth > z ? c[3] / 255.0 : 0.0;
+    uint32_t depth = (uint32_t)c[3] << 16 | (uint32_t)c[2] << 8 | c[1]; /* A, B, G */
+    return depth > z ? c[0] / 255.0 : 0.0;
 }
 
 double sample_ref_shadow(const uint8_t *rgba, unsigned w, unsigned h, double s, double t, uint32_t z)

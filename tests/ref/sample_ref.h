@@ -36,8 +36,9 @@ void sample_ref_2d(const sample_ref_unit *u, const uint8_t *rgba, unsigned w, un
 void sample_ref_cube_face(double x, double y, double z, unsigned *face, double *s, double *t);
 
 /* A shadow 2D texture (no document describes it; Citra's and Azahar's
- * model): each texel's R, G, B bytes are a 24-bit depth (R most
- * significant), A an intensity.  The four texels around (s * w - 0.5,
+ * model): each texel's memory bytes 0-2 are a 24-bit depth, most
+ * significant first (A, B, G of the RGBA8 texel), byte 3 (R) an intensity,
+ * as Citra's software renderer writes its shadow buffer.  The four texels around (s * w - 0.5,
  * t * h - 0.5) each give intensity / 255 where their depth is greater than
  * the fragment's z and 0 otherwise, 1 outside the texture; the result is
  * their bilinear mix (0..1). */
