@@ -88,10 +88,14 @@ struct pvk_draw {
     int vcur;                   /* segment the last allocation ended in, -1 after a wrap */
     uint64_t vlap;              /* ring laps (wraps and regrowths): regions of an earlier lap may be reused */
     /* the generated vertex shaders' uniforms last copied into the ring, at
-     * uni_off in lap uni_lap: draws with the same uniforms share them */
+     * uni_off in lap uni_lap for the batch of timeline value uni_value: later
+     * draws of that batch with the same uniforms share them (sharing across
+     * batches would keep a region of an old batch in use by the open one,
+     * which the ring takes as a batch gone round it, and grows) */
     pvk_vs_draw_uniforms uni_last;
     VkDeviceSize uni_off;
     uint64_t uni_lap;           /* 0: nothing there */
+    uint64_t uni_value;
     pvk_image depth; /* depth attachment (no image until needed) */
     VkFormat dfmt; /* VK_FORMAT_UNDEFINED: the device cannot, draws go without depth */
     VkFormat dsfmt; /* D24S8 surfaces: D32_SFLOAT_S8_UINT, UNDEFINED when the device lacks it */
@@ -348,7 +352,8 @@ static pvk_result vs_inputs(pvk_context *ctx, struct pvk_draw *d, const pvk_vs_d
         if (!src[b])
             return PVK_ERROR_OUT_OF_RANGE; /* the translator checked it: cannot happen */
     }
-    bool need_uni = roundtrip || d->uni_lap != d->vlap || memcmp(&d->uni_last, vs->uniforms, ubytes);
+    bool need_uni = roundtrip || d->uni_lap != d->vlap || !d->batch.open || d->uni_value != ctx->timeline_next + 1 ||
+                    memcmp(&d->uni_last, vs->uniforms, ubytes);
     VkDeviceSize base = 0, bytes = 0;
     for (int tries = 0;; tries++) {
         bytes = need_uni ? (ubytes + 63) & ~(VkDeviceSize)63 : 0;
@@ -396,6 +401,7 @@ static pvk_result vs_inputs(pvk_context *ctx, struct pvk_draw *d, const pvk_vs_d
     }
     *region = base;
     *region_bytes = bytes;
+    d->uni_value = need_uni ? 0 : d->uni_value; /* draw_submit_vs names the batch that got the copy */
     return PVK_SUCCESS;
 }
 
@@ -447,6 +453,8 @@ static pvk_result draw_submit_vs(pvk_context *ctx, struct pvk_draw *d, const pvk
     uint64_t value = ctx->timeline_next + (d->batch.open ? 1 : 0);
     vertex_used(d, in.uni_off, sizeof(pvk_vs_draw_uniforms), value);
     vertex_used(d, region, bytes, value);
+    if (!d->uni_value)
+        d->uni_value = value;
     return r;
 }
 

@@ -107,7 +107,7 @@ static void gen_program(void)
         }
     }
     c[n++] = f1(MOV, 1, 0x10u + th_rand() % 16, 0, 0, th_rand() % 16); /* colour */
-    c[n++] = END << 26;
+    c[n++] = (uint32_t)END << 26;
     for (uint32_t i = 0; i < 3; i++) /* the subroutine */
         c[100 + i] = rnd_alu();
     S.n_code = 103;
