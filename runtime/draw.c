@@ -955,6 +955,7 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
     /* made for the batch's depth attachment, which a draw without depth shares */
     pvk_keys_for_device(ctx, &pipe, &fs);
     shadow_for_path(ctx, d, &fs, b->pass);
+    pvk_fragdata_for_device(ctx, &fs);
     VkPipeline pipeline = pvk_pipeline_get(ctx, &pipe, &fs, b->dfmt, b->pass, pk->vs);
     if (!pipeline)
         return PVK_ERROR_VULKAN; /* logged */
@@ -1036,6 +1037,7 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
     if ((r = textures_for_draw(ctx, pk, &fs, &tb)))
         return r;
     shadow_for_path(ctx, d, &fs, false);
+    pvk_fragdata_for_device(ctx, &fs);
     VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &fs, d->dfmt, false, pk->vs);
     if (!pipeline)
         return PVK_ERROR_VULKAN; /* logged */

@@ -3,7 +3,8 @@
  * descriptor set 0 bindings 5 (storage buffer: the LUT words,
  * PVK_FRAG_LUT_*) and 6 (uniform buffer: pvk_fs_params).
  *
- * The LUT block (31 KiB) is copied only when the translator's LUT version
+ * The LUT block (31 KiB; a uniform buffer where the device's range allows,
+ * which lavapipe reads about twice as fast as a storage buffer) is copied only when the translator's LUT version
  * changed (a LUT data port was written) or its copy is about to be
  * overwritten; the parameter block (576 bytes) when it differs from the last
  * one.  A block stays in the ring until every draw that reads it is done:
@@ -152,6 +153,17 @@ pvk_result pvk_fragdata_prepare(pvk_context *ctx, const pvk_draw_packet *pk, pvk
     return PVK_SUCCESS;
 }
 
+VkDescriptorType pvk_fragdata_lut_type(const pvk_context *ctx)
+{
+    bool ubo = ctx->props.limits.maxUniformBufferRange >= LUT_BYTES && !(ctx->debug & PVK_DEBUG_LUT_STORAGE);
+    return ubo ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
+
+void pvk_fragdata_for_device(const pvk_context *ctx, pvk_fs_key *fs)
+{
+    fs->fl.lut_ubo = pvk_fs_uses_fragdata(fs) && pvk_fragdata_lut_type(ctx) == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+}
+
 void pvk_fragdata_bind(pvk_context *ctx, VkCommandBuffer cmd, const pvk_fragdata_ref *ref)
 {
     struct pvk_fragdata *f = ctx->fragdata;
@@ -159,7 +171,7 @@ void pvk_fragdata_bind(pvk_context *ctx, VkCommandBuffer cmd, const pvk_fragdata
     VkDescriptorBufferInfo params = {f->buf, ref->params_off, sizeof(pvk_fs_params)};
     VkWriteDescriptorSet w[2] = {
         {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = PVK_DRAW_BINDING_FRAG_LUTS,
-         .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &luts},
+         .descriptorCount = 1, .descriptorType = pvk_fragdata_lut_type(ctx), .pBufferInfo = &luts},
         {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = PVK_DRAW_BINDING_FRAG_PARAMS,
          .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .pBufferInfo = &params},
     };

@@ -218,7 +218,7 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
     pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_DST, VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT,
                                                           VK_SHADER_STAGE_FRAGMENT_BIT};
     pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_FRAG_LUTS,
-                                                          VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_FRAGMENT_BIT};
+                                                          pvk_fragdata_lut_type(ctx), VK_SHADER_STAGE_FRAGMENT_BIT};
     pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_FRAG_PARAMS,
                                                           VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_SHADER_STAGE_FRAGMENT_BIT};
     pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_VS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,

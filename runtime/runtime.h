@@ -31,7 +31,9 @@ enum {
     PVK_DEBUG_NO_CUSTOM_BORDER = 1u << 6, /* "no-custom-border": act as if the device lacked custom border colours */
     PVK_DEBUG_NO_ATTACHMENT_READ = 1u << 7, /* "no-attachment-read": act as if the device lacked
                                                rasterizationOrderAttachmentAccess (fixed-function blending) */
-    PVK_DEBUG_CPU_VS = 1u << 8,         /* "cpu-vs": vertex programs of draws on the CPU interpreter */
+    PVK_DEBUG_LUT_STORAGE = 1u << 8,    /* "lut-storage": the fragment LUTs in a storage buffer, as on devices whose
+                                           maxUniformBufferRange cannot hold them (runtime/fragdata.c) */
+    PVK_DEBUG_CPU_VS = 1u << 9,         /* "cpu-vs": vertex programs of draws on the CPU interpreter */
 };
 
 /* One built-in compute pipeline: storage buffers through push descriptors and
@@ -356,6 +358,12 @@ void pvk_fragdata_bind(pvk_context *ctx, VkCommandBuffer cmd, const pvk_fragdata
 /* The draw reading them is done when the timeline reaches `value`. */
 void pvk_fragdata_used(pvk_context *ctx, const pvk_fragdata_ref *ref, uint64_t value);
 void pvk_fragdata_destroy(pvk_context *ctx);
+/* The LUTs' descriptor type: a uniform buffer where maxUniformBufferRange
+ * holds them (faster than a storage buffer on lavapipe), else a storage
+ * buffer; the draw layout and every key (pvk_fragdata_for_device) follow it. */
+VkDescriptorType pvk_fragdata_lut_type(const pvk_context *ctx);
+/* Set the key's LUT binding kind for this device; every draw path calls it. */
+void pvk_fragdata_for_device(const pvk_context *ctx, pvk_fs_key *fs);
 
 /* ---- draw pipelines (runtime/pipeline.c) ---- */
 /* The layout every draw pipeline shares: vertex push constants (clip plane,

@@ -16,7 +16,10 @@
  * inverted or not, lights' shadow disables) with
  * random continuous LUTs, on 8x8 cells each with its own normal quaternion
  * and view vector; primary and secondary colour through the TEV against the
- * double-precision reference (LIGHT_TOLERANCE).
+ * double-precision reference (LIGHT_TOLERANCE); and triangles whose corners
+ * carry different quaternions, two of them of the opposite sign, every pixel
+ * against the reference at the interpolated attributes (INTERP_TOLERANCE;
+ * fails by up to 204 without the shorter-arc flip of runtime/draw.c).
  *
  * Procedural texture: random PROCTEX0-5 states (every clamp, shift and
  * combiner, noise, separate alpha, nearest and linear colour LUT, offsets
@@ -45,6 +48,10 @@
  * colour-entry rounding, repeat and pulse thresholds) where the GPU and the
  * CPU may fall on different sides: each channel within 2 on all but 0.2% of
  * the pixels (0.03% seen on lavapipe, all in cases with noise). */
+/* Interpolated attributes: the rasterizer's barycentrics differ from the
+ * reference's double ones by about 1e-5 of a unit, which a steep LUT (scale
+ * 8) can turn into one more step of 8-bit rounding. */
+#define INTERP_TOLERANCE 2
 #define PT_TOLERANCE 2
 #define PT_OFF_PER_MILLE 2
 
@@ -414,7 +421,7 @@ static void lit_cells(float quat[CELLS_Y][CELLS_X][4], float view[CELLS_Y][CELLS
     pvk_guest_written(ctx, VB, CELLS_X * CELLS_Y * 6 * 64);
 }
 
-static int light_worst, light_hist[8], light_mid;
+static int light_worst, light_hist[8], light_mid, interp_worst, interp_hist[8];
 
 #define TEX 0x18300000u
 
@@ -488,9 +495,90 @@ static void lit_case(int k)
     }
 }
 
-static void lighting_tests(void)
+/* One triangle whose corners carry different normal quaternions (the second
+ * and third the other sign of a nearby rotation, as a mesh may store them)
+ * and views: every pixel well inside against the reference at the
+ * interpolated attributes (w = 1: linear in the window), the quaternions
+ * taken along the shorter arc as draws do. */
+static void interpolated_case(int k)
 {
-    ctx = th_context_debug(NULL, getenv("FL_DEBUG"), 0);
+    random_lighting();
+    uint8_t bump[4];
+    random_bump(bump);
+    wreg(PVK_GPUREG_TEXENV0_SOURCE, 0x00010001);
+    static const float px[3][2] = {{4, 4}, {60, 8}, {10, 44}};
+    float q[3][4], v[3][3], base[4], l = 0;
+    for (int i = 0; i < 4; i++)
+        base[i] = frand(-1, 1), l += base[i] * base[i];
+    for (int c = 0; c < 3; c++) {
+        float m = 0;
+        for (int i = 0; i < 4; i++)
+            q[c][i] = base[i] / sqrtf(l) + frand(-0.3f, 0.3f), m += q[c][i] * q[c][i];
+        for (int i = 0; i < 4; i++)
+            q[c][i] = as_f24((c ? -1.0f : 1.0f) * q[c][i] / sqrtf(m));
+        for (int i = 0; i < 3; i++)
+            v[c][i] = as_f24(i == 2 ? frand(0.5f, 3) : frand(-3, 3));
+    }
+    float *vb = pvk_guest_ptr(ctx, VB, 3 * 64);
+    for (int c = 0; c < 3; c++) {
+        float p[16] = {px[c][0] / (W / 2.0f) - 1, px[c][1] / (H / 2.0f) - 1, -0.5f, 1, 1, 1, 1, 1,
+                       q[c][0], q[c][1], q[c][2], q[c][3], v[c][0], v[c][1], v[c][2], 0};
+        memcpy(vb + 16 * c, p, sizeof p);
+    }
+    pvk_guest_written(ctx, VB, 3 * 64);
+    clear_fb();
+    draw_arrays(0, 3);
+    CHECK_EQ(pvk_guest_flush(ctx, FB, W * H * 4), PVK_SUCCESS);
+    const uint8_t *fb = pvk_guest_ptr(ctx, FB, W * H * 4);
+    /* the shorter arc from corner 0 */
+    float qs[3][4];
+    for (int c = 0; c < 3; c++) {
+        float d = 0;
+        for (int i = 0; i < 4; i++)
+            d += q[0][i] * q[c][i];
+        for (int i = 0; i < 4; i++)
+            qs[c][i] = d < 0 ? -q[c][i] : q[c][i];
+    }
+    double area = (px[1][0] - px[0][0]) * (px[2][1] - px[0][1]) - (px[2][0] - px[0][0]) * (px[1][1] - px[0][1]);
+    for (uint32_t y = 0; y < H; y++)
+        for (uint32_t x = 0; x < W; x++) {
+            double cx = x + 0.5, cy = y + 0.5, b[3];
+            for (int c = 0; c < 3; c++) {
+                const float *a = px[(c + 1) % 3], *e = px[(c + 2) % 3];
+                b[c] = ((e[0] - a[0]) * (cy - a[1]) - (cx - a[0]) * (e[1] - a[1])) / area;
+            }
+            if (b[0] < 0.03 || b[1] < 0.03 || b[2] < 0.03)
+                continue; /* near an edge: coverage and attribute rounding are the rasterizer's */
+            float qi[4], vi[3];
+            for (int i = 0; i < 4; i++)
+                qi[i] = (float)(b[0] * qs[0][i] + b[1] * qs[1][i] + b[2] * qs[2][i]);
+            for (int i = 0; i < 3; i++)
+                vi[i] = (float)(b[0] * v[0][i] + b[1] * v[1][i] + b[2] * v[2][i]);
+            uint8_t pri[4], sec[4], texel[4][4] = {{0}};
+            memcpy(texel[0], bump, 4);
+            ref_lighting(regs, (const uint32_t (*)[256])light_lut, qi, vi, (const uint8_t (*)[4])texel, pri, sec);
+            const uint8_t *p = fb + 4 * tiled_index(x, y);
+            uint8_t got[4] = {p[3], p[2], p[1], p[0]};
+            int worst = 0;
+            for (int c = 0; c < 4; c++)
+                worst = abs((int)got[c] - (int)pri[c]) > worst ? abs((int)got[c] - (int)pri[c]) : worst;
+            interp_hist[worst < 7 ? worst : 7]++;
+            if (worst > interp_worst) {
+                interp_worst = worst;
+                fprintf(stderr, "interpolated lighting case %d at %u,%u: got %u,%u,%u,%u want %u,%u,%u,%u\n", k, x, y,
+                        got[0], got[1], got[2], got[3], pri[0], pri[1], pri[2], pri[3]);
+            }
+        }
+}
+
+/* `debug`: "lut-storage" runs it with the LUTs in a storage buffer (devices
+ * whose uniform-buffer range cannot hold them). */
+static void lighting_tests(const char *debug)
+{
+    light_worst = light_mid = interp_worst = 0;
+    memset(light_hist, 0, sizeof light_hist);
+    memset(interp_hist, 0, sizeof interp_hist);
+    ctx = th_context_debug(NULL, debug, 0);
     upload_lit_shader();
     setup_target_d24s8(DB);
     merger_replace();
@@ -500,12 +588,22 @@ static void lighting_tests(void)
             wreg(id, 0x000F000F); /* stages 1-5 pass stage 0's output on */
     for (int k = 0; k < 40; k++)
         lit_case(k);
-    fprintf(stderr, "lighting: worst channel error %d; cells by worst error 0..6, >6:", light_worst);
+    fprintf(stderr, "lighting%s: worst channel error %d; cells by worst error 0..6, >6:",
+            debug ? " (LUTs in a storage buffer)" : "", light_worst);
     for (int i = 0; i < 8; i++)
         fprintf(stderr, " %d", light_hist[i]);
     fprintf(stderr, "\n");
     CHECK(light_worst <= LIGHT_TOLERANCE);
     CHECK(light_mid > CELLS_X * CELLS_Y * 40 * 2); /* most channels lit between black and saturation */
+    for (int k = 0; k < 20; k++)
+        interpolated_case(k);
+    fprintf(stderr, "interpolated lighting: worst channel error %d; pixels by worst error 0..6, >6:", interp_worst);
+    int interp_n = 0;
+    for (int i = 0; i < 8; i++)
+        fprintf(stderr, " %d", interp_hist[i]), interp_n += interp_hist[i];
+    fprintf(stderr, "\n");
+    CHECK(interp_n > 20 * 500);
+    CHECK(interp_worst <= INTERP_TOLERANCE);
     th_release(ctx);
 }
 
@@ -630,9 +728,10 @@ static void proctex_case(int k)
     pt_worst_case = bad > pt_worst_case ? bad : pt_worst_case;
 }
 
-static void proctex_tests(void)
+static void proctex_tests(const char *debug)
 {
-    ctx = th_context(NULL, 0);
+    pt_cases = pt_bad_total = pt_worst_case = 0;
+    ctx = th_context_debug(NULL, debug, 0);
     upload_tc_shader();
     setup_target_d24s8(DB);
     merger_replace();
@@ -726,8 +825,11 @@ static void shadow_tests(void)
 int main(void)
 {
     shadow_tests();
-    proctex_tests();
-    lighting_tests();
+    proctex_tests(NULL);
+    lighting_tests(NULL);
+    /* the same with the LUTs in a storage buffer, as where the uniform range is too small */
+    proctex_tests("lut-storage");
+    lighting_tests("lut-storage");
     for (int mirror = 0; mirror < 2; mirror++)
         fog_tests(mirror);
     return th_finish("test_fraglight");

@@ -26,8 +26,16 @@ void pvk_glsl_fraglight_decls(pvk_text *b, const pvk_fs_key *k)
 {
     if (!pvk_fs_uses_fragdata(k))
         return;
-    pvk_text_put(b, "layout(set = 0, binding = 5, std430) readonly buffer Luts { uint lut[]; };\n"
-                    "struct Light { vec4 pos; vec4 spot; uvec4 colors; vec4 atten; };\n"
+    /* the LUT words: a uniform buffer where the device's range allows (faster
+     * on lavapipe), else a storage buffer (runtime/fragdata.c decides) */
+    if (k->fl.lut_ubo)
+        pvk_text_put(b, "layout(set = 0, binding = 5, std140) uniform Luts { uvec4 lut4[%u]; };\n"
+                        "uint lut_word(uint i) { return lut4[i >> 2][i & 3u]; }\n",
+                     (unsigned)PVK_FRAG_LUT_WORDS / 4);
+    else
+        pvk_text_put(b, "layout(set = 0, binding = 5, std430) readonly buffer Luts { uint lut[]; };\n"
+                        "uint lut_word(uint i) { return lut[i]; }\n");
+    pvk_text_put(b, "struct Light { vec4 pos; vec4 spot; uvec4 colors; vec4 atten; };\n"
                     "layout(set = 0, binding = 6, std140) uniform Params {\n"
                     "    Light lights[8];\n"
                     "    uvec4 misc;\n" /* ambient, fog colour */
@@ -48,7 +56,7 @@ void pvk_glsl_fraglight_fog(pvk_text *b, const pvk_fs_key *k)
                     "    uint z24 = uint(clamp(d, 0.0, 1.0) * 16777215.0);\n");
     if (k->fl.fog_flip)
         pvk_text_put(b, "    z24 = 16777215u - z24;\n");
-    pvk_text_put(b, "    uint e = lut[%uu + (z24 >> 17)];\n"
+    pvk_text_put(b, "    uint e = lut_word(%uu + (z24 >> 17));\n"
                     "    int f = int((e >> 13) & 0x7FFu) + ((int(e << 19) >> 19) * int(z24 & 0x1FFFFu) >> 17);\n"
                     "    uint fu = uint(clamp(f, 0, 2048));\n"
                     "    prev.rgb = (prev.rgb * fu + rgba8(misc.y).rgb * (2048u - fu)) >> 11;\n"
@@ -137,7 +145,7 @@ void pvk_glsl_fraglight_helpers(pvk_text *b, const pvk_fs_key *key)
         return;
     pvk_text_put(b,
         "float lut_entry(uint table, uint i, float frac)\n{\n"
-        "    uint e = lut[table * 256u + i];\n"
+        "    uint e = lut_word(table * 256u + i);\n"
         "    float diff = float((e >> 12) & 0x7FFu) / 2047.0;\n"
         "    return float(e & 0xFFFu) / 4095.0 + ((e & 0x800000u) != 0u ? -diff : diff) * frac;\n}\n"
         "float lut_abs(uint table, float x)\n{\n"
@@ -305,7 +313,7 @@ void pvk_glsl_proctex_helpers(pvk_text *b, const pvk_fs_key *key)
     pvk_text_put(b, "float pt_lut(uint table, float x)\n{\n"
                     "    float s = x * 128.0;\n"
                     "    int i = min(int(s), 127);\n"
-                    "    uint e = lut[%uu + table * 256u + uint(clamp(i, 0, 127))];\n"
+                    "    uint e = lut_word(%uu + table * 256u + uint(clamp(i, 0, 127)));\n"
                     "    return float(e & 0xFFFu) / 4095.0 + (s - float(i)) * float(int(e << 8) >> 20) / 4095.0;\n}\n",
                  base);
     if (k->pt_noise)
@@ -349,13 +357,13 @@ void pvk_glsl_proctex_helpers(pvk_text *b, const pvk_fs_key *key)
         pvk_text_put(b, "    int i = int(index);\n"
                         "    float f = index - float(i);\n"
                         "    uint ci = uint(clamp(i, 0, 255));\n"
-                        "    uvec4 c0 = rgba8(lut[%uu + 4u * 256u + ci]);\n"
-                        "    uint dw = lut[%uu + 5u * 256u + ci];\n"
+                        "    uvec4 c0 = rgba8(lut_word(%uu + 4u * 256u + ci));\n"
+                        "    uint dw = lut_word(%uu + 5u * 256u + ci);\n"
                         "    ivec4 d = ivec4(int(dw << 24) >> 24, int(dw << 16) >> 24, int(dw << 8) >> 24, int(dw) >> 24) * 2;\n"
                         "    uvec4 c = uvec4(clamp(vec4(c0) + f * vec4(d), 0.0, 255.0));\n",
                      base, base);
     else
-        pvk_text_put(b, "    uvec4 c = rgba8(lut[%uu + 4u * 256u + uint(clamp(int(floor(index + 0.5)), 0, 255))]);\n", base);
+        pvk_text_put(b, "    uvec4 c = rgba8(lut_word(%uu + 4u * 256u + uint(clamp(int(floor(index + 0.5)), 0, 255))));\n", base);
     if (k->pt_separate)
         pvk_text_put(b, "    c.a = uint(clamp(pt_lut(3u, %s), 0.0, 1.0) * 255.0);\n",
                      k->pt_alpha_func < 10 ? combiner_expr[k->pt_alpha_func] : "0.0");

@@ -232,7 +232,8 @@ typedef struct pvk_fs_fraglight_key {
     uint8_t shadow;                     /* COLOR_OPERATION mode 3: the shader writes the shadow buffer (reads the
                                            colour attachment; the runtime clears it where it cannot, counted) */
     uint8_t shadow_atten;               /* LIGHTING_CONFIG0 shadow attenuation: PVK_SHADOW_ATTEN_* | shadow unit */
-    uint8_t pad[1];
+    uint8_t lut_ubo;                    /* the LUTs are a uniform buffer, not a storage buffer: set by the runtime
+                                           (pvk_fragdata_for_device) for the device; the translator leaves it 0 */
 } pvk_fs_fraglight_key;
 enum {
     PVK_SHADOW_ATTEN_ON = 1u << 7,      /* bit 0 */
@@ -271,6 +272,7 @@ enum {
     PVK_FRAG_LUT_PROCTEX = PVK_FRAG_LUT_FOG + 128,                /* [6][256] */
     PVK_FRAG_LUT_WORDS = PVK_FRAG_LUT_PROCTEX + 6 * 256,
 };
+_Static_assert(PVK_FRAG_LUT_WORDS % 4 == 0, "the LUT words fill uvec4s (the uniform-buffer form)");
 
 /* What the shader needs of texture units 0-2 (TEV sources 3-5). */
 typedef struct pvk_fs_tex_key {
