@@ -49,7 +49,7 @@ typedef struct scene {
     uint32_t regs[64][2], n_regs;  /* attribute and draw registers */
     uint32_t fixed[12][4];         /* f24 */
     uint32_t fixed_mask;
-    uint8_t mem[4096];             /* at VB */
+    uint8_t mem[32768];            /* at VB: 3 buffers x 40 vertices x strides up to ~250 bytes */
     uint32_t mem_len;
 } scene;
 static scene S;
@@ -214,6 +214,10 @@ static uint32_t gen_attributes(bool *misaligned)
         put_reg(id, boff);
         put_reg(id + 1, c1);
         put_reg(id + 2, c2);
+        if (boff + verts * stride + 256 > sizeof S.mem) { /* cannot with these limits; says so if they change */
+            fprintf(stderr, "test_vs_draw: scene bytes overflow\n");
+            exit(1);
+        }
         /* bytes: random, the position's components in range */
         for (uint32_t v = 0; v < verts; v++) {
             uint8_t *p = S.mem + boff + v * stride;
