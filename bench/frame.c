@@ -229,7 +229,7 @@ static void bare_frame(pvk_context *ctx, VkBuffer vbuf, pvk_image *color, pvk_im
     for (uint32_t i = 0; i < cap.draws; i++) {
         const pvk_draw_packet *pk = &cap.pk[i];
         const pvk_raster_desc *rd = &pk->raster;
-        VkPipeline pipe = pvk_pipeline_get(ctx, &pk->pipe, &pk->fs, VK_FORMAT_D32_SFLOAT, false);
+        VkPipeline pipe = pvk_pipeline_get(ctx, &pk->pipe, &pk->fs, VK_FORMAT_D32_SFLOAT, false, NULL);
         if (!pipe)
             break;
         if (pipe != bound)
@@ -264,6 +264,7 @@ static double measure_bare(double seconds)
     pvk_context *ctx = setup();
     pvk_pica_env env = ctx->pica.env;
     env.draw = capture;
+    env.gpu_vs = false; /* the bare pass draws shaded triangles */
     pvk_pica_set_env(&ctx->pica, &env);
     cap.verts = calloc(DRAWS * VERTS, sizeof *cap.verts);
     double fps = 0;

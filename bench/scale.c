@@ -7,7 +7,10 @@
  * scale has its own context in the same process; they take turns (seven
  * slices each, the median counts), so load from elsewhere hits all three.
  * The ratio is the time at N x over the time at 1x, to compare with N^2
- * (the pixels): the issue's aim is frame_x4 <= 16 on lavapipe. */
+ * (the pixels): the issue's aim is frame_x4 <= 16 on lavapipe.  The same
+ * frame without the transfer and the VBlank (draws_xN) shows how much of it
+ * is the draws themselves. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -76,7 +79,9 @@ static pvk_context *setup(uint32_t scale)
     return ctx;
 }
 
-static void frame(pvk_context *ctx)
+/* `present` false: the fill and the draws only (the surface stays on the
+ * GPU; the next frame's fill clears it), to tell the draws' share. */
+static void frame_part(pvk_context *ctx, bool present)
 {
     ext(ctx, 0x10, COLOR >> 3);
     ext(ctx, 0x14, (COLOR + FW * FH * 4) >> 3);
@@ -89,6 +94,8 @@ static void frame(pvk_context *ctx)
         bench_reg(ctx, PVK_GPUREG_DRAWARRAYS, 1);
     }
     bench_reg(ctx, PVK_GPUREG_FRAMEBUFFER_FLUSH, 1);
+    if (!present)
+        return;
     ext(ctx, 0xC00, COLOR >> 3);
     ext(ctx, 0xC04, LCD >> 3);
     ext(ctx, 0xC08, FW | FH << 16);
@@ -99,13 +106,18 @@ static void frame(pvk_context *ctx)
     pvk_vblank(ctx);
 }
 
+static void frame(pvk_context *ctx)
+{
+    frame_part(ctx, true);
+}
+
 /* Frames for about `seconds` on `ctx` (warm), waited for: ms a frame. */
-static double slice(pvk_context *ctx, double seconds, uint32_t *frames)
+static double slice(pvk_context *ctx, bool present, double seconds, uint32_t *frames)
 {
     uint32_t n = 0;
     double t0 = bench_now(), t1;
     do {
-        frame(ctx);
+        frame_part(ctx, present);
         if (++n % 4 == 0)
             pvk_poll(ctx);
         t1 = bench_now();
@@ -127,9 +139,9 @@ int main(void)
 {
     static const uint32_t scales[3] = {1, 2, 4};
     pvk_context *ctx[3];
-    double ms[3][ROUNDS], med[3];
+    double ms[3][ROUNDS], med[3], dms[3][ROUNDS], dmed[3];
+    uint32_t dframes[3] = {0};
     uint32_t frames[3] = {0}, w[3], h[3];
-    pvk_stats st[3];
     for (int i = 0; i < 3; i++) {
         ctx[i] = setup(scales[i]);
         frame(ctx[i]); /* warm-up: pipelines, surfaces, images */
@@ -138,26 +150,33 @@ int main(void)
     /* the scales take turns, so a change in the machine's load hits all of them */
     for (int r = 0; r < ROUNDS; r++)
         for (int i = 0; i < 3; i++)
-            ms[i][r] = slice(ctx[i], 0.5 * scales[i], &frames[i]);
+        {
+            ms[i][r] = slice(ctx[i], true, 0.5 * scales[i], &frames[i]);
+            dms[i][r] = slice(ctx[i], false, 0.3 * scales[i], &dframes[i]);
+        }
     for (int i = 0; i < 3; i++) {
         qsort(ms[i], ROUNDS, sizeof ms[i][0], by_value);
+        qsort(dms[i], ROUNDS, sizeof dms[i][0], by_value);
         med[i] = ms[i][ROUNDS / 2];
+        dmed[i] = dms[i][ROUNDS / 2];
         pvk_frame_size(ctx[i], PVK_SCREEN_TOP, &w[i], &h[i]);
-        pvk_get_stats(ctx[i], &st[i]);
         pvk_context_destroy(ctx[i]);
     }
     printf("scale: fill, %u draws x %u vertices (blended quads over 60-95 %% of a %ux%u RGBA8 buffer), display "
            "transfer RGBA8->BGR8, vblank; median of %d turns\n",
            DRAWS, VERTS, FW, FH, ROUNDS);
-    printf("%-6s %10s %10s %10s %8s %12s %10s %10s %14s\n", "scale", "ms/frame", "fastest", "slowest", "frames",
-           "top frame", "x 1x time", "pixels x", "resolves/frame");
+    printf("%-6s %10s %10s %10s %8s %12s %10s %10s %12s %10s\n", "scale", "ms/frame", "fastest", "slowest", "frames",
+           "top frame", "x 1x time", "pixels x", "draws only", "x 1x");
     for (int i = 0; i < 3; i++) {
         char size[32];
         snprintf(size, sizeof size, "%ux%u", w[i], h[i]);
-        printf("%-6u %10.2f %10.2f %10.2f %8u %12s %10.2f %10u %14.2f\n", scales[i], med[i], ms[i][0],
-               ms[i][ROUNDS - 1], frames[i], size, med[i] / med[0], scales[i] * scales[i],
-               st[i].surface_resolves / (1.0 + frames[i]));
+        printf("%-6u %10.2f %10.2f %10.2f %8u %12s %10.2f %10u %12.2f %10.2f\n", scales[i], med[i], ms[i][0],
+               ms[i][ROUNDS - 1], frames[i], size, med[i] / med[0], scales[i] * scales[i], dmed[i], dmed[i] / dmed[0]);
     }
+    printf("(draws only: the fill and the draws, no transfer or vblank; a slice's closing wait writes the buffer "
+           "back once)\n");
+    printf("BENCH name=draws_x2 value=%.3f unit=ms baseline=draws_x1 ratio=%.3f\n", dmed[1], dmed[1] / dmed[0]);
+    printf("BENCH name=draws_x4 value=%.3f unit=ms baseline=draws_x1 ratio=%.3f\n", dmed[2], dmed[2] / dmed[0]);
     printf("BENCH name=frame_x1 value=%.3f unit=ms baseline=frame_x1 ratio=1.000\n", med[0]);
     printf("BENCH name=frame_x2 value=%.3f unit=ms baseline=frame_x1 ratio=%.3f\n", med[1], med[1] / med[0]);
     printf("BENCH name=frame_x4 value=%.3f unit=ms baseline=frame_x1 ratio=%.3f\n", med[2], med[2] / med[0]);

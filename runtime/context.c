@@ -93,6 +93,7 @@ static void pica_init(pvk_context *ctx)
         .p3d = env_p3d,
         .draw = env_draw,
         .cache = env_cache,
+        .gpu_vs = !(ctx->debug & PVK_DEBUG_CPU_VS),
     };
     pvk_pica_reset(&ctx->pica);
     pvk_pica_set_env(&ctx->pica, &env);

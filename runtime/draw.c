@@ -86,6 +86,16 @@ struct pvk_draw {
     VkDeviceSize vcap, vhead;   /* vertex ring: capacity, next free byte */
     uint64_t vseg[VRING_SEGS];  /* per ring segment: timeline value of its last user */
     int vcur;                   /* segment the last allocation ended in, -1 after a wrap */
+    uint64_t vlap;              /* ring laps (wraps and regrowths): regions of an earlier lap may be reused */
+    /* the generated vertex shaders' uniforms last copied into the ring, at
+     * uni_off in lap uni_lap for the batch of timeline value uni_value: later
+     * draws of that batch with the same uniforms share them (sharing across
+     * batches would keep a region of an old batch in use by the open one,
+     * which the ring takes as a batch gone round it, and grows) */
+    pvk_vs_draw_uniforms uni_last;
+    VkDeviceSize uni_off;
+    uint64_t uni_lap;           /* 0: nothing there */
+    uint64_t uni_value;
     pvk_image depth; /* depth attachment (no image until needed) */
     VkFormat dfmt; /* VK_FORMAT_UNDEFINED: the device cannot, draws go without depth */
     VkFormat dsfmt; /* D24S8 surfaces: D32_SFLOAT_S8_UINT, UNDEFINED when the device lacks it */
@@ -129,7 +139,9 @@ static pvk_result ensure_vertices(pvk_context *ctx, struct pvk_draw *d, VkDevice
     VkDeviceSize cap = 1 << 18;
     while (cap < bytes)
         cap *= 2;
-    pvk_result r = pvk_create_buffer(ctx, cap, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
+    pvk_result r = pvk_create_buffer(ctx, cap,
+                                     VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT |
+                                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                                      &d->vbuf, &d->vbuf_mem);
     if (r)
@@ -140,6 +152,7 @@ static pvk_result ensure_vertices(pvk_context *ctx, struct pvk_draw *d, VkDevice
     d->vcap = cap;
     d->vhead = 0;
     d->vcur = -1;
+    d->vlap++;
     memset(d->vseg, 0, sizeof d->vseg);
     return PVK_SUCCESS;
 }
@@ -166,6 +179,7 @@ static pvk_result vertex_alloc(pvk_context *ctx, struct pvk_draw *d, VkDeviceSiz
     if (d->vhead + bytes > d->vcap) {
         d->vhead = 0;
         d->vcur = -1;
+        d->vlap++;
     }
     VkDeviceSize seg = d->vcap / VRING_SEGS;
     int first = (int)(d->vhead / seg), last = (int)((d->vhead + bytes - 1) / seg);
@@ -286,8 +300,18 @@ static bool packet_depth(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     return true;
 }
 
+/* Where a draw's vertices come from: the ring region of the CPU path's
+ * shaded vertices, or (vertex programs on the GPU) guest memory bound as
+ * vertex and index buffers, widened indices and the uniforms in the ring. */
+typedef struct draw_input {
+    VkDeviceSize voff;            /* CPU path */
+    const pvk_vs_draw *vs;        /* GPU path: */
+    VkBuffer vb[12], ib;
+    VkDeviceSize vb_off[12], ib_off, uni_off;
+} draw_input;
+
 static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk,
-                                   VkDeviceSize voff);
+                                   const draw_input *in);
 
 /* The PICA's one stencil state for both faces (STENCIL_TEST, STENCIL_OP;
  * translator/fb.c decodes and gates them); off for a draw that does not
@@ -303,7 +327,136 @@ static void set_stencil(pvk_context *ctx, VkCommandBuffer cmd, const pvk_raster_
     ctx->vk.vkCmdSetStencilWriteMask(cmd, both, on ? rd->stencil_write_mask : 0);
     ctx->vk.vkCmdSetStencilReference(cmd, both, rd->stencil_ref);
 }
-static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk, VkDeviceSize voff);
+static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk,
+                                 const draw_input *in);
+
+/* The GPU path's inputs, copied into one region of the ring: the uniforms
+ * (unless the last copy of this lap holds the same), the indices, and each
+ * attribute buffer's range as the guest has it now (at the same address
+ * modulo 4, so attributes stay aligned).  The translator checked the ranges
+ * and synchronised them (pvk_guest_cpu_read).  *region, *region_bytes: the
+ * ring bytes to mark in use besides the uniforms. */
+static pvk_result vs_inputs(pvk_context *ctx, struct pvk_draw *d, const pvk_vs_draw *vs, bool roundtrip,
+                            draw_input *in, VkDeviceSize *region, VkDeviceSize *region_bytes)
+{
+    pvk_result r;
+    in->vs = vs;
+    const VkDeviceSize ubytes = sizeof(pvk_vs_draw_uniforms);
+    VkDeviceSize align = ctx->props.limits.minStorageBufferOffsetAlignment;
+    align = align > 64 ? align : 64;
+    VkDeviceSize ibytes = vs->indexed ? (VkDeviceSize)vs->count * 2 : 0;
+    const uint8_t *src[12];
+    for (uint32_t b = 0; b < vs->key.bindings; b++) {
+        uint32_t a = vs->buf_addr[b] & ~3u, len = vs->buf_len[b] + (vs->buf_addr[b] & 3u);
+        src[b] = pvk_guest_host(ctx, a, len, "draw attribute buffer");
+        if (!src[b])
+            return PVK_ERROR_OUT_OF_RANGE; /* the translator checked it: cannot happen */
+    }
+    bool need_uni = roundtrip || d->uni_lap != d->vlap || !d->batch.open || d->uni_value != ctx->timeline_next + 1 ||
+                    memcmp(&d->uni_last, vs->uniforms, ubytes);
+    VkDeviceSize base = 0, bytes = 0;
+    for (int tries = 0;; tries++) {
+        bytes = need_uni ? (ubytes + 63) & ~(VkDeviceSize)63 : 0;
+        bytes += (ibytes + 63) & ~(VkDeviceSize)63;
+        for (uint32_t b = 0; b < vs->key.bindings; b++)
+            bytes += (vs->buf_len[b] + 4 + 63) & ~(VkDeviceSize)63;
+        if (roundtrip) { /* the ring is this draw's alone (draw_submit_vs waited) */
+            if ((r = ensure_vertices(ctx, d, bytes)))
+                return r;
+            base = 0;
+            break;
+        }
+        uint64_t lap = d->vlap;
+        VkDeviceSize raw;
+        if ((r = vertex_alloc(ctx, d, bytes + align, &raw)))
+            return r;
+        base = (raw + align - 1) & ~(align - 1);
+        bytes += base - raw;
+        if (need_uni || d->vlap == lap || tries)
+            break;
+        need_uni = true; /* the ring wrapped or grew past the last uniforms: take them along */
+    }
+    VkDeviceSize off = base;
+    uint8_t *map = d->vmap;
+    if (need_uni) {
+        memcpy(map + off, vs->uniforms, ubytes);
+        d->uni_last = *vs->uniforms;
+        d->uni_off = off;
+        d->uni_lap = roundtrip ? 0 : d->vlap;
+        off += (ubytes + 63) & ~(VkDeviceSize)63;
+    }
+    in->uni_off = d->uni_off;
+    if (ibytes) {
+        memcpy(map + off, vs->index16, ibytes);
+        in->ib = d->vbuf;
+        in->ib_off = off;
+        off += (ibytes + 63) & ~(VkDeviceSize)63;
+    }
+    for (uint32_t b = 0; b < vs->key.bindings; b++) {
+        uint32_t mis = vs->buf_addr[b] & 3u;
+        memcpy(map + off, src[b], vs->buf_len[b] + mis);
+        in->vb[b] = d->vbuf;
+        in->vb_off[b] = off + mis;
+        off += (vs->buf_len[b] + 4 + 63) & ~(VkDeviceSize)63;
+    }
+    *region = base;
+    *region_bytes = bytes;
+    d->uni_value = need_uni ? 0 : d->uni_value; /* draw_submit_vs names the batch that got the copy */
+    return PVK_SUCCESS;
+}
+
+/* Bind the draw's vertices and draw. */
+static void record_vertices(pvk_context *ctx, struct pvk_draw *d, VkCommandBuffer cmd, const pvk_draw_packet *pk,
+                            const draw_input *in)
+{
+    const pvk_vs_draw *vs = in->vs;
+    if (!vs) {
+        ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &in->voff);
+        ctx->vk.vkCmdDraw(cmd, pk->tri_vertices, 1, 0, 0);
+        return;
+    }
+    VkDescriptorBufferInfo bi = {d->vbuf, in->uni_off, sizeof(pvk_vs_draw_uniforms)};
+    VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                              .dstBinding = PVK_DRAW_BINDING_VS,
+                              .descriptorCount = 1,
+                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                              .pBufferInfo = &bi};
+    ctx->vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, 1, &w);
+    if (vs->key.bindings)
+        ctx->vk.vkCmdBindVertexBuffers(cmd, 0, vs->key.bindings, in->vb, in->vb_off);
+    if (vs->indexed) {
+        ctx->vk.vkCmdBindIndexBuffer(cmd, in->ib, in->ib_off, VK_INDEX_TYPE_UINT16);
+        ctx->vk.vkCmdDrawIndexed(cmd, vs->count, 1, 0, vs->vertex_offset, 0);
+    } else {
+        ctx->vk.vkCmdDraw(cmd, vs->count, 1, 0, 0);
+    }
+}
+
+/* A draw whose vertex program runs on the GPU (pk->vs). */
+static pvk_result draw_submit_vs(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk)
+{
+    bool roundtrip = ctx->debug & PVK_DEBUG_ROUNDTRIP;
+    /* fragment lighting takes each triangle's quaternions along the shorter
+     * arc (pvk_draw_submit): per triangle, which a vertex stage cannot do */
+    if (pk->fs.fl.light)
+        return PVK_ERROR_MISSING_FEATURE;
+    pvk_result r = pvk_vs_module_prepare(ctx, pk->vs);
+    if (r)
+        return r; /* MISSING_FEATURE: the translator draws on the CPU */
+    if (roundtrip && (r = pvk_retire(ctx, true)))
+        return r;
+    draw_input in = {0};
+    VkDeviceSize region = 0, bytes = 0;
+    if ((r = vs_inputs(ctx, d, pk->vs, roundtrip, &in, &region, &bytes)))
+        return r;
+    r = roundtrip ? render_roundtrip(ctx, d, pk, &in) : render_batched(ctx, d, pk, &in);
+    uint64_t value = ctx->timeline_next + (d->batch.open ? 1 : 0);
+    vertex_used(d, in.uni_off, sizeof(pvk_vs_draw_uniforms), value);
+    vertex_used(d, region, bytes, value);
+    if (!d->uni_value)
+        d->uni_value = value;
+    return r;
+}
 
 /* What a draw samples: per bound unit (bit u of `units`) the texture's view
  * and a sampler, as push descriptors for bindings 0-2. */
@@ -457,6 +610,8 @@ static void push_textures(pvk_context *ctx, VkCommandBuffer cmd, const tex_bindi
 pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *pk)
 {
     struct pvk_draw *d = ctx->draw;
+    if (pk->vs)
+        return draw_submit_vs(ctx, d, pk);
     VkDeviceSize bytes = (VkDeviceSize)pk->tri_vertices * sizeof(draw_vertex), voff = 0;
     bool roundtrip = ctx->debug & PVK_DEBUG_ROUNDTRIP;
     pvk_result r;
@@ -480,7 +635,8 @@ pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *pk)
                 if (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0)
                     b[0] = -b[0], b[1] = -b[1], b[2] = -b[2], b[3] = -b[3];
             }
-    r = roundtrip ? render_roundtrip(ctx, d, pk, voff) : render_batched(ctx, d, pk, voff);
+    draw_input in = {.voff = voff};
+    r = roundtrip ? render_roundtrip(ctx, d, pk, &in) : render_batched(ctx, d, pk, &in);
     /* in use by the batch the draw went into: still open (the next value) or submitted */
     vertex_used(d, voff, bytes, ctx->timeline_next + (d->batch.open ? 1 : 0));
     return r;
@@ -751,7 +907,8 @@ static void shadow_for_path(pvk_context *ctx, struct pvk_draw *d, pvk_fs_key *fs
                     ctx->debug & PVK_DEBUG_ROUNDTRIP ? "not on the PVK_DEBUG=roundtrip path" : "device or PVK_DEBUG");
 }
 
-static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk, VkDeviceSize voff)
+static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk,
+                                 const draw_input *in)
 {
     target t;
     depth_state dst;
@@ -799,7 +956,7 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
     pvk_keys_for_device(ctx, &pipe, &fs);
     shadow_for_path(ctx, d, &fs, b->pass);
     pvk_fragdata_for_device(ctx, &fs);
-    VkPipeline pipeline = pvk_pipeline_get(ctx, &pipe, &fs, b->dfmt, b->pass);
+    VkPipeline pipeline = pvk_pipeline_get(ctx, &pipe, &fs, b->dfmt, b->pass, pk->vs);
     if (!pipeline)
         return PVK_ERROR_VULKAN; /* logged */
     VkCommandBuffer cmd = b->op.cmd;
@@ -812,8 +969,7 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
     push_textures(ctx, cmd, &tb);
     if (fdata)
         pvk_fragdata_bind(ctx, cmd, &fref);
-    ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &voff);
-    ctx->vk.vkCmdDraw(cmd, pk->tri_vertices, 1, 0, 0);
+    record_vertices(ctx, d, cmd, pk, in);
     if (fdata)
         pvk_fragdata_used(ctx, &fref, ctx->timeline_next + 1); /* the open batch's value */
     if (labelled)
@@ -837,7 +993,8 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
 
 /* The old path (PVK_DEBUG=roundtrip): load the buffers from guest memory,
  * draw, store them back, in one submission of its own. */
-static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk, VkDeviceSize voff)
+static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk,
+                                   const draw_input *in)
 {
     target tt, *t = &tt;
     if (!packet_target(ctx, pk, t, true))
@@ -881,7 +1038,7 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
         return r;
     shadow_for_path(ctx, d, &fs, false);
     pvk_fragdata_for_device(ctx, &fs);
-    VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &fs, d->dfmt, false);
+    VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &fs, d->dfmt, false, pk->vs);
     if (!pipeline)
         return PVK_ERROR_VULKAN; /* logged */
     if (!viewport_ok(ctx, &pk->raster, 1))
@@ -954,8 +1111,7 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
     push_textures(ctx, cmd, &tb);
     if (fdata)
         pvk_fragdata_bind(ctx, cmd, &fref);
-    ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &voff);
-    ctx->vk.vkCmdDraw(cmd, pk->tri_vertices, 1, 0, 0);
+    record_vertices(ctx, d, cmd, pk, in);
     ctx->vk.vkCmdEndRendering(cmd);
 
     /* store: image -> linear staging -> tiled guest colour */

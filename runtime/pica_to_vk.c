@@ -30,6 +30,30 @@ VkCullModeFlags pvk_vk_cull_mode(uint32_t mode)
     }
 }
 
+/* An attribute of ATTRIBBUFFERS_FORMAT (type 0 s8, 1 u8, 2 s16, 3 f32;
+ * 1-4 components) as a vertex input format: integers stay integers (the
+ * generated shader converts them exactly), floats are read raw. */
+VkFormat pvk_vk_attrib_format(uint32_t type, uint32_t comps)
+{
+    static const VkFormat f[4][4] = {
+        {VK_FORMAT_R8_SINT, VK_FORMAT_R8G8_SINT, VK_FORMAT_R8G8B8_SINT, VK_FORMAT_R8G8B8A8_SINT},
+        {VK_FORMAT_R8_UINT, VK_FORMAT_R8G8_UINT, VK_FORMAT_R8G8B8_UINT, VK_FORMAT_R8G8B8A8_UINT},
+        {VK_FORMAT_R16_SINT, VK_FORMAT_R16G16_SINT, VK_FORMAT_R16G16B16_SINT, VK_FORMAT_R16G16B16A16_SINT},
+        {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32G32_SFLOAT, VK_FORMAT_R32G32B32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT},
+    };
+    return type < 4 && comps >= 1 && comps <= 4 ? f[type][comps - 1] : VK_FORMAT_UNDEFINED;
+}
+
+/* PRIMITIVE_CONFIG as pvk_vs_key.topology (mode 3 without a geometry shader is a list). */
+VkPrimitiveTopology pvk_vk_topology(uint32_t topo)
+{
+    switch (topo) {
+    case PVK_VS_TOPO_STRIP: return VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP;
+    case PVK_VS_TOPO_FAN: return VK_PRIMITIVE_TOPOLOGY_TRIANGLE_FAN;
+    default: return VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+    }
+}
+
 /* LOGIC_OP, PICA order (seed 000, FACTS.md) -> Vulkan's own order. */
 VkLogicOp pvk_vk_logic_op(uint32_t op)
 {

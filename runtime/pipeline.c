@@ -48,7 +48,17 @@ typedef struct key_pair {
     pvk_fs_key fs;
     uint32_t depth_format; /* VkFormat of the depth attachment (UNDEFINED: none; a depth-stencil format: stencil too) */
     uint32_t render_pass;  /* 1: for the attachment-read render pass (subpass 0), 0: dynamic rendering */
+    uint32_t program;      /* 1: a generated vertex stage for `vs`; 0: shaders/draw.vert (`vs` zero) */
+    pvk_vs_key vs;
 } key_pair;
+
+/* Generated vertex modules by key (a refused key is remembered too, so its
+ * draws go to the CPU without translating again). */
+#define VS_MODULES 64
+typedef struct vs_module {
+    pvk_vs_key key;
+    VkShaderModule module;  /* VK_NULL_HANDLE: refused */
+} vs_module;
 
 /* The attachment-read path's render passes, by depth format and depth load
  * op, and imageless framebuffers, by those and the size. */
@@ -78,8 +88,11 @@ struct pvk_pipelines {
     VkPipelineLayout layout;
     VkDescriptorSetLayout set_layout; /* set 0: push descriptors (PVK_DRAW_BINDING_DST) */
     VkPushConstantRange ranges[2]; /* the layout's, for the module check */
-    pvk_layout_binding bindings[6]; /* ... and its descriptors */
+    pvk_layout_binding bindings[7]; /* ... and its descriptors */
     uint32_t n_bindings;
+    vs_module vsm[VS_MODULES];
+    uint32_t n_vsm;
+    bool attrib_ok[4][4];       /* the device reads pvk_vk_attrib_format(type, comps) as vertex input */
     pass_entry passes[MAX_PASSES];
     uint32_t n_passes;
     fb_entry fbs[MAX_FRAMEBUFFERS];
@@ -195,8 +208,9 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
     /* set 0 by push descriptors: texture units 0-2 as combined image
      * samplers (bindings 0-2), the colour attachment as input attachment 0
      * for shaders that blend (4), the fog, lighting and procedural-texture
-     * LUTs and parameters (5, 6: runtime/fragdata.c) */
-    VkDescriptorSetLayoutBinding dslb[6];
+     * LUTs and parameters (5, 6: runtime/fragdata.c), the generated vertex
+     * shaders' uniforms (7) */
+    VkDescriptorSetLayoutBinding dslb[7];
     for (uint32_t u = 0; u < 3; u++)
         pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_TEX0 + u,
                                                               VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
@@ -207,6 +221,8 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
                                                           pvk_fragdata_lut_type(ctx), VK_SHADER_STAGE_FRAGMENT_BIT};
     pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_FRAG_PARAMS,
                                                           VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_SHADER_STAGE_FRAGMENT_BIT};
+    pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_VS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                                          VK_SHADER_STAGE_VERTEX_BIT};
     for (uint32_t i = 0; i < pl->n_bindings; i++)
         dslb[i] = (VkDescriptorSetLayoutBinding){pl->bindings[i].binding, pl->bindings[i].type, 1,
                                                  pl->bindings[i].stages, NULL};
@@ -216,6 +232,12 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
         .bindingCount = pl->n_bindings,
         .pBindings = dslb,
     };
+    for (uint32_t t = 0; t < 4; t++)
+        for (uint32_t c = 0; c < 4; c++) {
+            VkFormatProperties fp;
+            vkGetPhysicalDeviceFormatProperties(ctx->phys, pvk_vk_attrib_format(t, c + 1), &fp);
+            pl->attrib_ok[t][c] = (fp.bufferFeatures & VK_FORMAT_FEATURE_VERTEX_BUFFER_BIT) != 0;
+        }
     pvk_result r = pvk_vk_check(ctx, ctx->vk.vkCreateDescriptorSetLayout(ctx->device, &dslci, NULL, &pl->set_layout),
                                 "vkCreateDescriptorSetLayout");
     if (r)
@@ -274,6 +296,9 @@ void pvk_pipelines_destroy(pvk_context *ctx)
             ctx->vk.vkDestroyPipeline(ctx->device, pl->table[i].pipeline, NULL);
     if (pl->vertex)
         ctx->vk.vkDestroyShaderModule(ctx->device, pl->vertex, NULL);
+    for (uint32_t i = 0; i < pl->n_vsm; i++)
+        if (pl->vsm[i].module)
+            ctx->vk.vkDestroyShaderModule(ctx->device, pl->vsm[i].module, NULL);
     for (uint32_t i = 0; i < pl->n_fbs; i++)
         ctx->vk.vkDestroyFramebuffer(ctx->device, pl->fbs[i].fb, NULL);
     for (uint32_t i = 0; i < pl->n_passes; i++)
@@ -365,12 +390,14 @@ bool pvk_shader_fits_layout(const pvk_spirv_info *m, VkShaderStageFlagBits stage
 }
 
 /* SPIR-V of the generated GLSL (XXH3 `hash`): from the disk cache, else compiled (and stored). */
-static uint32_t *fragment_spirv(pvk_context *ctx, const char *src, uint64_t hash, size_t *n_words)
+static uint32_t *shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char *src, uint64_t hash,
+                              size_t *n_words)
 {
     struct pvk_pipelines *pl = ctx->pipelines;
     char path[600] = "";
     if (pl->dir[0]) {
-        snprintf(path, sizeof path, "%s/fs-%016llx.spv", pl->dir, (unsigned long long)hash);
+        snprintf(path, sizeof path, "%s/%s-%016llx.spv", pl->dir, stage == PVK_STAGE_VERTEX ? "vs" : "fs",
+                 (unsigned long long)hash);
         size_t size = 0;
         uint32_t *words = read_file(path, &size);
         if (words && size % 4 == 0 && size >= 20 && words[0] == 0x07230203u) {
@@ -384,10 +411,11 @@ static uint32_t *fragment_spirv(pvk_context *ctx, const char *src, uint64_t hash
     }
     uint32_t *words = NULL;
     char *log = NULL;
-    pvk_result r = pvk_glsl_compile(PVK_STAGE_FRAGMENT, src, &words, n_words, &log);
+    pvk_result r = pvk_glsl_compile(stage, src, &words, n_words, &log);
     if (r) {
         /* generated code that does not compile is picavk's bug, not the guest's */
-        pvk_log(ctx, PVK_LOG_ERROR, "generated fragment shader does not compile: %s\n%s", log ? log : "", src);
+        pvk_log(ctx, PVK_LOG_ERROR, "generated %s shader does not compile: %s\n%s",
+                stage == PVK_STAGE_VERTEX ? "vertex" : "fragment", log ? log : "", src);
         free(log);
         return NULL;
     }
@@ -470,7 +498,7 @@ static VkShaderModule fragment_module(pvk_context *ctx, const pvk_fs_key *fs)
         return VK_NULL_HANDLE;
     uint64_t hash = XXH3_64bits(src, strlen(src));
     size_t n = 0;
-    uint32_t *words = fragment_spirv(ctx, src, hash, &n);
+    uint32_t *words = shader_spirv(ctx, PVK_STAGE_FRAGMENT, src, hash, &n);
     if (words && (ctx->debug & PVK_DEBUG_SHADERS))
         dump_fragment(ctx, fs, hash, src, words, n); /* before the check: a refused module can be read */
     VkShaderModule mod = VK_NULL_HANDLE;
@@ -484,15 +512,123 @@ static VkShaderModule fragment_module(pvk_context *ctx, const pvk_fs_key *fs)
     return mod;
 }
 
+/* The debug check of a generated vertex module: it fits the layout and
+ * writes every output shaders/draw.vert writes, the same way (what the
+ * fragment shaders were checked against). */
+static bool vertex_fits(pvk_context *ctx, const pvk_vs_key *key, const uint32_t *words, size_t n_words)
+{
+    struct pvk_pipelines *pl = ctx->pipelines;
+    pvk_spirv_info *info = malloc(sizeof *info), *want = calloc(1, sizeof *want);
+    char err[256], why[256] = "";
+    bool ok = info && want && pl->vertex_fits;
+    if (ok && pvk_spirv_reflect(words, n_words, info, err)) {
+        snprintf(why, sizeof why, "%s", err);
+        ok = false;
+    }
+    if (ok)
+        ok = pvk_shader_fits_layout(info, VK_SHADER_STAGE_VERTEX_BIT, NULL, pl->ranges, 2, pl->bindings,
+                                    pl->n_bindings, why, sizeof why);
+    for (uint32_t i = 0; ok && i < pl->vertex_info.n_outputs; i++)
+        if (pl->vertex_info.outputs[i].location != PVK_SPIRV_NO_LOCATION)
+            want->inputs[want->n_inputs++] = pl->vertex_info.outputs[i];
+    if (ok)
+        ok = pvk_shader_fits_layout(want, VK_SHADER_STAGE_FRAGMENT_BIT, info, NULL, 0, NULL, 0, why, sizeof why);
+    if (!ok)
+        pvk_log(ctx, PVK_LOG_ERROR, "generated vertex shader (program %016llx) refused: %s",
+                (unsigned long long)key->code_hash, why[0] ? why : "the built-in vertex shader does not fit");
+    free(info);
+    free(want);
+    return ok;
+}
+
+static vs_module *vs_find(struct pvk_pipelines *pl, const pvk_vs_key *key)
+{
+    for (uint32_t i = 0; i < pl->n_vsm; i++)
+        if (!memcmp(&pl->vsm[i].key, key, sizeof *key))
+            return &pl->vsm[i];
+    return NULL;
+}
+
+/* The key with the device's flags, as modules and pipelines are keyed. */
+static void vs_key_for_device(const pvk_context *ctx, const pvk_vs_draw *vs, pvk_vs_key *key)
+{
+    *key = vs->key;
+    if (ctx->shader_float64)
+        key->flags |= PVK_GLSL_VS_F64;
+}
+
+pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs)
+{
+    struct pvk_pipelines *pl = ctx->pipelines;
+    pvk_vs_key key;
+    vs_key_for_device(ctx, vs, &key);
+    for (uint32_t i = 0; i < 12; i++) {
+        uint32_t f = key.fmt[i];
+        if (f && !pl->attrib_ok[(f - 1) % 4][(f - 1) / 4]) {
+            pvk_log(ctx, PVK_LOG_DEBUG, "vertex format %d is not a vertex input format here: draw on the CPU",
+                    (int)pvk_vk_attrib_format((f - 1) % 4, (f - 1) / 4 + 1));
+            return PVK_ERROR_MISSING_FEATURE;
+        }
+    }
+    vs_module *m = vs_find(pl, &key);
+    if (m)
+        return m->module ? PVK_SUCCESS : PVK_ERROR_MISSING_FEATURE;
+    if (pl->n_vsm == VS_MODULES) { /* pipelines keep what they need: modules can go any time */
+        for (uint32_t i = 0; i < pl->n_vsm; i++)
+            if (pl->vsm[i].module)
+                ctx->vk.vkDestroyShaderModule(ctx->device, pl->vsm[i].module, NULL);
+        pl->n_vsm = 0;
+    }
+    char *src = NULL;
+    pvk_result r = pvk_glsl_vertex_shader(&key, vs->code, vs->opdesc, &src);
+    VkShaderModule mod = VK_NULL_HANDLE;
+    if (r == PVK_ERROR_MISSING_FEATURE) {
+        pvk_log(ctx, PVK_LOG_DEBUG, "vertex program %016llx (entry %u) is not translated whole: its draws run on "
+                "the CPU", (unsigned long long)key.code_hash, key.entry);
+    } else if (r) {
+        return r;
+    } else {
+        uint64_t hash = XXH3_64bits(src, strlen(src));
+        size_t n = 0;
+        uint32_t *words = shader_spirv(ctx, PVK_STAGE_VERTEX, src, hash, &n);
+        free(src);
+        if (!words)
+            return PVK_ERROR_VULKAN; /* logged: picavk's bug */
+        if (!pl->check || vertex_fits(ctx, &key, words, n)) {
+            VkShaderModuleCreateInfo smci = {
+                .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = n * 4, .pCode = words};
+            r = pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &mod),
+                             "vkCreateShaderModule");
+        } else {
+            r = PVK_ERROR_VULKAN;
+        }
+        free(words);
+        if (r)
+            return r;
+    }
+    pl->vsm[pl->n_vsm++] = (vs_module){key, mod};
+    return mod ? PVK_SUCCESS : PVK_ERROR_MISSING_FEATURE;
+}
+
 static VkPipeline create(pvk_context *ctx, const key_pair *k)
 {
     struct pvk_pipelines *pl = ctx->pipelines;
+    VkShaderModule vert = pl->vertex;
+    if (k->program) {
+        const vs_module *m = vs_find(pl, &k->vs);
+        if (!m || !m->module) { /* pvk_pipeline_get's caller prepares it first */
+            pvk_log(ctx, PVK_LOG_ERROR, "draw pipeline: no vertex module for program %016llx",
+                    (unsigned long long)k->vs.code_hash);
+            return VK_NULL_HANDLE;
+        }
+        vert = m->module;
+    }
     VkShaderModule frag = fragment_module(ctx, &k->fs);
     if (!frag)
         return VK_NULL_HANDLE;
     VkPipelineShaderStageCreateInfo stages[2] = {
         {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
-         .module = pl->vertex, .pName = "main"},
+         .module = vert, .pName = "main"},
         {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
          .module = frag, .pName = "main"},
     };
@@ -516,9 +652,28 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
         .vertexAttributeDescriptionCount = 6,
         .pVertexAttributeDescriptions = va,
     };
+    /* a generated stage: guest attribute buffers as they are (attribute i at location i) */
+    VkVertexInputBindingDescription gvb[12];
+    VkVertexInputAttributeDescription gva[12];
+    if (k->program) {
+        for (uint32_t b = 0; b < k->vs.bindings; b++)
+            gvb[b] = (VkVertexInputBindingDescription){b, k->vs.stride[b], VK_VERTEX_INPUT_RATE_VERTEX};
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < 12; i++) {
+            uint32_t f = k->vs.fmt[i];
+            if (f)
+                gva[n++] = (VkVertexInputAttributeDescription){i, k->vs.binding[i],
+                                                               pvk_vk_attrib_format((f - 1) % 4, (f - 1) / 4 + 1),
+                                                               k->vs.offset[i]};
+        }
+        vi.vertexBindingDescriptionCount = k->vs.bindings;
+        vi.pVertexBindingDescriptions = gvb;
+        vi.vertexAttributeDescriptionCount = n;
+        vi.pVertexAttributeDescriptions = gva;
+    }
     VkPipelineInputAssemblyStateCreateInfo ia = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+        .topology = k->program ? pvk_vk_topology(k->vs.topology) : VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
     };
     VkPipelineViewportStateCreateInfo vp = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO, .viewportCount = 1, .scissorCount = 1};
@@ -769,7 +924,7 @@ VkFramebuffer pvk_framebuffer_get(pvk_context *ctx, VkFormat depth, bool load, u
 }
 
 VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format,
-                            bool render_pass)
+                            bool render_pass, const pvk_vs_draw *vs)
 {
     struct pvk_pipelines *pl = ctx->pipelines;
     key_pair k;
@@ -778,6 +933,10 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     k.fs = *fs;
     k.depth_format = (uint32_t)depth_format;
     k.render_pass = render_pass;
+    if (vs) {
+        k.program = 1;
+        vs_key_for_device(ctx, vs, &k.vs);
+    }
     if (pl->last && !memcmp(&pl->last->key, &k, sizeof k)) {
         ctx->stats.pipeline_hits++;
         return pl->last->pipeline;

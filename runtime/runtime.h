@@ -33,6 +33,7 @@ enum {
                                                rasterizationOrderAttachmentAccess (fixed-function blending) */
     PVK_DEBUG_LUT_STORAGE = 1u << 8,    /* "lut-storage": the fragment LUTs in a storage buffer, as on devices whose
                                            maxUniformBufferRange cannot hold them (runtime/fragdata.c) */
+    PVK_DEBUG_CPU_VS = 1u << 9,         /* "cpu-vs": vertex programs of draws on the CPU interpreter */
 };
 
 /* One built-in compute pipeline: storage buffers through push descriptors and
@@ -264,6 +265,8 @@ void pvk_raise_irq(pvk_context *ctx, pvk_irq which);
 /* ---- PICA -> Vulkan tables (runtime/pica_to_vk.c) ---- */
 VkCompareOp pvk_vk_compare_op(uint32_t func);
 VkCullModeFlags pvk_vk_cull_mode(uint32_t mode);
+VkFormat pvk_vk_attrib_format(uint32_t type, uint32_t comps);
+VkPrimitiveTopology pvk_vk_topology(uint32_t topo);
 VkLogicOp pvk_vk_logic_op(uint32_t op);
 VkBlendOp pvk_vk_blend_op(uint32_t eq);
 VkBlendFactor pvk_vk_blend_factor(uint32_t f);
@@ -378,7 +381,13 @@ VkPipelineLayout pvk_pipeline_layout(const pvk_context *ctx);
 /* The pipeline for these keys (created and cached on first use; the last
  * one is found without hashing).  VK_NULL_HANDLE after a logged failure. */
 VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format,
-                            bool render_pass);
+                            bool render_pass, const pvk_vs_draw *vs);
+/* Draws with vertex programs on the GPU (`vs` of the packet; pvk_pipeline_get
+ * takes it then): the generated vertex module for its key, compiled now
+ * (memory and disk cache).  PVK_ERROR_MISSING_FEATURE when the translator
+ * does not take the program whole or the device lacks a vertex format it
+ * needs: the translator draws on the CPU instead. */
+pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs);
 /* The one place device capabilities adjust finished keys: with attachment
  * reads (ctx->attachment_read) a blending key moves its BLEND_FUNC state from
  * the pipeline key into the fragment-shader key (the shader blends exactly),
@@ -410,6 +419,8 @@ VkFramebuffer pvk_framebuffer_get(pvk_context *ctx, VkFormat depth, bool load, u
  * key uses them (pvk_fs_uses_fragdata; runtime/fragdata.c). */
 #define PVK_DRAW_BINDING_FRAG_LUTS 5u
 #define PVK_DRAW_BINDING_FRAG_PARAMS 6u
+/* Binding 7 (PVK_DRAW_BINDING_VS, translator.h): the generated vertex
+ * shader's uniforms, a storage buffer in the draw ring. */
 /* A binding of a pipeline layout, for the check below. */
 typedef struct pvk_layout_binding {
     uint32_t set, binding;

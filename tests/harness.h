@@ -59,9 +59,12 @@ static inline pvk_context *th_context_debug(pvk_config *cfg_in, const char *debu
     cfg.validation = 1;
     if (!cfg.log)
         cfg.log = th_log;
+    /* PVK_TEST_DEBUG: flags for every context of a test (ctest runs the
+     * drawing tests again with cpu-vs: both vertex paths meet the same checks) */
+    const char *extra = getenv("PVK_TEST_DEBUG");
     char flags[256];
-    snprintf(flags, sizeof flags, "%s%s%s", mirror ? "no-host-import" : "", mirror && debug ? "," : "",
-             debug ? debug : "");
+    snprintf(flags, sizeof flags, "%s%s%s%s%s", mirror ? "no-host-import" : "", mirror && debug ? "," : "",
+             debug ? debug : "", extra && *extra && (mirror || debug) ? "," : "", extra ? extra : "");
     if (flags[0])
         setenv("PVK_DEBUG", flags, 1);
     else

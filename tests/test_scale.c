@@ -461,7 +461,7 @@ typedef struct frame {
     uint32_t px[RH * RW * 25]; /* up to 5x */
 } frame;
 
-static void lcd_scene(uint32_t scale, bool slanted, frame *f)
+static void lcd_scene(uint32_t scale, bool slanted, bool rgb565, frame *f)
 {
     ctx = make(scale);
     nvert = 0;
@@ -487,17 +487,17 @@ static void lcd_scene(uint32_t scale, bool slanted, frame *f)
     quad(60, 100, 230, 390, -0.5f, 0x3070E0FF);
     if (slanted)
         tri(20.3f, 150.2f, 180.7f, 390.1f, 230.2f, 160.6f, 0xE04040FF);
-    /* RGBA8 -> RGB8, tiled -> linear, as gfx/citro3d present */
+    /* RGBA8 -> RGB8, tiled -> linear, as gfx/citro3d present; or RGB565 flipped */
     ext(0xC00, RT >> 3);
     ext(0xC04, LFB >> 3);
     ext(0xC0C, RW | (RH << 16));
     ext(0xC08, RW | (RH << 16));
-    ext(0xC10, 1u << 12);
+    ext(0xC10, rgb565 ? (2u << 12) | 1u : 1u << 12);
     ext(0xC18, 1);
     ext(0x468, LFB);
     ext(0x46C, LFB);
-    ext(0x470, 1);       /* RGB8, mode A */
-    ext(0x490, RW * 3);  /* stride */
+    ext(0x470, rgb565 ? 2 : 1);          /* mode A */
+    ext(0x490, RW * (rgb565 ? 2 : 3)); /* stride */
     ext(0x474, 1);       /* enable */
     CHECK_EQ(pvk_vblank(ctx), PVK_SUCCESS);
     CHECK_EQ(pvk_frame_size(ctx, PVK_SCREEN_TOP, &f->w, &f->h), PVK_SUCCESS);
@@ -533,10 +533,11 @@ static uint32_t edge_phases(const frame *f, uint32_t n)
 static void lcd_tests(void)
 {
     static frame one, big;
-    for (int slanted = 0; slanted < 2; slanted++) {
-        lcd_scene(1, slanted, &one);
+    for (int k = 0; k < 4; k++) {
+        bool slanted = k % 2, rgb565 = k >= 2; /* the shown image's conversion and flip too */
+        lcd_scene(1, slanted, rgb565, &one);
         for (uint32_t n = 2; n <= 4; n += 2) {
-            lcd_scene(n, slanted, &big);
+            lcd_scene(n, slanted, rgb565, &big);
             uint32_t diff = 0;
             for (uint32_t y = 0; y < big.h; y++)
                 for (uint32_t x = 0; x < big.w; x++)
@@ -544,7 +545,7 @@ static void lcd_tests(void)
             uint32_t phases = edge_phases(&big, n);
             printf("LCD %s scene at %ux: %ux%u, %u pixels differ from 1x upsampled, colour changes at %u of %u "
                    "phases\n",
-                   slanted ? "slanted" : "flat", n, big.w, big.h, diff, phases, n);
+                   slanted ? (rgb565 ? "slanted RGB565 flipped" : "slanted") : rgb565 ? "flat RGB565 flipped" : "flat", n, big.w, big.h, diff, phases, n);
             if (!slanted) {
                 CHECK_EQ(diff, 0);
                 CHECK_EQ(phases, 1);

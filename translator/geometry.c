@@ -5,21 +5,14 @@
 #include "translator/geometry.h"
 #include "translator/regs.h"
 
-void pvk_vs_outmap(const pvk_pica *p, const float o[PVK_SH_OUTPUTS][4], pvk_vertex *out)
+void pvk_vs_outmap_sources(const pvk_pica *p, uint8_t sem_src[24])
 {
-    memset(out, 0, sizeof *out);
-    out->pos[3] = 1.0f;
-    out->color[3] = 1.0f;
+    memset(sem_src, PVK_VS_SEM_NONE, 24);
     /* Semantic codes (3dbrew SH_OUTMAP_Oi): where component c of output
-     * register i goes; 0x1F and unknown codes go nowhere. */
-    float *dst[24] = {
-        &out->pos[0],   &out->pos[1],   &out->pos[2],   &out->pos[3],   &out->quat[0], &out->quat[1],
-        &out->quat[2],  &out->quat[3],  &out->color[0], &out->color[1], &out->color[2], &out->color[3],
-        &out->tc0[0],   &out->tc0[1],   &out->tc1[0],   &out->tc1[1],   &out->tc0_w,   NULL,
-        &out->view[0],  &out->view[1],  &out->view[2],  NULL,           &out->tc2[0],  &out->tc2[1],
-    };
+     * register i goes; 0x1F and unknown codes go nowhere.  The map lists the
+     * shader's enabled outputs in order (VSH_OUTMAP_MASK); a later slot
+     * naming a semantic again wins. */
     uint32_t total = pvk_sh_outmap_total(p->regs[PVK_GPUREG_SH_OUTMAP_TOTAL]);
-    /* The map lists the shader's enabled outputs in order (VSH_OUTMAP_MASK). */
     uint32_t mask = p->regs[PVK_GPUREG_VSH_OUTMAP_MASK] & 0xFFFF;
     uint32_t slot = 0;
     for (uint32_t reg = 0; reg < PVK_SH_OUTPUTS && slot < 7 && slot < total; reg++) {
@@ -28,11 +21,29 @@ void pvk_vs_outmap(const pvk_pica *p, const float o[PVK_SH_OUTPUTS][4], pvk_vert
         uint32_t map = p->regs[PVK_GPUREG_SH_OUTMAP_O0 + slot];
         for (unsigned c = 0; c < 4; c++) {
             uint32_t sem = pvk_sh_outmap_semantic(map, c);
-            if (sem < 24 && dst[sem])
-                *dst[sem] = o[reg][c];
+            if (sem < 24 && sem != 17 && sem != 21)
+                sem_src[sem] = (uint8_t)(reg * 4 + c);
         }
         slot++;
     }
+}
+
+void pvk_vs_outmap(const pvk_pica *p, const float o[PVK_SH_OUTPUTS][4], pvk_vertex *out)
+{
+    memset(out, 0, sizeof *out);
+    out->pos[3] = 1.0f;
+    out->color[3] = 1.0f;
+    float *dst[24] = {
+        &out->pos[0],   &out->pos[1],   &out->pos[2],   &out->pos[3],   &out->quat[0], &out->quat[1],
+        &out->quat[2],  &out->quat[3],  &out->color[0], &out->color[1], &out->color[2], &out->color[3],
+        &out->tc0[0],   &out->tc0[1],   &out->tc1[0],   &out->tc1[1],   &out->tc0_w,   NULL,
+        &out->view[0],  &out->view[1],  &out->view[2],  NULL,           &out->tc2[0],  &out->tc2[1],
+    };
+    uint8_t src[24];
+    pvk_vs_outmap_sources(p, src);
+    for (unsigned s = 0; s < 24; s++)
+        if (dst[s] && src[s] != PVK_VS_SEM_NONE)
+            *dst[s] = o[src[s] >> 2][src[s] & 3];
     /* The hardware takes the absolute value of vertex colours and saturates
      * them before interpolation (Citra, from hardware tests). */
     for (int c = 0; c < 4; c++) {

@@ -111,6 +111,9 @@ float pvk_sh_f24_value(uint32_t w);
 /* ---- output map (translator/geometry.c) ---- */
 
 void pvk_vs_outmap(const pvk_pica *p, const float o[PVK_SH_OUTPUTS][4], pvk_vertex *out);
+/* The map itself: for each semantic 0-23, output register * 4 + component,
+ * or PVK_VS_SEM_NONE (the default value: 0, w of position and colour 1). */
+void pvk_vs_outmap_sources(const pvk_pica *p, uint8_t sem_src[24]);
 
 /* ---- primitive assembly (translator/geometry.c) ---- */
 
@@ -138,6 +141,10 @@ uint32_t pvk_assemble_triangles(uint32_t mode, uint32_t count, uint32_t *out);
  * P3D as its FINALIZE would have, so the guest does not wait forever. */
 #define PVK_VERTEX_BUDGET (1ull << 26)
 #define PVK_AREA_BUDGET (1ull << 32)
+/* Attribute bytes a draw with its vertex program on the GPU may read (the
+ * runtime copies them): sparse index buffers over wide strides make more,
+ * and such draws run on the CPU, which reads only the vertices used. */
+#define PVK_VS_DRAW_MAX_BYTES (8u << 20)
 /* At most this many vertices in one DRAWARRAYS / DRAWELEMENTS. */
 #define PVK_MAX_DRAW_VERTICES (1u << 20)
 

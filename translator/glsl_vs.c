@@ -267,6 +267,8 @@ typedef struct analysis {
     uint8_t reach[NPC], leader[NPC], call_end[NPC], if_end[NPC], loop_end[NPC];
     uint8_t all_call_end[NPC]; /* of everything reachable without the limits */
     uint32_t count;            /* instructions marked reachable */
+    uint32_t hot_count;        /* ... of everything reachable by hot edges, without the limit */
+    bool hot_done;             /* all of those are translated */
 } analysis;
 
 /* Breadth-first from the queued PCs (work[*head..*tail)), at most up to
@@ -334,6 +336,15 @@ static void analyse(const uint32_t *code, uint32_t entry, analysis *a)
         if (a->reach[pc] && (op == PVK_SH_CALL || op == PVK_SH_CALLC || op == PVK_SH_CALLU))
             call_end[pvk_sh_f2_dst(w) + pvk_sh_f2_num(w)] = 1;
     }
+    /* pass 1b: the hot edges without the limit (what a draw needs translated) */
+    memset(a->reach, 0, sizeof a->reach);
+    head = tail = 0;
+    a->reach[entry] = 1;
+    a->count = 1;
+    work[tail++] = (uint16_t)entry;
+    walk(code, a, work, &head, &tail, PVK_SH_CODE_WORDS, call_end, cold, &ncold);
+    a->hot_count = a->count;
+    ncold = 0;
     /* pass 2: hot edges, then the cold ones within the budget */
     memset(a->reach, 0, sizeof a->reach);
     head = tail = 0;
@@ -341,6 +352,7 @@ static void analyse(const uint32_t *code, uint32_t entry, analysis *a)
     a->count = 1;
     work[tail++] = (uint16_t)entry;
     walk(code, a, work, &head, &tail, MAX_TRANSLATED, call_end, cold, &ncold);
+    a->hot_done = a->count == a->hot_count;
     /* all cold targets at once, breadth first: a run of leftover words after
      * one subroutine does not starve the others */
     uint32_t limit = a->count + COLD_BUDGET;
@@ -654,6 +666,7 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
     /* past code memory: the interpreter's error; elsewhere: code not translated */
     pvk_text_put(&b, "  default: pica_end_pc = pc; return pc < %uu ? PICA_FALLBACK : PICA_BAD;\n  }\n  }\n  return PICA_BAD;\n}\n",
         PVK_SH_CODE_WORDS);
+    st.complete = a->hot_done;
     free(a);
     if (b.failed) {
         free(b.s);
@@ -676,4 +689,94 @@ void pvk_vs_uniforms_pack(const pvk_shader_unit *unit, uint32_t bools, const uin
         out->i[i] = ints[i];
     out->b = bools & 0xFFFFu;
     out->max_steps = max_steps ? max_steps : PVK_SH_MAX_STEPS;
+}
+
+/* ---- the vertex stage of draws ---- */
+
+/* What the generated shader writes: shaders/draw.vert's interface, which
+ * every fragment shader of glsl_fs.c reads. */
+static const char vs_head[] =
+    "#version 460\n"
+    "layout(location = 0) out vec4 color;\n"
+    "layout(location = 1) noperspective out float z_over_w;\n"
+    "layout(location = 2) out float clip_w;\n"
+    "layout(location = 3) out vec4 tc01;\n"
+    "layout(location = 4) out vec3 tc2w;\n"
+    "layout(location = 5) out vec4 quat;\n"
+    "layout(location = 6) out vec3 view;\n"
+    "layout(push_constant) uniform Push { vec4 clip_plane; uint clip_enable; };\n"
+    "out float gl_ClipDistance[1];\n"
+    /* pvk_vs_draw_uniforms */
+    "layout(std430, set = 0, binding = %u) readonly buffer PicaVs {\n"
+    "  vec4 pica_fu[96]; uvec4 pica_ints; uint pica_bools; uint pica_max_steps; uint pica_pad0, pica_pad1;\n"
+    "  vec4 pica_fixed[12]; };\n";
+
+pvk_result pvk_glsl_vertex_shader(const pvk_vs_key *key, const uint32_t *code, const uint32_t *opdesc, char **out)
+{
+    *out = NULL;
+    pvk_vs_program prog = {code, opdesc, key->entry, key->flags};
+    char *body = NULL;
+    pvk_glsl_vs_stats st;
+    pvk_result r = pvk_glsl_vertex_program(&prog, &body, &st);
+    if (r)
+        return r == PVK_ERROR_BAD_DATA ? PVK_ERROR_MISSING_FEATURE : r;
+    if (!st.complete) {
+        free(body);
+        return PVK_ERROR_MISSING_FEATURE;
+    }
+    pvk_text b = {0};
+    pvk_text_put(&b, vs_head, PVK_DRAW_BINDING_VS);
+    /* attribute i at location i: integers as integers (exact), floats raw
+     * (pica_main truncates them to f24 as the loader does); components the
+     * format lacks read 0, 0, 0, 1 as the PICA's do */
+    for (unsigned i = 0; i < 12; i++)
+        if (key->fmt[i])
+            pvk_text_put(&b, "layout(location = %u) in %s pica_attr%u;\n", i,
+                         (key->fmt[i] - 1) % 4 == 1 ? "uvec4" : (key->fmt[i] - 1) % 4 == 3 ? "vec4" : "ivec4", i);
+    pvk_text_put(&b, "%s", body);
+    free(body);
+    pvk_text_put(&b, "void main() {\n"
+                     "  for (int i = 0; i < 16; i++) { pica_v[i] = vec4(0.0); pica_o[i] = vec4(0.0); }\n");
+    for (unsigned i = 0; i < 12; i++) { /* in attribute order: a later one mapped to the same register wins */
+        if (key->fmt[i])
+            pvk_text_put(&b, "  pica_v[%u] = vec4(pica_attr%u);\n", key->reg[i] & 15u, i);
+        else if (key->fixed & (1u << i))
+            pvk_text_put(&b, "  pica_v[%u] = pica_fixed[%u];\n", key->reg[i] & 15u, i);
+    }
+    pvk_text_put(&b, "  uint st = pica_main();\n"
+                     "  vec4 pos = vec4(0.0, 0.0, 0.0, 1.0), q = vec4(0.0), col = vec4(0.0, 0.0, 0.0, 1.0);\n"
+                     "  vec4 t01 = vec4(0.0); vec3 t2w = vec3(0.0), vw = vec3(0.0);\n");
+    /* the output map (pvk_vs_outmap): semantic -> variable component */
+    static const char *const sem[24] = {
+        "pos.x", "pos.y", "pos.z", "pos.w", "q.x",   "q.y",   "q.z",   "q.w",   "col.x", "col.y", "col.z", "col.w",
+        "t01.x", "t01.y", "t01.z", "t01.w", "t2w.z", NULL,    "vw.x",  "vw.y",  "vw.z",  NULL,    "t2w.x", "t2w.y",
+    };
+    for (unsigned s = 0; s < 24; s++)
+        if (sem[s] && key->sem_src[s] != PVK_VS_SEM_NONE)
+            pvk_text_put(&b, "  %s = pica_o[%u].%c;\n", sem[s], (key->sem_src[s] >> 2) & 15u,
+                         "xyzw"[key->sem_src[s] & 3u]);
+    pvk_text_put(&b,
+                 /* a vertex the program did not finish: no triangle of it is drawn */
+                 "  if (st != PICA_OK) pos = vec4(uintBitsToFloat(0x7FC00000u));\n"
+                 /* colours: absolute value, saturated (pvk_vs_outmap) */
+                 "  col = abs(col);\n"
+                 "  col = vec4(col.x > 1.0 ? 1.0 : col.x, col.y > 1.0 ? 1.0 : col.y, col.z > 1.0 ? 1.0 : col.z,\n"
+                 "             col.w > 1.0 ? 1.0 : col.w);\n"
+                 /* shaders/draw.vert from here */
+                 "  gl_Position = vec4(pos.x, pos.y, -pos.z, pos.w);\n"
+                 "  gl_ClipDistance[0] = clip_enable != 0u ? dot(clip_plane, pos) : 1.0;\n"
+                 "  color = col;\n"
+                 "  z_over_w = pos.z / pos.w;\n"
+                 "  clip_w = pos.w;\n"
+                 "  tc01 = t01;\n"
+                 "  tc2w = t2w;\n"
+                 "  quat = q;\n"
+                 "  view = vw;\n"
+                 "}\n");
+    if (b.failed) {
+        free(b.s);
+        return PVK_ERROR_OUT_OF_MEMORY;
+    }
+    *out = b.s;
+    return PVK_SUCCESS;
 }

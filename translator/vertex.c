@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "translator/geometry.h"
 
 #define MAX_DIM 1024 /* FRAMEBUFFER_DIM: 11-bit width, 10-bit height-1 */
@@ -175,11 +177,12 @@ static pvk_result submit(pvk_pica *p, pvk_draw_packet *pk)
     /* both descriptions are zeroed before they are filled: no padding garbage */
     uint64_t h = fnv1a(fnv1a(0xCBF29CE484222325ull, &pk->fb, sizeof pk->fb), &pk->raster, sizeof pk->raster);
     pk->state_hash = fnv1a(fnv1a(h, &pk->pipe, sizeof pk->pipe), &pk->fs, sizeof pk->fs);
-    pvk_pica_debug(p, "draw %llu: %s, %u vertices, %u triangles, colour %ux%u format %u at 0x%08X, state %016llx",
+    pvk_pica_debug(p, "draw %llu: %s, %u vertices (%s), %u triangles, colour %ux%u format %u at 0x%08X, state %016llx",
                    (unsigned long long)pk->seq,
                    pk->kind == PVK_DRAW_ARRAYS ? "arrays" : pk->kind == PVK_DRAW_ELEMENTS ? "elements" : "immediate",
-                   pk->vertices, pk->tri_vertices / 3, pk->fb.width, pk->fb.height, pk->fb.color_format,
-                   pk->fb.color_addr, (unsigned long long)pk->state_hash);
+                   pk->vertices, pk->vs ? "program on the GPU" : "shaded on the CPU", pk->tri_vertices / 3,
+                   pk->fb.width, pk->fb.height, pk->fb.color_format, pk->fb.color_addr,
+                   (unsigned long long)pk->state_hash);
     return p->env.draw ? p->env.draw(p->env.user, pk) : PVK_SUCCESS;
 }
 
@@ -192,6 +195,143 @@ static void check_geometry_stage(pvk_pica *p, uint32_t mode)
         pvk_pica_unsupported(p, "geometry shader primitives are drawn as a triangle list until geometry shaders exist");
         p->gs_logged = true;
     }
+}
+
+/* The GPU path's pixel charge: the CPU never sees its triangles, so each
+ * counts as the whole viewport inside the framebuffer (an upper bound), plus
+ * the framebuffer.  A draw whose bound does not fit the call's remaining
+ * budget runs on the CPU path instead, which charges the triangles' real
+ * boxes (PVK_ERROR_MISSING_FEATURE). */
+static pvk_result charge_area_gpu(pvk_pica *p, const pvk_draw_packet *pk)
+{
+    const float *vp = pk->raster.viewport;
+    double fw = pk->fb.width, fh = pk->fb.height;
+    double x0 = vp[0] > 0 ? vp[0] : 0, y0 = vp[1] > 0 ? vp[1] : 0;
+    double x1 = (double)vp[0] + vp[2], y1 = (double)vp[1] + vp[3];
+    x1 = x1 < fw ? x1 : fw, y1 = y1 < fh ? y1 : fh;
+    double tri = x1 > x0 && y1 > y0 ? (x1 - x0 + 1) * (y1 - y0 + 1) : 0;
+    double area = fw * fh + tri * (pk->tri_vertices / 3);
+    if (area > (double)p->area_budget)
+        return PVK_ERROR_MISSING_FEATURE;
+    p->area_budget -= (uint64_t)area;
+    return PVK_SUCCESS;
+}
+
+static const uint8_t elem_bytes[4] = {1, 1, 2, 4}; /* s8, u8, s16, f32 */
+
+/* DRAWARRAYS/DRAWELEMENTS with the vertex program on the GPU: the packet
+ * names guest ranges instead of carrying vertices.  Only the index buffer is
+ * read here (once per index: bounds, and widening u8 or unaligned u16
+ * indices).  PVK_ERROR_MISSING_FEATURE: run the CPU path instead (ranges
+ * that are not one piece of guest memory, misaligned attributes, a program
+ * the translator does not take whole, a device without a vertex format);
+ * that path then reports what is really bad. */
+static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_plan *plan, bool elements,
+                           uint32_t count, uint32_t mode)
+{
+    const uint32_t *r = p->regs;
+    pvk_vs_draw vs;
+    memset(&vs, 0, sizeof vs);
+    vs.count = count;
+    vs.indexed = elements;
+    uint16_t *wide = NULL;
+    uint64_t first = 0, last = 0; /* vertices read */
+    if (elements) {
+        uint32_t cfg = r[PVK_GPUREG_INDEXBUFFER_CONFIG];
+        bool u16 = pvk_indexbuffer_u16(cfg);
+        uint64_t addr = ((uint64_t)pvk_attribbuffers_loc(r[PVK_GPUREG_ATTRIBBUFFERS_LOC]) << 4) +
+                        pvk_indexbuffer_offset(cfg);
+        uint32_t len = count * (u16 ? 2u : 1u);
+        const uint8_t *q = addr + len <= UINT32_MAX && p->env.guest_read
+                               ? p->env.guest_read(p->env.user, (uint32_t)addr, len)
+                               : NULL;
+        if (!q)
+            return PVK_ERROR_MISSING_FEATURE;
+        if (!(wide = malloc(sizeof *wide * count)))
+            return PVK_ERROR_OUT_OF_MEMORY;
+        uint32_t lo = UINT32_MAX, hi = 0;
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t x = u16 ? (uint32_t)(q[2 * i] | q[2 * i + 1] << 8) : q[i];
+            lo = x < lo ? x : lo, hi = x > hi ? x : hi;
+            wide[i] = (uint16_t)x;
+        }
+        first = lo, last = hi;
+        vs.index16 = wide;
+        vs.vertex_offset = -(int32_t)lo;
+    } else {
+        first = r[PVK_GPUREG_VERTEX_OFFSET];
+        last = first + count - 1;
+    }
+    pvk_result res = PVK_ERROR_MISSING_FEATURE;
+    pvk_vs_key *k = &vs.key;
+    uint64_t total = 0; /* bytes the runtime copies */
+    for (uint32_t b = 0; b < plan->buffers; b++) {
+        const struct pvk_attrib_buffer *ab = &plan->buf[b];
+        if (!ab->extent)
+            continue; /* only padding or unused attributes */
+        uint64_t addr = (uint64_t)plan->base + ab->offset + first * ab->stride;
+        uint64_t len = (last - first) * ab->stride + ab->extent;
+        total += len;
+        if (addr + len > UINT32_MAX || total > PVK_VS_DRAW_MAX_BYTES || !p->env.guest_read ||
+            !p->env.guest_read(p->env.user, (uint32_t)addr, (uint32_t)len))
+            goto out;
+        uint32_t bi = k->bindings++;
+        vs.buf_addr[bi] = (uint32_t)addr;
+        vs.buf_len[bi] = (uint32_t)len;
+        k->stride[bi] = (uint8_t)ab->stride;
+        for (uint32_t i = 0; i < plan->attribs; i++) {
+            if (!plan->a[i].loaded || plan->a[i].buf != b)
+                continue;
+            uint32_t size = elem_bytes[plan->a[i].type];
+            if ((addr + plan->a[i].offset) % size || ab->stride % size)
+                goto out; /* Vulkan reads components at their alignment */
+            k->fmt[i] = (uint8_t)(1 + plan->a[i].type + 4 * (plan->a[i].comps - 1u));
+            k->binding[i] = (uint8_t)bi;
+            k->offset[i] = plan->a[i].offset;
+        }
+    }
+    pvk_vs_draw_uniforms *uni = calloc(1, sizeof *uni); /* compared whole with the last copy */
+    if (!uni) {
+        res = PVK_ERROR_OUT_OF_MEMORY;
+        goto out;
+    }
+    for (uint32_t i = 0; i < plan->attribs; i++) {
+        k->reg[i] = plan->a[i].reg;
+        if (plan->a[i].fixed)
+            k->fixed |= (uint16_t)(1u << i);
+        memcpy(uni->fixed[i], plan->a[i].fixed_value, sizeof uni->fixed[i]);
+    }
+    const pvk_shader_unit *sh = &p->sh[1];
+    k->code_hash = XXH3_64bits(sh->code, sizeof sh->code);
+    k->desc_hash = XXH3_64bits(sh->opdesc, sizeof sh->opdesc);
+    k->entry = pvk_sh_entrypoint(r[PVK_GPUREG_VSH_ENTRYPOINT]);
+    pvk_vs_outmap_sources(p, k->sem_src);
+    k->topology = mode == 1 ? PVK_VS_TOPO_STRIP : mode == 2 ? PVK_VS_TOPO_FAN : PVK_VS_TOPO_LIST;
+    pvk_vs_uniforms_pack(sh, sh->b, sh->i, 0, &uni->u);
+    vs.code = sh->code;
+    vs.opdesc = sh->opdesc;
+    vs.uniforms = uni;
+    pk->vs = &vs;
+    pk->tri_vertices = mode == 1 || mode == 2 ? (count >= 3 ? 3 * (count - 2) : 0) : count / 3 * 3;
+    uint64_t area_before = p->area_budget;
+    if (!pk->tri_vertices) {
+        res = PVK_SUCCESS; /* nothing to draw, as on the CPU path */
+        p->counters.vertices += count;
+    } else if (!(res = charge_area_gpu(p, pk))) {
+        res = submit(p, pk);
+        if (res == PVK_ERROR_MISSING_FEATURE) { /* the CPU path counts and charges it instead */
+            p->counters.triangles -= pk->tri_vertices / 3;
+            p->area_budget = area_before;
+        } else {
+            p->counters.vertices += count;
+            p->counters.gpu_vertices += count;
+        }
+    }
+    free(uni);
+out:
+    pk->vs = NULL;
+    free(wide);
+    return res;
 }
 
 pvk_result pvk_vertex_draw(pvk_pica *p, bool elements)
@@ -212,6 +352,13 @@ pvk_result pvk_vertex_draw(pvk_pica *p, bool elements)
     pvk_result r = charge_vertices(p, count);
     if (r)
         return r;
+    uint32_t mode = pvk_primitive_mode(p->regs[PVK_GPUREG_PRIMITIVE_CONFIG]);
+    bool gs = mode == 3 && pvk_geostage_gs(p->regs[PVK_GPUREG_GEOSTAGE_CONFIG]) == 2;
+    if (p->env.gpu_vs && !gs) {
+        r = draw_gpu(p, &pk, &plan, elements, count, mode);
+        if (r != PVK_ERROR_MISSING_FEATURE)
+            return r == PVK_ERROR_OUT_OF_RANGE || r == PVK_ERROR_BAD_PARAMETERS ? PVK_SUCCESS : r;
+    }
     pvk_vertex *verts = malloc(sizeof *verts * count);
     uint32_t *idx = malloc(sizeof *idx * 3 * (size_t)count);
     if (!verts || !idx) {
@@ -228,7 +375,6 @@ pvk_result pvk_vertex_draw(pvk_pica *p, bool elements)
         pvk_vs_outmap(p, o, &verts[i]);
     }
     p->counters.vertices += count;
-    uint32_t mode = pvk_primitive_mode(p->regs[PVK_GPUREG_PRIMITIVE_CONFIG]);
     check_geometry_stage(p, mode);
     uint32_t n = pvk_assemble_triangles(mode, count, idx);
     pk.verts = verts;

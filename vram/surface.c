@@ -996,18 +996,26 @@ void pvk_surface_shown_record(pvk_context *ctx, pvk_surface *s, pvk_op *op, int 
     struct pvk_surfaces *c = ctx->surfaces;
     struct shown *d = &c->shown[slot];
     uint32_t n = s->key.scale, sw = s->key.width * n, sh = s->key.height * n, w = d->width * n, h = d->height * n;
+    /* The usual present (RGBA8 or RGB8 out of RGBA8, or the same format,
+     * no flip or downscale) changes no colour the LCD shows (it ignores
+     * alpha): the image's first rows are the shown image as they are. */
+    bool same = mode == 0 && (d->fmt == s->key.format || (s->key.format == 0 && d->fmt == 1));
     barrier(ctx, op->cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-    VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {sw, sh, 1}};
-    ctx->vk.vkCmdCopyImageToBuffer(op->cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->big, 1, &bic);
+    VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                             .imageExtent = {same ? w : sw, same ? h : sh, 1}};
+    ctx->vk.vkCmdCopyImageToBuffer(op->cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, same ? d->buf : c->big,
+                                   1, &bic);
     barrier(ctx, op->cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
+    d->valid = true;
+    d->last_use = ++c->tick;
+    if (same)
+        return;
     pvk_op_barrier(ctx, op);
     /* the transfer's own conversion, flip and downscale, at N x */
     struct { uint32_t op, width, height, src_width, src_fmt, dst_fmt, mode, guest_base, flags, pad[3]; } push = {
         0, w, h, sw, s->key.format, d->fmt, mode | 16u, 0, 0, {0, 0, 0}};
     pvk_buffer_range bufs[2] = {{c->big, 0, (VkDeviceSize)sw * sh * 4}, {d->buf, 0, (VkDeviceSize)w * h * 4}};
     pvk_op_dispatch(ctx, op, PVK_PIPE_SURFACE_CONVERT, bufs, &push, (w + 7) / 8, (h + 7) / 8, 1);
-    d->valid = true;
-    d->last_use = ++c->tick;
 }
 
 bool pvk_surface_shown(pvk_context *ctx, uint32_t addr, uint32_t width, uint32_t rows, uint32_t fmt,
