@@ -16,7 +16,7 @@ static const struct { uint32_t buffers, push_size; } pipe_layouts[PVK_PIPE_DISPL
     [PVK_PIPE_SCANOUT] = {4, 64}, /* framebuffer A, B, output, LUT */
     [PVK_PIPE_DEPTH_IO] = {2, 32}, /* guest depth buffer, linear float depth */
     [PVK_PIPE_SURFACE_CONVERT] = {2, 48}, /* linear surface pixels, guest memory */
-    [PVK_PIPE_TEXTURE_DECODE] = {2, 48}, /* guest texture, linear staging */
+    [PVK_PIPE_TEXTURE_DECODE] = {2, 52}, /* guest texture, linear image memory or staging */
     [PVK_PIPE_TEXTURE_DECODE_ETC] = {2, 32},
     [PVK_PIPE_LCD_SCALE] = {3, 32}, /* source, N x screen, LUT */
 };

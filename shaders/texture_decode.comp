@@ -1,6 +1,6 @@
 // Texture decode, uncompressed formats (vram/texture.c): one level of a PICA
-// texture in guest memory -> the linear staging layout copied into its
-// VkImage.  One invocation per 8x8 tile, writing 32-bit words of 1 texel
+// texture in guest memory -> rows `pitch` words apart (a linear image's own
+// memory, or a staging buffer copied into the image).  One invocation per 8x8 tile, writing 32-bit words of 1 texel
 // (RGBA8 images), 2 (R8G8) or 4 (R8).  y = 0 is the first row in memory.
 //
 // Layout (FACTS.md "Tiling"): 8x8 tiles, tiles row-major, texels inside a
@@ -23,6 +23,7 @@ layout(push_constant) uniform Push {
     uint bits;          // guest bits per texel: 4, 8, 16, 24, 32
     uint src_last;      // last word of binding 0 (the second word of a straddling texel stops there)
     uint chan[4];       // output channel c: bits 0-7 shift, 8-15 width (0: constant), 16-23 constant
+    uint pitch;         // words from one output row to the next
 };
 
 uint morton(uint x, uint y)
@@ -69,8 +70,8 @@ void main()
     uvec4 d = uvec4(chan[0], chan[1], chan[2], chan[3]);
     uvec4 w = (d >> 8) & 255u, sh = d & 255u, k = (d >> 16) & 255u;
     uvec4 mask = (uvec4(1u) << w) - 1u;
-    uint out_row = dst_base + (t / tiles_x) * 8u * words_per_row + (t % tiles_x) * (8u / per);
-    for (uint y = 0u; y < 8u; y++, out_row += words_per_row)
+    uint out_row = dst_base + (t / tiles_x) * 8u * pitch + (t % tiles_x) * (8u / per);
+    for (uint y = 0u; y < 8u; y++, out_row += pitch)
         for (uint xw = 0u; xw < 8u / per; xw++) {
             uint word = 0u;
             for (uint i = 0u; i < per; i++) {

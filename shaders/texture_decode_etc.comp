@@ -1,6 +1,6 @@
 // Texture decode, ETC1 and ETC1A4 (vram/texture.c): one invocation per 4x4
-// block, in memory order, writing its 16 texels as RGBA8 words of the
-// linear staging layout.  y = 0 is the first row in memory.
+// block, in memory order, writing its 16 texels as RGBA8 words into rows
+// `pitch` words apart (a linear image's memory, or a staging buffer).  y = 0 is the first row in memory.
 //
 // Layout (FACTS.md "Textures"): four 4x4 blocks per 8x8 tile in order
 // x/4 + 2*(y/4), tiles row-major; each block a little-endian u64 equal to the
@@ -18,7 +18,8 @@ layout(push_constant) uniform Push {
     uint blocks;     // 4x4 blocks in the level
     uint row_groups; // workgroups per row of the dispatch grid
     uint a4;         // 1: ETC1A4
-    uint pad[2];
+    uint pitch;      // words from one output row to the next
+    uint pad;
 };
 
 // Intensity modifiers (a, b) per table codeword; pixel index 0..3 adds +a, +b, -a, -b.
@@ -61,6 +62,6 @@ void main()
         if (((lo >> (16u + i)) & 1u) != 0u) m = -m;
         uvec3 rgb = uvec3(clamp(ivec3(second ? c2 : c1) + m, 0, 255));
         uint a = (((i < 8u ? alpha_lo : alpha_hi) >> ((i & 7u) * 4u)) & 15u) * 17u;
-        dst[dst_base + (y0 + py) * width + x0 + px] = rgb.r | (rgb.g << 8) | (rgb.b << 16) | (a << 24);
+        dst[dst_base + (y0 + py) * pitch + x0 + px] = rgb.r | (rgb.g << 8) | (rgb.b << 16) | (a << 24);
     }
 }

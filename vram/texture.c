@@ -168,7 +168,9 @@ static void destroy_image(pvk_context *ctx, pvk_texture *t)
     memset(t, 0, sizeof *t);
 }
 
-static pvk_result create_image(pvk_context *ctx, pvk_texture *t)
+#define TEX_USAGE (VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT)
+
+static pvk_result create_image(pvk_context *ctx, pvk_texture *t, VkImageTiling tiling)
 {
     const pvk_texture_desc *d = &t->desc;
     uint32_t n = t->scale ? t->scale : 1;
@@ -181,8 +183,8 @@ static pvk_result create_image(pvk_context *ctx, pvk_texture *t)
         .mipLevels = d->levels,
         .arrayLayers = d->faces,
         .samples = VK_SAMPLE_COUNT_1_BIT,
-        .tiling = VK_IMAGE_TILING_OPTIMAL,
-        .usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+        .tiling = tiling,
+        .usage = TEX_USAGE,
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
         .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
     };
@@ -230,51 +232,64 @@ static void image_barrier(pvk_context *ctx, VkCommandBuffer cmd, const pvk_textu
 }
 
 /* Record the decode of `d` from `src[f]` (face f's level 0 at byte `sub[f]`
- * of its binding) through the linear buffer `lin` into `out`'s image, which
- * ends in SHADER_READ_ONLY_OPTIMAL. */
+ * of its binding) into `out`'s image, which ends in
+ * SHADER_READ_ONLY_OPTIMAL.  With `layouts` (one per face and level, face
+ * major) `dst` is the image's own memory (a linear image, see
+ * direct_layouts) and the shaders write the texels in place; without, `dst`
+ * is a staging buffer, filled level after level and copied into the image. */
 static void record_decode(pvk_context *ctx, pvk_op *op, const pvk_texture_desc *d, const pvk_buffer_range *src,
-                          const uint32_t *sub, pvk_buffer_range lin, const pvk_texture *out)
+                          const uint32_t *sub, pvk_buffer_range dst, const pvk_texture *out,
+                          const VkSubresourceLayout *layouts)
 {
     uint32_t bits = formats[d->format].bits, ob = formats[d->format].out_bytes;
     bool etc = d->format == PVK_TEX_ETC1 || d->format == PVK_TEX_ETC1A4;
-    VkDeviceSize face_out = 0;
-    for (uint32_t l = 0; l < d->levels; l++)
-        face_out += (VkDeviceSize)(d->width >> l) * (d->height >> l) * ob;
     VkBufferImageCopy regions[6 * MAX_LEVELS];
     uint32_t n = 0;
-    pvk_buffer_range dst = {lin.buffer, lin.offset, face_out * d->faces};
+    if (layouts)
+        image_barrier(ctx, op->cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_UNDEFINED,
+                      VK_IMAGE_LAYOUT_GENERAL);
+    VkDeviceSize lin_off = 0;
     for (uint32_t f = 0; f < d->faces; f++) {
         uint64_t src_off = sub[f];
-        VkDeviceSize dst_off = face_out * f;
         for (uint32_t l = 0; l < d->levels; l++) {
             uint32_t w = d->width >> l, h = d->height >> l;
+            /* where the level's rows go, in bytes */
+            VkDeviceSize dst_off = layouts ? layouts[f * d->levels + l].offset : lin_off;
+            VkDeviceSize pitch = layouts ? layouts[f * d->levels + l].rowPitch : (VkDeviceSize)w * ob;
             pvk_buffer_range bufs[2] = {src[f], dst};
             /* texture_decode.comp: one invocation per 8x8 tile; _etc: per 4x4 block */
-            uint32_t push[12] = {(uint32_t)src_off, (uint32_t)(dst_off / 4), w};
+            uint32_t push[13] = {(uint32_t)src_off, (uint32_t)(dst_off / 4), w};
             uint32_t items = etc ? w * h / 16 : w * h / 64;
             uint32_t groups = (items + 63) / 64, row_groups = groups < 65535 ? groups : 65535;
             int pipe = etc ? PVK_PIPE_TEXTURE_DECODE_ETC : PVK_PIPE_TEXTURE_DECODE;
             if (etc) {
                 push[3] = items, push[4] = row_groups, push[5] = d->format == PVK_TEX_ETC1A4;
+                push[6] = (uint32_t)(pitch / 4);
             } else {
                 push[3] = w * ob / 4, push[4] = items, push[5] = row_groups, push[6] = bits;
                 push[7] = (uint32_t)(src[f].range / 4 - 1);
                 memcpy(push + 8, formats[d->format].chan, sizeof formats[d->format].chan);
+                push[12] = (uint32_t)(pitch / 4);
             }
             pvk_op_dispatch(ctx, op, pipe, bufs, push, row_groups, (groups + row_groups - 1) / row_groups, 1);
             regions[n++] = (VkBufferImageCopy){
-                .bufferOffset = lin.offset + dst_off,
+                .bufferOffset = dst.offset + lin_off,
                 .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, f, 1},
                 .imageExtent = {w, h, 1},
             };
             src_off += (uint64_t)w * h * bits / 8;
-            dst_off += (VkDeviceSize)w * h * ob;
+            lin_off += (VkDeviceSize)w * h * ob;
         }
     }
     pvk_op_barrier(ctx, op);
+    if (layouts) {
+        image_barrier(ctx, op->cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_GENERAL,
+                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+        return;
+    }
     image_barrier(ctx, op->cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_UNDEFINED,
                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-    ctx->vk.vkCmdCopyBufferToImage(op->cmd, lin.buffer, out->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, n, regions);
+    ctx->vk.vkCmdCopyBufferToImage(op->cmd, dst.buffer, out->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, n, regions);
     image_barrier(ctx, op->cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                   VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
 }
@@ -289,16 +304,85 @@ static VkDeviceSize linear_bytes(const pvk_texture_desc *d)
 }
 
 /* `out` gets `d` (faces past the last zeroed) and its image. */
-static pvk_result make_image(pvk_context *ctx, const pvk_texture_desc *d, pvk_texture *out)
+static pvk_result make_image_tiled(pvk_context *ctx, const pvk_texture_desc *d, pvk_texture *out,
+                                   VkImageTiling tiling)
 {
     out->desc = *d;
     for (uint32_t f = d->faces; f < 6; f++)
         out->desc.addr[f] = 0;
     out->vk_format = formats[d->format].vk;
-    pvk_result r = create_image(ctx, out);
+    pvk_result r = create_image(ctx, out, tiling);
     if (r)
         destroy_image(ctx, out);
     return r;
+}
+
+static pvk_result make_image(pvk_context *ctx, const pvk_texture_desc *d, pvk_texture *out)
+{
+    return make_image_tiled(ctx, d, out, VK_IMAGE_TILING_OPTIMAL);
+}
+
+/* Decode straight into the image's memory?  On a CPU device (lavapipe)
+ * every image is rows in host memory, so a linear one samples as fast as
+ * an optimal one, and writing its rows in place saves a staging buffer the
+ * size of the texture, its page faults and the copy out of it: about half
+ * of a decode's time there.  Elsewhere linear images sample slowly: staging. */
+static bool direct_ok(pvk_context *ctx, const pvk_texture_desc *d)
+{
+    if (ctx->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU)
+        return false;
+    VkFormat vk = formats[d->format].vk;
+    VkFormatProperties fp;
+    vkGetPhysicalDeviceFormatProperties(ctx->phys, vk, &fp);
+    VkFormatFeatureFlags need = VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT |
+                                VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+    VkImageFormatProperties ip;
+    return (fp.linearTilingFeatures & need) == need &&
+           vkGetPhysicalDeviceImageFormatProperties(ctx->phys, vk, VK_IMAGE_TYPE_2D, VK_IMAGE_TILING_LINEAR, TEX_USAGE,
+                                                    d->faces == 6 ? VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT : 0,
+                                                    &ip) == VK_SUCCESS &&
+           ip.maxMipLevels >= d->levels && ip.maxArrayLayers >= d->faces && ip.maxExtent.width >= d->width &&
+           ip.maxExtent.height >= d->height;
+}
+
+/* A storage buffer over the linear image `t`'s memory (a host-accessible
+ * alias: the image stays in GENERAL while the shaders write through it) and
+ * each face's and level's place in it, or false where the layout does not
+ * allow word writes; the caller then stages. */
+static bool alias_image(pvk_context *ctx, const pvk_texture *t, VkSubresourceLayout *layouts, VkBuffer *buf,
+                        VkDeviceSize *size)
+{
+    const pvk_texture_desc *d = &t->desc;
+    VkDeviceSize end = 0;
+    for (uint32_t f = 0; f < d->faces; f++)
+        for (uint32_t l = 0; l < d->levels; l++) {
+            VkImageSubresource sr = {VK_IMAGE_ASPECT_COLOR_BIT, l, f};
+            VkSubresourceLayout *sl = &layouts[f * d->levels + l];
+            ctx->vk.vkGetImageSubresourceLayout(ctx->device, t->image, &sr, sl);
+            if (sl->offset % 4 || sl->rowPitch % 4 || sl->rowPitch < (VkDeviceSize)(d->width >> l) * formats[d->format].out_bytes)
+                return false;
+            VkDeviceSize e = sl->offset + sl->rowPitch * (d->height >> l);
+            end = e > end ? e : end;
+        }
+    VkMemoryRequirements ireq, breq;
+    ctx->vk.vkGetImageMemoryRequirements(ctx->device, t->image, &ireq);
+    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = end,
+                              .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+    if (end > ireq.size || ctx->vk.vkCreateBuffer(ctx->device, &bci, NULL, buf) != VK_SUCCESS)
+        return false;
+    ctx->vk.vkGetBufferMemoryRequirements(ctx->device, *buf, &breq);
+    /* the type pvk_image_memory chose */
+    int type = pvk_find_memory_type(ctx, ireq.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    if (type < 0)
+        type = pvk_find_memory_type(ctx, ireq.memoryTypeBits, 0);
+    if (breq.size > ireq.size || type < 0 || !(breq.memoryTypeBits & 1u << type) ||
+        ctx->vk.vkBindBufferMemory(ctx->device, *buf, t->mem, 0) != VK_SUCCESS) {
+        ctx->vk.vkDestroyBuffer(ctx->device, *buf, NULL);
+        *buf = VK_NULL_HANDLE;
+        return false;
+    }
+    *size = end;
+    return true;
 }
 
 pvk_result pvk_texture_decode(pvk_context *ctx, const pvk_texture_desc *desc, pvk_texture *out)
@@ -330,24 +414,33 @@ pvk_result pvk_texture_decode(pvk_context *ctx, const pvk_texture_desc *desc, pv
         for (uint32_t f = 0; f < d->faces; f++)
             pvk_guest_upload(ctx, &spans[f]);
     }
-    if ((r = make_image(ctx, d, out)))
+    bool direct = direct_ok(ctx, d);
+    if ((r = make_image_tiled(ctx, d, out, direct ? VK_IMAGE_TILING_LINEAR : VK_IMAGE_TILING_OPTIMAL)))
         return r;
+    VkSubresourceLayout layouts[6 * MAX_LEVELS];
+    VkBuffer alias = VK_NULL_HANDLE;
+    VkDeviceSize lin = 0;
+    direct = direct && alias_image(ctx, out, layouts, &alias, &lin);
     pvk_op op;
     if ((r = pvk_op_begin(ctx, &op))) {
+        if (alias)
+            ctx->vk.vkDestroyBuffer(ctx->device, alias, NULL);
         destroy_image(ctx, out);
         return r;
     }
-    /* staging: every face's levels, linear, one after another; freed when the op retires */
-    VkDeviceSize lin = linear_bytes(d);
-    if ((r = pvk_create_buffer(ctx, lin, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                               VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &op.p.scratch, &op.p.scratch_mem))) {
+    /* the alias, or staging: every face's levels, linear, one after another; freed when the op retires */
+    if (direct)
+        op.p.scratch = alias;
+    else if ((r = pvk_create_buffer(ctx, lin = linear_bytes(d),
+                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                    VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &op.p.scratch, &op.p.scratch_mem))) {
         pvk_op_abort(ctx, &op);
         destroy_image(ctx, out);
         return r;
     }
     pvk_op_label(ctx, &op, "texture decode: %s 0x%08X %ux%u, %u levels%s", formats[d->format].name, d->addr[0],
                  d->width, d->height, d->levels, d->faces == 6 ? ", cube" : "");
-    record_decode(ctx, &op, d, src, sub, (pvk_buffer_range){op.p.scratch, 0, lin}, out);
+    record_decode(ctx, &op, d, src, sub, (pvk_buffer_range){op.p.scratch, 0, lin}, out, direct ? layouts : NULL);
     if ((r = pvk_op_submit(ctx, &op))) { /* the submit freed the scratch buffer */
         destroy_image(ctx, out);
         return r;
@@ -608,7 +701,7 @@ static pvk_result from_surface(pvk_context *ctx, pvk_surface *s, const pvk_textu
                  d->addr[0], d->width, d->height, k->kind == PVK_SURFACE_DEPTH ? "depth" : "colour", k->format,
                  k->scale);
     uint32_t sub[1] = {0};
-    record_decode(ctx, &op, d, &bytes, sub, spare, out);
+    record_decode(ctx, &op, d, &bytes, sub, spare, out, NULL);
     if ((r = pvk_op_submit(ctx, &op))) {
         destroy_image(ctx, out);
         return r;
