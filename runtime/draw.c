@@ -844,7 +844,8 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
         VkFormat dfmt = depth ? dst->vkfmt : VK_FORMAT_UNDEFINED;
         bool load = dsurf != NULL;
         VkRenderPass pass = pvk_render_pass_get(ctx, dfmt, load);
-        VkFramebuffer fb = pass ? pvk_framebuffer_get(ctx, dfmt, load, t->w * t->scale, t->h * t->scale) : VK_NULL_HANDLE;
+        uint32_t fw = t->w * t->scale, fh = t->h * t->scale;
+        VkFramebuffer fb = pass ? pvk_framebuffer_get(ctx, dfmt, load, fw, fh) : VK_NULL_HANDLE;
         if (!fb) {
             pvk_op_abort(ctx, &b->op);
             return PVK_ERROR_VULKAN; /* logged */

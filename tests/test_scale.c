@@ -545,7 +545,9 @@ static void lcd_tests(void)
             uint32_t phases = edge_phases(&big, n);
             printf("LCD %s scene at %ux: %ux%u, %u pixels differ from 1x upsampled, colour changes at %u of %u "
                    "phases\n",
-                   slanted ? (rgb565 ? "slanted RGB565 flipped" : "slanted") : rgb565 ? "flat RGB565 flipped" : "flat", n, big.w, big.h, diff, phases, n);
+                   slanted ? (rgb565 ? "slanted RGB565 flipped" : "slanted")
+                           : (rgb565 ? "flat RGB565 flipped" : "flat"),
+                   n, big.w, big.h, diff, phases, n);
             if (!slanted) {
                 CHECK_EQ(diff, 0);
                 CHECK_EQ(phases, 1);

@@ -218,6 +218,10 @@ static uint32_t gen_attributes(bool *misaligned)
         put_reg(id, boff);
         put_reg(id + 1, c1);
         put_reg(id + 2, c2);
+        if (boff + verts * stride + 256 > sizeof S.mem) { /* cannot with these limits; says so if they change */
+            fprintf(stderr, "test_vs_draw: scene bytes overflow\n");
+            exit(1);
+        }
         /* bytes: random, the position's components in range */
         for (uint32_t v = 0; v < verts; v++) {
             uint8_t *p = S.mem + boff + v * stride;

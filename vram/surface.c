@@ -558,7 +558,8 @@ pvk_result pvk_surface_begin_copy(pvk_context *ctx, pvk_surface *s, uint32_t dst
         return r;
     uint32_t w = key.width * key.scale, h = key.height * key.scale;
     barrier(ctx, op->cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-    barrier(ctx, op->cmd, d->image.image, aspect_of(d), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    barrier(ctx, op->cmd, d->image.image, aspect_of(d), VK_IMAGE_LAYOUT_UNDEFINED,
+            VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
     VkImageCopy ic = {.srcSubresource = {aspect_of(s), 0, 0, 1}, .dstSubresource = {aspect_of(d), 0, 0, 1},
                       .extent = {w, h, 1}};
     ctx->vk.vkCmdCopyImage(op->cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->image.image,
@@ -864,7 +865,8 @@ static bool reinterpret_scaled(pvk_context *ctx, pvk_surface *from, pvk_surface 
     pvk_op_barrier(ctx, &op);
     /* `to` may be `from` (an RGBA8 image seen as another colour format): its pixels are in the buffer now */
     nreg = scaled_regions(to, reg);
-    barrier(ctx, op.cmd, to->image.image, aspect_of(to), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    barrier(ctx, op.cmd, to->image.image, aspect_of(to), VK_IMAGE_LAYOUT_UNDEFINED,
+            VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
     ctx->vk.vkCmdCopyBufferToImage(op.cmd, c->big, to->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, nreg, reg);
     barrier(ctx, op.cmd, to->image.image, aspect_of(to), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(to));
     if ((*r = pvk_op_submit(ctx, &op)))
@@ -1003,8 +1005,8 @@ void pvk_surface_shown_record(pvk_context *ctx, pvk_surface *s, pvk_op *op, int 
     barrier(ctx, op->cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
     VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                              .imageExtent = {same ? w : sw, same ? h : sh, 1}};
-    ctx->vk.vkCmdCopyImageToBuffer(op->cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, same ? d->buf : c->big,
-                                   1, &bic);
+    ctx->vk.vkCmdCopyImageToBuffer(op->cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                   same ? d->buf : c->big, 1, &bic);
     barrier(ctx, op->cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
     d->valid = true;
     d->last_use = ++c->tick;
