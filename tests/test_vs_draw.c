@@ -49,7 +49,7 @@ typedef struct scene {
     uint32_t regs[64][2], n_regs;  /* attribute and draw registers */
     uint32_t fixed[12][4];         /* f24 */
     uint32_t fixed_mask;
-    uint8_t mem[32768];            /* at VB: 3 buffers x 40 vertices x strides up to ~250 bytes */
+    uint8_t mem[65536];            /* at VB: 3 buffers of 40 vertices of at most 8 * 16 + 4 * 16 + 8 bytes, indices */
     uint32_t mem_len;
 } scene;
 static scene S;
@@ -202,6 +202,10 @@ static uint32_t gen_attributes(bool *misaligned)
         if (th_rand() % 6 == 0) /* sometimes as tight as the loader allows, aligned or not */
             stride = pos;
         uint32_t boff = at + (th_rand() % 8 == 0 ? th_rand() % 4 : 0);
+        if (boff + verts * stride + 256 > sizeof S.mem) { /* cannot happen with these sizes */
+            CHECK(!"vertex bytes fit the scene's memory");
+            stride = 0;
+        }
         for (uint32_t e = 0; e < attribs; e++)
             if (in_buf[e] == b && type[e] > 1 && ((boff + off[e]) % size[type[e]] || stride % size[type[e]]))
                 *misaligned = true;
