@@ -16,7 +16,6 @@ static const struct { uint32_t buffers, push_size; } pipe_layouts[PVK_PIPE_DISPL
     [PVK_PIPE_SCANOUT] = {4, 64}, /* framebuffer A, B, output, LUT */
     [PVK_PIPE_DEPTH_IO] = {2, 32}, /* guest depth buffer, linear float depth */
     [PVK_PIPE_SURFACE_CONVERT] = {2, 48}, /* linear surface pixels, guest memory */
-    [PVK_PIPE_TEXTURE_DECODE] = {2, 52}, /* guest texture, linear image memory or staging */
     [PVK_PIPE_TEXTURE_DECODE_ETC] = {2, 32},
     [PVK_PIPE_LCD_SCALE] = {3, 32}, /* source, N x screen, LUT */
 };
@@ -29,7 +28,6 @@ static const char *const pipe_names[PVK_PIPE_DISPLAY_BLOCK] = {
     [PVK_PIPE_SCANOUT] = "LCD scan-out (per pixel)",
     [PVK_PIPE_DEPTH_IO] = "depth buffer load/store",
     [PVK_PIPE_SURFACE_CONVERT] = "surface transfer/reinterpretation",
-    [PVK_PIPE_TEXTURE_DECODE] = "texture decode",
     [PVK_PIPE_TEXTURE_DECODE_ETC] = "texture decode (ETC1, ETC1A4)",
     [PVK_PIPE_LCD_SCALE] = "LCD frame at resolution scale N",
 };
@@ -45,6 +43,8 @@ typedef struct pipe_info {
 static pipe_info info_of(int which)
 {
     static const uint32_t bpp[3] = {4, 3, 2};
+    if (which >= PVK_PIPE_TEXTURE_DECODE) /* guest texture, linear image memory or staging */
+        return (pipe_info){2, 24, 1, {(uint32_t)(which - PVK_PIPE_TEXTURE_DECODE), 0, 0, 0}, true};
     if (which == PVK_PIPE_DISPLAY_QUAD_TO_TILED)
         return (pipe_info){2, 64, 1, {1, 0, 0, 0}, true};
     if (which >= PVK_PIPE_SCANOUT_BLOCK) {
@@ -63,7 +63,9 @@ static void name_pipeline(pvk_context *ctx, int which)
 {
     uint64_t h = (uint64_t)ctx->pipes[which].pipeline;
     pipe_info in = info_of(which);
-    if (which == PVK_PIPE_DISPLAY_QUAD_TO_TILED)
+    if (which >= PVK_PIPE_TEXTURE_DECODE)
+        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h, "texture decode (format %u)", in.spec[0]);
+    else if (which == PVK_PIPE_DISPLAY_QUAD_TO_TILED)
         pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h, "display transfer (RGBA8 4x2 blocks, linear to tiled)");
     else if (which >= PVK_PIPE_SCANOUT_BLOCK)
         pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h, "LCD scan-out (4x4 blocks, %u bytes per pixel%s%s)",

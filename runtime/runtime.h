@@ -54,7 +54,6 @@ enum {
     PVK_PIPE_SCANOUT,
     PVK_PIPE_DEPTH_IO, /* runtime/draw.c: depth buffer load/store */
     PVK_PIPE_SURFACE_CONVERT, /* vram/: display transfers from and reinterpretations of surfaces */
-    PVK_PIPE_TEXTURE_DECODE, /* vram/texture.c: guest texture -> linear image level */
     PVK_PIPE_TEXTURE_DECODE_ETC, /* vram/texture.c: the same for ETC1/ETC1A4 */
     PVK_PIPE_LCD_SCALE, /* runtime/present.c: frames at resolution scale N */
     /* Variants by specialisation constants, each created on first use:
@@ -66,7 +65,10 @@ enum {
     PVK_PIPE_SCANOUT_BLOCK = PVK_PIPE_DISPLAY_BLOCK + 54,
     /* display_quad.comp linear -> tiled (PVK_PIPE_DISPLAY_QUAD is tiled -> linear) */
     PVK_PIPE_DISPLAY_QUAD_TO_TILED = PVK_PIPE_SCANOUT_BLOCK + 12,
-    PVK_PIPE_COUNT,
+    /* texture_decode.comp per uncompressed PICA texture format (+ 0-11;
+     * vram/texture.c: guest texture -> linear image level) */
+    PVK_PIPE_TEXTURE_DECODE,
+    PVK_PIPE_COUNT = PVK_PIPE_TEXTURE_DECODE + 12,
 };
 static inline int pvk_pipe_bpp_class(uint32_t bpp)
 {

@@ -26,11 +26,12 @@ pvk_spirv pvk_builtin_spirv(int pipe)
     case PVK_PIPE_SCANOUT: return (pvk_spirv){pvk_spv_scanout_comp, sizeof pvk_spv_scanout_comp};
     case PVK_PIPE_DEPTH_IO: return (pvk_spirv){pvk_spv_depth_io_comp, sizeof pvk_spv_depth_io_comp};
     case PVK_PIPE_SURFACE_CONVERT: return (pvk_spirv){pvk_spv_surface_convert_comp, sizeof pvk_spv_surface_convert_comp};
-    case PVK_PIPE_TEXTURE_DECODE: return (pvk_spirv){pvk_spv_texture_decode_comp, sizeof pvk_spv_texture_decode_comp};
     case PVK_PIPE_TEXTURE_DECODE_ETC: return (pvk_spirv){pvk_spv_texture_decode_etc_comp, sizeof pvk_spv_texture_decode_etc_comp};
     case PVK_PIPE_LCD_SCALE: return (pvk_spirv){pvk_spv_lcd_scale_comp, sizeof pvk_spv_lcd_scale_comp};
     }
     /* variants by specialisation constants */
+    if (pipe >= PVK_PIPE_TEXTURE_DECODE && pipe < PVK_PIPE_COUNT)
+        return (pvk_spirv){pvk_spv_texture_decode_comp, sizeof pvk_spv_texture_decode_comp};
     if (pipe == PVK_PIPE_DISPLAY_QUAD_TO_TILED)
         return (pvk_spirv){pvk_spv_display_quad_comp, sizeof pvk_spv_display_quad_comp};
     if (pipe >= PVK_PIPE_SCANOUT_BLOCK && pipe < PVK_PIPE_DISPLAY_QUAD_TO_TILED)

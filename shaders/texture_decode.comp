@@ -1,37 +1,40 @@
 // Texture decode, uncompressed formats (vram/texture.c): one level of a PICA
 // texture in guest memory -> rows `pitch` words apart (a linear image's own
-// memory, or a staging buffer copied into the image).  One invocation per 8x8 tile, writing 32-bit words of 1 texel
-// (RGBA8 images), 2 (R8G8) or 4 (R8).  y = 0 is the first row in memory.
+// memory, or a staging buffer copied into the image).  One pipeline per
+// format (specialisation constant FMT, the PICA format 0-11), one invocation
+// per 8 texels.  y = 0 is the first row in memory.
 //
 // Layout (FACTS.md "Tiling"): 8x8 tiles, tiles row-major, texels inside a
-// tile in Morton order (x in the even bits).  A texel is `bits` wide and read
-// as a little-endian value (4-bit texels: the even one in the low nibble); the
-// format is a table pushed by vram/texture.c (which channel sits at which
-// bits), not a switch here: lavapipe runs every branch of a switch for every
-// invocation, so one straight path serves all twelve formats.
+// tile in Morton order (x in the even bits).  A texel is BITS wide and read
+// as a little-endian value (4-bit texels: the even one in the low nibble).
+// Eight texels in a row in memory (Morton bits x0 y0 x1) are a 4x2 block
+// and a whole number of words (BITS / 4), so an invocation loads exactly
+// its block's words and stores the two rows' words (OB each), every shift
+// a constant: lavapipe runs a loop over the SIMD lanes for each memory
+// access and both sides of every branch, so what counts is the number of
+// word loads and stores, and a format known when the pipeline is made
+// leaves no branches.
 #version 460
 layout(local_size_x = 64) in;
+layout(constant_id = 0) const uint FMT = 0u;
 layout(std430, set = 0, binding = 0) readonly buffer Src { uint src[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Dst { uint dst[]; };
 layout(push_constant) uniform Push {
-    uint src_base;      // byte offset of the level inside binding 0 (a multiple of 8)
-    uint dst_base;      // word offset of the level inside binding 1
-    uint width;         // of the level (a multiple of 8)
-    uint words_per_row; // of the image level
-    uint tiles;         // 8x8 tiles in the level
-    uint row_groups;    // workgroups per row of the dispatch grid
-    uint bits;          // guest bits per texel: 4, 8, 16, 24, 32
-    uint src_last;      // last word of binding 0 (the second word of a straddling texel stops there)
-    uint chan[4];       // output channel c: bits 0-7 shift, 8-15 width (0: constant), 16-23 constant
-    uint pitch;         // words from one output row to the next
+    uint src_base;   // byte offset of the level inside binding 0 (a multiple of 8)
+    uint dst_base;   // word offset of the level inside binding 1
+    uint width;      // of the level (a multiple of 8)
+    uint blocks;     // 4x2 blocks in the level
+    uint row_groups; // workgroups per row of the dispatch grid
+    uint pitch;      // words from one output row to the next
 };
 
-uint morton(uint x, uint y)
-{
-    return (x & 1u) | ((y & 1u) << 1) | ((x & 2u) << 1) | ((y & 2u) << 2) | ((x & 4u) << 2) | ((y & 4u) << 3);
-}
+// Guest bits per texel and image bytes per texel (vram/texture.c's table):
+// RGBA8888, RGB888, RGBA5551, RGB565, RGBA4444 -> RGBA8; LA8, HILO8, LA44
+// -> RG8; L8, A8, L4, A4 -> R8.
+const uint BITS = FMT == 0u ? 32u : FMT == 1u ? 24u : FMT <= 6u ? 16u : FMT <= 9u ? 8u : 4u;
+const uint OB = FMT <= 4u ? 4u : (FMT <= 6u || FMT == 9u) ? 2u : 1u;
 
-// Bit replication to 8 bits (w = 1..8): 4-bit x*17, 5-bit (x << 3) | (x >> 2), ...
+// Bit replication to 8 bits: 4-bit x*17, 5-bit (x << 3) | (x >> 2), ...
 uint widen(uint v, uint w)
 {
     uint r = v << (8u - w);
@@ -41,51 +44,63 @@ uint widen(uint v, uint w)
     return r & 255u;
 }
 
-uint channel(uint v, uint c)
+// The image bytes of texel value v (the 16-bit formats hold the first
+// channel in the high bits; RGBA8 is stored A, B, G, R; RGB8 B, G, R).
+uint texel(uint v)
 {
-    uint d = chan[c], w = (d >> 8) & 255u;
-    return w == 0u ? (d >> 16) & 255u : widen((v >> (d & 255u)) & ((1u << w) - 1u), w);
+    switch (FMT) {
+    case 0u: return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24);
+    case 1u: return ((v >> 16) & 255u) | (v & 0xFF00u) | ((v & 255u) << 16) | 0xFF000000u;
+    case 2u: return widen(v >> 11, 5u) | widen((v >> 6) & 31u, 5u) << 8 | widen((v >> 1) & 31u, 5u) << 16 |
+                    ((v & 1u) * 255u) << 24;
+    case 3u: return widen(v >> 11, 5u) | widen((v >> 5) & 63u, 6u) << 8 | widen(v & 31u, 5u) << 16 | 0xFF000000u;
+    case 4u: return (v >> 12) * 17u | ((v >> 8) & 15u) * 17u << 8 | ((v >> 4) & 15u) * 17u << 16 |
+                    (v & 15u) * 17u << 24;
+    case 5u: case 6u: return (v >> 8) | (v & 255u) << 8; // L/HI, A/LO
+    case 9u: return (v >> 4) * 17u | (v & 15u) * 17u << 8;
+    case 10u: case 11u: return v * 17u;
+    default: return v; // L8, A8
+    }
 }
 
-// The raw texel value `bit` bits into the level.
-uint raw(uint bit)
+uint w[8]; // the block's guest words (BITS / 4 of them)
+
+// Texel k (0-7) of the block, decoded: k is a constant after unrolling, so
+// the word and shift are too (RGB888 texels straddle two words).
+uint tex(uint k)
 {
-    uint o = src_base + (bit >> 3);
-    uint word = o >> 2, sh = (o & 3u) * 8u + (bit & 7u);
-    uint v = src[word] >> sh;
-    if (sh + bits > 32u) // only RGB888 texels straddle two words
-        v |= src[min(word + 1u, src_last)] << (32u - sh);
-    return v;
+    uint bit = k * BITS, i = bit >> 5, sh = bit & 31u;
+    uint v = w[i] >> sh;
+    if (sh + BITS > 32u)
+        v |= w[i + 1u] << (32u - sh);
+    if (BITS < 32u)
+        v &= (1u << BITS) - 1u;
+    return texel(v);
 }
 
 void main()
 {
-    uint t = gl_GlobalInvocationID.x + gl_WorkGroupID.y * row_groups * 64u;
-    if (t >= tiles) return;
-    uint tiles_x = width >> 3, tile_bit = t * 64u * bits;
-    // texels per word and channels per texel: 1 x 4 (RGBA8), 2 x 2 (R8G8), 4 x 1 (R8).
-    // Loops with uniform counts, not branches: lavapipe runs both sides of an if, but
-    // a loop only as often as it goes round; push constants read with constant indices.
-    uint per = width / words_per_row, chans = 4u / per;
-    uvec4 d = uvec4(chan[0], chan[1], chan[2], chan[3]);
-    uvec4 w = (d >> 8) & 255u, sh = d & 255u, k = (d >> 16) & 255u;
-    uvec4 mask = (uvec4(1u) << w) - 1u;
-    uint out_row = dst_base + (t / tiles_x) * 8u * pitch + (t % tiles_x) * (8u / per);
-    for (uint y = 0u; y < 8u; y++, out_row += pitch)
-        for (uint xw = 0u; xw < 8u / per; xw++) {
-            uint word = 0u;
-            for (uint i = 0u; i < per; i++) {
-                uint v = raw(tile_bit + morton(xw * per + i, y) * bits);
-                for (uint c = 0u; c < chans; c++) {
-                    // channel c without indexing: select its descriptor
-                    uint cw = c == 0u ? w.x : c == 1u ? w.y : c == 2u ? w.z : w.w;
-                    uint cs = c == 0u ? sh.x : c == 1u ? sh.y : c == 2u ? sh.z : sh.w;
-                    uint cm = c == 0u ? mask.x : c == 1u ? mask.y : c == 2u ? mask.z : mask.w;
-                    uint ck = c == 0u ? k.x : c == 1u ? k.y : c == 2u ? k.z : k.w;
-                    uint val = cw == 0u ? ck : widen((v >> cs) & cm, cw);
-                    word |= val << (8u * (i * chans + c));
-                }
-            }
-            dst[out_row + xw] = word;
-        }
+    uint b = gl_GlobalInvocationID.x + gl_WorkGroupID.y * row_groups * 64u;
+    if (b >= blocks) return;
+    // block j of its tile holds Morton indices 8j..8j+7: j's bits are y1, x2, y2
+    uint tile = b >> 3, j = b & 7u, tiles_x = width >> 3;
+    uint x = (tile % tiles_x) * 8u + (j & 2u) * 2u, y = (tile / tiles_x) * 8u + (j & 1u) * 2u + (j & 4u);
+    uint s = (src_base >> 2) + b * (BITS / 4u);
+    for (uint i = 0u; i < BITS / 4u; i++)
+        w[i] = src[s + i];
+    // texel k sits at x + (k & 1) + (k >> 2) * 2, y + ((k >> 1) & 1)
+    uint t0 = tex(0u), t1 = tex(1u), t2 = tex(2u), t3 = tex(3u), t4 = tex(4u), t5 = tex(5u), t6 = tex(6u),
+         t7 = tex(7u);
+    uint o = dst_base + y * pitch + x * OB / 4u;
+    if (OB == 4u) {
+        dst[o] = t0, dst[o + 1u] = t1, dst[o + 2u] = t4, dst[o + 3u] = t5;
+        o += pitch;
+        dst[o] = t2, dst[o + 1u] = t3, dst[o + 2u] = t6, dst[o + 3u] = t7;
+    } else if (OB == 2u) {
+        dst[o] = t0 | t1 << 16, dst[o + 1u] = t4 | t5 << 16;
+        dst[o + pitch] = t2 | t3 << 16, dst[o + pitch + 1u] = t6 | t7 << 16;
+    } else {
+        dst[o] = t0 | t1 << 8 | t4 << 16 | t5 << 24;
+        dst[o + pitch] = t2 | t3 << 8 | t6 << 16 | t7 << 24;
+    }
 }

@@ -1,7 +1,8 @@
 /* Texture decode: a PICA texture in guest memory (all 14 formats, mip levels,
- * cube faces) becomes a VkImage, decoded by compute shaders into a linear
- * staging buffer that is copied into the image: texture_decode.comp for the
- * twelve uncompressed formats (driven by the channel table below),
+ * cube faces) becomes a VkImage, decoded by compute shaders into the
+ * image's own memory on CPU devices (direct_ok), else into a linear staging
+ * buffer that is copied into the image: texture_decode.comp for the
+ * twelve uncompressed formats (one pipeline per format),
  * texture_decode_etc.comp for ETC1 and ETC1A4.  Nothing is decoded per texel
  * on the CPU.
  *
@@ -41,40 +42,28 @@ static const VkComponentSwizzle R = VK_COMPONENT_SWIZZLE_R, G = VK_COMPONENT_SWI
                                 ZERO = VK_COMPONENT_SWIZZLE_ZERO, ONE = VK_COMPONENT_SWIZZLE_ONE,
                                 ID = VK_COMPONENT_SWIZZLE_IDENTITY;
 
-/* Output channel c of an uncompressed format, for texture_decode.comp: the
- * texel read as a little-endian value of `bits`, channel at bit `shift`,
- * `width` bits wide, widened to 8 bits by replication; or a constant. */
-#define CH(shift, width) ((uint32_t)(shift) | (uint32_t)(width) << 8)
-#define K(value) ((uint32_t)(value) << 16)
-
 static const struct {
     uint8_t bits;        /* guest bits per texel */
     uint8_t out_bytes;   /* image bytes per texel */
     VkFormat vk;
     VkComponentMapping swizzle;
-    uint32_t chan[4];    /* image channels from the texel (bytes A,B,G,R = R in bits 24-31, ...) */
     const char *name;
 } formats[PVK_TEX_FORMAT_COUNT] = {
-    [PVK_TEX_RGBA8] = {32, 4, VK_FORMAT_R8G8B8A8_UNORM, {ID, ID, ID, ID}, {CH(24, 8), CH(16, 8), CH(8, 8), CH(0, 8)},
-                       "RGBA8888"},
-    [PVK_TEX_RGB8] = {24, 4, VK_FORMAT_R8G8B8A8_UNORM, {ID, ID, ID, ID}, {CH(16, 8), CH(8, 8), CH(0, 8), K(255)},
-                      "RGB888"},
-    [PVK_TEX_RGBA5551] = {16, 4, VK_FORMAT_R8G8B8A8_UNORM, {ID, ID, ID, ID},
-                          {CH(11, 5), CH(6, 5), CH(1, 5), CH(0, 1)}, "RGBA5551"},
-    [PVK_TEX_RGB565] = {16, 4, VK_FORMAT_R8G8B8A8_UNORM, {ID, ID, ID, ID}, {CH(11, 5), CH(5, 6), CH(0, 5), K(255)},
-                        "RGB565"},
-    [PVK_TEX_RGBA4] = {16, 4, VK_FORMAT_R8G8B8A8_UNORM, {ID, ID, ID, ID}, {CH(12, 4), CH(8, 4), CH(4, 4), CH(0, 4)},
-                       "RGBA4444"},
-    [PVK_TEX_LA8] = {16, 2, VK_FORMAT_R8G8_UNORM, {R, R, R, G}, {CH(8, 8), CH(0, 8)}, "LA8"},
-    [PVK_TEX_HILO8] = {16, 2, VK_FORMAT_R8G8_UNORM, {R, G, ZERO, ONE}, {CH(8, 8), CH(0, 8)}, "HILO8"},
-    [PVK_TEX_L8] = {8, 1, VK_FORMAT_R8_UNORM, {R, R, R, ONE}, {CH(0, 8)}, "L8"},
-    [PVK_TEX_A8] = {8, 1, VK_FORMAT_R8_UNORM, {ZERO, ZERO, ZERO, R}, {CH(0, 8)}, "A8"},
-    [PVK_TEX_LA4] = {8, 2, VK_FORMAT_R8G8_UNORM, {R, R, R, G}, {CH(4, 4), CH(0, 4)}, "LA44"},
-    [PVK_TEX_L4] = {4, 1, VK_FORMAT_R8_UNORM, {R, R, R, ONE}, {CH(0, 4)}, "L4"},
-    [PVK_TEX_A4] = {4, 1, VK_FORMAT_R8_UNORM, {ZERO, ZERO, ZERO, R}, {CH(0, 4)}, "A4"},
-    /* decoded by texture_decode_etc.comp */
-    [PVK_TEX_ETC1] = {4, 4, VK_FORMAT_R8G8B8A8_UNORM, {ID, ID, ID, ID}, {0}, "ETC1"},
-    [PVK_TEX_ETC1A4] = {8, 4, VK_FORMAT_R8G8B8A8_UNORM, {ID, ID, ID, ID}, {0}, "ETC1A4"},
+    [PVK_TEX_RGBA8] = {32, 4, VK_FORMAT_R8G8B8A8_UNORM, {ID, ID, ID, ID}, "RGBA8888"},
+    [PVK_TEX_RGB8] = {24, 4, VK_FORMAT_R8G8B8A8_UNORM, {ID, ID, ID, ID}, "RGB888"},
+    [PVK_TEX_RGBA5551] = {16, 4, VK_FORMAT_R8G8B8A8_UNORM, {ID, ID, ID, ID}, "RGBA5551"},
+    [PVK_TEX_RGB565] = {16, 4, VK_FORMAT_R8G8B8A8_UNORM, {ID, ID, ID, ID}, "RGB565"},
+    [PVK_TEX_RGBA4] = {16, 4, VK_FORMAT_R8G8B8A8_UNORM, {ID, ID, ID, ID}, "RGBA4444"},
+    [PVK_TEX_LA8] = {16, 2, VK_FORMAT_R8G8_UNORM, {R, R, R, G}, "LA8"},
+    [PVK_TEX_HILO8] = {16, 2, VK_FORMAT_R8G8_UNORM, {R, G, ZERO, ONE}, "HILO8"},
+    [PVK_TEX_L8] = {8, 1, VK_FORMAT_R8_UNORM, {R, R, R, ONE}, "L8"},
+    [PVK_TEX_A8] = {8, 1, VK_FORMAT_R8_UNORM, {ZERO, ZERO, ZERO, R}, "A8"},
+    [PVK_TEX_LA4] = {8, 2, VK_FORMAT_R8G8_UNORM, {R, R, R, G}, "LA44"},
+    [PVK_TEX_L4] = {4, 1, VK_FORMAT_R8_UNORM, {R, R, R, ONE}, "L4"},
+    [PVK_TEX_A4] = {4, 1, VK_FORMAT_R8_UNORM, {ZERO, ZERO, ZERO, R}, "A4"},
+    /* decoded by texture_decode_etc.comp; texture_decode.comp knows the others' bit layouts */
+    [PVK_TEX_ETC1] = {4, 4, VK_FORMAT_R8G8B8A8_UNORM, {ID, ID, ID, ID}, "ETC1"},
+    [PVK_TEX_ETC1A4] = {8, 4, VK_FORMAT_R8G8B8A8_UNORM, {ID, ID, ID, ID}, "ETC1A4"},
 };
 
 #define MAX_LEVELS 8 /* 1024 .. 8 */
@@ -257,20 +246,16 @@ static void record_decode(pvk_context *ctx, pvk_op *op, const pvk_texture_desc *
             VkDeviceSize dst_off = layouts ? layouts[f * d->levels + l].offset : lin_off;
             VkDeviceSize pitch = layouts ? layouts[f * d->levels + l].rowPitch : (VkDeviceSize)w * ob;
             pvk_buffer_range bufs[2] = {src[f], dst};
-            /* texture_decode.comp: one invocation per 8x8 tile; _etc: per 4x4 block */
-            uint32_t push[13] = {(uint32_t)src_off, (uint32_t)(dst_off / 4), w};
-            uint32_t items = etc ? w * h / 16 : w * h / 64;
+            /* texture_decode.comp: one invocation per 4x2 texels (8 in memory order); _etc: per 4x4 block */
+            uint32_t items = etc ? w * h / 16 : w * h / 8;
+            uint32_t push[8] = {(uint32_t)src_off, (uint32_t)(dst_off / 4), w, items};
             uint32_t groups = (items + 63) / 64, row_groups = groups < 65535 ? groups : 65535;
-            int pipe = etc ? PVK_PIPE_TEXTURE_DECODE_ETC : PVK_PIPE_TEXTURE_DECODE;
-            if (etc) {
-                push[3] = items, push[4] = row_groups, push[5] = d->format == PVK_TEX_ETC1A4;
-                push[6] = (uint32_t)(pitch / 4);
-            } else {
-                push[3] = w * ob / 4, push[4] = items, push[5] = row_groups, push[6] = bits;
-                push[7] = (uint32_t)(src[f].range / 4 - 1);
-                memcpy(push + 8, formats[d->format].chan, sizeof formats[d->format].chan);
-                push[12] = (uint32_t)(pitch / 4);
-            }
+            int pipe = etc ? PVK_PIPE_TEXTURE_DECODE_ETC : PVK_PIPE_TEXTURE_DECODE + (int)d->format;
+            push[4] = row_groups;
+            if (etc)
+                push[5] = d->format == PVK_TEX_ETC1A4, push[6] = (uint32_t)(pitch / 4);
+            else
+                push[5] = (uint32_t)(pitch / 4);
             pvk_op_dispatch(ctx, op, pipe, bufs, push, row_groups, (groups + row_groups - 1) / row_groups, 1);
             regions[n++] = (VkBufferImageCopy){
                 .bufferOffset = dst.offset + lin_off,
