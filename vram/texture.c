@@ -146,8 +146,49 @@ static pvk_result check(pvk_context *ctx, const pvk_texture_desc *d, pvk_guest_s
     return PVK_SUCCESS;
 }
 
+/* Memory of destroyed texture images, kept for the next image of the same
+ * size and type (ctx->textures): on lavapipe a fresh allocation is fresh
+ * host pages, and faulting them in cost about a third of a decode's time.
+ * Taken back only once the GPU is done with the image (as freeing it would
+ * be); the oldest go when the pool is full. */
+#define MEM_POOL 16
+#define MEM_POOL_BYTES (32u << 20)
+typedef struct mem_pool {
+    struct {
+        VkDeviceMemory mem;
+        VkDeviceSize size;
+        int type;
+    } e[MEM_POOL];
+    uint32_t n;
+    VkDeviceSize bytes;
+} mem_pool;
+
+static mem_pool *pool_of(pvk_context *ctx);
+
+/* The memory type pvk_image_memory picks for `req`. */
+static int image_memory_type(pvk_context *ctx, const VkMemoryRequirements *req)
+{
+    int type = pvk_find_memory_type(ctx, req->memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    return type >= 0 ? type : pvk_find_memory_type(ctx, req->memoryTypeBits, 0);
+}
+
 static void destroy_image(pvk_context *ctx, pvk_texture *t)
 {
+    mem_pool *p = pool_of(ctx);
+    VkMemoryRequirements req = {0};
+    if (t->mem && t->image && p)
+        ctx->vk.vkGetImageMemoryRequirements(ctx->device, t->image, &req);
+    if (req.size && req.size <= MEM_POOL_BYTES) {
+        while (p->n == MEM_POOL || p->bytes + req.size > MEM_POOL_BYTES) { /* the oldest go */
+            ctx->vk.vkFreeMemory(ctx->device, p->e[0].mem, NULL);
+            p->bytes -= p->e[0].size;
+            memmove(&p->e[0], &p->e[1], sizeof p->e[0] * --p->n);
+        }
+        p->e[p->n].mem = t->mem, p->e[p->n].size = req.size, p->e[p->n].type = image_memory_type(ctx, &req);
+        p->n++;
+        p->bytes += req.size;
+        t->mem = VK_NULL_HANDLE;
+    }
     if (t->view)
         ctx->vk.vkDestroyImageView(ctx->device, t->view, NULL);
     if (t->image)
@@ -155,6 +196,24 @@ static void destroy_image(pvk_context *ctx, pvk_texture *t)
     if (t->mem)
         ctx->vk.vkFreeMemory(ctx->device, t->mem, NULL);
     memset(t, 0, sizeof *t);
+}
+
+/* pvk_image_memory, from the pool when it holds memory of the same size. */
+static pvk_result image_memory(pvk_context *ctx, VkImage image, VkDeviceMemory *mem)
+{
+    mem_pool *p = pool_of(ctx);
+    VkMemoryRequirements req;
+    ctx->vk.vkGetImageMemoryRequirements(ctx->device, image, &req);
+    int type = image_memory_type(ctx, &req);
+    for (uint32_t i = p ? p->n : 0; i-- > 0;)
+        if (p->e[i].size == req.size && p->e[i].type == type) {
+            *mem = p->e[i].mem;
+            p->bytes -= p->e[i].size;
+            memmove(&p->e[i], &p->e[i + 1], sizeof p->e[0] * (p->n - i - 1));
+            p->n--;
+            return pvk_vk_check(ctx, ctx->vk.vkBindImageMemory(ctx->device, image, *mem, 0), "vkBindImageMemory");
+        }
+    return pvk_image_memory(ctx, image, mem);
 }
 
 #define TEX_USAGE (VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT)
@@ -180,7 +239,7 @@ static pvk_result create_image(pvk_context *ctx, pvk_texture *t, VkImageTiling t
     pvk_result r;
     if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImage(ctx->device, &ici, NULL, &t->image), "vkCreateImage")))
         return r;
-    if ((r = pvk_image_memory(ctx, t->image, &t->mem)))
+    if ((r = image_memory(ctx, t->image, &t->mem)))
         return r;
     VkImageViewCreateInfo vci = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
@@ -356,10 +415,7 @@ static bool alias_image(pvk_context *ctx, const pvk_texture *t, VkSubresourceLay
     if (end > ireq.size || ctx->vk.vkCreateBuffer(ctx->device, &bci, NULL, buf) != VK_SUCCESS)
         return false;
     ctx->vk.vkGetBufferMemoryRequirements(ctx->device, *buf, &breq);
-    /* the type pvk_image_memory chose */
-    int type = pvk_find_memory_type(ctx, ireq.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    if (type < 0)
-        type = pvk_find_memory_type(ctx, ireq.memoryTypeBits, 0);
+    int type = image_memory_type(ctx, &ireq);
     if (breq.size > ireq.size || type < 0 || !(breq.memoryTypeBits & 1u << type) ||
         ctx->vk.vkBindBufferMemory(ctx->device, *buf, t->mem, 0) != VK_SUCCESS) {
         ctx->vk.vkDestroyBuffer(ctx->device, *buf, NULL);
@@ -514,7 +570,13 @@ typedef struct tex_entry {
 struct pvk_textures {
     tex_entry e[PVK_TEXTURE_CACHE];
     uint64_t tick;
+    mem_pool pool;
 };
+
+static mem_pool *pool_of(pvk_context *ctx)
+{
+    return ctx->textures ? &ctx->textures->pool : NULL;
+}
 
 pvk_result pvk_textures_init(pvk_context *ctx)
 {
@@ -535,6 +597,8 @@ void pvk_textures_destroy(pvk_context *ctx)
     for (int i = 0; i < PVK_TEXTURE_CACHE; i++)
         if (c->e[i].tex.image)
             destroy_image(ctx, &c->e[i].tex);
+    for (uint32_t i = 0; i < c->pool.n; i++)
+        ctx->vk.vkFreeMemory(ctx->device, c->pool.e[i].mem, NULL);
     free(c);
     ctx->textures = NULL;
 }
