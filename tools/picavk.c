@@ -44,7 +44,8 @@ static void usage(FILE *f)
             "Khronos validation layer, PVK_SCALE=N sets the resolution scale (as --scale),\n"
             "PVK_LOG_LEVEL=error|warn|info|debug, PVK_CACHE_DIR=DIR keeps\n"
             "compiled shaders, PVK_DEBUG=flag,... (no-host-import, verbose, sync, no-logic-op,\n"
-            "roundtrip, shaders)\n");
+            "roundtrip, shaders, no-custom-border, no-attachment-read,\n"
+            "cpu-vs, lut-storage)\n");
 }
 
 /* --scale N of demo, run and replay (0: the config's default, PVK_SCALE may override) */
