@@ -19,13 +19,18 @@ layout(local_size_x = 64) in;
 layout(constant_id = 0) const uint FMT = 0u;
 layout(std430, set = 0, binding = 0) readonly buffer Src { uint src[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Dst { uint dst[]; };
+// The same buffers as pairs of words: lavapipe's loop over the lanes then
+// moves 8 bytes per lane and step (blocks of 8-bit and wider texels are
+// whole pairs; destination rows and levels start at multiples of 8 bytes)
+layout(std430, set = 0, binding = 0) readonly buffer Src2 { uvec2 src2[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Dst2 { uvec2 dst2[]; };
 layout(push_constant) uniform Push {
     uint src_base;   // byte offset of the level inside binding 0 (a multiple of 8)
     uint dst_base;   // word offset of the level inside binding 1
     uint width;      // of the level (a multiple of 8)
     uint blocks;     // 4x2 blocks in the level
     uint row_groups; // workgroups per row of the dispatch grid
-    uint pitch;      // words from one output row to the next
+    uint pitch;      // words from one output row to the next (even, as dst_base)
 };
 
 // Guest bits per texel and image bytes per texel (vram/texture.c's table):
@@ -86,19 +91,24 @@ void main()
     uint tile = b >> 3, j = b & 7u, tiles_x = width >> 3;
     uint x = (tile % tiles_x) * 8u + (j & 2u) * 2u, y = (tile / tiles_x) * 8u + (j & 1u) * 2u + (j & 4u);
     uint s = (src_base >> 2) + b * (BITS / 4u);
-    for (uint i = 0u; i < BITS / 4u; i++)
-        w[i] = src[s + i];
+    if (BITS >= 8u)
+        for (uint i = 0u; i < BITS / 8u; i++) {
+            uvec2 v = src2[(s >> 1) + i];
+            w[2u * i] = v.x, w[2u * i + 1u] = v.y;
+        }
+    else
+        w[0] = src[s];
     // texel k sits at x + (k & 1) + (k >> 2) * 2, y + ((k >> 1) & 1)
     uint t0 = tex(0u), t1 = tex(1u), t2 = tex(2u), t3 = tex(3u), t4 = tex(4u), t5 = tex(5u), t6 = tex(6u),
          t7 = tex(7u);
     uint o = dst_base + y * pitch + x * OB / 4u;
     if (OB == 4u) {
-        dst[o] = t0, dst[o + 1u] = t1, dst[o + 2u] = t4, dst[o + 3u] = t5;
+        dst2[o >> 1] = uvec2(t0, t1), dst2[(o >> 1) + 1u] = uvec2(t4, t5);
         o += pitch;
-        dst[o] = t2, dst[o + 1u] = t3, dst[o + 2u] = t6, dst[o + 3u] = t7;
+        dst2[o >> 1] = uvec2(t2, t3), dst2[(o >> 1) + 1u] = uvec2(t6, t7);
     } else if (OB == 2u) {
-        dst[o] = t0 | t1 << 16, dst[o + 1u] = t4 | t5 << 16;
-        dst[o + pitch] = t2 | t3 << 16, dst[o + pitch + 1u] = t6 | t7 << 16;
+        dst2[o >> 1] = uvec2(t0 | t1 << 16, t4 | t5 << 16);
+        dst2[(o + pitch) >> 1] = uvec2(t2 | t3 << 16, t6 | t7 << 16);
     } else {
         dst[o] = t0 | t1 << 8 | t4 << 16 | t5 << 24;
         dst[o + pitch] = t2 | t3 << 8 | t6 << 16 | t7 << 24;

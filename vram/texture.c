@@ -392,7 +392,7 @@ static bool direct_ok(pvk_context *ctx, const pvk_texture_desc *d)
 /* A storage buffer over the linear image `t`'s memory (a host-accessible
  * alias: the image stays in GENERAL while the shaders write through it) and
  * each face's and level's place in it, or false where the layout does not
- * allow word writes; the caller then stages. */
+ * allow the shaders' 8-byte stores; the caller then stages. */
 static bool alias_image(pvk_context *ctx, const pvk_texture *t, VkSubresourceLayout *layouts, VkBuffer *buf,
                         VkDeviceSize *size)
 {
@@ -403,7 +403,8 @@ static bool alias_image(pvk_context *ctx, const pvk_texture *t, VkSubresourceLay
             VkImageSubresource sr = {VK_IMAGE_ASPECT_COLOR_BIT, l, f};
             VkSubresourceLayout *sl = &layouts[f * d->levels + l];
             ctx->vk.vkGetImageSubresourceLayout(ctx->device, t->image, &sr, sl);
-            if (sl->offset % 4 || sl->rowPitch % 4 || sl->rowPitch < (VkDeviceSize)(d->width >> l) * formats[d->format].out_bytes)
+            VkDeviceSize row = (VkDeviceSize)(d->width >> l) * formats[d->format].out_bytes;
+            if (sl->offset % 8 || sl->rowPitch % 8 || sl->rowPitch < row) /* the shaders store pairs of words */
                 return false;
             VkDeviceSize e = sl->offset + sl->rowPitch * (d->height >> l);
             end = e > end ? e : end;
