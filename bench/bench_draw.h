@@ -22,6 +22,15 @@ static inline void bench_reg(pvk_context *ctx, uint32_t id, uint32_t v)
     pvk_mmio_write32(ctx, PVK_MMIO_PICA + 4 * id, v);
 }
 
+/* DRAWARRAYS of `n` vertices from byte `offset` of attribute buffer 0. */
+static inline void bench_draw_arrays(pvk_context *ctx, uint32_t offset, uint32_t n)
+{
+    bench_reg(ctx, PVK_GPUREG_ATTRIBBUFFER0_OFFSET, offset);
+    bench_reg(ctx, PVK_GPUREG_NUMVERTICES, n);
+    bench_reg(ctx, PVK_GPUREG_VERTEX_OFFSET, 0);
+    bench_reg(ctx, PVK_GPUREG_DRAWARRAYS, 1);
+}
+
 static inline uint32_t bench_f24(float f)
 {
     uint32_t b;

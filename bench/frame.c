@@ -110,12 +110,8 @@ static void frame(pvk_context *ctx)
     ext(ctx, 0x24, (DEPTH + FW * FH * 4) >> 3);
     ext(ctx, 0x28, 0x00FFFFFF);
     ext(ctx, 0x2C, 0x201);
-    for (uint32_t d = 0; d < DRAWS; d++) {
-        bench_reg(ctx, PVK_GPUREG_ATTRIBBUFFER0_OFFSET, d * VERTS * 32);
-        bench_reg(ctx, PVK_GPUREG_NUMVERTICES, VERTS);
-        bench_reg(ctx, PVK_GPUREG_VERTEX_OFFSET, 0);
-        bench_reg(ctx, PVK_GPUREG_DRAWARRAYS, 1);
-    }
+    for (uint32_t d = 0; d < DRAWS; d++)
+        bench_draw_arrays(ctx, d * VERTS * 32, VERTS);
     bench_reg(ctx, PVK_GPUREG_FRAMEBUFFER_FLUSH, 1);
     /* tiled RGBA8 -> linear BGR8 */
     ext(ctx, 0xC00, COLOR >> 3);

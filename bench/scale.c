@@ -87,12 +87,8 @@ static void frame_part(pvk_context *ctx, bool present)
     ext(ctx, 0x14, (COLOR + FW * FH * 4) >> 3);
     ext(ctx, 0x18, 0x202020FF);
     ext(ctx, 0x1C, 0x201);
-    for (uint32_t d = 0; d < DRAWS; d++) {
-        bench_reg(ctx, PVK_GPUREG_ATTRIBBUFFER0_OFFSET, d * VERTS * 32);
-        bench_reg(ctx, PVK_GPUREG_NUMVERTICES, VERTS);
-        bench_reg(ctx, PVK_GPUREG_VERTEX_OFFSET, 0);
-        bench_reg(ctx, PVK_GPUREG_DRAWARRAYS, 1);
-    }
+    for (uint32_t d = 0; d < DRAWS; d++)
+        bench_draw_arrays(ctx, d * VERTS * 32, VERTS);
     bench_reg(ctx, PVK_GPUREG_FRAMEBUFFER_FLUSH, 1);
     if (!present)
         return;

@@ -28,6 +28,38 @@ static uint32_t f24(float f)
     return pvk_f32_to_f24(b);
 }
 
+/* The vertex program of the drawing tests that need more than position and
+ * colour: MOV o_i, v_i for i < n (n <= 4), END; outmap[i] is SH_OUTMAP_Oi;
+ * n float4 attributes interleaved in one buffer at VB, in register order. */
+static inline void upload_mov_shader(unsigned n, const uint32_t *outmap)
+{
+    uint32_t perm = 0;
+    reg(PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
+    for (unsigned i = 0; i < n; i++) {
+        reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, (0x13u << 26) | (i << 21) | (i << 12));
+        perm |= i << (4 * i);
+    }
+    reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, 0x22u << 26);
+    reg(PVK_GPUREG_VSH_CODETRANSFER_END, 1);
+    reg(PVK_GPUREG_VSH_OPDESCS_CONFIG, 0);
+    reg(PVK_GPUREG_VSH_OPDESCS_DATA, 0xF | (0x1Bu << 5) | (0x1Bu << 14) | (0x1Bu << 23));
+    reg(PVK_GPUREG_VSH_ENTRYPOINT, 0x7FFF0000u);
+    reg(PVK_GPUREG_VSH_OUTMAP_MASK, (1u << n) - 1);
+    reg(PVK_GPUREG_SH_OUTMAP_TOTAL, n);
+    for (unsigned i = 0; i < n; i++)
+        reg(PVK_GPUREG_SH_OUTMAP_O0 + i, outmap[i]);
+    reg(PVK_GPUREG_VSH_INPUTBUFFER_CONFIG, 0xA0000000u | (n - 1));
+    reg(PVK_GPUREG_VSH_NUM_ATTR, n - 1);
+    reg(PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW, perm);
+    reg(PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_HIGH, 0);
+    reg(PVK_GPUREG_ATTRIBBUFFERS_LOC, VB >> 3);
+    reg(PVK_GPUREG_ATTRIBBUFFERS_FORMAT_LOW, (1u << (4 * n)) - 1); /* float x4 each */
+    reg(PVK_GPUREG_ATTRIBBUFFERS_FORMAT_HIGH, (n - 1) << 28);      /* n attributes, none fixed */
+    reg(PVK_GPUREG_ATTRIBBUFFER0_OFFSET, 0);
+    reg(PVK_GPUREG_ATTRIBBUFFER0_CONFIG1, perm);
+    reg(PVK_GPUREG_ATTRIBBUFFER0_CONFIG2, (16u * n << 16) | (n << 28));
+}
+
 /* MOV o0, v0; MOV o1, v1; END with one identity operand descriptor. */
 static void upload_shader(void)
 {

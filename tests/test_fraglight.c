@@ -237,30 +237,8 @@ static uint32_t light_lut[24][256];
 /* MOV o0-o3, v0-v3: position, colour, normal quaternion, view. */
 static void upload_lit_shader(void)
 {
-    reg(PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
-    for (unsigned i = 0; i < 4; i++)
-        reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, (0x13u << 26) | (i << 21) | (i << 12));
-    reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, 0x22u << 26);
-    reg(PVK_GPUREG_VSH_CODETRANSFER_END, 1);
-    reg(PVK_GPUREG_VSH_OPDESCS_CONFIG, 0);
-    reg(PVK_GPUREG_VSH_OPDESCS_DATA, 0xF | (0x1Bu << 5) | (0x1Bu << 14) | (0x1Bu << 23));
-    reg(PVK_GPUREG_VSH_ENTRYPOINT, 0x7FFF0000u);
-    reg(PVK_GPUREG_VSH_OUTMAP_MASK, 0xF);
-    reg(PVK_GPUREG_SH_OUTMAP_TOTAL, 4);
-    reg(PVK_GPUREG_SH_OUTMAP_O0, 0x03020100);
-    reg(PVK_GPUREG_SH_OUTMAP_O0 + 1, 0x0B0A0908);
-    reg(PVK_GPUREG_SH_OUTMAP_O0 + 2, 0x07060504);
-    reg(PVK_GPUREG_SH_OUTMAP_O0 + 3, 0x1F141312);
-    reg(PVK_GPUREG_VSH_INPUTBUFFER_CONFIG, 0xA0000000u | 3);
-    reg(PVK_GPUREG_VSH_NUM_ATTR, 3);
-    reg(PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW, 0x3210);
-    reg(PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_HIGH, 0);
-    reg(PVK_GPUREG_ATTRIBBUFFERS_LOC, VB >> 3);
-    reg(PVK_GPUREG_ATTRIBBUFFERS_FORMAT_LOW, 0xFFFF);
-    reg(PVK_GPUREG_ATTRIBBUFFERS_FORMAT_HIGH, 3u << 28);
-    reg(PVK_GPUREG_ATTRIBBUFFER0_OFFSET, 0);
-    reg(PVK_GPUREG_ATTRIBBUFFER0_CONFIG1, 0x3210);
-    reg(PVK_GPUREG_ATTRIBBUFFER0_CONFIG2, (64u << 16) | (4u << 28));
+    static const uint32_t outmap[4] = {0x03020100, 0x0B0A0908, 0x07060504, 0x1F141312};
+    upload_mov_shader(4, outmap);
 }
 
 static float frand(float lo, float hi)

@@ -215,29 +215,8 @@ static void fill_values(uint32_t scale)
 /* MOV o0-o2, v0-v2: position, colour, texture coordinate 0 (s, t). */
 static void textured_shader(void)
 {
-    reg(PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
-    for (unsigned i = 0; i < 3; i++)
-        reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, (0x13u << 26) | (i << 21) | (i << 12));
-    reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, 0x22u << 26);
-    reg(PVK_GPUREG_VSH_CODETRANSFER_END, 1);
-    reg(PVK_GPUREG_VSH_OPDESCS_CONFIG, 0);
-    reg(PVK_GPUREG_VSH_OPDESCS_DATA, 0xF | (0x1Bu << 5) | (0x1Bu << 14) | (0x1Bu << 23));
-    reg(PVK_GPUREG_VSH_ENTRYPOINT, 0x7FFF0000u);
-    reg(PVK_GPUREG_VSH_OUTMAP_MASK, 0x7);
-    reg(PVK_GPUREG_SH_OUTMAP_TOTAL, 3);
-    reg(PVK_GPUREG_SH_OUTMAP_O0, 0x03020100);     /* position */
-    reg(PVK_GPUREG_SH_OUTMAP_O0 + 1, 0x0B0A0908); /* colour */
-    reg(PVK_GPUREG_SH_OUTMAP_O0 + 2, 0x1F1F0D0C); /* texture coordinate 0 s, t */
-    reg(PVK_GPUREG_VSH_INPUTBUFFER_CONFIG, 0xA0000000u | 2);
-    reg(PVK_GPUREG_VSH_NUM_ATTR, 2);
-    reg(PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW, 0x210);
-    reg(PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_HIGH, 0);
-    reg(PVK_GPUREG_ATTRIBBUFFERS_LOC, VB >> 3);
-    reg(PVK_GPUREG_ATTRIBBUFFERS_FORMAT_LOW, 0xFFF);   /* three float x4 */
-    reg(PVK_GPUREG_ATTRIBBUFFERS_FORMAT_HIGH, 2u << 28); /* 3 attributes */
-    reg(PVK_GPUREG_ATTRIBBUFFER0_OFFSET, 0);
-    reg(PVK_GPUREG_ATTRIBBUFFER0_CONFIG1, 0x210);
-    reg(PVK_GPUREG_ATTRIBBUFFER0_CONFIG2, (48u << 16) | (3u << 28));
+    static const uint32_t outmap[3] = {0x03020100, 0x0B0A0908, 0x1F1F0D0C};
+    upload_mov_shader(3, outmap);
 }
 
 static void target(uint32_t addr, uint32_t w, uint32_t h)

@@ -42,30 +42,8 @@ static const char *const format_names[14] = {"RGBA8", "RGB8", "RGBA5551", "RGB56
 /* MOV o0-o3, v0-v3; END. */
 static void upload_shader4(void)
 {
-    reg(PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
-    for (unsigned i = 0; i < 4; i++)
-        reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, (0x13u << 26) | (i << 21) | (i << 12));
-    reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, 0x22u << 26);
-    reg(PVK_GPUREG_VSH_CODETRANSFER_END, 1);
-    reg(PVK_GPUREG_VSH_OPDESCS_CONFIG, 0);
-    reg(PVK_GPUREG_VSH_OPDESCS_DATA, 0xF | (0x1Bu << 5) | (0x1Bu << 14) | (0x1Bu << 23));
-    reg(PVK_GPUREG_VSH_ENTRYPOINT, 0x7FFF0000u);
-    reg(PVK_GPUREG_VSH_OUTMAP_MASK, 0xF);
-    reg(PVK_GPUREG_SH_OUTMAP_TOTAL, 4);
-    reg(PVK_GPUREG_SH_OUTMAP_O0, 0x03020100);     /* position */
-    reg(PVK_GPUREG_SH_OUTMAP_O0 + 1, 0x1F100D0C); /* texcoord 0 s, t, w */
-    reg(PVK_GPUREG_SH_OUTMAP_O0 + 2, 0x1F1F0F0E); /* texcoord 1 s, t */
-    reg(PVK_GPUREG_SH_OUTMAP_O0 + 3, 0x1F1F1716); /* texcoord 2 s, t */
-    reg(PVK_GPUREG_VSH_INPUTBUFFER_CONFIG, 0xA0000000u | 3);
-    reg(PVK_GPUREG_VSH_NUM_ATTR, 3);
-    reg(PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW, 0x3210);
-    reg(PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_HIGH, 0);
-    reg(PVK_GPUREG_ATTRIBBUFFERS_LOC, VB >> 3);
-    reg(PVK_GPUREG_ATTRIBBUFFERS_FORMAT_LOW, 0xFFFF);       /* four float x4 */
-    reg(PVK_GPUREG_ATTRIBBUFFERS_FORMAT_HIGH, 3u << 28);    /* 4 attributes */
-    reg(PVK_GPUREG_ATTRIBBUFFER0_OFFSET, 0);
-    reg(PVK_GPUREG_ATTRIBBUFFER0_CONFIG1, 0x3210);
-    reg(PVK_GPUREG_ATTRIBBUFFER0_CONFIG2, (64u << 16) | (4u << 28));
+    static const uint32_t outmap[4] = {0x03020100, 0x1F100D0C, 0x1F1F0F0E, 0x1F1F1716};
+    upload_mov_shader(4, outmap);
 }
 
 /* TEV stage 0 = `src` (RGB and alpha, replace); stages 1-5 pass it on. */
