@@ -34,6 +34,8 @@ enum {
     PVK_DEBUG_LUT_STORAGE = 1u << 8,    /* "lut-storage": the fragment LUTs in a storage buffer, as on devices whose
                                            maxUniformBufferRange cannot hold them (runtime/fragdata.c) */
     PVK_DEBUG_CPU_VS = 1u << 9,         /* "cpu-vs": vertex programs of draws on the CPU interpreter */
+    PVK_DEBUG_TEXTURE_STAGING = 1u << 10, /* "texture-staging": texture decodes through a staging buffer and a
+                                             copy, as on GPUs, also on CPU devices (vram/texture.c) */
 };
 
 /* One built-in compute pipeline: storage buffers through push descriptors and

@@ -45,7 +45,7 @@ static void usage(FILE *f)
             "PVK_LOG_LEVEL=error|warn|info|debug, PVK_CACHE_DIR=DIR keeps\n"
             "compiled shaders, PVK_DEBUG=flag,... (no-host-import, verbose, sync, no-logic-op,\n"
             "roundtrip, shaders, no-custom-border, no-attachment-read,\n"
-            "cpu-vs, lut-storage)\n");
+            "cpu-vs, lut-storage, texture-staging)\n");
 }
 
 /* --scale N of demo, run and replay (0: the config's default, PVK_SCALE may override) */

@@ -373,7 +373,7 @@ static pvk_result make_image(pvk_context *ctx, const pvk_texture_desc *d, pvk_te
  * of a decode's time there.  Elsewhere linear images sample slowly: staging. */
 static bool direct_ok(pvk_context *ctx, const pvk_texture_desc *d)
 {
-    if (ctx->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU)
+    if (ctx->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU || (ctx->debug & PVK_DEBUG_TEXTURE_STAGING))
         return false;
     VkFormat vk = formats[d->format].vk;
     VkFormatProperties fp;
