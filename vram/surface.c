@@ -102,11 +102,11 @@ static VkImageLayout rest_layout(const pvk_surface *s)
                         : VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
 }
 
-/* Buffer <-> image copies of the linear staging layout: one region per
- * aspect (colour or depth at 0; stencil bytes after w*h floats). */
-static uint32_t copy_regions(const pvk_surface *s, VkBufferImageCopy r[2])
+/* Buffer <-> image copies of the linear staging layout of a w x h image of
+ * surface `s`: one region per aspect (colour or depth at 0; stencil bytes
+ * after w*h floats).  The 1x staging layout, or the whole n x image. */
+static uint32_t image_regions(const pvk_surface *s, uint32_t w, uint32_t h, VkBufferImageCopy r[2])
 {
-    uint32_t w = s->key.width, h = s->key.height;
     r[0] = (VkBufferImageCopy){.imageSubresource = {is_depth(s) ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT,
                                                     0, 0, 1},
                                .imageExtent = {w, h, 1}};
@@ -114,6 +114,11 @@ static uint32_t copy_regions(const pvk_surface *s, VkBufferImageCopy r[2])
                                .imageSubresource = {VK_IMAGE_ASPECT_STENCIL_BIT, 0, 0, 1},
                                .imageExtent = {w, h, 1}};
     return s->stencil ? 2 : 1;
+}
+
+static uint32_t copy_regions(const pvk_surface *s, VkBufferImageCopy r[2])
+{
+    return image_regions(s, s->key.width, s->key.height, r);
 }
 
 void pvk_depth_io(pvk_context *ctx, struct pvk_op *op, pvk_buffer_range guest, uint32_t sub, pvk_buffer_range linear,
@@ -815,18 +820,10 @@ static bool reinterpretable(const pvk_surface *s, const pvk_surface_key *key, ui
 static pvk_result ensure_buffer(pvk_context *ctx, VkBuffer *buf, VkDeviceMemory *mem, VkDeviceSize *cap,
                                 VkDeviceSize size, const char *name);
 
-/* Buffer <-> image copies of a surface's whole n x image: colour or depth at
- * 0, stencil bytes after the w*h depth words. */
+/* ... of a surface's whole n x image */
 static uint32_t scaled_regions(const pvk_surface *s, VkBufferImageCopy r[2])
 {
-    uint32_t w = s->key.width * s->key.scale, h = s->key.height * s->key.scale;
-    r[0] = (VkBufferImageCopy){.imageSubresource = {is_depth(s) ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT,
-                                                    0, 0, 1},
-                               .imageExtent = {w, h, 1}};
-    r[1] = (VkBufferImageCopy){.bufferOffset = (VkDeviceSize)w * h * 4,
-                               .imageSubresource = {VK_IMAGE_ASPECT_STENCIL_BIT, 0, 0, 1},
-                               .imageExtent = {w, h, 1}};
-    return s->stencil ? 2 : 1;
+    return image_regions(s, s->key.width * s->key.scale, s->key.height * s->key.scale, r);
 }
 
 /* reinterpret() at resolution scale n > 1 when guest memory takes no part
