@@ -163,7 +163,7 @@ static run measure(const char *debug, double seconds)
 typedef struct captured {
     pvk_draw_packet pk[DRAWS]; /* pointers cleared: the vertices are in `verts` */
     uint32_t first[DRAWS];
-    float (*verts)[8];         /* position, colour: draw.c's vertex layout */
+    pvk_vertex *verts;         /* draw.c's vertex layout: the translator's vertices as they are */
     uint32_t draws, nverts;
 } captured;
 
@@ -179,9 +179,7 @@ static pvk_result capture(void *user, const pvk_draw_packet *pk)
     cap.pk[cap.draws].index = NULL;
     cap.first[cap.draws++] = cap.nverts;
     for (uint32_t k = 0; k < pk->tri_vertices; k++, cap.nverts++) {
-        const pvk_vertex *v = &pk->verts[pk->index[k]];
-        memcpy(cap.verts[cap.nverts], v->pos, 16);
-        memcpy(cap.verts[cap.nverts] + 4, v->color, 16);
+        cap.verts[cap.nverts] = pk->verts[pk->index[k]];
     }
     return PVK_SUCCESS;
 }
