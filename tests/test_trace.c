@@ -1,6 +1,8 @@
 /* Traces: a recorded session replays to the same frames and guest memory;
  * corrupt, truncated and hostile files are refused without a crash. */
 #include <zstd.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "tools/tools.h"
@@ -281,6 +283,13 @@ static void destroy_while_recording(void)
 
 int main(void)
 {
+    /* the scratch traces below have relative names: a directory of this run's
+     * own, so two runs at once (ctest -j, the cpu-vs runs) cannot race */
+    char dir[] = "/tmp/pvk-test-trace-XXXXXX";
+    if (!mkdtemp(dir) || chdir(dir)) {
+        perror("test_trace: scratch directory");
+        return 1;
+    }
     old_trace();
     pica_snapshot();
     destroy_while_recording();
@@ -320,5 +329,6 @@ int main(void)
     }
     hostile_files();
     remove(TRACE);
+    rmdir(dir);
     return th_finish("test_trace");
 }
