@@ -127,14 +127,33 @@ static inline void ext(uint32_t off, uint32_t v)
 }
 
 /* A W x H buffer with the viewport over all of it, no culling or scissor. */
-static inline void setup_view(void)
+/* The viewport over a whole w x h buffer; no culling, no scissor. */
+static inline void setup_view_wh(uint32_t w, uint32_t h)
 {
-    reg(PVK_GPUREG_FRAMEBUFFER_DIM, W | ((H - 1) << 12) | (1u << 24));
-    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(W / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(H / 2.0f));
+    reg(PVK_GPUREG_FRAMEBUFFER_DIM, w | ((h - 1) << 12) | (1u << 24));
+    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24((float)w / 2.0f));
+    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24((float)h / 2.0f));
     reg(PVK_GPUREG_VIEWPORT_XY, 0);
     reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
     reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
+}
+
+static inline void setup_view(void)
+{
+    setup_view_wh(W, H);
+}
+
+/* An RGBA8 colour buffer at `addr`, w x h, read and written, no depth
+ * buffer access, and the viewport over all of it. */
+static inline void setup_rgba8_target(uint32_t addr, uint32_t w, uint32_t h)
+{
+    reg(PVK_GPUREG_COLORBUFFER_FORMAT, 2);
+    reg(PVK_GPUREG_COLORBUFFER_LOC, addr >> 3);
+    reg(PVK_GPUREG_COLORBUFFER_READ, 0xF);
+    reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
+    reg(PVK_GPUREG_DEPTHBUFFER_READ, 0);
+    reg(PVK_GPUREG_DEPTHBUFFER_WRITE, 0);
+    setup_view_wh(w, h);
 }
 
 /* Colour RGBA8 at FB and depth D24S8 at `db`, W x H, every access allowed,

@@ -221,18 +221,7 @@ static void textured_shader(void)
 
 static void target(uint32_t addr, uint32_t w, uint32_t h)
 {
-    reg(PVK_GPUREG_COLORBUFFER_FORMAT, 2);
-    reg(PVK_GPUREG_COLORBUFFER_LOC, addr >> 3);
-    reg(PVK_GPUREG_COLORBUFFER_READ, 0xF);
-    reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
-    reg(PVK_GPUREG_DEPTHBUFFER_READ, 0);
-    reg(PVK_GPUREG_DEPTHBUFFER_WRITE, 0);
-    reg(PVK_GPUREG_FRAMEBUFFER_DIM, w | ((h - 1) << 12) | (1u << 24));
-    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24((float)w / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24((float)h / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_XY, 0);
-    reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
-    reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
+    setup_rgba8_target(addr, w, h);
     reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
     merger_replace();
 }
@@ -448,18 +437,7 @@ static void lcd_scene(uint32_t scale, bool slanted, bool rgb565, frame *f)
     upload_shader();
     setup_attribs();
     merger_replace();
-    reg(PVK_GPUREG_COLORBUFFER_FORMAT, 2);
-    reg(PVK_GPUREG_COLORBUFFER_LOC, RT >> 3);
-    reg(PVK_GPUREG_COLORBUFFER_READ, 0xF);
-    reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
-    reg(PVK_GPUREG_DEPTHBUFFER_READ, 0);
-    reg(PVK_GPUREG_DEPTHBUFFER_WRITE, 0);
-    reg(PVK_GPUREG_FRAMEBUFFER_DIM, RW | ((RH - 1) << 12) | (1u << 24));
-    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(RW / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(RH / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_XY, 0);
-    reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
-    reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
+    setup_rgba8_target(RT, RW, RH);
     reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
     fill32(0, RT, RW * RH * 4, 0x182848FF);
     quad(10, 20, 200, 120, -0.5f, 0xF0C020FF);

@@ -63,18 +63,7 @@ static void tev_source(unsigned src)
 
 static void setup_target(uint32_t addr, uint32_t w, uint32_t h)
 {
-    reg(PVK_GPUREG_COLORBUFFER_FORMAT, 2); /* RGBA8 */
-    reg(PVK_GPUREG_COLORBUFFER_LOC, addr >> 3);
-    reg(PVK_GPUREG_COLORBUFFER_READ, 0xF);
-    reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
-    reg(PVK_GPUREG_DEPTHBUFFER_READ, 0);
-    reg(PVK_GPUREG_DEPTHBUFFER_WRITE, 0);
-    reg(PVK_GPUREG_FRAMEBUFFER_DIM, w | ((h - 1) << 12) | (1u << 24));
-    reg(PVK_GPUREG_VIEWPORT_WIDTH, f24(w / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(h / 2.0f));
-    reg(PVK_GPUREG_VIEWPORT_XY, 0);
-    reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
-    reg(PVK_GPUREG_SCISSORTEST_MODE, 0);
+    setup_rgba8_target(addr, w, h);
     merger_replace();
 }
 
