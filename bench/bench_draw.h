@@ -4,6 +4,8 @@
 #ifndef PVK_BENCH_DRAW_H
 #define PVK_BENCH_DRAW_H
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -15,6 +17,20 @@ static inline double bench_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* A context for bench `name` at resolution `scale` (0: 1), warnings only;
+ * a bench without one has nothing to measure: it says why and exits. */
+static inline pvk_context *bench_context(const char *name, uint32_t scale)
+{
+    pvk_config cfg = {.log_level = PVK_LOG_WARN, .scale = scale};
+    pvk_context *ctx = NULL;
+    pvk_result r = pvk_context_create(&cfg, &ctx);
+    if (r) {
+        fprintf(stderr, "%s bench: no context: %s\n", name, pvk_result_string(r));
+        exit(1);
+    }
+    return ctx;
 }
 
 static inline void bench_reg(pvk_context *ctx, uint32_t id, uint32_t v)

@@ -120,13 +120,7 @@ static double bare_rate(pvk_context *ctx)
 
 int main(void)
 {
-    pvk_config cfg = {.log_level = PVK_LOG_WARN};
-    pvk_context *ctx = NULL;
-    pvk_result r = pvk_context_create(&cfg, &ctx);
-    if (r) {
-        fprintf(stderr, "drawcall bench: no context: %s\n", pvk_result_string(r));
-        return 1;
-    }
+    pvk_context *ctx = bench_context("drawcall", 0);
     setup(ctx);
     double bare = bare_rate(ctx);
     double same = picavk_rate(ctx, 0, 0);

@@ -224,13 +224,7 @@ static double fill_rate(pvk_context *ctx, unsigned what, unsigned *draws_out)
 
 int main(void)
 {
-    pvk_config cfg = {.log_level = PVK_LOG_WARN};
-    pvk_context *ctx = NULL;
-    pvk_result r = pvk_context_create(&cfg, &ctx);
-    if (r) {
-        fprintf(stderr, "fragment bench: no context: %s\n", pvk_result_string(r));
-        return 1;
-    }
+    pvk_context *ctx = bench_context("fragment", 0);
     setup(ctx);
     luts(ctx);
     textures(ctx);

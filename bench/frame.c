@@ -38,13 +38,7 @@ static void ext(pvk_context *ctx, uint32_t off, uint32_t v)
 
 static pvk_context *setup(void)
 {
-    pvk_config cfg = {.log_level = PVK_LOG_WARN};
-    pvk_context *ctx = NULL;
-    pvk_result r = pvk_context_create(&cfg, &ctx);
-    if (r) {
-        fprintf(stderr, "frame bench: no context: %s\n", pvk_result_string(r));
-        exit(1);
-    }
+    pvk_context *ctx = bench_context("frame", 0);
     bench_passthrough(ctx, VB);
     /* RGBA8 colour, D24S8 depth, less-than test with writes */
     bench_reg(ctx, PVK_GPUREG_COLORBUFFER_FORMAT, 2);

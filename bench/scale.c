@@ -31,13 +31,7 @@ static void ext(pvk_context *ctx, uint32_t off, uint32_t v)
 
 static pvk_context *setup(uint32_t scale)
 {
-    pvk_config cfg = {.log_level = PVK_LOG_WARN, .scale = scale};
-    pvk_context *ctx = NULL;
-    pvk_result r = pvk_context_create(&cfg, &ctx);
-    if (r) {
-        fprintf(stderr, "scale bench: no context at %ux: %s\n", scale, pvk_result_string(r));
-        exit(1);
-    }
+    pvk_context *ctx = bench_context("scale", scale);
     bench_passthrough(ctx, VB);
     bench_reg(ctx, PVK_GPUREG_COLORBUFFER_FORMAT, 2);
     bench_reg(ctx, PVK_GPUREG_COLORBUFFER_LOC, COLOR >> 3);
