@@ -389,6 +389,7 @@ static void shader_port(pvk_pica *p, unsigned u, uint32_t h, uint32_t id, uint32
         break;
     case H_SH_CODE_INDEX: s->code_pos = v & 0xFFF; break;
     case H_SH_CODE_DATA:
+        p->vs_hashed = false;
         if (s->code_pos < PVK_SH_CODE_WORDS)
             s->code[s->code_pos++] = v;
         else
@@ -396,6 +397,7 @@ static void shader_port(pvk_pica *p, unsigned u, uint32_t h, uint32_t id, uint32
         break;
     case H_SH_OPDESC_INDEX: s->opdesc_pos = v & 0xFFF; break;
     case H_SH_OPDESC_DATA:
+        p->vs_hashed = false;
         if (s->opdesc_pos < PVK_SH_OPDESCS)
             s->opdesc[s->opdesc_pos++] = v;
         else
@@ -518,6 +520,8 @@ static void shader_block(pvk_pica *p, unsigned u, uint32_t h, uint32_t id, const
                          uint32_t n)
 {
     pvk_shader_unit *s = &p->sh[u];
+    if (h != H_SH_FLOAT_DATA)
+        p->vs_hashed = false;
     if (h == H_SH_FLOAT_DATA)
         float_words(p, u, p->regs[id_unit_base(id) + 0x10] >> 31, v, n);
     else if (h == H_SH_CODE_DATA)

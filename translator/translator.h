@@ -479,6 +479,11 @@ typedef struct pvk_pica {
     uint32_t proctex_lut[PVK_PROCTEX_LUT_TABLES][PVK_LUT_ENTRIES];
     uint32_t lighting_pos, fog_pos, gas_pos, proctex_pos; /* FIFO write positions */
     uint64_t lut_version;                                 /* bumped by every LUT data write, reset and load */
+    /* XXH3 of the vertex unit's code and operand descriptors for the GPU
+     * path's key, computed at the first draw after the data ports (or a
+     * reset or load, which zero the flag) changed them: not per draw. */
+    bool vs_hashed;
+    uint64_t vs_code_hash, vs_desc_hash;
     uint32_t fixed_attr[PVK_FIXED_ATTRS][4];              /* f24 x y z w */
     uint32_t attr_buf[3], attr_words;                     /* FIXEDATTRIB_DATA0-2 in progress */
     uint32_t fixed_index;                                 /* next fixed attribute, 0xF = immediate */

@@ -302,8 +302,13 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
         memcpy(uni->fixed[i], plan->a[i].fixed_value, sizeof uni->fixed[i]);
     }
     const pvk_shader_unit *sh = &p->sh[1];
-    k->code_hash = XXH3_64bits(sh->code, sizeof sh->code);
-    k->desc_hash = XXH3_64bits(sh->opdesc, sizeof sh->opdesc);
+    if (!p->vs_hashed) {
+        p->vs_code_hash = XXH3_64bits(sh->code, sizeof sh->code);
+        p->vs_desc_hash = XXH3_64bits(sh->opdesc, sizeof sh->opdesc);
+        p->vs_hashed = true;
+    }
+    k->code_hash = p->vs_code_hash;
+    k->desc_hash = p->vs_desc_hash;
     k->entry = pvk_sh_entrypoint(r[PVK_GPUREG_VSH_ENTRYPOINT]);
     pvk_vs_outmap_sources(p, k->sem_src);
     k->topology = mode == 1 ? PVK_VS_TOPO_STRIP : mode == 2 ? PVK_VS_TOPO_FAN : PVK_VS_TOPO_LIST;
