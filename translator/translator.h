@@ -456,6 +456,36 @@ typedef struct pvk_pica_counters {
     uint64_t gpu_vertices;        /* vertices of draws whose program ran on the GPU (of `vertices`) */
 } pvk_pica_counters;
 
+/* What the geometry shader unit keeps from one invocation to the next: on
+ * the PICA it is one physical unit whose registers nothing resets between
+ * invocations or draws (Citra keeps its gs_unit and GS emitter as global
+ * state for this reason, and its hardware tests found programs relying on
+ * it).  The temporaries, address registers, condition flags and the last
+ * SETEMIT (translator/shader.c reads and writes these) ... */
+typedef struct pvk_sh_persist {
+    float r[16][4];
+    int32_t a0[2];
+    uint8_t aL;
+    bool cmp[2];
+    uint8_t emit_vtx;
+    bool emit_prim, emit_winding;
+} pvk_sh_persist;
+
+/* ... and the input and output registers, the three emit slots, and the
+ * input buffer an immediate-mode primitive fills vertex by vertex
+ * (translator/gs.c).  Reset with the rest of pvk_pica; not part of saved
+ * state (pvk_pica_state_save), like the vertex cache of real hardware. */
+typedef struct pvk_gs_state {
+    pvk_sh_persist regs;
+    float v[16][4];                    /* v0-v15 */
+    float o[16][4];                    /* o0-o15 */
+    float slot[3][16][4];              /* o0-o15 as each EMIT left them, by SETEMIT vertex id */
+    float buf[16][4];                  /* point mode: entries collected for the next invocation */
+    uint32_t fill;                     /* point: entries collected; fixed: vertices; variable: next uniform */
+    uint32_t prim_left, prim_vertex;   /* variable: vertices still to come, vertices taken */
+    uint32_t logged;                   /* bit per unsupported corner already logged (gs.c) */
+} pvk_gs_state;
+
 typedef struct pvk_pica {
     uint32_t regs[PVK_PICA_REG_COUNT];
     uint32_t info[PVK_PICA_REG_COUNT]; /* per id: dirty bits | side effect << 26 */
@@ -492,6 +522,7 @@ typedef struct pvk_pica {
     pvk_vertex imm_tri[3];                                /* immediate mode: what the next triangle needs */
     uint32_t imm_vertices;                                /* vertices of the current primitive */
     bool gs_logged;
+    pvk_gs_state gs;                                      /* the geometry unit between invocations (gs.c) */
     uint32_t fragmode_logged;                             /* warned of: bit per fragment mode, bit 4 bits 24-25 */
     uint32_t fraglight_logged;                            /* fraglight.c: warned of, bit per unsupported feature */
     uint32_t overflow_logged;                             /* bit per FIFO: logged this kick */

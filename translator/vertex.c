@@ -33,7 +33,7 @@ static pvk_result over_budget(pvk_pica *p, const char *what, uint64_t limit)
     return PVK_ERROR_BAD_DATA;
 }
 
-static pvk_result charge_vertices(pvk_pica *p, uint32_t n)
+pvk_result pvk_charge_vertices(pvk_pica *p, uint32_t n)
 {
     if (n > p->vertex_budget) {
         p->vertex_budget = 0;
@@ -82,27 +82,33 @@ static pvk_result charge_area(pvk_pica *p, const pvk_draw_packet *pk)
     return PVK_SUCCESS;
 }
 
-static pvk_result run_vs(pvk_pica *p, const float v[PVK_SH_INPUTS][4], float o[PVK_SH_OUTPUTS][4])
+pvk_result pvk_sh_run_charged(pvk_pica *p, pvk_sh_run_info *info, const float v[PVK_SH_INPUTS][4],
+                              float o[PVK_SH_OUTPUTS][4])
 {
     if (p->budget == 0)
         return over_budget(p, "shader instructions", PVK_SHADER_BUDGET);
-    const pvk_shader_unit *sh = &p->sh[1];
     pvk_sh_regs regs;
-    pvk_sh_run_info info = {
-        .unit = sh,
-        .entry = pvk_sh_entrypoint(p->regs[PVK_GPUREG_VSH_ENTRYPOINT]),
-        .bools = sh->b,
-        .max_steps = p->budget < PVK_SH_MAX_STEPS ? (uint32_t)p->budget : PVK_SH_MAX_STEPS,
-        .regs_out = &regs,
-    };
-    for (unsigned i = 0; i < 4; i++)
-        info.ints[i] = sh->i[i];
+    info->max_steps = p->budget < PVK_SH_MAX_STEPS ? (uint32_t)p->budget : PVK_SH_MAX_STEPS;
+    info->regs_out = &regs;
     regs.steps = 0;
-    pvk_result r = pvk_sh_run(p, &info, v, o);
+    pvk_result r = pvk_sh_run(p, info, v, o);
     p->budget -= regs.steps < p->budget ? regs.steps : p->budget;
     if (r)
         p->budget = 0; /* a runaway program: nothing more this call */
     return r;
+}
+
+static pvk_result run_vs(pvk_pica *p, const float v[PVK_SH_INPUTS][4], float o[PVK_SH_OUTPUTS][4])
+{
+    const pvk_shader_unit *sh = &p->sh[1];
+    pvk_sh_run_info info = {
+        .unit = sh,
+        .entry = pvk_sh_entrypoint(p->regs[PVK_GPUREG_VSH_ENTRYPOINT]),
+        .bools = sh->b,
+    };
+    for (unsigned i = 0; i < 4; i++)
+        info.ints[i] = sh->i[i];
+    return pvk_sh_run_charged(p, &info, v, o);
 }
 
 /* The packet's framebuffer and raster state, or false (logged and counted)
@@ -186,15 +192,71 @@ static pvk_result submit(pvk_pica *p, pvk_draw_packet *pk)
     return p->env.draw ? p->env.draw(p->env.user, pk) : PVK_SUCCESS;
 }
 
-/* Mode 3 ("geometry primitive") is what citro3d uses for every indexed
- * triangle list, without a geometry shader: only an enabled geometry stage
- * (3dbrew GEOSTAGE_CONFIG bits 0-1 = 2) is something picavk lacks. */
-static void check_geometry_stage(pvk_pica *p, uint32_t mode)
+/* GEOSTAGE_CONFIG bits 0-1: 0 no geometry shader, 2 the geometry shader
+ * (3dbrew); 1 and 3 are undocumented and drawn without one. */
+static bool geometry_stage(pvk_pica *p)
 {
-    if (mode == 3 && pvk_geostage_gs(p->regs[PVK_GPUREG_GEOSTAGE_CONFIG]) == 2 && !p->gs_logged) {
-        pvk_pica_unsupported(p, "geometry shader primitives are drawn as a triangle list until geometry shaders exist");
+    uint32_t g = pvk_geostage_gs(p->regs[PVK_GPUREG_GEOSTAGE_CONFIG]);
+    if (g == 1 || g == 3) {
+        if (!p->gs_logged)
+            pvk_pica_unsupported(p, "GEOSTAGE_CONFIG bits 0-1 = %u (undocumented) drawn without a geometry shader", g);
+        else
+            pvk_pica_count(p, PVK_PICA_UNSUPPORTED, 1);
         p->gs_logged = true;
     }
+    return g == 2;
+}
+
+/* Hand the triangles a geometry shader emitted to env.draw (pk's state is
+ * filled in). */
+static pvk_result submit_gs(pvk_pica *p, pvk_draw_packet *pk, const pvk_gs_plan *gp, const pvk_gs_sink *sink)
+{
+    if (!sink->count)
+        return PVK_SUCCESS;
+    uint32_t *idx = malloc(sizeof *idx * 3 * (size_t)sink->count);
+    if (!idx)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    pk->verts = sink->verts;
+    pk->index = idx;
+    pk->tri_vertices = pvk_gs_assemble(gp, sink, idx);
+    pvk_result r = PVK_SUCCESS;
+    if (pk->tri_vertices && !(r = charge_area(p, pk)))
+        r = submit(p, pk);
+    free(idx);
+    return r;
+}
+
+/* DRAWARRAYS/DRAWELEMENTS through the geometry shader (gs.c): every
+ * vertex's VS outputs feed the geometry stage; the variable mode reads
+ * index entries that start a primitive as its vertex count. */
+static pvk_result draw_gs(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_plan *plan, bool elements,
+                          uint32_t count)
+{
+    pvk_gs_plan gp;
+    if (pvk_gs_plan_build(p, pk->kind, &gp))
+        return PVK_SUCCESS; /* logged and counted: dropped */
+    pvk_gs_sink sink = {0};
+    pvk_result r = PVK_SUCCESS;
+    pvk_gs_begin(p);
+    for (uint32_t i = 0; i < count && !r; i++) {
+        uint32_t index;
+        float v[PVK_SH_INPUTS][4] = {{0}}, o[PVK_SH_OUTPUTS][4] = {{0}};
+        if ((r = pvk_draw_vertex_index(p, elements, i, &index)))
+            break;
+        if (pvk_gs_wants_count(p, &gp)) {
+            pvk_gs_count(p, &gp, index);
+            continue;
+        }
+        if ((r = pvk_attrib_fetch(p, plan, index, v)) || (r = run_vs(p, v, o)))
+            break;
+        r = pvk_gs_vertex(p, &gp, (const float(*)[4])o, &sink);
+    }
+    p->counters.vertices += count;
+    if (!r)
+        r = submit_gs(p, pk, &gp, &sink);
+    free(sink.verts);
+    free(sink.winding);
+    return r == PVK_ERROR_OUT_OF_RANGE || r == PVK_ERROR_BAD_PARAMETERS ? PVK_SUCCESS : r;
 }
 
 /* The GPU path's pixel charge: the CPU never sees its triangles, so each
@@ -354,12 +416,13 @@ pvk_result pvk_vertex_draw(pvk_pica *p, bool elements)
     pvk_attrib_plan plan;
     if (pvk_attrib_plan_build(p, &plan))
         return PVK_SUCCESS; /* logged and counted */
-    pvk_result r = charge_vertices(p, count);
+    pvk_result r = pvk_charge_vertices(p, count);
     if (r)
         return r;
     uint32_t mode = pvk_primitive_mode(p->regs[PVK_GPUREG_PRIMITIVE_CONFIG]);
-    bool gs = mode == 3 && pvk_geostage_gs(p->regs[PVK_GPUREG_GEOSTAGE_CONFIG]) == 2;
-    if (p->env.gpu_vs && !gs) {
+    if (geometry_stage(p)) /* on the CPU only, for now */
+        return draw_gs(p, &pk, &plan, elements, count);
+    if (p->env.gpu_vs) {
         r = draw_gpu(p, &pk, &plan, elements, count, mode);
         if (r != PVK_ERROR_MISSING_FEATURE)
             return r == PVK_ERROR_OUT_OF_RANGE || r == PVK_ERROR_BAD_PARAMETERS ? PVK_SUCCESS : r;
@@ -380,7 +443,6 @@ pvk_result pvk_vertex_draw(pvk_pica *p, bool elements)
         pvk_vs_outmap(p, o, &verts[i]);
     }
     p->counters.vertices += count;
-    check_geometry_stage(p, mode);
     uint32_t n = pvk_assemble_triangles(mode, count, idx);
     pk.verts = verts;
     pk.index = idx;
@@ -390,6 +452,27 @@ pvk_result pvk_vertex_draw(pvk_pica *p, bool elements)
 out:
     free(verts);
     free(idx);
+    return r == PVK_ERROR_OUT_OF_RANGE || r == PVK_ERROR_BAD_PARAMETERS ? PVK_SUCCESS : r;
+}
+
+/* An immediate-mode vertex through the geometry shader: the input buffer
+ * fills across vertices (FIXEDATTRIB_INDEX = 0xF starts it empty, as Citra
+ * resets its geometry pipeline there; its hardware test found immediate
+ * mode feeds the geometry shader); what an invocation emits is one packet. */
+static pvk_result immediate_gs(pvk_pica *p, const float o[PVK_SH_OUTPUTS][4])
+{
+    pvk_gs_plan gp;
+    if (pvk_gs_plan_build(p, PVK_DRAW_IMMEDIATE, &gp))
+        return PVK_SUCCESS; /* logged and counted: dropped */
+    pvk_gs_sink sink = {0};
+    pvk_result r = pvk_gs_vertex(p, &gp, o, &sink);
+    if (!r && sink.count) {
+        pvk_draw_packet pk = {.kind = PVK_DRAW_IMMEDIATE, .vertices = 1};
+        if (packet_state(p, &pk))
+            r = submit_gs(p, &pk, &gp, &sink);
+    }
+    free(sink.verts);
+    free(sink.winding);
     return r == PVK_ERROR_OUT_OF_RANGE || r == PVK_ERROR_BAD_PARAMETERS ? PVK_SUCCESS : r;
 }
 
@@ -408,12 +491,14 @@ pvk_result pvk_vertex_immediate(pvk_pica *p, const uint32_t (*attrs)[4], uint32_
             memcpy(&v[(perm >> (4 * a)) & 0xF][c], &bits, 4);
         }
     pvk_vertex vx;
-    pvk_result r = charge_vertices(p, 1);
+    pvk_result r = pvk_charge_vertices(p, 1);
     if (!r)
         r = run_vs(p, v, o);
     if (r)
         return r; /* stops the list: see run_vs */
     p->counters.vertices++;
+    if (geometry_stage(p))
+        return immediate_gs(p, o);
     pvk_vs_outmap(p, o, &vx);
     uint32_t mode = pvk_primitive_mode(p->regs[PVK_GPUREG_PRIMITIVE_CONFIG]);
     uint32_t k = p->imm_vertices++;
