@@ -731,7 +731,8 @@ static void proctex_case(int k)
             float fx = (x + 0.5f) / W, fy = (y + 0.5f) / H;
             float u = t[set][0] + (t[set][2] - t[set][0]) * fx, vv = t[set][1] + (t[set][3] - t[set][1]) * fy;
             uint8_t want[4];
-            ref_proctex(regs, (const uint32_t (*)[256])pt_lut, u, vv, duv, want);
+            /* at resolution scale n the shader's pixels are n times smaller (PVK_SCALE) */
+            ref_proctex(regs, (const uint32_t (*)[256])pt_lut, u, vv, duv / (float)pvk_get_scale(ctx), want);
             const uint8_t *p = fb + 4 * tiled_index(x, y);
             uint8_t got[4] = {p[3], p[2], p[1], p[0]};
             int worst = 0;
