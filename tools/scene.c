@@ -651,22 +651,25 @@ static pvk_result st_expect(scene *s, char *p)
         }
         return PVK_SUCCESS;
     }
-    if (what && !strcmp(what, "errors")) {
-        /* `expect errors N`: guest-input errors counted so far */
+    bool unsupported = what && !strcmp(what, "unsupported");
+    if (what && (unsupported || !strcmp(what, "errors"))) {
+        /* `expect errors N`: guest-input errors counted so far; `expect
+         * unsupported N`: uses of what picavk does not emulate, counted so far */
         uint32_t want;
         if (!parse_u32(token(&p), &want))
             return fail(s, "expected a count");
         pvk_wait_idle(s->ctx);
         pvk_stats st;
         pvk_get_stats(s->ctx, &st);
-        if (st.bad_input != want) {
+        uint64_t got = unsupported ? st.unsupported : st.bad_input;
+        if (got != want) {
             s->failures++;
-            say(s->ctx, PVK_LOG_ERROR, "%s:%d: %llu guest errors, want %u", s->name, s->line,
-                    (unsigned long long)st.bad_input, want);
+            say(s->ctx, PVK_LOG_ERROR, "%s:%d: %llu %s, want %u", s->name, s->line, (unsigned long long)got,
+                    unsupported ? "unsupported uses" : "guest errors", want);
         }
         return PVK_SUCCESS;
     }
-    return fail(s, "expected 'frame-hash' or 'errors'");
+    return fail(s, "expected 'frame-hash', 'errors' or 'unsupported'");
 }
 
 static pvk_result statement(scene *s, char *line)
