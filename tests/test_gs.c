@@ -62,7 +62,15 @@ static pvk_result on_draw(void *user, const pvk_draw_packet *d)
     return PVK_SUCCESS;
 }
 
-static void wr(uint32_t id, uint32_t v) { CHECK_EQ(pvk_pica_write(&P, id, v), PVK_SUCCESS); }
+/* One guest call: the runtime refills the work budgets for each. */
+static bool any_result; /* test_random: a runaway program may stop a list */
+static void wr(uint32_t id, uint32_t v)
+{
+    pvk_pica_new_call(&P);
+    pvk_result r = pvk_pica_write(&P, id, v);
+    if (!any_result)
+        CHECK_EQ(r, PVK_SUCCESS);
+}
 static uint32_t f32bits(float f)
 {
     uint32_t u;
@@ -336,11 +344,366 @@ static void test_immediate(void)
     CHECK_RGB(pk[1].v[5], 1, 1, 1);
 }
 
+/* Fixed mode: three vertices of two entries each go to c4-c9, one
+ * invocation per three; the program draws them in reverse order. */
+static void test_fixed(void)
+{
+    reset();
+    geostage(2, 2, 4, 3, 0);
+    load(1, VS_PASS);
+    load(0, ".out opos position\n"
+            ".out oclr color\n"
+            ".proc main\n"
+            "  setemit 0\n  mov opos, c8\n  mov oclr, c9\n  emit\n"
+            "  setemit 1\n  mov opos, c6\n  mov oclr, c7\n  emit\n"
+            "  setemit 2, prim\n  mov opos, c4\n  mov oclr, c5\n  emit\n"
+            "  end\n"
+            ".end\n");
+    static const float v[7][8] = {
+        {0, 0, 0, 1, 1, 0, 0, 1}, {1, 0, 0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 0, 0, 1, 1},
+        {-1, 0, 0, 1, 1, 1, 0, 1}, {-1, -1, 0, 1, 0, 1, 1, 1}, {0, -1, 0, 1, 1, 0, 1, 1},
+        {0.5f, 0.5f, 0, 1, 1, 1, 1, 1}, /* the 7th: an incomplete primitive, dropped */
+    };
+    attribs(v, 7);
+    draw_arrays(7);
+    CHECK_EQ(n_pk, 1);
+    CHECK_EQ(n_bad + n_unsupported, 0);
+    packet *k = &pk[0];
+    CHECK_EQ(k->n, 6);
+    CHECK_POS(k->v[0], 0, 1, 0, 1);
+    CHECK_RGB(k->v[0], 0, 0, 1);
+    CHECK_POS(k->v[1], 1, 0, 0, 1);
+    CHECK_POS(k->v[2], 0, 0, 0, 1);
+    CHECK_RGB(k->v[2], 1, 0, 0);
+    CHECK_POS(k->v[3], 0, -1, 0, 1);
+    CHECK_POS(k->v[5], -1, 0, 0, 1);
+    CHECK_RGB(k->v[5], 1, 1, 0);
+    /* the uniforms keep the last primitive's vertices (they are the unit's
+     * registers), the 7th vertex went to c4-c5 */
+    CHECK_EQ(P.sh[0].f[8][0], pvk_f32_to_f24(f32bits(0)));
+    CHECK_EQ(P.sh[0].f[8][1], pvk_f32_to_f24(f32bits(-1)));
+    CHECK_EQ(P.sh[0].f[4][0], pvk_f32_to_f24(f32bits(0.5f)));
+}
+
+/* Variable mode: polygons of 3 and 4 vertices, each prefixed with its
+ * vertex count in the index buffer, fanned by the program: c0 = count, the
+ * first vertex (all entries) in c1-c2, the other positions from c3 on. */
+static const char *GS_FAN = ".out opos position\n"
+                            ".out oclr color\n"
+                            ".proc main\n"
+                            "  mov oclr, c2\n"
+                            "  mov r0, c0\n"
+                            "  mov r2, c91\n"          /* r2.x = 3: the next vertex number + 2 */
+                            "  for i0\n"
+                            "    cmp r2, gt, gt, r0\n"
+                            "    breakc cmp.x\n"
+                            "    setemit 0\n    mov opos, c1\n    emit\n"
+                            "    setemit 1\n    mov opos, c[lcnt + 3]\n    emit\n"
+                            "    setemit 2, prim\n    mov opos, c[lcnt + 4]\n    emit\n"
+                            "    add r2, c90, r2\n"
+                            "  .end\n"
+                            "  end\n"
+                            ".end\n";
+static void fan_setup(void)
+{
+    geostage(1, 2, 0, 0, 1);
+    load(1, VS_PASS);
+    load(0, GS_FAN);
+    set_gs_c(90, 1, 1, 1, 1);
+    set_gs_c(91, 3, 3, 3, 3);
+    wr(PVK_GPUREG_GSH_INTUNIFORM_I0, 90 | 0 << 8 | 1 << 16); /* 91 iterations, aL from 0 by 1 */
+}
+static void test_variable(void)
+{
+    reset();
+    fan_setup();
+    static const float v[7][8] = {
+        {0, 0, 0, 1, 1, 0, 0, 1}, {1, 0, 0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 0, 0, 1, 1},
+        {-1, -1, 0, 1, 0, 1, 0, 1}, {0, -1, 0, 1, 1, 1, 1, 1}, {0, -0.5f, 0, 1, 1, 1, 1, 1},
+        {-1, -0.5f, 0, 1, 1, 1, 1, 1},
+    };
+    attribs(v, 7);
+    static const uint8_t idx[] = {3, 0, 1, 2, 4, 3, 4, 5, 6};
+    draw_elements(idx, sizeof idx);
+    CHECK_EQ(n_pk, 1);
+    CHECK_EQ(n_bad + n_unsupported, 0);
+    packet *k = &pk[0];
+    CHECK_EQ(k->n, 9);
+    CHECK_POS(k->v[0], 0, 0, 0, 1);
+    CHECK_POS(k->v[1], 1, 0, 0, 1);
+    CHECK_POS(k->v[2], 0, 1, 0, 1);
+    for (int i = 0; i < 3; i++)
+        CHECK_RGB(k->v[i], 1, 0, 0);
+    CHECK_POS(k->v[3], -1, -1, 0, 1);
+    CHECK_POS(k->v[4], 0, -1, 0, 1);
+    CHECK_POS(k->v[5], 0, -0.5f, 0, 1);
+    CHECK_POS(k->v[6], -1, -1, 0, 1);
+    CHECK_POS(k->v[7], 0, -0.5f, 0, 1);
+    CHECK_POS(k->v[8], -1, -0.5f, 0, 1);
+    for (int i = 3; i < 9; i++)
+        CHECK_RGB(k->v[i], 0, 1, 0); /* the polygon's first vertex only hands over its colour */
+    CHECK_EQ(P.sh[0].f[0][0], pvk_f32_to_f24(f32bits(4)));
+    CHECK_EQ(P.counters.vertices, 9);
+}
+
+/* The emitted vertices go through primitive assembly with the draw's
+ * topology: as a strip (mode 1) the 6 vertices of a quad make 4 triangles
+ * and the winding flag means nothing. */
+static void test_topology_strip(void)
+{
+    reset();
+    geostage(0, 2, 0, 0, 0);
+    wr(PVK_GPUREG_PRIMITIVE_CONFIG, 1u << 8 | 1);
+    load(1, VS_PASS);
+    load(0, GS_QUAD);
+    quad_offsets();
+    static const float v[1][8] = {{0, 0, 0, 1, 1, 1, 1, 1}};
+    attribs(v, 1);
+    draw_arrays(1);
+    CHECK_EQ(n_pk, 1);
+    packet *k = &pk[0];
+    CHECK_EQ(k->n, 12);
+    /* emitted: BL BR TL, BL TR TL; strip triangles (0 1 2) (2 1 3) (2 3 4) (4 3 5) */
+    CHECK_POS(k->v[3], -0.25f, 0.25f, 0, 1);
+    CHECK_POS(k->v[4], 0.25f, -0.25f, 0, 1);
+    CHECK_POS(k->v[5], -0.25f, -0.25f, 0, 1);
+    CHECK_POS(k->v[11], -0.25f, 0.25f, 0, 1);
+}
+
+/* The unit keeps its temporaries between invocations and draws, and b15 is
+ * set after every invocation: a program that finds b15 clear starts its
+ * running sum, later invocations add to it. */
+static void test_persistence(void)
+{
+    reset();
+    geostage(0, 2, 0, 0, 0);
+    load(1, VS_PASS);
+    load(0, ".out opos position\n"
+            ".out oclr color\n"
+            ".proc main\n"
+            "  ifu b15\n"
+            "    add r5, c0, r5\n"
+            "  .else\n"
+            "    mov r5, c1\n"
+            "  .end\n"
+            "  mov oclr, v1\n"
+            "  setemit 0\n  mov opos, r5\n  emit\n"
+            "  setemit 1\n  add opos, c2, r5\n  emit\n"
+            "  setemit 2, prim\n  add opos, c3, r5\n  emit\n"
+            "  end\n"
+            ".end\n");
+    wr(PVK_GPUREG_GSH_BOOLUNIFORM, 0x7FFF0000u); /* b15 clear: the next invocation is a first */
+    set_gs_c(0, 0.125f, 0, 0, 0);
+    set_gs_c(1, -0.5f, 0, 0, 1);
+    set_gs_c(2, 0.0625f, 0, 0, 0);
+    set_gs_c(3, 0, 0.0625f, 0, 0);
+    static const float v[3][8] = {{9, 9, 9, 1, 1, 0, 0, 1}, {9, 9, 9, 1, 1, 0, 0, 1}, {9, 9, 9, 1, 1, 0, 0, 1}};
+    attribs(v, 3);
+    draw_arrays(3);
+    draw_arrays(1); /* a second draw: the sum goes on */
+    CHECK_EQ(n_pk, 2);
+    CHECK_EQ(pk[0].n, 9);
+    CHECK_POS(pk[0].v[0], -0.5f, 0, 0, 1);
+    CHECK_POS(pk[0].v[3], -0.375f, 0, 0, 1);
+    CHECK_POS(pk[0].v[6], -0.25f, 0, 0, 1);
+    CHECK_POS(pk[0].v[7], -0.1875f, 0, 0, 1);
+    CHECK_EQ(pk[1].n, 3);
+    CHECK_POS(pk[1].v[0], -0.125f, 0, 0, 1);
+    CHECK_POS(pk[1].v[2], -0.125f, 0.0625f, 0, 1);
+}
+
+/* Configurations the unit cannot run and programs that misbehave: logged,
+ * counted, the draw dropped or the list stopped, never a crash. */
+static void test_bad(void)
+{
+    static const float v[6][8] = {{0, 0, 0, 1, 1, 0, 0, 1}, {1, 0, 0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 0, 0, 1, 1},
+                                  {0, 0, 0, 1, 1, 0, 0, 1}, {1, 0, 0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 0, 0, 1, 1}};
+    th_quiet_errors = 1;
+
+    /* point mode whose inputs are not whole vertices: 3 entries of 2-entry vertices */
+    reset();
+    geostage(0, 2, 0, 0, 0);
+    wr(PVK_GPUREG_GSH_INPUTBUFFER_CONFIG, 0x08000000u | 2);
+    load(1, VS_PASS);
+    load(0, GS_QUAD);
+    attribs(v, 6);
+    draw_arrays(6);
+    CHECK_EQ(n_pk, 0);
+    CHECK_EQ(n_unsupported, 1);
+
+    /* fixed mode past c95: 3 vertices of 2 from c92 */
+    reset();
+    geostage(2, 2, 92, 3, 0);
+    load(1, VS_PASS);
+    load(0, GS_QUAD);
+    attribs(v, 6);
+    draw_arrays(6);
+    CHECK_EQ(n_pk, 0);
+    CHECK_EQ(n_bad, 1);
+
+    /* a mode that does not exist */
+    reset();
+    geostage(0, 2, 0, 0, 0);
+    wr(PVK_GPUREG_GSH_MISC0, 3);
+    load(1, VS_PASS);
+    load(0, GS_QUAD);
+    attribs(v, 6);
+    draw_arrays(6);
+    CHECK_EQ(n_pk, 0);
+    CHECK_EQ(n_unsupported, 1);
+
+    /* variable mode without an index buffer; a primitive of 0 vertices; a
+     * primitive of 100 vertices that does not fit c1-c95 (its invocation still
+     * runs, the fan reads what there is) */
+    reset();
+    fan_setup();
+    attribs(v, 6);
+    draw_arrays(6);
+    CHECK_EQ(n_pk, 0);
+    CHECK_EQ(n_unsupported, 1);
+    static uint8_t idx[110];
+    idx[0] = 0, idx[1] = 3, idx[2] = 0, idx[3] = 1, idx[4] = 2, idx[5] = 100;
+    for (int i = 6; i < 106; i++)
+        idx[i] = (uint8_t)(i % 6);
+    draw_elements(idx, 106);
+    CHECK_EQ(n_pk, 1);
+    CHECK_EQ(n_unsupported, 2);
+    CHECK_EQ(n_bad, 1);
+    CHECK(pk[0].n >= 3);
+
+    /* SETEMIT vertex id 3 (the assembler refuses it: a raw word) */
+    reset();
+    geostage(0, 2, 0, 0, 0);
+    load(1, VS_PASS);
+    load(0, GS_QUAD);
+    P.sh[0].code[SB.entry + 1] = (uint32_t)PVK_SH_SETEMIT << 26 | 3u << 24; /* "setemit 0" -> vertex 3 */
+    attribs(v, 6);
+    draw_arrays(1);
+    CHECK_EQ(n_bad, 1);
+    CHECK_EQ(n_pk, 1);
+    CHECK_EQ(pk[0].n, 6); /* slot 0 keeps what it held (zeros): still two triangles */
+
+    /* a runaway geometry shader stops the list like a runaway vertex shader */
+    reset();
+    geostage(0, 2, 0, 0, 0);
+    load(1, VS_PASS);
+    load(0, ".proc main\n"
+            "loop_here:\n"
+            "  jmpu !b0, loop_here\n"
+            "  jmpu b0, loop_here\n"
+            "  end\n"
+            ".end\n");
+    attribs(v, 6);
+    wr(PVK_GPUREG_NUMVERTICES, 6);
+    pvk_pica_new_call(&P);
+    CHECK(pvk_pica_write(&P, PVK_GPUREG_DRAWARRAYS, 1) != PVK_SUCCESS);
+    CHECK_EQ(n_pk, 0);
+    CHECK_EQ(n_bad, 1);
+
+    /* huge emit counts: 256 x 256 quads per invocation, past
+     * PVK_GS_MAX_EMIT_VERTICES in the second invocation: the draw is dropped */
+    reset();
+    geostage(0, 2, 0, 0, 0);
+    load(1, VS_PASS);
+    load(0, ".out opos position\n"
+            ".proc main\n"
+            "  for i0\n"
+            "    for i0\n"
+            "      setemit 0\n      emit\n      setemit 1\n      emit\n      setemit 2, prim\n      emit\n"
+            "    .end\n"
+            "    nop\n"
+            "  .end\n"
+            "  end\n"
+            ".end\n");
+    wr(PVK_GPUREG_GSH_INTUNIFORM_I0, 255);
+    attribs(v, 6);
+    draw_arrays(2);
+    CHECK_EQ(n_pk, 0);
+    CHECK_EQ(n_bad, 1);
+    CHECK_EQ(P.counters.triangles, 0);
+
+    /* ... and against a small vertex budget the list stops */
+    reset();
+    geostage(0, 2, 0, 0, 0);
+    load(1, VS_PASS);
+    load(0, GS_QUAD);
+    attribs(v, 6);
+    P.vertex_limit = 20; /* 6 for the VS, 14 left: two quads fit, the third does not */
+    wr(PVK_GPUREG_NUMVERTICES, 6);
+    pvk_pica_new_call(&P);
+    CHECK(pvk_pica_write(&P, PVK_GPUREG_DRAWARRAYS, 1) != PVK_SUCCESS);
+    CHECK_EQ(n_pk, 0);
+    CHECK_EQ(n_bad, 1);
+    CHECK(P.budget_stop);
+    th_quiet_errors = 0;
+}
+
+/* Random configurations, programs and draws: whatever the registers say,
+ * nothing crashes or reads out of bounds (the ASan build runs this), every
+ * packet is whole triangles, and the budgets hold. */
+static void test_random(void)
+{
+    static const float v[8][8] = {{0, 0, 0, 1, 1, 0, 0, 1}, {1, 0, 0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 0, 0, 1, 1},
+                                  {0, 0, 0, 1, 1, 0, 0, 1}, {1, 0, 0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 0, 0, 1, 1},
+                                  {-1, 0, 0, 1, 1, 1, 0, 1}, {0, -1, 0, 1, 1, 0, 1, 1}};
+    th_quiet_errors = 1;
+    any_result = true;
+    for (int iter = 0; iter < 400; iter++) {
+        reset();
+        geostage(th_rand() % 3, th_rand_range(1, 4), th_rand() % 96, th_rand_range(1, 16), th_rand_range(1, 32));
+        load(1, VS_PASS);
+        load(0, GS_QUAD);
+        /* a few registers scrambled */
+        static const uint32_t ids[] = {PVK_GPUREG_GSH_MISC0, PVK_GPUREG_GSH_MISC1, PVK_GPUREG_GSH_INPUTBUFFER_CONFIG,
+                                       PVK_GPUREG_GSH_ATTRIBUTES_PERMUTATION_LOW,
+                                       PVK_GPUREG_GSH_ATTRIBUTES_PERMUTATION_HIGH, PVK_GPUREG_VSH_OUTMAP_TOTAL1,
+                                       PVK_GPUREG_VSH_OUTMAP_MASK, PVK_GPUREG_GSH_OUTMAP_MASK,
+                                       PVK_GPUREG_PRIMITIVE_CONFIG, PVK_GPUREG_GEOSTAGE_CONFIG,
+                                       PVK_GPUREG_SH_OUTMAP_TOTAL, PVK_GPUREG_GSH_ENTRYPOINT};
+        for (int k = th_rand() % 4; k > 0; k--)
+            wr(ids[th_rand() % (sizeof ids / sizeof ids[0])], th_rand());
+        /* random words in the geometry program now and then (EMITs, jumps, anything) */
+        for (int k = th_rand() % 3 ? 0 : 8; k > 0; k--) {
+            static const uint32_t ops[] = {PVK_SH_EMIT, PVK_SH_SETEMIT, PVK_SH_MOV, PVK_SH_JMPU, PVK_SH_END};
+            uint32_t w = ops[th_rand() % 5] << 26 | (th_rand() & 0x03FFFFFF);
+            P.sh[0].code[th_rand() % 24] = w;
+        }
+        attribs(v, 8);
+        uint8_t idx[24];
+        for (int k = 0; k < 24; k++)
+            idx[k] = (uint8_t)(th_rand() % 12); /* some past the 8 vertices: zeros, in memory */
+        switch (th_rand() % 3) {
+        case 0: draw_arrays(th_rand_range(1, 8)); break;
+        case 1: draw_elements(idx, th_rand_range(1, 24)); break;
+        default:
+            wr(PVK_GPUREG_VSH_NUM_ATTR, 1);
+            wr(PVK_GPUREG_FIXEDATTRIB_INDEX, 0xF);
+            for (int k = th_rand_range(1, 6); k > 0; k--) {
+                put_f24x4(v[k]);
+                if (th_rand() % 4 == 0) /* the configuration changes mid-primitive */
+                    wr(PVK_GPUREG_GSH_INPUTBUFFER_CONFIG, 0x08000000u | (th_rand() % 16));
+                put_f24x4(v[k] + 4);
+            }
+        }
+        for (int k = 0; k < n_pk && k < 8; k++)
+            CHECK_EQ(pk[k].n % 3, 0);
+        CHECK(P.counters.triangles <= PVK_GS_MAX_EMIT_VERTICES * 8ull);
+    }
+    any_result = false;
+    th_quiet_errors = 0;
+}
+
 int main(void)
 {
     (void)th_release;
     test_point_quads();
     test_point_pairs_elements();
     test_immediate();
+    test_fixed();
+    test_variable();
+    test_topology_strip();
+    test_persistence();
+    test_bad();
+    test_random();
     return th_finish("test_gs");
 }
