@@ -63,10 +63,13 @@ static pvk_result on_draw(void *user, const pvk_draw_packet *d)
 }
 
 /* One guest call: the runtime refills the work budgets for each. */
+static bool any_result; /* test_random: a runaway program may stop a list */
 static void wr(uint32_t id, uint32_t v)
 {
     pvk_pica_new_call(&P);
-    CHECK_EQ(pvk_pica_write(&P, id, v), PVK_SUCCESS);
+    pvk_result r = pvk_pica_write(&P, id, v);
+    if (!any_result)
+        CHECK_EQ(r, PVK_SUCCESS);
 }
 static uint32_t f32bits(float f)
 {
@@ -635,6 +638,61 @@ static void test_bad(void)
     th_quiet_errors = 0;
 }
 
+/* Random configurations, programs and draws: whatever the registers say,
+ * nothing crashes or reads out of bounds (the ASan build runs this), every
+ * packet is whole triangles, and the budgets hold. */
+static void test_random(void)
+{
+    static const float v[8][8] = {{0, 0, 0, 1, 1, 0, 0, 1}, {1, 0, 0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 0, 0, 1, 1},
+                                  {0, 0, 0, 1, 1, 0, 0, 1}, {1, 0, 0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 0, 0, 1, 1},
+                                  {-1, 0, 0, 1, 1, 1, 0, 1}, {0, -1, 0, 1, 1, 0, 1, 1}};
+    th_quiet_errors = 1;
+    any_result = true;
+    for (int iter = 0; iter < 400; iter++) {
+        reset();
+        geostage(th_rand() % 3, th_rand_range(1, 4), th_rand() % 96, th_rand_range(1, 16), th_rand_range(1, 32));
+        load(1, VS_PASS);
+        load(0, GS_QUAD);
+        /* a few registers scrambled */
+        static const uint32_t ids[] = {PVK_GPUREG_GSH_MISC0, PVK_GPUREG_GSH_MISC1, PVK_GPUREG_GSH_INPUTBUFFER_CONFIG,
+                                       PVK_GPUREG_GSH_ATTRIBUTES_PERMUTATION_LOW,
+                                       PVK_GPUREG_GSH_ATTRIBUTES_PERMUTATION_HIGH, PVK_GPUREG_VSH_OUTMAP_TOTAL1,
+                                       PVK_GPUREG_VSH_OUTMAP_MASK, PVK_GPUREG_GSH_OUTMAP_MASK,
+                                       PVK_GPUREG_PRIMITIVE_CONFIG, PVK_GPUREG_GEOSTAGE_CONFIG,
+                                       PVK_GPUREG_SH_OUTMAP_TOTAL, PVK_GPUREG_GSH_ENTRYPOINT};
+        for (int k = th_rand() % 4; k > 0; k--)
+            wr(ids[th_rand() % (sizeof ids / sizeof ids[0])], th_rand());
+        /* random words in the geometry program now and then (EMITs, jumps, anything) */
+        for (int k = th_rand() % 3 ? 0 : 8; k > 0; k--) {
+            static const uint32_t ops[] = {PVK_SH_EMIT, PVK_SH_SETEMIT, PVK_SH_MOV, PVK_SH_JMPU, PVK_SH_END};
+            uint32_t w = ops[th_rand() % 5] << 26 | (th_rand() & 0x03FFFFFF);
+            P.sh[0].code[th_rand() % 24] = w;
+        }
+        attribs(v, 8);
+        uint8_t idx[24];
+        for (int k = 0; k < 24; k++)
+            idx[k] = (uint8_t)(th_rand() % 12); /* some past the 8 vertices: zeros, in memory */
+        switch (th_rand() % 3) {
+        case 0: draw_arrays(th_rand_range(1, 8)); break;
+        case 1: draw_elements(idx, th_rand_range(1, 24)); break;
+        default:
+            wr(PVK_GPUREG_VSH_NUM_ATTR, 1);
+            wr(PVK_GPUREG_FIXEDATTRIB_INDEX, 0xF);
+            for (int k = th_rand_range(1, 6); k > 0; k--) {
+                put_f24x4(v[k]);
+                if (th_rand() % 4 == 0) /* the configuration changes mid-primitive */
+                    wr(PVK_GPUREG_GSH_INPUTBUFFER_CONFIG, 0x08000000u | (th_rand() % 16));
+                put_f24x4(v[k] + 4);
+            }
+        }
+        for (int k = 0; k < n_pk && k < 8; k++)
+            CHECK_EQ(pk[k].n % 3, 0);
+        CHECK(P.counters.triangles <= PVK_GS_MAX_EMIT_VERTICES * 8ull);
+    }
+    any_result = false;
+    th_quiet_errors = 0;
+}
+
 int main(void)
 {
     (void)th_release;
@@ -646,5 +704,6 @@ int main(void)
     test_topology_strip();
     test_persistence();
     test_bad();
+    test_random();
     return th_finish("test_gs");
 }

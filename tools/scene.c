@@ -669,21 +669,21 @@ static pvk_result st_expect(scene *s, char *p)
         }
         return PVK_SUCCESS;
     }
-    bool errors = what && !strcmp(what, "errors");
-    if (errors || (what && !strcmp(what, "unsupported"))) {
-        /* `expect errors N`: guest-input errors counted so far;
-         * `expect unsupported N`: things picavk does not do, counted so far */
+    bool unsupported = what && !strcmp(what, "unsupported");
+    if (what && (unsupported || !strcmp(what, "errors"))) {
+        /* `expect errors N`: guest-input errors counted so far; `expect
+         * unsupported N`: uses of what picavk does not emulate, counted so far */
         uint32_t want;
         if (!parse_u32(token(&p), &want))
             return fail(s, "expected a count");
         pvk_wait_idle(s->ctx);
         pvk_stats st;
         pvk_get_stats(s->ctx, &st);
-        uint64_t got = errors ? st.bad_input : st.unsupported;
+        uint64_t got = unsupported ? st.unsupported : st.bad_input;
         if (got != want) {
             s->failures++;
             say(s->ctx, PVK_LOG_ERROR, "%s:%d: %llu %s, want %u", s->name, s->line, (unsigned long long)got,
-                errors ? "guest errors" : "unsupported", want);
+                    unsupported ? "unsupported uses" : "guest errors", want);
         }
         return PVK_SUCCESS;
     }

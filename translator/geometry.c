@@ -80,7 +80,7 @@ uint32_t pvk_assemble_triangles(uint32_t mode, uint32_t count, uint32_t *out)
             out[n++] = i + 1;
         }
         break;
-    default: /* 0 list; 3 (geometry shader) drawn as a list until geometry shaders exist */
+    default: /* 0 list; 3 list (citro3d's indexed lists; a geometry shader's triangles: gs.c) */
         for (uint32_t i = 0; i + 2 < count; i += 3) {
             out[n++] = i;
             out[n++] = i + 1;

@@ -128,8 +128,9 @@ void pvk_vs_outmap_sources(const pvk_pica *p, uint8_t sem_src[24]);
 
 /* Vertex numbers (0..count-1) of the triangles a PRIMITIVE_CONFIG mode
  * makes of `count` vertices, three per triangle, into `out` (room for
- * 3 * count); returns how many were written.  Mode 3 (geometry shader
- * primitives) is drawn as a triangle list. */
+ * 3 * count); returns how many were written.  Mode 3 is a list: without a
+ * geometry shader it is how citro3d draws indexed triangle lists; with one,
+ * pvk_gs_assemble handles its winding flag. */
 uint32_t pvk_assemble_triangles(uint32_t mode, uint32_t count, uint32_t *out);
 
 /* ---- geometry shader (translator/gs.c) ---- */

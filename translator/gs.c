@@ -266,6 +266,12 @@ pvk_result pvk_gs_vertex(pvk_pica *p, const pvk_gs_plan *plan, const float o[PVK
     for (unsigned k = 0; k < plan->vs_outputs; k++)
         if (plan->vs_out_reg[k] < PVK_SH_OUTPUTS)
             memcpy(entry[k], o[plan->vs_out_reg[k]], sizeof entry[k]);
+    /* An immediate-mode primitive keeps its partial input across vertices,
+     * and the registers may change in between: what no longer fits the
+     * current configuration starts over (never past the buffers). */
+    if ((plan->mode == PVK_GS_POINT && g->fill + plan->vs_outputs > plan->inputs) ||
+        (plan->mode == PVK_GS_FIXED && g->fill >= plan->vertices))
+        g->fill = 0;
     switch (plan->mode) {
     case PVK_GS_POINT:
         for (unsigned k = 0; k < plan->vs_outputs; k++)

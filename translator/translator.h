@@ -228,7 +228,8 @@ typedef struct pvk_fs_fraglight_key {
     uint8_t proctex;                    /* texture unit 3 on: TEV source 6 is the procedural texture */
     uint8_t pt_u_clamp, pt_v_clamp, pt_rgb_func, pt_alpha_func, pt_separate, pt_noise, pt_u_shift, pt_v_shift;
     uint8_t pt_coords;                  /* TEXUNIT_CONFIG bits 8-9 */
-    uint8_t pt_linear;                  /* PROCTEX4 minification filter 1, 3, 5: interpolate the colour LUT */
+    uint8_t pt_filter;                  /* PROCTEX4 minification filter 0-5: bit 0 interpolates the colour LUT,
+                                           2-3 one mipmap level, 4-5 two levels blended */
     uint8_t shadow;                     /* COLOR_OPERATION mode 3: the shader writes the shadow buffer (reads the
                                            colour attachment; the runtime clears it where it cannot, counted) */
     uint8_t shadow_atten;               /* LIGHTING_CONFIG0 shadow attenuation: PVK_SHADOW_ATTEN_* | shadow unit */
@@ -259,8 +260,10 @@ typedef struct pvk_fs_params {
     float shadow_constant, shadow_linear; /* FRAGOP_SHADOW float1.5.10 halves */
     float pt_noise_u[4];                /* amplitude (PROCTEX1/2 bits 0-15 signed / 4095), phase, frequency */
     float pt_noise_v[4];
-    float pt_bias;                      /* PROCTEX0/4 LOD bias, float1.5.10 (not used: level 0 only) */
-    uint32_t pt_offset, pt_width, pad1; /* PROCTEX5 level 0 offset, PROCTEX4 width */
+    float pt_bias;                      /* PROCTEX0/4 LOD bias, float1.5.10 */
+    uint32_t pt_offsets;                /* PROCTEX5: colour LUT offsets of levels 0-3, a byte each */
+    uint32_t pt_width;                  /* PROCTEX4 width */
+    uint32_t pt_lod;                    /* PROCTEX4 min LOD | max LOD << 8 */
 } pvk_fs_params;
 _Static_assert(sizeof(pvk_fs_params) == 8 * 64 + 16 + 48, "pvk_fs_params is the std140 block");
 
