@@ -610,10 +610,14 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
     analyse(code, prog->entry, a);
     pvk_glsl_vs_stats st = {0};
     pvk_text b = {0};
+    bool gs = prog->flags & PVK_GLSL_VS_GS;
     pvk_text_put(&b, "%s%s%s", prelude, (prog->flags & PVK_GLSL_VS_F64) ? prelude_f64 : prelude_f32, prelude_tail);
+    if (gs) /* SETEMIT's state; the embedding shader defines pica_emit */
+        pvk_text_put(&b, "uint pica_ev; bool pica_ep, pica_ew;\nvoid pica_emit(uint vtxid, bool prim, bool winding);\n");
     pvk_text_put(&b, "uint pica_main() {\n"
             "  for (int i = 0; i < 16; i++) { pica_v[i] = pica_in(pica_v[i]); pica_r[i] = vec4(0.0); }\n"
             "  pica_a0 = ivec2(0); pica_aL = 0u; pica_cmp = bvec2(false); pica_steps = 0u; pica_end_pc = 0u;\n"
+            "%s"
             "  pica_cs_b = pica_cs_n = pica_is_b = pica_is_n = pica_ls_b = pica_ls_n = 0u;\n"
             "  uint pc = %uu;\n"
             /* llvmpipe ends an invocation's loops after 65535 iterations in all
@@ -622,7 +626,7 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
             "  for (uint iters = 0u;; iters++) {\n"
             "  if (iters == %uu) { pica_end_pc = pc; return PICA_FALLBACK; }\n"
             "  switch (pc) {\n",
-        prog->entry, PVK_GLSL_VS_MAX_BLOCKS);
+        gs ? "  pica_ev = 0u; pica_ep = pica_ew = false;\n" : "", prog->entry, PVK_GLSL_VS_MAX_BLOCKS);
     for (uint32_t pc = 0; pc < PVK_SH_CODE_WORDS; pc++) {
         if (!a->reach[pc] || !a->leader[pc])
             continue;
@@ -650,6 +654,11 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
                 alu(&b, prog->opdesc, w);
             } else if (op == PVK_SH_EMIT || op == PVK_SH_SETEMIT) {
                 st.emits = true;
+                if (gs && op == PVK_SH_SETEMIT)
+                    pvk_text_put(&b, "  pica_ev = %uu; pica_ep = %s; pica_ew = %s;\n", pvk_sh_f4_vtx(w),
+                                 pvk_sh_f4_prim(w) ? "true" : "false", pvk_sh_f4_inv(w) ? "true" : "false");
+                else if (gs)
+                    pvk_text_put(&b, "  pica_emit(pica_ev, pica_ep, pica_ew);\n");
             }
             q += k == K_ALU ? run : 1;
         }
