@@ -1,11 +1,12 @@
 /* Fill rate of the generated fragment shader: full-screen quads (400 x 240
  * RGBA8, the top screen) drawn 8 deep per draw, no depth test, against the
  * same quads with the plain TEV (stage 0 replaces with the vertex colour) in
- * the same run: fog alone, 8 lights alone, the procedural texture alone, and
- * the heaviest configuration (8 lights in configuration 7 with every LUT,
- * spot and distance attenuation on each, Fresnel, geometric factors; fog; the
- * procedural texture with noise and a linear colour LUT; all of them read by
- * the TEV), and texture unit 0 sampled by the TEV (an RGBA8 256x256 texture,
+ * the same run: fog alone, 8 lights alone, the procedural texture alone
+ * (noise, linear colour LUT; then with mipmap-linear levels: two colour
+ * lookups a pixel), and the heaviest configuration (8 lights in
+ * configuration 7 with every LUT, spot and distance attenuation on each,
+ * Fresnel, geometric factors; fog; the procedural texture with noise and
+ * mipmap-linear levels; all of them read by the TEV), and texture unit 0 sampled by the TEV (an RGBA8 256x256 texture,
  * bilinear, and an ETC1 one with 6 levels, trilinear; 2.56 texels a pixel).  Time from the first register write to the GPU being idle, best
  * of 3 runs (of as many draws as take a quarter second); `ratio` = Mpixels/s
  * of the case ÷ Mpixels/s of the plain quad. */
@@ -115,7 +116,7 @@ static void luts(pvk_context *ctx)
     }
 }
 
-enum { FOG = 1, LIGHT = 2, PROCTEX = 4, TEX = 8, TEX_MIP = 16 };
+enum { FOG = 1, LIGHT = 2, PROCTEX = 4, TEX = 8, TEX_MIP = 16, PT_MIP = 32 };
 
 #define TEX_RGBA 0x18400000u /* 256x256 RGBA8 */
 #define TEX_ETC 0x18500000u  /* 256x256 ETC1, 6 levels (to 8x8) */
@@ -186,11 +187,12 @@ static void configure(pvk_context *ctx, unsigned what)
         bench_reg(ctx, PVK_GPUREG_TEXUNIT0_ADDR1, (mip ? TEX_ETC : TEX_RGBA) >> 3);
         bench_reg(ctx, PVK_GPUREG_TEXUNIT0_TYPE, mip ? 12 : 0);
     }
+    /* PT_MIP: linear, mipmap linear, LOD bias 1.0 (0x3C00: low byte in PROCTEX0, high in PROCTEX4) */
     bench_reg(ctx, PVK_GPUREG_TEXUNIT3_PROCTEX0, 3 | 3 << 3 | 6 << 6 | 8 << 10 | 1u << 14 | 1u << 15);
     bench_reg(ctx, PVK_GPUREG_TEXUNIT3_PROCTEX1, 0x38000400u);
     bench_reg(ctx, PVK_GPUREG_TEXUNIT3_PROCTEX2, 0x34000400u);
     bench_reg(ctx, PVK_GPUREG_TEXUNIT3_PROCTEX3, 0x40004000u);
-    bench_reg(ctx, PVK_GPUREG_TEXUNIT3_PROCTEX4, 1 | 0x60u << 3 | 255u << 11);
+    bench_reg(ctx, PVK_GPUREG_TEXUNIT3_PROCTEX4, (what & PT_MIP ? 5u | 0x3Cu << 19 : 1u) | 0x60u << 3 | 255u << 11);
     bench_reg(ctx, PVK_GPUREG_TEXUNIT3_PROCTEX5, 0xE0C08000u);
 }
 
@@ -233,7 +235,8 @@ int main(void)
         {"fragment_fog", "fog", FOG},
         {"fragment_lighting8", "8 lights, every LUT", LIGHT},
         {"fragment_proctex", "procedural texture (noise, linear)", PROCTEX},
-        {"fragment_heaviest", "8 lights + fog + procedural texture", FOG | LIGHT | PROCTEX},
+        {"fragment_proctex_mip", "procedural texture (mipmap linear)", PROCTEX | PT_MIP},
+        {"fragment_heaviest", "8 lights + fog + proctex (mipmap linear)", FOG | LIGHT | PROCTEX | PT_MIP},
         {"fragment_texture", "texture 0: RGBA8 256x256, bilinear", TEX},
         {"fragment_texture_mip", "texture 0: ETC1 256x256 mips, trilinear", TEX_MIP},
     };

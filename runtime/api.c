@@ -114,6 +114,8 @@ pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out)
     out->vertices = c->vertices;
     out->triangles = c->triangles;
     out->immediate_vertices = c->immediate_vertices;
+    out->gs_cpu_fallbacks = c->gs_fallbacks;
+    pvk_gs_counts(ctx, &out->gs_excess_triangles, &out->gs_unfinished);
     return PVK_SUCCESS;
 }
 

@@ -156,6 +156,7 @@ void pvk_ctx_destroy(pvk_context *ctx)
     if (ctx->device)
         pvk_retire(ctx, true);
     pvk_draw_destroy(ctx);
+    pvk_gs_destroy(ctx);
     pvk_fragdata_destroy(ctx);
     pvk_pipelines_destroy(ctx);
     pvk_lcd_destroy(ctx);

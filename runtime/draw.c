@@ -550,6 +550,108 @@ static pvk_result draw_submit_vs(pvk_context *ctx, struct pvk_draw *d, const pvk
     return r ? r : rc;
 }
 
+/* A draw whose vertex and geometry programs run on the GPU (pk->gs): one
+ * ring region takes the uniforms of both units, the indices, the
+ * variable-primitive table, the attributes, the vertex program's outputs and
+ * the triangle slots; the compute pre-pass (runtime/gs_draw.c) is its own
+ * submission after the open batch (compute cannot run inside its
+ * rendering), then the slots are drawn like the CPU path's vertices. */
+static pvk_result draw_submit_gs(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk)
+{
+    const pvk_gs_draw *gs = pk->gs;
+    const pvk_vs_draw *vs = &gs->vs;
+    if (ctx->debug & PVK_DEBUG_ROUNDTRIP)
+        return PVK_ERROR_MISSING_FEATURE; /* the old path draws on the CPU */
+    VkPipeline pa, pb;
+    pvk_result r = pvk_gs_prepare(ctx, gs, &pa, &pb);
+    if (r)
+        return r; /* MISSING_FEATURE: the translator draws on the CPU */
+    uint32_t slots = pvk_gs_slots(ctx, gs->tri_slots);
+    if ((uint64_t)gs->prims * slots > gs->max_tris)
+        return PVK_ERROR_MISSING_FEATURE; /* the CPU path counts what is really emitted */
+    VkDeviceSize align = ctx->props.limits.minStorageBufferOffsetAlignment;
+    align = align > 64 ? align : 64;
+#define GS_UP(x) (((x) + align - 1) & ~(align - 1))
+    VkDeviceSize tri_bytes = (VkDeviceSize)gs->prims * slots * 3 * sizeof(draw_vertex);
+    VkDeviceSize vso_bytes = (VkDeviceSize)gs->vertices * (gs->key.vs_outputs + 1u) * 16;
+    VkDeviceSize ibytes = vs->indexed ? (VkDeviceSize)vs->count * 2 : 0;
+    VkDeviceSize tbytes = gs->prim_table ? (VkDeviceSize)gs->prims * 8 : 0;
+    VkDeviceSize bytes = GS_UP(sizeof(pvk_vs_draw_uniforms)) + GS_UP(sizeof(pvk_vs_uniforms)) + GS_UP(ibytes) +
+                         GS_UP(tbytes) + GS_UP(vso_bytes) + GS_UP(tri_bytes);
+    for (uint32_t b = 0; b < vs->key.bindings; b++)
+        bytes += GS_UP(vs->buf_len[b] + 4);
+    if (bytes > PVK_GS_MAX_RING_BYTES)
+        return PVK_ERROR_MISSING_FEATURE; /* the CPU path needs no slots */
+    const uint8_t *src[12];
+    for (uint32_t b = 0; b < vs->key.bindings; b++) {
+        uint32_t a = vs->buf_addr[b] & ~3u, len = vs->buf_len[b] + (vs->buf_addr[b] & 3u);
+        src[b] = pvk_guest_host(ctx, a, len, "draw attribute buffer");
+        if (!src[b])
+            return PVK_ERROR_OUT_OF_RANGE; /* the translator checked it: cannot happen */
+    }
+    /* the pre-pass goes after the draws recorded so far */
+    if ((r = pvk_batch_close(ctx)) && ctx->sticky)
+        return r;
+    VkDeviceSize raw, base;
+    if ((r = vertex_alloc(ctx, d, bytes + align, &raw)))
+        return r;
+    base = GS_UP(raw);
+    uint8_t *map = d->vmap;
+    pvk_gs_ranges rg;
+    pvk_gs_push push;
+    memset(&push, 0, sizeof push);
+    VkDeviceSize off = base;
+    rg.vs_uni = off;
+    memcpy(map + off, vs->uniforms, sizeof(pvk_vs_draw_uniforms));
+    off += GS_UP(sizeof(pvk_vs_draw_uniforms));
+    rg.gs_uni = off;
+    memcpy(map + off, gs->uniforms, sizeof(pvk_vs_uniforms));
+    off += GS_UP(sizeof(pvk_vs_uniforms));
+    if (ibytes) {
+        memcpy(map + off, vs->index16, ibytes);
+        push.idx_word = (uint32_t)(off / 4);
+        push.indexed = 1;
+        push.vertex_offset = vs->vertex_offset;
+        off += GS_UP(ibytes);
+    }
+    if (tbytes) {
+        memcpy(map + off, gs->prim_table, tbytes);
+        push.table_word = (uint32_t)(off / 4);
+        off += GS_UP(tbytes);
+    }
+    for (uint32_t b = 0; b < vs->key.bindings; b++) {
+        uint32_t mis = vs->buf_addr[b] & 3u;
+        memcpy(map + off, src[b], vs->buf_len[b] + mis);
+        push.boff[b] = (uint32_t)(off + mis);
+        off += GS_UP(vs->buf_len[b] + 4);
+    }
+    rg.vso = off, rg.vso_bytes = vso_bytes;
+    off += GS_UP(vso_bytes);
+    rg.tri = off, rg.tri_bytes = tri_bytes;
+    off += GS_UP(tri_bytes);
+#undef GS_UP
+    push.tri_slots = slots;
+    push.light = pk->fs.fl.light;
+    pvk_op op;
+    if ((r = pvk_op_begin(ctx, &op)))
+        return r;
+    pvk_op_label(ctx, &op, "geometry program pre-pass (%u vertices, %u primitives, %u slots each)", gs->vertices,
+                 gs->prims, slots);
+    pvk_gs_record(ctx, op.cmd, gs, pa, pb, d->vbuf, &rg, &push);
+    if ((r = pvk_op_submit(ctx, &op))) {
+        vertex_used(d, raw, bytes + align, ctx->timeline_next);
+        return r;
+    }
+    pvk_draw_packet cpk = *pk; /* the slots, drawn as the CPU path draws its vertices */
+    cpk.gs = NULL;
+    cpk.tri_vertices = gs->prims * slots * 3;
+    draw_input in = {.voff = rg.tri};
+    r = render_batched(ctx, d, &cpk, &in);
+    vertex_used(d, raw, bytes + align, ctx->timeline_next + (d->batch.open ? 1 : 0));
+    ctx->stats.gs_gpu_draws++;
+    return r;
+}
+
 /* What a draw samples: per bound unit (bit u of `units`) the texture's view
  * and a sampler, as push descriptors for bindings 0-2. */
 typedef struct tex_binding {
@@ -702,6 +804,8 @@ static void push_textures(pvk_context *ctx, VkCommandBuffer cmd, const tex_bindi
 pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *pk)
 {
     struct pvk_draw *d = ctx->draw;
+    if (pk->gs)
+        return draw_submit_gs(ctx, d, pk);
     if (pk->vs)
         return draw_submit_vs(ctx, d, pk);
     VkDeviceSize bytes = (VkDeviceSize)pk->tri_vertices * sizeof(draw_vertex), voff = 0;

@@ -392,13 +392,14 @@ bool pvk_shader_fits_layout(const pvk_spirv_info *m, VkShaderStageFlagBits stage
 }
 
 /* SPIR-V of the generated GLSL (XXH3 `hash`): from the disk cache, else compiled (and stored). */
-static uint32_t *shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char *src, uint64_t hash,
-                              size_t *n_words)
+uint32_t *pvk_shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char *src, uint64_t hash,
+                           size_t *n_words)
 {
     struct pvk_pipelines *pl = ctx->pipelines;
     char path[600] = "";
     if (pl->dir[0]) {
-        snprintf(path, sizeof path, "%s/%s-%016llx.spv", pl->dir, stage == PVK_STAGE_VERTEX ? "vs" : "fs",
+        snprintf(path, sizeof path, "%s/%s-%016llx.spv", pl->dir,
+                 stage == PVK_STAGE_VERTEX ? "vs" : stage == PVK_STAGE_COMPUTE ? "cs" : "fs",
                  (unsigned long long)hash);
         size_t size = 0;
         uint32_t *words = read_file(path, &size);
@@ -417,7 +418,8 @@ static uint32_t *shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const ch
     if (r) {
         /* generated code that does not compile is picavk's bug, not the guest's */
         pvk_log(ctx, PVK_LOG_ERROR, "generated %s shader does not compile: %s\n%s",
-                stage == PVK_STAGE_VERTEX ? "vertex" : "fragment", log ? log : "", src);
+                stage == PVK_STAGE_VERTEX ? "vertex" : stage == PVK_STAGE_COMPUTE ? "compute" : "fragment",
+                log ? log : "", src);
         free(log);
         return NULL;
     }
@@ -500,7 +502,7 @@ static VkShaderModule fragment_module(pvk_context *ctx, const pvk_fs_key *fs)
         return VK_NULL_HANDLE;
     uint64_t hash = XXH3_64bits(src, strlen(src));
     size_t n = 0;
-    uint32_t *words = shader_spirv(ctx, PVK_STAGE_FRAGMENT, src, hash, &n);
+    uint32_t *words = pvk_shader_spirv(ctx, PVK_STAGE_FRAGMENT, src, hash, &n);
     if (words && (ctx->debug & PVK_DEBUG_SHADERS))
         dump_fragment(ctx, fs, hash, src, words, n); /* before the check: a refused module can be read */
     VkShaderModule mod = VK_NULL_HANDLE;
@@ -592,7 +594,7 @@ pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs)
     } else {
         uint64_t hash = XXH3_64bits(src, strlen(src));
         size_t n = 0;
-        uint32_t *words = shader_spirv(ctx, PVK_STAGE_VERTEX, src, hash, &n);
+        uint32_t *words = pvk_shader_spirv(ctx, PVK_STAGE_VERTEX, src, hash, &n);
         free(src);
         if (!words)
             return PVK_ERROR_VULKAN; /* logged: picavk's bug */

@@ -19,6 +19,7 @@
 #include "picavk/picavk.h"
 #include "vram/vram.h"
 #include "translator/translator.h"
+#include "shaders/shaders.h"
 
 /* PVK_DEBUG=flag,flag switches. */
 enum {
@@ -169,6 +170,7 @@ struct pvk_context {
     struct pvk_lcd *lcd;      /* runtime/present.c */
     struct pvk_trace *trace;  /* runtime/trace.c: recording when not NULL */
     struct pvk_draw *draw;    /* runtime/draw.c */
+    struct pvk_gs *gs;        /* runtime/gs_draw.c (made on the first geometry draw) */
     struct pvk_fragdata *fragdata; /* runtime/fragdata.c (made on first use) */
     struct pvk_pipelines *pipelines; /* runtime/pipeline.c */
     struct pvk_surfaces *surfaces; /* vram/surface.c */
@@ -444,6 +446,52 @@ struct pvk_spirv_info;
 bool pvk_shader_fits_layout(const struct pvk_spirv_info *m, VkShaderStageFlagBits stage,
                             const struct pvk_spirv_info *prev, const VkPushConstantRange *ranges, uint32_t n_ranges,
                             const pvk_layout_binding *bindings, uint32_t n_bindings, char *why, size_t cap);
+
+/* SPIR-V of generated GLSL (runtime/pipeline.c): from the disk cache by
+ * `hash` of the source when it has it, else compiled (and stored); NULL
+ * after a logged failure (generated code that does not compile is picavk's
+ * bug).  free() the words. */
+uint32_t *pvk_shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char *src, uint64_t hash,
+                           size_t *n_words);
+
+/* ---- geometry programs on the GPU (runtime/gs_draw.c) ----
+ * The compute pre-pass of pvk_gs_draw packets; runtime/draw.c owns the ring
+ * regions and the draw. */
+#define PVK_GS_DEFAULT_SLOTS 4u  /* triangle slots per invocation when the code does not bound them */
+#define PVK_GS_MAX_SLOTS 64u
+#define PVK_GS_MAX_RING_BYTES ((VkDeviceSize)24 << 20) /* one draw's pre-pass region at most (else the CPU path) */
+/* The passes' push constants (translator/glsl_gs.c's PicaPush). */
+typedef struct pvk_gs_push {
+    uint32_t n;                  /* invocations (the passes set it) */
+    uint32_t idx_word;           /* indexed: ring word of the u16 indices */
+    int32_t vertex_offset;       /* indexed: added to each index */
+    uint32_t indexed;
+    uint32_t table_word;         /* variable primitives: ring word of the (first, count) table */
+    uint32_t tri_slots;          /* triangle slots per invocation */
+    uint32_t light;              /* fragment lighting: quaternions along the shorter arc per triangle */
+    uint32_t pad;
+    uint32_t boff[12];           /* per attribute binding: ring byte of its vertex 0 */
+} pvk_gs_push;
+/* Ring offsets and sizes of the passes' buffers. */
+typedef struct pvk_gs_ranges {
+    VkDeviceSize vs_uni, gs_uni, vso, vso_bytes, tri, tri_bytes;
+} pvk_gs_ranges;
+/* The two pipelines for the draw's key (created on first use, cached);
+ * PVK_ERROR_MISSING_FEATURE when the translator does not take a program
+ * whole: the draw runs on the CPU. */
+pvk_result pvk_gs_prepare(pvk_context *ctx, const pvk_gs_draw *gs, VkPipeline *vertex, VkPipeline *geometry);
+/* Record both passes into `cmd` (outside any rendering) and the barriers
+ * that make the slots vertices of later submissions. */
+void pvk_gs_record(pvk_context *ctx, VkCommandBuffer cmd, const pvk_gs_draw *gs, VkPipeline vertex,
+                   VkPipeline geometry, VkBuffer ring, const pvk_gs_ranges *rg, const pvk_gs_push *push);
+/* Triangle slots for a draw whose code bounds an invocation to `hint`
+ * triangles (0: unknown: PVK_GS_DEFAULT_SLOTS or the most any earlier
+ * invocation wanted), at most PVK_GS_MAX_SLOTS. */
+uint32_t pvk_gs_slots(const pvk_context *ctx, uint32_t hint);
+/* What the shaders counted so far (finished work): triangles past the
+ * slots, invocations that did not end. */
+void pvk_gs_counts(const pvk_context *ctx, uint64_t *excess, uint64_t *unfinished);
+void pvk_gs_destroy(pvk_context *ctx);
 
 /* ---- vertex programs on the GPU through compute (runtime/vs_compute.c) ----
  * A harness for the GLSL translator (translator/glsl_vs.c): N input vertices

@@ -520,7 +520,17 @@ static void test_errors(void)
     expect_error(".constf k(1, 2, 3)\n", "line 1: expected four values");
     expect_error(".constf k(1, 2, 3, x)\n", "line 1: invalid number 'x'");
     expect_error(".fvec a[90]\n.fvec b[7]\n", "line 2: not enough uniform registers");
-    expect_error(".gsh\n", "line 1: directive .gsh is not supported");
+    expect_error(".gsh triangle c0\n", "line 1: invalid geometry shader mode 'triangle'");
+    expect_error(".gsh point\n", "line 1: expected .gsh point firstReg");
+    expect_error(".gsh point c0 3\n", "line 1: expected .gsh point firstReg");
+    expect_error(".gsh variable c48\n", "line 1: expected .gsh variable firstReg vtxNum");
+    expect_error(".gsh variable c48 256\n", "line 1: invalid vertex count '256'");
+    expect_error(".gsh fixed c48 4\n", "line 1: expected .gsh fixed firstReg arrayStartReg vtxNum");
+    expect_error(".gsh fixed c8 c8 4\n", "line 1: the vertex array c8 overlaps the uniform pool from c8");
+    expect_error(".gsh point r0\n", "line 1: invalid float uniform register 'r0'");
+    expect_error(".gsh point c0\n.gsh point c0\n", "line 2: .gsh had already been used");
+    expect_error(".fvec m[4]\n.gsh point c0\n", "line 2: .gsh must come before any constant, uniform or output");
+    expect_error(".gsh variable c90 3\n.fvec m[7]\n", "line 2: not enough uniform registers");
     expect_error("mov r0, c[a0.x + a0.y]\n", "line 1: bad index register use");
     expect_error("add r0, c0, r[a0]\n", "line 1: invalid register");
 
@@ -890,6 +900,103 @@ static void test_upload(void)
 
 /* Cross-check with the vertex shader interpreter: an assembled program,
  * uploaded through the registers, computes what its source says. */
+/* .gsh (picasso's meaning): the DVLE fields, the uniform allocation floor,
+ * b15 kept free, the SHBIN round trip, and the registers a VS + GS program
+ * writes (libctru shaderProgramConfigure). */
+static void test_gsh(void)
+{
+    /* point mode from c0: .fvec starts at c0; legacy bare .gsh */
+    CHECK_EQ(assemble(".gsh point c0\n.fvec proj[4]\n.out p position\n.proc main\n  emit\n  end\n.end\n"),
+             PVK_SUCCESS);
+    CHECK(g_sh->geometry && g_sh->gsh_mode == 0);
+    CHECK_EQ(g_sh->uniform[0].first, 0x10);
+    CHECK_EQ(assemble(".gsh\n.proc main\n  end\n.end\n"), PVK_SUCCESS);
+    CHECK(g_sh->geometry && !g_sh->gsh_explicit && g_sh->gsh_mode == 0);
+    /* variable: uniforms from c48; bools stop at b14 */
+    CHECK_EQ(assemble(".gsh variable c48 3\n.fvec m[4]\n.bool b[15]\n.proc main\n  end\n.end\n"), PVK_SUCCESS);
+    CHECK_EQ(g_sh->gsh_mode, 1);
+    CHECK_EQ(g_sh->gsh_variable_num, 3);
+    CHECK_EQ(g_sh->uniform[0].first, 0x10 + 48);
+    CHECK_EQ(g_sh->uniform[1].first, 0x78);
+    CHECK_EQ(g_sh->uniform[1].last, 0x78 + 14);
+    expect_error(".gsh point c0\n.bool b[16]\n", "line 2: not enough uniform registers");
+    CHECK_EQ(assemble(".bool b[16]\n.proc main\n  end\n.end\n"), PVK_SUCCESS); /* a vertex shader has b15 */
+    /* fixed: the vertex array at c4, 4 vertices; the SHBIN keeps it all */
+    CHECK_EQ(assemble(".gsh particle c16 c4 4\n.out p position\n.out - dummy o1\n"
+                      ".proc main\n  setemit 2, prim inv\n  emit\n  end\n.end\n"),
+             PVK_SUCCESS);
+    CHECK_EQ(g_sh->gsh_mode, 2);
+    CHECK_EQ(g_sh->gsh_fixed_start, 4);
+    CHECK_EQ(g_sh->gsh_fixed_num, 4);
+    CHECK(g_sh->merge_outmaps); /* a dummy output in a geometry shader */
+    CHECK_EQ(g_sh->code[0], (uint32_t)PVK_SH_SETEMIT << 26 | 2u << 24 | 1u << 23 | 1u << 22);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    CHECK_EQ(pvk_shbin_write(g_sh, &data, &size), PVK_SUCCESS);
+    uint32_t dvle = data[8] | data[9] << 8;
+    CHECK_EQ(data[dvle + 6], 1);    /* geometry shader */
+    CHECK_EQ(data[dvle + 7], 1);    /* merged output maps */
+    CHECK_EQ(rd32(data + dvle + 0x14), 2u | 4u << 8 | 0u << 16 | 4u << 24); /* mode, start, variable, fixed */
+    pvk_shbin *back = malloc(sizeof *back);
+    CHECK_EQ(pvk_shbin_read(data, size, back), PVK_SUCCESS);
+    CHECK(back->geometry && back->merge_outmaps);
+    CHECK_EQ(back->gsh_mode, 2);
+    CHECK_EQ(back->gsh_fixed_start, 4);
+    CHECK_EQ(back->gsh_fixed_num, 4);
+    data[dvle + 0x14] = 3; /* no such mode */
+    CHECK_EQ(pvk_shbin_read(data, size, back), PVK_ERROR_BAD_DATA);
+    free(data);
+
+    /* the program's registers: VS (2 outputs) + fixed-mode GS */
+    pvk_shbin *vs = malloc(sizeof *vs);
+    static const char vs_src[] = ".out p position\n.out c color\n.proc main\n  mov p, v0\n  mov c, v1\n  end\n.end\n";
+    CHECK_EQ(pvk_pica_asm(vs_src, strlen(vs_src), vs, g_err, sizeof g_err), PVK_SUCCESS);
+    CHECK_EQ(assemble(".gsh fixed c16 c4 3\n.out p position\n.out c color\n.proc main\n  end\n.end\n"),
+             PVK_SUCCESS);
+    uint32_t n = pvk_shbin_upload_program(vs, g_sh, 0, NULL, 0);
+    CHECK(n <= PVK_SHBIN_PROGRAM_UPLOAD_MAX);
+    pvk_reg_write *w = calloc(n, sizeof *w);
+    CHECK_EQ(pvk_shbin_upload_program(vs, g_sh, 0, w, n), n);
+    CHECK_EQ(w[0].id, PVK_GPUREG_GEOSTAGE_CONFIG);
+    CHECK_EQ(w[0].value, 2);
+    pvk_pica *p = calloc(1, sizeof *p);
+    pvk_pica_reset(p);
+    for (uint32_t i = 0; i < n; i++)
+        CHECK_EQ(pvk_pica_write(p, w[i].id, w[i].value), PVK_SUCCESS);
+    CHECK_EQ(p->regs[PVK_GPUREG_VSH_COM_MODE], 1);
+    CHECK_EQ(p->regs[PVK_GPUREG_GSH_MISC0], 0x01000000u | 4u << 16 | 1u << 12 | 2u << 8 | 2u);
+    CHECK_EQ(p->regs[PVK_GPUREG_GSH_MISC1], 0);
+    CHECK_EQ(p->regs[PVK_GPUREG_GSH_INPUTBUFFER_CONFIG], 0x08000101u);
+    CHECK_EQ(p->regs[PVK_GPUREG_GSH_ATTRIBUTES_PERMUTATION_LOW], 0x76543210u);
+    CHECK_EQ(p->regs[PVK_GPUREG_VSH_OUTMAP_TOTAL1], 1);
+    CHECK_EQ(p->regs[PVK_GPUREG_GSH_BOOLUNIFORM] & 0xFFFF, 0); /* b15 clear */
+    CHECK(!memcmp(p->sh[1].code, vs->code, 4 * vs->code_len));
+    CHECK(!memcmp(p->sh[0].code, g_sh->code, 4 * g_sh->code_len));
+    CHECK(p->sh[0].code_pos == g_sh->code_len);
+    pvk_gs_plan plan;
+    CHECK_EQ(pvk_gs_plan_build(p, PVK_DRAW_ARRAYS, &plan), PVK_SUCCESS);
+    CHECK_EQ(plan.mode, PVK_GS_FIXED);
+    CHECK_EQ(plan.vertices, 3);
+    CHECK_EQ(plan.stride, 2);
+    CHECK_EQ(plan.first_uniform, 4);
+    CHECK_EQ(plan.vs_outputs, 2);
+    CHECK_EQ(plan.out_mask, 3);
+    /* variable mode: GEOSTAGE_CONFIG bit 31, MISC1 = vertices - 1; a stride given */
+    CHECK_EQ(assemble(".gsh variable c48 3\n.out p position\n.proc main\n  end\n.end\n"), PVK_SUCCESS);
+    n = pvk_shbin_upload_program(vs, g_sh, 4, w, n);
+    for (uint32_t i = 0; i < n; i++)
+        CHECK_EQ(pvk_pica_write(p, w[i].id, w[i].value), PVK_SUCCESS);
+    CHECK_EQ(p->regs[PVK_GPUREG_GEOSTAGE_CONFIG], 0x80000002u);
+    CHECK_EQ(p->regs[PVK_GPUREG_GSH_MISC0], 1);
+    CHECK_EQ(p->regs[PVK_GPUREG_GSH_MISC1], 2);
+    CHECK_EQ(p->regs[PVK_GPUREG_GSH_INPUTBUFFER_CONFIG], 0x08000103u);
+    CHECK_EQ(p->regs[PVK_GPUREG_SH_OUTMAP_TOTAL], 1);
+    free(p);
+    free(w);
+    free(vs);
+    free(back);
+}
+
 static void test_interpreter(void)
 {
     const char *src =
@@ -958,6 +1065,7 @@ int main(void)
     test_shbin_file();
     test_picasso_files();
     test_upload();
+    test_gsh();
     test_interpreter();
     free(g_sh);
     return th_finish("test_asm");

@@ -99,7 +99,10 @@ static void immediate(uint32_t mode, const pt *p, unsigned n, const float color[
  * sends it: PRIMITIVE_CONFIG mode 3 ("geometry primitive") and
  * GEOSTAGE_CONFIG bit 8 (triangle elements), but no geometry shader (bits
  * 0-1 = 0).  It is an ordinary triangle list: drawn, nothing unsupported.
- * With the geometry stage on (bits 0-1 = 2) it is reported once. */
+ * With the geometry stage on (bits 0-1 = 2) but the geometry unit never
+ * configured (VSH_COM_MODE 0, GSH_INPUTBUFFER_CONFIG not in geometry mode)
+ * the draw runs through that unit and the odd configuration is reported
+ * (geometry shaders themselves: tests/test_gs.c). */
 static void elements_mode3(const pt tri[3])
 {
     const uint32_t IB = VB + 0x1000;
@@ -129,7 +132,7 @@ static void elements_mode3(const pt tri[3])
     CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
     reg(PVK_GPUREG_GEOSTAGE_CONFIG, 0);
     pvk_get_stats(ctx, &b);
-    CHECK_EQ(b.unsupported, a.unsupported + 1);
+    CHECK(b.unsupported > a.unsupported);
 }
 
 /* Gas (COLOR_OPERATION bits 0-1 = 1) and the undocumented mode 2 do not

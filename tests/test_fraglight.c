@@ -22,9 +22,12 @@
  * fails by up to 204 without the shorter-arc flip of runtime/draw.c).
  *
  * Procedural texture: random PROCTEX0-5 states (every clamp, shift and
- * combiner, noise, separate alpha, nearest and linear colour LUT, offsets
+ * combiner, noise, separate alpha, the six filters: nearest and linear colour
+ * LUT, one mipmap level or two blended, with biases that aim the level of
+ * detail from -1.5 to 8.5, random min/max LOD and level 1-3 offsets, offsets
  * and widths, each coordinate set) and random LUTs over a quad with texture
- * coordinates in [-3, 3], every pixel against the reference
+ * coordinates in [-3, 3] (one level of detail per case: the coordinates are
+ * linear across the quad), every pixel against the reference
  * (PT_TOLERANCE).
  *
  * Shadow rendering: random shadow buffers, FRAGOP_SHADOW values and TEV
@@ -196,9 +199,19 @@ static void fog_ring(void)
     reg(PVK_GPUREG_VIEWPORT_HEIGHT, f24(H / 2.0f));
 }
 
+/* log lines that mention gas, counted (and echoed as the harness does) */
+static int gas_logs;
+static void gas_log(void *user, pvk_log_level level, const char *msg)
+{
+    gas_logs += strstr(msg, "gas") != NULL;
+    th_log(user, level, msg);
+}
+
 static void fog_tests(int mirror)
 {
-    ctx = th_context(NULL, mirror);
+    pvk_config cfg = {.log = gas_log};
+    gas_logs = 0;
+    ctx = th_context(&cfg, mirror);
     upload_shader();
     setup_attribs();
     setup_target_d24s8(DB);
@@ -209,22 +222,32 @@ static void fog_tests(int mirror)
         fog_case(k);
     reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
     fog_ring();
-    /* what is not emulated is counted on every draw that uses it: gas (fog mode 7), procedural-texture mipmaps */
-    wreg(PVK_GPUREG_TEXENV_UPDATE_BUFFER, 7);
+    /* What is not emulated is counted on every draw that uses it.  Gas: the
+     * shading pass (fog mode 7), the accumulation pass (fragment operation
+     * mode 1) and a draw with both are each one unsupported event per draw,
+     * and each of the two is logged once. */
+    static const uint32_t gas_fog[3] = {7, 0, 7}, gas_colorop[3] = {0x00E40100, 0x00E40101, 0x00E40101};
     uint8_t c[4] = {10, 20, 30, 255};
     ramp_quad(c, 0.5f, 0.5f);
-    for (int i = 0; i < 2; i++) {
-        uint64_t before = stats().unsupported;
-        draw_arrays(0, 6);
-        CHECK_EQ(stats().unsupported, before + 1);
+    for (int g = 0; g < 3; g++) {
+        wreg(PVK_GPUREG_TEXENV_UPDATE_BUFFER, gas_fog[g]);
+        wreg(PVK_GPUREG_COLOR_OPERATION, gas_colorop[g]);
+        for (int i = 0; i < 2; i++) {
+            uint64_t before = stats().unsupported;
+            draw_arrays(0, 6);
+            CHECK_EQ(stats().unsupported, before + 1);
+        }
     }
+    CHECK_EQ(gas_logs, 2);
     wreg(PVK_GPUREG_TEXENV_UPDATE_BUFFER, 0);
+    wreg(PVK_GPUREG_COLOR_OPERATION, 0x00E40100);
+    /* procedural-texture mipmaps are emulated (not counted); the undocumented filters 6-7 are */
     wreg(PVK_GPUREG_TEXUNIT_CONFIG, 1u << 10 | 1u << 12);
-    wreg(PVK_GPUREG_TEXUNIT3_PROCTEX4, 5 | 255u << 11); /* linear, mipmap linear */
-    for (int i = 0; i < 2; i++) {
+    for (uint32_t filter = 5; filter < 8; filter++) {
+        wreg(PVK_GPUREG_TEXUNIT3_PROCTEX4, filter | 255u << 11);
         uint64_t before = stats().unsupported;
         draw_arrays(0, 6);
-        CHECK_EQ(stats().unsupported, before + 1);
+        CHECK_EQ(stats().unsupported, before + (filter > 5));
     }
     wreg(PVK_GPUREG_TEXUNIT_CONFIG, 1u << 12);
     th_release(ctx);
@@ -618,21 +641,36 @@ static void upload_pt_lut(unsigned table, unsigned n)
         reg(PVK_GPUREG_PROCTEX_LUT_DATA + (i & 7), pt_lut[table][i]);
 }
 
-static void random_proctex(void)
+static int pt_level_hist[11]; /* mipmap cases by target level of detail (floor: < 0, 0 .. 7, >= 8), 10: bias 0 */
+
+/* `duv`: the case's max(|du/dx|, |du/dy|) + max(|dv/dx|, |dv/dy|), for a
+ * bias that puts the level of detail where the case wants it. */
+static void random_proctex(float duv)
 {
     uint32_t clamp_u = th_rand() % 8 < 7 ? th_rand() % 5 : th_rand() % 8, clamp_v = th_rand() % 5;
+    uint32_t width = 1 + th_rand() % 255, offset = th_rand() % (257 - width);
+    uint32_t filter = th_rand() % 6;
+    /* the LOD bias (float1.5.10, low byte in PROCTEX0 bits 20-27, high byte in
+     * PROCTEX4 bits 19-26): a target level of detail from -1.5 to 8.5 (so the
+     * clamps act too), of either sign, or 0 (level 0) */
+    float target = frand(-1.5f, 8.5f);
+    uint32_t bias = th_rand() % 10 ? to_f16(exp2f(target) / ((float)width * duv)) | (th_rand() & 1) << 15 : 0;
+    if (filter >= 2)
+        pt_level_hist[bias ? (int)fminf(fmaxf(floorf(target), -1.0f), 8.0f) + 1 : 10]++;
+    uint32_t min_lod = th_rand() % 4, max_lod = 3 + th_rand() % 6;
+    if (th_rand() % 10 == 0)
+        min_lod = 5 + th_rand() % 3, max_lod = 2 + th_rand() % 3; /* min above max: max wins */
     uint32_t p0 = clamp_u | clamp_v << 3 | (th_rand() % 11) << 6 | (th_rand() % 11) << 10 | (th_rand() & 1) << 14 |
-                  (th_rand() & 1) << 15 | (th_rand() % 3) << 16 | (th_rand() % 3) << 18;
+                  (th_rand() & 1) << 15 | (th_rand() % 3) << 16 | (th_rand() % 3) << 18 | (bias & 0xFF) << 20;
     wreg(PVK_GPUREG_TEXUNIT3_PROCTEX0, p0);
     wreg(PVK_GPUREG_TEXUNIT3_PROCTEX1, ((uint32_t)(int32_t)(frand(-0.5f, 0.5f) * 4096) & 0xFFFF) |
                                            to_f16(frand(-2, 2)) << 16);
     wreg(PVK_GPUREG_TEXUNIT3_PROCTEX2, ((uint32_t)(int32_t)(frand(-0.5f, 0.5f) * 4096) & 0xFFFF) |
                                            to_f16(frand(-2, 2)) << 16);
     wreg(PVK_GPUREG_TEXUNIT3_PROCTEX3, to_f16(frand(0.1f, 3)) | to_f16(frand(0.1f, 3)) << 16);
-    uint32_t width = 1 + th_rand() % 255, offset = th_rand() % (257 - width);
-    wreg(PVK_GPUREG_TEXUNIT3_PROCTEX4, (th_rand() & 1) | 0x60u << 3 | width << 11);
-    wreg(PVK_GPUREG_TEXUNIT3_PROCTEX5, offset | 0xE0C08000u);
-    wreg(PVK_GPUREG_TEXUNIT_CONFIG, 1u << 10 | (th_rand() % 3) << 8 | 1u << 12);
+    wreg(PVK_GPUREG_TEXUNIT3_PROCTEX4, filter | min_lod << 3 | max_lod << 7 | width << 11 | (bias >> 8) << 19);
+    /* levels 1-3 at random offsets (citro3d writes 0x80, 0xC0, 0xE0) */
+    wreg(PVK_GPUREG_TEXUNIT3_PROCTEX5, offset | (th_rand() & 0xFFFFFFu) << 8);
     random_value_lut(pt_lut[0]);
     random_value_lut(pt_lut[2]);
     random_value_lut(pt_lut[3]);
@@ -664,12 +702,16 @@ static int pt_cases, pt_bad_total, pt_worst_case;
 
 static void proctex_case(int k)
 {
-    random_proctex();
     /* texture coordinates across the buffer: set 0 from (a, b) to (c, d), sets 1 and 2 others */
     float t[3][4];
     for (int s = 0; s < 3; s++)
         for (int i = 0; i < 4; i++)
             t[s][i] = frand(-3, 3);
+    unsigned set = th_rand() % 3;
+    /* u runs along x, v along y: their change per pixel */
+    float duv = fabsf(t[set][2] - t[set][0]) / W + fabsf(t[set][3] - t[set][1]) / H;
+    random_proctex(duv);
+    wreg(PVK_GPUREG_TEXUNIT_CONFIG, 1u << 10 | set << 8 | 1u << 12);
     static const float xy[6][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, -1}, {1, 1}, {-1, 1}};
     float *v = pvk_guest_ptr(ctx, VB, 6 * 64);
     for (int i = 0; i < 6; i++) {
@@ -683,14 +725,14 @@ static void proctex_case(int k)
     draw_arrays(0, 6);
     CHECK_EQ(pvk_guest_flush(ctx, FB, W * H * 4), PVK_SUCCESS);
     const uint8_t *fb = pvk_guest_ptr(ctx, FB, W * H * 4);
-    unsigned set = regs[PVK_GPUREG_TEXUNIT_CONFIG] >> 8 & 3;
     int bad = 0;
     for (uint32_t y = 0; y < H; y++)
         for (uint32_t x = 0; x < W; x++) {
             float fx = (x + 0.5f) / W, fy = (y + 0.5f) / H;
             float u = t[set][0] + (t[set][2] - t[set][0]) * fx, vv = t[set][1] + (t[set][3] - t[set][1]) * fy;
             uint8_t want[4];
-            ref_proctex(regs, (const uint32_t (*)[256])pt_lut, u, vv, want);
+            /* at resolution scale n the shader's pixels are n times smaller (PVK_SCALE) */
+            ref_proctex(regs, (const uint32_t (*)[256])pt_lut, u, vv, duv / (float)pvk_get_scale(ctx), want);
             const uint8_t *p = fb + 4 * tiled_index(x, y);
             uint8_t got[4] = {p[3], p[2], p[1], p[0]};
             int worst = 0;
@@ -718,10 +760,16 @@ static void proctex_tests(const char *debug)
     for (uint32_t id = PVK_GPUREG_TEXENV1_SOURCE; id <= PVK_GPUREG_TEXENV5_SOURCE; id += 8)
         if (id <= PVK_GPUREG_TEXENV3_SOURCE || id >= PVK_GPUREG_TEXENV4_SOURCE)
             wreg(id, 0x000F000F);
-    for (int k = 0; k < 60; k++)
+    memset(pt_level_hist, 0, sizeof pt_level_hist);
+    for (int k = 0; k < 90; k++)
         proctex_case(k);
     fprintf(stderr, "proctex: %d cases, %d of %d pixels off by more than %d, at most %d in one case\n", pt_cases,
             pt_bad_total, pt_cases * (int)(W * H), PT_TOLERANCE, pt_worst_case);
+    fprintf(stderr, "proctex mipmap cases by target level of detail <0, 0..7, >=8:");
+    int mip_cases = 0;
+    for (int i = 0; i < 11; i++)
+        fprintf(stderr, i == 10 ? ", bias 0: %d\n" : " %d", pt_level_hist[i]), mip_cases += pt_level_hist[i];
+    CHECK(mip_cases >= 40); /* two thirds of the cases take a mipmap filter */
     CHECK(pt_bad_total * 1000 <= pt_cases * (int)(W * H) * PT_OFF_PER_MILLE);
     th_release(ctx);
 }

@@ -529,6 +529,10 @@ static void scenes_at(uint32_t scale)
         size_t len = strlen(e->d_name);
         if (len < 5 || strcmp(e->d_name + len - 4, ".pvs"))
             continue;
+        /* its probes are mipmap levels, and level selection follows the n x
+         * derivatives (log2(n) levels finer, as for textures 0-2) */
+        if (!strcmp(e->d_name, "proctex_mipmap.pvs"))
+            continue;
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", PVK_SCENE_DIR, e->d_name);
         ctx = make(scale);

@@ -73,6 +73,12 @@ int main(void)
         "expect errors\n",
         "shader vs\n    frobnicate r0\nendshader\n",
         "shader gs\nendshader\n",
+        "shader gs stride 17\n",
+        "shader gs stride\n",
+        "shader vs\n.gsh point c0\n.proc main\nend\n.end\nendshader\n",         /* a GS as `shader vs` */
+        "shader gs\n.gsh point c0\n.proc main\nend\n.end\nendshader\n",         /* no `shader vs` first */
+        "shader vs\n.proc main\nend\n.end\nendshader\nshader gs\n.proc main\nend\n.end\nendshader\n", /* no .gsh */
+        "expect unsupported\n",
         "shader vs\n    .proc main\n    end\n    .end\n",
         "mem 0x18000000 f32 1.0 x\n",
         "probe color 0 0 rgba(0,0,0,0)\n",

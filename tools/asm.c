@@ -7,8 +7,9 @@
  * .in, .out (position normalquat color texcoord0 texcoord0w texcoord1
  * texcoord2 view dummy and short names, optional mask or register), .entry,
  * swizzles, negation, indexing (c8[4]) and relative addressing
- * (c[a0.x + 3], arr[lcnt+2]; a0/a0.x, a1/a0.y, a2/lcnt/aL).  Not supported:
- * .constfa arrays, .gsh, .nodvle, several files in one shbin.
+ * (c[a0.x + 3], arr[lcnt+2]; a0/a0.x, a1/a0.y, a2/lcnt/aL), .gsh (point,
+ * variable, fixed and the legacy form, see dir_gsh).  Not supported:
+ * .constfa arrays, .nodvle, several files in one shbin.
  *
  * Allocation follows picasso: .fvec/.ivec/.bool from the bottom of their
  * register file, .constf/.consti from the top; padding NOPs where a block
@@ -108,7 +109,7 @@ typedef struct asm_state {
 
     char entry[MAX_NAME];
     int entry_line;
-    int fvec_lo, fvec_hi, ivec_lo, ivec_hi, bool_lo; /* allocation cursors */
+    int fvec_lo, fvec_hi, ivec_lo, ivec_hi, bool_lo, bool_hi; /* allocation cursors */
     uint32_t out_used;                    /* 4 bits per o register: components claimed */
 } asm_state;
 
@@ -1062,7 +1063,7 @@ static bool dir_uniform(asm_state *s, rkind k, int argc, char **argv)
             name = trim(name);
         }
         int *lo = k == RK_C ? &s->fvec_lo : k == RK_I ? &s->ivec_lo : &s->bool_lo;
-        int hi = k == RK_C ? s->fvec_hi : k == RK_I ? s->ivec_hi : 15;
+        int hi = k == RK_C ? s->fvec_hi : k == RK_I ? s->ivec_hi : s->bool_hi;
         if (*lo + n - 1 > hi)
             return fail(s, "not enough uniform registers for '%s'", name);
         int first = *lo;
@@ -1252,6 +1253,8 @@ static bool dir_out(asm_state *s, char *rest)
         if (!add_alias(s, name, &op))
             return false;
     }
+    if (t == PVK_SHBIN_OUT_DUMMY && o->geometry) /* picasso: the VS and GS output maps are merged */
+        o->merge_outmaps = true;
     o->out[o->out_count].type = (uint8_t)t;
     o->out[o->out_count].reg = (uint8_t)oid;
     o->out[o->out_count].mask = (uint8_t)mask;
@@ -1287,6 +1290,77 @@ static bool dir_in(asm_state *s, int argc, char **argv)
     s->out->input_mask |= 1u << id;
     operand op = plain_operand(RK_V, id);
     return add_alias(s, name, &op) && add_uniform(s, name, (uint16_t)id, (uint16_t)id);
+}
+
+/* A float-uniform register operand of .gsh ("c48" or an alias of one). */
+static bool gsh_reg(asm_state *s, const char *t, int *reg)
+{
+    operand op;
+    if (!t || !parse_operand(s, (char *)t, &op))
+        return false;
+    if (op.kind != RK_C || op.neg || op.idx || memcmp(op.swz, (uint8_t[4]){0, 1, 2, 3}, 4))
+        return fail(s, "invalid float uniform register '%s'", t);
+    *reg = op.index;
+    return true;
+}
+
+/* .gsh                                  (legacy: a geometry shader, point mode)
+ * .gsh point firstReg
+ * .gsh variable firstReg vtxNum
+ * .gsh fixed firstReg arrayStartReg vtxNum
+ * As picasso: flags the DVLE as a geometry shader with the GSH_MISC0 mode
+ * (libctru DVLE_geoShaderMode), .fvec allocation starts at firstReg (the
+ * registers below hold the vertices in the variable and fixed modes), and
+ * .bool allocation stops at b14 (the hardware sets b15 after every
+ * invocation). */
+static bool dir_gsh(asm_state *s, char *rest)
+{
+    pvk_shbin *o = s->out;
+    char *save = NULL, *mode = strtok_r(rest, " \t", &save);
+    if (!mode) {
+        o->geometry = true;
+        s->bool_hi = 14;
+        return true;
+    }
+    if (o->geometry && o->gsh_explicit)
+        return fail(s, ".gsh had already been used");
+    if (o->fconst_count || o->iconst_count || o->bconst_count || o->uniform_count || o->out_count)
+        return fail(s, ".gsh must come before any constant, uniform or output");
+    int m = ieq(mode, "point") ? 0
+            : ieq(mode, "variable") || ieq(mode, "subdivision") ? 1
+            : ieq(mode, "fixed") || ieq(mode, "particle") ? 2
+                                                           : -1;
+    if (m < 0)
+        return fail(s, "invalid geometry shader mode '%s' (point, variable or fixed)", mode);
+    int first, start = 0;
+    long num = 0;
+    char *a = strtok_r(NULL, " \t", &save), *b = strtok_r(NULL, " \t", &save), *c = strtok_r(NULL, " \t", &save);
+    int want = m == 0 ? 1 : m == 1 ? 2 : 3;
+    if ((want >= 1 && !a) || (want >= 2 && !b) || (want >= 3 && !c) || (want < 3 && (want == 1 ? b : c)) ||
+        strtok_r(NULL, " \t", &save))
+        return fail(s, m == 0   ? "expected .gsh point firstReg"
+                       : m == 1 ? "expected .gsh variable firstReg vtxNum"
+                                : "expected .gsh fixed firstReg arrayStartReg vtxNum");
+    if (!gsh_reg(s, a, &first))
+        return false;
+    if (m == 1 && !parse_int(b, 0, 255, &num))
+        return fail(s, "invalid vertex count '%s' (0-255)", b);
+    if (m == 2) {
+        if (!gsh_reg(s, b, &start))
+            return false;
+        if (!parse_int(c, 0, 255, &num))
+            return fail(s, "invalid vertex count '%s' (0-255)", c);
+        if (start >= first)
+            return fail(s, "the vertex array c%d overlaps the uniform pool from c%d", start, first);
+    }
+    o->geometry = o->gsh_explicit = true;
+    o->gsh_mode = (uint8_t)m;
+    o->gsh_fixed_start = (uint8_t)start;
+    o->gsh_variable_num = m == 1 ? (uint8_t)num : 0;
+    o->gsh_fixed_num = m == 2 ? (uint8_t)num : 0;
+    s->fvec_lo = first;
+    s->bool_hi = 14;
+    return true;
 }
 
 static bool do_directive(asm_state *s, const char *dir, char *rest)
@@ -1344,7 +1418,9 @@ static bool do_directive(asm_state *s, const char *dir, char *rest)
         s->entry_line = s->line;
         return copy_name(s, s->entry, argv[0]);
     }
-    if (ieq(dir, ".constfa") || ieq(dir, ".gsh") || ieq(dir, ".nodvle"))
+    if (ieq(dir, ".gsh"))
+        return dir_gsh(s, rest);
+    if (ieq(dir, ".constfa") || ieq(dir, ".nodvle"))
         return fail(s, "directive %s is not supported", dir);
     return fail(s, "unknown directive '%s'", dir);
 }
@@ -1467,6 +1543,7 @@ pvk_result pvk_pica_asm(const char *src, size_t len, pvk_shbin *out, char *err, 
     s->ivec_lo = 0;
     s->ivec_hi = 3;
     s->bool_lo = 0;
+    s->bool_hi = 15;
 
     char line[MAX_LINE];
     size_t pos = 0;
@@ -1544,58 +1621,138 @@ void pvk_shbin_build_outmap(pvk_shbin *sh)
 
 /* ---- upload ---- */
 
-uint32_t pvk_shbin_upload(const pvk_shbin *sh, pvk_reg_write *out, uint32_t cap)
+typedef struct wbuf {
+    pvk_reg_write *out;
+    uint32_t cap, n;
+} wbuf;
+
+static void put_reg(wbuf *b, uint32_t id, uint32_t value)
 {
-    uint32_t n = 0;
-#define PUT(reg, val)                                   \
-    do {                                                \
-        if (out && n < cap) {                           \
-            out[n].id = (reg);                          \
-            out[n].value = (val);                       \
-        }                                               \
-        n++;                                            \
-    } while (0)
+    if (b->out && b->n < b->cap) {
+        b->out[b->n].id = id;
+        b->out[b->n].value = value;
+    }
+    b->n++;
+}
+
+/* A unit's own registers: code, descriptors, constants, entry point and
+ * output mask, through the vertex (0x2B0-) or geometry (0x280-) ports.
+ * `bools_always`: write the bool uniforms even without .setb constants
+ * (libctru's shaderProgramUse always does; b15 starts clear). */
+static void put_unit(wbuf *b, const pvk_shbin *sh, bool geometry, bool bools_always)
+{
+    uint32_t u = geometry ? PVK_GPUREG_GSH_BASE - PVK_GPUREG_VSH_BASE : 0; /* added mod 2^32 */
     uint32_t code = sh->code_len < PVK_SH_CODE_WORDS ? sh->code_len : PVK_SH_CODE_WORDS;
     uint32_t ops = sh->opdesc_len < PVK_SH_OPDESCS ? sh->opdesc_len : PVK_SH_OPDESCS;
-    PUT(PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
+    put_reg(b, PVK_GPUREG_VSH_CODETRANSFER_CONFIG + u, 0);
     for (uint32_t i = 0; i < code; i++)
-        PUT(PVK_GPUREG_VSH_CODETRANSFER_DATA, sh->code[i]);
-    PUT(PVK_GPUREG_VSH_CODETRANSFER_END, 1);
-    PUT(PVK_GPUREG_VSH_OPDESCS_CONFIG, 0);
+        put_reg(b, PVK_GPUREG_VSH_CODETRANSFER_DATA + u, sh->code[i]);
+    put_reg(b, PVK_GPUREG_VSH_CODETRANSFER_END + u, 1);
+    put_reg(b, PVK_GPUREG_VSH_OPDESCS_CONFIG + u, 0);
     for (uint32_t i = 0; i < ops; i++)
-        PUT(PVK_GPUREG_VSH_OPDESCS_DATA, sh->opdesc[i]);
+        put_reg(b, PVK_GPUREG_VSH_OPDESCS_DATA + u, sh->opdesc[i]);
     for (uint32_t i = 0; i < sh->fconst_count && i < PVK_SH_FLOAT_UNIFORMS; i++) {
         uint32_t w[3];
         pvk_pack_f24x4(sh->fconst[i].f24, w);
-        PUT(PVK_GPUREG_VSH_FLOATUNIFORM_CONFIG, sh->fconst[i].reg); /* bit 31 clear: f24 */
-        PUT(PVK_GPUREG_VSH_FLOATUNIFORM_DATA, w[0]);
-        PUT(PVK_GPUREG_VSH_FLOATUNIFORM_DATA, w[1]);
-        PUT(PVK_GPUREG_VSH_FLOATUNIFORM_DATA, w[2]);
+        put_reg(b, PVK_GPUREG_VSH_FLOATUNIFORM_CONFIG + u, sh->fconst[i].reg); /* bit 31 clear: f24 */
+        put_reg(b, PVK_GPUREG_VSH_FLOATUNIFORM_DATA + u, w[0]);
+        put_reg(b, PVK_GPUREG_VSH_FLOATUNIFORM_DATA + u, w[1]);
+        put_reg(b, PVK_GPUREG_VSH_FLOATUNIFORM_DATA + u, w[2]);
     }
     for (uint32_t i = 0; i < sh->iconst_count && i < 8; i++) {
         const uint8_t *v = sh->iconst[i].v;
-        PUT(PVK_GPUREG_VSH_INTUNIFORM_I0 + (sh->iconst[i].reg & 3),
-            (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 | (uint32_t)v[3] << 24);
+        put_reg(b, PVK_GPUREG_VSH_INTUNIFORM_I0 + u + (sh->iconst[i].reg & 3),
+                (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 | (uint32_t)v[3] << 24);
     }
-    if (sh->bconst_count) {
+    if (sh->bconst_count || bools_always) {
         uint32_t bits = 0;
         for (uint32_t i = 0; i < sh->bconst_count && i < 32; i++) {
             uint32_t bit = 1u << (sh->bconst[i].reg & 15);
             bits = sh->bconst[i].value ? bits | bit : bits & ~bit;
         }
-        PUT(PVK_GPUREG_VSH_BOOLUNIFORM, 0x7FFF0000u | bits);
+        put_reg(b, PVK_GPUREG_VSH_BOOLUNIFORM + u, 0x7FFF0000u | bits);
     }
-    PUT(PVK_GPUREG_VSH_ENTRYPOINT, 0x7FFF0000u | (sh->entry & 0xFFFF));
-    PUT(PVK_GPUREG_VSH_OUTMAP_MASK, sh->outmap_mask & 0xFFFF);
-    if (sh->outmap_total) {
-        PUT(PVK_GPUREG_VSH_OUTMAP_TOTAL1, sh->outmap_total - 1);
-        PUT(PVK_GPUREG_VSH_OUTMAP_TOTAL2, sh->outmap_total - 1);
-    }
-    PUT(PVK_GPUREG_SH_OUTMAP_TOTAL, sh->outmap_total);
+    put_reg(b, PVK_GPUREG_VSH_ENTRYPOINT + u, 0x7FFF0000u | (sh->entry & 0xFFFF));
+    put_reg(b, PVK_GPUREG_VSH_OUTMAP_MASK + u, sh->outmap_mask & 0xFFFF);
+}
+
+static void put_outmap(wbuf *b, uint32_t total, const uint32_t map[7])
+{
+    put_reg(b, PVK_GPUREG_SH_OUTMAP_TOTAL, total);
     for (uint32_t i = 0; i < 7; i++)
-        PUT(PVK_GPUREG_SH_OUTMAP_O0 + i, sh->outmap[i]);
-#undef PUT
+        put_reg(b, PVK_GPUREG_SH_OUTMAP_O0 + i, map[i]);
+}
+
+uint32_t pvk_shbin_upload(const pvk_shbin *sh, pvk_reg_write *out, uint32_t cap)
+{
+    wbuf b = {out, cap, 0};
+    put_unit(&b, sh, false, false);
+    if (sh->outmap_total) {
+        put_reg(&b, PVK_GPUREG_VSH_OUTMAP_TOTAL1, sh->outmap_total - 1);
+        put_reg(&b, PVK_GPUREG_VSH_OUTMAP_TOTAL2, sh->outmap_total - 1);
+    }
+    put_outmap(&b, sh->outmap_total, sh->outmap);
+    return b.n;
+}
+
+/* libctru's merged output map (shaderProgramConfigure with a GS whose DVLE
+ * has mergeOutmaps): slots both maps have, then the GS's own, then the
+ * VS's own, packed from slot 0. */
+static uint32_t merge_outmaps(const pvk_shbin *vsh, const pvk_shbin *gsh, uint32_t map[7])
+{
+    uint32_t n = 0, vs_used = 0, gs_used = 0;
+    for (int i = 0; i < 7; i++)
+        map[i] = 0x1F1F1F1Fu;
+    for (int g = 0; g < 7 && gsh->outmap[g] != 0x1F1F1F1Fu; g++)
+        for (int v = 0; v < 7; v++)
+            if (vsh->outmap[v] == gsh->outmap[g] && n < 7) {
+                map[n++] = gsh->outmap[g];
+                vs_used |= 1u << v, gs_used |= 1u << g;
+                break;
+            }
+    for (int g = 0; g < 7 && gsh->outmap[g] != 0x1F1F1F1Fu; g++)
+        if (!(gs_used & 1u << g) && n < 7)
+            map[n++] = gsh->outmap[g];
+    for (int v = 0; v < 7 && vsh->outmap[v] != 0x1F1F1F1Fu; v++)
+        if (!(vs_used & 1u << v) && n < 7)
+            map[n++] = vsh->outmap[v];
     return n;
+}
+
+uint32_t pvk_shbin_upload_program(const pvk_shbin *vsh, const pvk_shbin *gsh, uint32_t stride, pvk_reg_write *out,
+                                  uint32_t cap)
+{
+    wbuf b = {out, cap, 0};
+    /* the geometry stage first: with it on, the vertex registers reach only
+     * the three vertex units (libctru's comment in shaderProgramConfigure) */
+    bool variable = gsh->gsh_mode == 1;
+    put_reg(&b, PVK_GPUREG_GEOSTAGE_CONFIG, 2u | (variable ? 0x80000000u : 0));
+    put_reg(&b, PVK_GPUREG_GEOSTAGE_CONFIG2, 0);
+    put_reg(&b, PVK_GPUREG_VSH_COM_MODE, 1);
+    put_unit(&b, vsh, false, true);
+    uint32_t vs_total = vsh->outmap_total ? vsh->outmap_total : 1;
+    put_reg(&b, PVK_GPUREG_VSH_OUTMAP_TOTAL1, vs_total - 1);
+    put_reg(&b, PVK_GPUREG_VSH_OUTMAP_TOTAL2, vs_total - 1);
+    put_unit(&b, gsh, true, true);
+    if (gsh->merge_outmaps) {
+        uint32_t map[7];
+        uint32_t n = merge_outmaps(vsh, gsh, map);
+        put_outmap(&b, n, map);
+    } else {
+        put_outmap(&b, gsh->outmap_total, gsh->outmap);
+    }
+    if (!stride || stride > 16)
+        stride = vs_total;
+    uint32_t misc = gsh->gsh_mode;
+    if (gsh->gsh_mode == 2)
+        misc |= 0x01000000u | (uint32_t)gsh->gsh_fixed_start << 16 | (stride - 1) << 12 |
+                (uint32_t)((gsh->gsh_fixed_num - 1) & 0xF) << 8;
+    put_reg(&b, PVK_GPUREG_GSH_MISC0, misc);
+    put_reg(&b, PVK_GPUREG_GSH_MISC1, variable ? (uint32_t)((gsh->gsh_variable_num - 1) & 0x1F) : 0);
+    put_reg(&b, PVK_GPUREG_GSH_INPUTBUFFER_CONFIG, 0x08000000u | (gsh->gsh_mode ? 0x100u : 0) | (stride - 1));
+    put_reg(&b, PVK_GPUREG_GSH_ATTRIBUTES_PERMUTATION_LOW, 0x76543210u);
+    put_reg(&b, PVK_GPUREG_GSH_ATTRIBUTES_PERMUTATION_HIGH, 0xFEDCBA98u);
+    return b.n;
 }
 
 /* ---- SHBIN files ---- */
@@ -1655,7 +1812,14 @@ pvk_result pvk_shbin_write(const pvk_shbin *sh, uint8_t **data, size_t *size)
     uint8_t *e = b + dvle;
     memcpy(e, "DVLE", 4);
     put16(e + 0x04, 0x1002); /* the version picasso writes */
-    e[6] = 0;                /* vertex shader; e[7] = 0: no merged outmaps */
+    e[6] = sh->geometry ? 1 : 0; /* 0 vertex, 1 geometry shader */
+    e[7] = sh->merge_outmaps ? 1 : 0;
+    if (sh->geometry) {      /* libctru DVLB_ParseFile: mode, fixed start, variable count, fixed count */
+        e[0x14] = sh->gsh_mode;
+        e[0x15] = sh->gsh_fixed_start;
+        e[0x16] = sh->gsh_variable_num;
+        e[0x17] = sh->gsh_fixed_num;
+    }
     put32(e + 0x08, sh->entry);
     put32(e + 0x0C, sh->entry_end);
     put16(e + 0x10, sh->input_mask);
@@ -1743,6 +1907,17 @@ pvk_result pvk_shbin_read(const uint8_t *d, size_t size, pvk_shbin *out)
     const uint8_t *e = d + dvle;
     out->entry = get32(e + 0x08);
     out->entry_end = get32(e + 0x0C);
+    if (e[6] > 1 || (e[6] == 1 && e[0x14] > 2))
+        goto bad;
+    out->geometry = e[6] == 1;
+    out->merge_outmaps = e[7] & 1;
+    if (out->geometry) {
+        out->gsh_explicit = true;
+        out->gsh_mode = e[0x14];
+        out->gsh_fixed_start = e[0x15];
+        out->gsh_variable_num = e[0x16];
+        out->gsh_fixed_num = e[0x17];
+    }
     out->input_mask = get16(e + 0x10);
     uint64_t c = dvle + get32(e + 0x18), nc = get32(e + 0x1C);
     uint64_t o = dvle + get32(e + 0x28), no = get32(e + 0x2C);

@@ -79,6 +79,16 @@ typedef struct pvk_shbin {
         char name[PVK_SHBIN_NAME_LEN];
         uint16_t first, last;
     } uniform[PVK_SHBIN_MAX_UNIFORMS];
+
+    /* A geometry shader (.gsh): the DVLE fields libctru reads (DVLE bytes
+     * 6 and 0x14-0x17) and shaderProgramConfigure turns into GSH_MISC0/1. */
+    bool geometry;
+    bool gsh_explicit;           /* .gsh with a mode (not the legacy bare form) */
+    bool merge_outmaps;          /* a dummy output: VS and GS output maps are merged */
+    uint8_t gsh_mode;            /* 0 point, 1 variable-size, 2 fixed-size primitives */
+    uint8_t gsh_fixed_start;     /* fixed: first float uniform of the vertex array */
+    uint8_t gsh_variable_num;    /* variable: vertices with all their outputs */
+    uint8_t gsh_fixed_num;       /* fixed: vertices per primitive */
 } pvk_shbin;
 
 /* Assemble `len` bytes of picasso-syntax source into `out`.  On failure
@@ -104,6 +114,24 @@ typedef struct pvk_reg_write {
  * constants, entry point, output mask and map.  Stores at most `cap` writes
  * in `out` (may be NULL) and returns how many there are. */
 uint32_t pvk_shbin_upload(const pvk_shbin *sh, pvk_reg_write *out, uint32_t cap);
+
+/* Upper bound of pvk_shbin_upload_program's count. */
+#define PVK_SHBIN_PROGRAM_UPLOAD_MAX (2 * PVK_SHBIN_UPLOAD_MAX + 16)
+
+/* The register writes libctru's shaderProgramConfigure + shaderProgramUse
+ * make for a vertex shader `vsh` with a geometry shader `gsh` (.gsh):
+ * GEOSTAGE_CONFIG = 2 (bit 31 in the variable mode), GEOSTAGE_CONFIG2 = 0,
+ * VSH_COM_MODE = 1, both units' code, descriptors, constants (the bool
+ * uniforms always, b15 clear), entry points and output masks, the VS output
+ * count into VSH_OUTMAP_TOTAL1/2, the GS output map (merged with the VS's
+ * when the GS has dummy outputs) into SH_OUTMAP_*, GSH_MISC0/1,
+ * GSH_INPUTBUFFER_CONFIG and the identity GS input permutation.  `stride`
+ * is shaderProgramSetGsh's: VS outputs per vertex, 0 for the VS's output
+ * count.  libctru's byte-masked writes of GEOSTAGE_CONFIG, GEOSTAGE_CONFIG2
+ * and VSH_COM_MODE are whole-word writes here; PRIMITIVE_CONFIG is left to
+ * the draw. */
+uint32_t pvk_shbin_upload_program(const pvk_shbin *vsh, const pvk_shbin *gsh, uint32_t stride, pvk_reg_write *out,
+                                  uint32_t cap);
 
 /* The SHBIN file (DVLB + DVLP + one DVLE, 3dbrew "SHBIN", as picasso writes
  * it): a malloc'd image in *data, free() it. */

@@ -34,7 +34,7 @@ static void usage(FILE *f)
             "                    prints every counter as `name value` lines (draws, pipelines\n"
             "                    created, cache hits, shader compiles, surface counters, ...)\n"
             "  asm FILE.pica [-o FILE.shbin]\n"
-            "                    assemble a PICA200 vertex shader (picasso syntax) into a SHBIN\n"
+            "                    assemble a PICA200 vertex or geometry (.gsh) shader (picasso syntax) into a SHBIN\n"
             "  --help            this text\n"
             "\n"
             "--scale N (1-10) renders at N times the 3DS resolution: PNGs of the screens are N\n"

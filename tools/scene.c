@@ -27,6 +27,9 @@ typedef struct scene {
     char *sh_src;
     size_t sh_len, sh_cap;
     int sh_line;       /* line of `shader`, for messages */
+    bool sh_geometry;  /* `shader gs`: upload as a VS + GS program */
+    uint32_t sh_stride;/* `shader gs stride N`: VS outputs per vertex (0: the VS's output count) */
+    pvk_shbin *vs;     /* the last `shader vs`, which a `shader gs` is paired with */
     /* command list being assembled */
     bool in_cmdlist;
     uint32_t cl_addr;
@@ -373,13 +376,16 @@ static pvk_result cl_end(scene *s)
     return pvk_guest_written(s->ctx, s->cl_addr, bytes);
 }
 
-/* Assemble the collected source and upload it to the vertex unit as a
- * program would (register writes through the CPU window). */
+/* Assemble the collected source and upload it as a program would
+ * (register writes through the CPU window): `shader vs` to the vertex unit
+ * alone (libctru shaderProgramUse without a geometry shader, less the
+ * geometry-stage registers), `shader gs` together with the last `shader vs`
+ * as shaderProgramSetGsh + shaderProgramUse do (pvk_shbin_upload_program). */
 static pvk_result shader_end(scene *s)
 {
     s->in_shader = false;
     pvk_shbin *sh = calloc(1, sizeof *sh);
-    pvk_reg_write *w = malloc(sizeof *w * PVK_SHBIN_UPLOAD_MAX);
+    pvk_reg_write *w = malloc(sizeof *w * PVK_SHBIN_PROGRAM_UPLOAD_MAX);
     pvk_result r = PVK_SUCCESS;
     char err[256];
     if (!sh || !w) {
@@ -389,8 +395,20 @@ static pvk_result shader_end(scene *s)
         s->line = s->sh_line;
         r = fail(s, "shader: %s (counting from the line after 'shader')", err);
         s->line = line;
+    } else if (s->sh_geometry && !sh->geometry) {
+        r = fail(s, "shader gs: the source has no .gsh directive");
+    } else if (!s->sh_geometry && sh->geometry) {
+        r = fail(s, "shader vs: the source is a geometry shader (.gsh): use 'shader gs'");
+    } else if (s->sh_geometry && !s->vs) {
+        r = fail(s, "shader gs: no 'shader vs' before it to pair it with");
     } else {
-        uint32_t n = pvk_shbin_upload(sh, w, PVK_SHBIN_UPLOAD_MAX);
+        uint32_t n = s->sh_geometry ? pvk_shbin_upload_program(s->vs, sh, s->sh_stride, w, PVK_SHBIN_PROGRAM_UPLOAD_MAX)
+                                    : pvk_shbin_upload(sh, w, PVK_SHBIN_UPLOAD_MAX);
+        if (!s->sh_geometry) { /* kept for a `shader gs` that follows */
+            free(s->vs);
+            s->vs = sh;
+            sh = NULL;
+        }
         for (uint32_t i = 0; i < n && !r; i++)
             if (pvk_mmio_write32(s->ctx, PVK_MMIO_PICA + 4 * w[i].id, w[i].value) == PVK_ERROR_DEVICE_LOST)
                 r = PVK_ERROR_DEVICE_LOST;
@@ -651,22 +669,25 @@ static pvk_result st_expect(scene *s, char *p)
         }
         return PVK_SUCCESS;
     }
-    if (what && !strcmp(what, "errors")) {
-        /* `expect errors N`: guest-input errors counted so far */
+    bool unsupported = what && !strcmp(what, "unsupported");
+    if (what && (unsupported || !strcmp(what, "errors"))) {
+        /* `expect errors N`: guest-input errors counted so far; `expect
+         * unsupported N`: uses of what picavk does not emulate, counted so far */
         uint32_t want;
         if (!parse_u32(token(&p), &want))
             return fail(s, "expected a count");
         pvk_wait_idle(s->ctx);
         pvk_stats st;
         pvk_get_stats(s->ctx, &st);
-        if (st.bad_input != want) {
+        uint64_t got = unsupported ? st.unsupported : st.bad_input;
+        if (got != want) {
             s->failures++;
-            say(s->ctx, PVK_LOG_ERROR, "%s:%d: %llu guest errors, want %u", s->name, s->line,
-                    (unsigned long long)st.bad_input, want);
+            say(s->ctx, PVK_LOG_ERROR, "%s:%d: %llu %s, want %u", s->name, s->line, (unsigned long long)got,
+                    unsupported ? "unsupported uses" : "guest errors", want);
         }
         return PVK_SUCCESS;
     }
-    return fail(s, "expected 'frame-hash' or 'errors'");
+    return fail(s, "expected 'frame-hash', 'errors' or 'unsupported'");
 }
 
 static pvk_result statement(scene *s, char *line)
@@ -713,9 +734,17 @@ static pvk_result statement(scene *s, char *line)
         return PVK_SUCCESS;
     }
     if (!strcmp(kw, "shader")) {
-        char *unit = token(&p);
-        if (!unit || strcmp(unit, "vs") || token(&p))
-            return fail(s, "expected 'shader vs' (the geometry unit is not supported yet)");
+        char *unit = token(&p), *opt = unit ? token(&p) : NULL, *num = opt ? token(&p) : NULL;
+        s->sh_stride = 0;
+        if (unit && !strcmp(unit, "vs") && !opt) {
+            s->sh_geometry = false;
+        } else if (unit && !strcmp(unit, "gs") &&
+                   (!opt || (!strcmp(opt, "stride") && parse_u32(num, &s->sh_stride) && s->sh_stride >= 1 &&
+                             s->sh_stride <= 16 && !token(&p)))) {
+            s->sh_geometry = true;
+        } else {
+            return fail(s, "expected 'shader vs' or 'shader gs [stride N]' (N 1-16)");
+        }
         s->in_shader = true;
         s->sh_line = s->line;
         s->sh_len = 0;
@@ -770,6 +799,7 @@ pvk_result pvk_scene_run_text(pvk_context *ctx, const char *text, size_t len, co
         r = fail(&s, "shader not closed with 'endshader'");
     free(s.cl);
     free(s.sh_src);
+    free(s.vs);
     if (!r)
         r = pvk_wait_idle(ctx);
     if (failures)

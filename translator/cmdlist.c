@@ -470,6 +470,7 @@ static __attribute__((noinline)) int side_effect(pvk_pica *p, uint32_t h, uint32
         p->fixed_index = pvk_fixedattrib_index(v);
         p->attr_words = 0;
         p->imm_count = 0;
+        p->gs.fill = p->gs.prim_left = p->gs.prim_vertex = 0; /* the geometry input buffer too (gs.c) */
         return FLOW_NONE;
     case H_FIXEDATTR_DATA: {
         /* Three words make one attribute whichever of DATA0-2 they went to. */

@@ -59,7 +59,7 @@ static uint8_t config_luts(uint32_t config, bool *known)
     }
 }
 
-enum { LOG_GAS = 0, LOG_BUMP, LOG_CONFIG, LOG_FOG_MODE, LOG_PROCTEX_COORDS, LOG_PROCTEX_MIPMAP };
+enum { LOG_GAS = 0, LOG_BUMP, LOG_CONFIG, LOG_FOG_MODE, LOG_PROCTEX_COORDS, LOG_PROCTEX_FILTER };
 
 static void unsupported(pvk_pica *p, unsigned what, const char *msg)
 {
@@ -80,7 +80,13 @@ static void get_fog(pvk_pica *p, pvk_fs_fraglight_key *k, pvk_fs_params *prm)
         k->fog_flip = (uint8_t)pvk_fog_z_flip(ub);
         prm->fog_color = p->regs[PVK_GPUREG_FOG_COLOR] & 0xFFFFFFu;
     } else if (mode == 7) {
-        unsupported(p, LOG_GAS, "gas (fog mode 7) is not emulated; drawn without fog");
+        /* Gas shading.  Public sources give its registers, its LUT layout and
+         * how citro3d drives it, not its arithmetic, and no emulator has it
+         * to compare with (README, "Gas rendering").  A gas draw is one
+         * unsupported event: with fragment operation mode 1 (the density
+         * accumulation pass) vertex.c counts the draw, so not again here. */
+        if (pvk_colorop_fragment_mode(p->regs[PVK_GPUREG_COLOR_OPERATION]) != 1)
+            unsupported(p, LOG_GAS, "gas shading (fog mode 7) is not emulated; drawn without fog");
     } else if (mode != 0) {
         unsupported(p, LOG_FOG_MODE, "fog modes other than 0, 5 and 7 are undocumented; drawn without fog");
     }
@@ -185,9 +191,11 @@ static void get_proctex(pvk_pica *p, pvk_fs_fraglight_key *k, pvk_fs_params *prm
     k->pt_u_shift = (uint8_t)pvk_proctex_u_shift(p0);
     k->pt_v_shift = (uint8_t)pvk_proctex_v_shift(p0);
     uint32_t filter = pvk_proctex_min_filter(p4);
-    k->pt_linear = (uint8_t)(filter & 1);
-    if (filter >= 2)
-        unsupported(p, LOG_PROCTEX_MIPMAP, "procedural texture mipmap levels are not emulated; level 0 is used");
+    if (filter > 5) {
+        unsupported(p, LOG_PROCTEX_FILTER, "procedural texture filters 6-7 are undocumented; taken as 0-1");
+        filter &= 1;
+    }
+    k->pt_filter = (uint8_t)filter;
     uint32_t n[2] = {r[PVK_GPUREG_TEXUNIT3_PROCTEX1], r[PVK_GPUREG_TEXUNIT3_PROCTEX2]};
     uint32_t freq = r[PVK_GPUREG_TEXUNIT3_PROCTEX3];
     float *dst[2] = {prm->pt_noise_u, prm->pt_noise_v};
@@ -197,8 +205,9 @@ static void get_proctex(pvk_pica *p, pvk_fs_fraglight_key *k, pvk_fs_params *prm
         dst[i][2] = f16(i ? pvk_proctex_noise_freq_v(freq) : pvk_proctex_noise_freq_u(freq));
     }
     prm->pt_bias = f16(pvk_proctex_bias_low(p0) | pvk_proctex_bias_high(p4) << 8);
-    prm->pt_offset = pvk_proctex_level_offset(r[PVK_GPUREG_TEXUNIT3_PROCTEX5], 0);
+    prm->pt_offsets = r[PVK_GPUREG_TEXUNIT3_PROCTEX5]; /* pvk_proctex_level_offset's bytes, as the shader reads them */
     prm->pt_width = pvk_proctex_width(p4);
+    prm->pt_lod = pvk_proctex_min_lod(p4) | pvk_proctex_max_lod(p4) << 8;
 }
 
 /* COLOR_OPERATION mode 3 into an RGBA8 buffer (the shadow format is 24-bit

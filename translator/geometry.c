@@ -7,13 +7,18 @@
 
 void pvk_vs_outmap_sources(const pvk_pica *p, uint8_t sem_src[24])
 {
+    pvk_sh_outmap_sources_mask(p, p->regs[PVK_GPUREG_VSH_OUTMAP_MASK], sem_src);
+}
+
+void pvk_sh_outmap_sources_mask(const pvk_pica *p, uint32_t outmask, uint8_t sem_src[24])
+{
     memset(sem_src, PVK_VS_SEM_NONE, 24);
     /* Semantic codes (3dbrew SH_OUTMAP_Oi): where component c of output
      * register i goes; 0x1F and unknown codes go nowhere.  The map lists the
      * shader's enabled outputs in order (VSH_OUTMAP_MASK); a later slot
      * naming a semantic again wins. */
     uint32_t total = pvk_sh_outmap_total(p->regs[PVK_GPUREG_SH_OUTMAP_TOTAL]);
-    uint32_t mask = p->regs[PVK_GPUREG_VSH_OUTMAP_MASK] & 0xFFFF;
+    uint32_t mask = outmask & 0xFFFF;
     uint32_t slot = 0;
     for (uint32_t reg = 0; reg < PVK_SH_OUTPUTS && slot < 7 && slot < total; reg++) {
         if (!(mask & (1u << reg)))
@@ -30,6 +35,13 @@ void pvk_vs_outmap_sources(const pvk_pica *p, uint8_t sem_src[24])
 
 void pvk_vs_outmap(const pvk_pica *p, const float o[PVK_SH_OUTPUTS][4], pvk_vertex *out)
 {
+    uint8_t src[24];
+    pvk_vs_outmap_sources(p, src);
+    pvk_sh_outmap_apply(src, o, out);
+}
+
+void pvk_sh_outmap_apply(const uint8_t src[24], const float o[PVK_SH_OUTPUTS][4], pvk_vertex *out)
+{
     memset(out, 0, sizeof *out);
     out->pos[3] = 1.0f;
     out->color[3] = 1.0f;
@@ -39,8 +51,6 @@ void pvk_vs_outmap(const pvk_pica *p, const float o[PVK_SH_OUTPUTS][4], pvk_vert
         &out->tc0[0],   &out->tc0[1],   &out->tc1[0],   &out->tc1[1],   &out->tc0_w,   NULL,
         &out->view[0],  &out->view[1],  &out->view[2],  NULL,           &out->tc2[0],  &out->tc2[1],
     };
-    uint8_t src[24];
-    pvk_vs_outmap_sources(p, src);
     for (unsigned s = 0; s < 24; s++)
         if (dst[s] && src[s] != PVK_VS_SEM_NONE)
             *dst[s] = o[src[s] >> 2][src[s] & 3];
@@ -70,7 +80,7 @@ uint32_t pvk_assemble_triangles(uint32_t mode, uint32_t count, uint32_t *out)
             out[n++] = i + 1;
         }
         break;
-    default: /* 0 list; 3 (geometry shader) drawn as a list until geometry shaders exist */
+    default: /* 0 list; 3 list (citro3d's indexed lists; a geometry shader's triangles: gs.c) */
         for (uint32_t i = 0; i + 2 < count; i += 3) {
             out[n++] = i;
             out[n++] = i + 1;

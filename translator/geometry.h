@@ -93,6 +93,10 @@ typedef struct pvk_sh_run_info {
     void *emit_user;
     uint32_t max_steps;           /* 0: PVK_SH_MAX_STEPS */
     pvk_sh_regs *regs_out;        /* optional */
+    /* Optional: the temporaries, address registers, condition flags and
+     * SETEMIT state the run starts from and leaves behind (at END or when
+     * it stops on an error); NULL starts from zero as a vertex unit does. */
+    pvk_sh_persist *persist;
 } pvk_sh_run_info;
 
 /* Messages go through `log`'s environment; it may be NULL (nothing logged or counted).  Inputs are rounded to f24
@@ -111,6 +115,11 @@ float pvk_sh_f24_value(uint32_t w);
 /* ---- output map (translator/geometry.c) ---- */
 
 void pvk_vs_outmap(const pvk_pica *p, const float o[PVK_SH_OUTPUTS][4], pvk_vertex *out);
+/* A vertex from output registers `o` by a resolved map (below), with the
+ * colour made absolute and saturated as the hardware does. */
+void pvk_sh_outmap_apply(const uint8_t sem_src[24], const float o[PVK_SH_OUTPUTS][4], pvk_vertex *out);
+/* The map for a unit whose enabled outputs are `mask` (VSH_ or GSH_OUTMAP_MASK). */
+void pvk_sh_outmap_sources_mask(const pvk_pica *p, uint32_t mask, uint8_t sem_src[24]);
 /* The map itself: for each semantic 0-23, output register * 4 + component,
  * or PVK_VS_SEM_NONE (the default value: 0, w of position and colour 1). */
 void pvk_vs_outmap_sources(const pvk_pica *p, uint8_t sem_src[24]);
@@ -119,9 +128,88 @@ void pvk_vs_outmap_sources(const pvk_pica *p, uint8_t sem_src[24]);
 
 /* Vertex numbers (0..count-1) of the triangles a PRIMITIVE_CONFIG mode
  * makes of `count` vertices, three per triangle, into `out` (room for
- * 3 * count); returns how many were written.  Mode 3 (geometry shader
- * primitives) is drawn as a triangle list. */
+ * 3 * count); returns how many were written.  Mode 3 is a list: without a
+ * geometry shader it is how citro3d draws indexed triangle lists; with one,
+ * pvk_gs_assemble handles its winding flag. */
 uint32_t pvk_assemble_triangles(uint32_t mode, uint32_t count, uint32_t *out);
+
+/* ---- geometry shader (translator/gs.c) ---- */
+
+/* GSH_MISC0 bits 0-7 (libctru DVLE_geoShaderMode, picasso `.gsh`). */
+enum pvk_gs_mode {
+    PVK_GS_POINT = 0,    /* VS outputs of `vertices` vertices -> input registers v0-v15 */
+    PVK_GS_VARIABLE = 1, /* an index-buffer entry gives the vertex count; c0 = count, vertices from c1 */
+    PVK_GS_FIXED = 2,    /* `vertices` vertices -> float uniforms from c`first_uniform` */
+};
+
+/* Vertices the geometry shader may emit in one draw (3 per primitive it
+ * emits): past it the draw is dropped, logged and counted.  Emitted vertices
+ * also charge the call's vertex budget (PVK_VERTEX_BUDGET). */
+#define PVK_GS_MAX_EMIT_VERTICES (1u << 18)
+
+/* One draw's geometry-shader configuration, decoded once from the registers
+ * (sources: 3dbrew GPU/Internal Registers; libctru shaderProgramConfigure
+ * for the values programs write; Citra's geometry_pipeline.cpp for how the
+ * modes buffer vertices).  The GPU path builds from this too: fields keep
+ * their meaning, new ones are added at the end. */
+typedef struct pvk_gs_plan {
+    uint8_t mode;             /* enum pvk_gs_mode */
+    uint8_t topology;         /* PRIMITIVE_CONFIG mode the emitted vertices are assembled with:
+                                 3 (what citro3d sets) = a list in which SETEMIT's winding flag
+                                 swaps a triangle's first two vertices; 0-2 list/strip/fan */
+    uint8_t vs_outputs;       /* entries each vertex hands on: VSH_OUTMAP_TOTAL1 + 1 */
+    uint8_t vs_out_reg[16];   /* entry k = VS output register vs_out_reg[k]: the k-th set bit of
+                                 VSH_OUTMAP_MASK (0xFF: none, reads as 0) */
+    uint8_t inputs;           /* point: entries per invocation, GSH_INPUTBUFFER_CONFIG bits 0-3 + 1 */
+    uint8_t input_reg[16];    /* point: entry i -> v[input_reg[i]] (GSH_ATTRIBUTES_PERMUTATION) */
+    uint8_t vertices;         /* vertices per invocation: point inputs / vs_outputs, fixed MISC0
+                                 bits 8-11 + 1, variable 0 (each primitive's count comes first) */
+    uint8_t stride;           /* fixed: uniforms per vertex (MISC0 bits 12-15 + 1) */
+    uint8_t first_uniform;    /* fixed: MISC0 bits 16-23; variable: 1 (c0 holds the count) */
+    uint8_t main_vertices;    /* variable: leading vertices that hand on all entries (GSH_MISC1 + 1);
+                                 the rest hand on entry 0 only (the position) */
+    uint16_t out_mask;        /* GSH_OUTMAP_MASK: output registers an EMIT takes */
+    uint32_t entry;           /* GSH_ENTRYPOINT */
+    uint8_t sem_src[24];      /* output map (SH_OUTMAP_O0-6) over the GS outputs, as pvk_vs_key.sem_src */
+} pvk_gs_plan;
+
+/* GEOSTAGE_CONFIG bits 0-1 = 2: vertices go through the geometry shader. */
+static inline bool pvk_gs_enabled(const pvk_pica *p)
+{
+    return pvk_geostage_gs(p->regs[PVK_GPUREG_GEOSTAGE_CONFIG]) == 2;
+}
+/* Decode the registers into `plan` for a draw of `kind`.  A configuration
+ * the unit cannot run (the variable mode without an index buffer, a mode
+ * other than 0-2, inputs that are not whole VS vertices, vertices past c95)
+ * is logged, counted and refused (PVK_ERROR_BAD_PARAMETERS: drop the draw). */
+pvk_result pvk_gs_plan_build(pvk_pica *p, pvk_draw_kind kind, pvk_gs_plan *plan);
+/* The output map over the GS outputs (GSH_OUTMAP_MASK picks the registers). */
+void pvk_gs_outmap_sources(const pvk_pica *p, uint8_t sem_src[24]);
+
+/* Where one draw's emitted triangles go (gs.c fills it, vertex.c submits). */
+typedef struct pvk_gs_sink {
+    pvk_vertex *verts;        /* emitted vertices, in order, 3 per primitive */
+    uint8_t *winding;         /* per primitive: SETEMIT's winding flag */
+    uint32_t count, cap;      /* vertices */
+    pvk_result error;         /* budget or memory: the draw stops */
+} pvk_gs_sink;
+
+/* The draw's geometry stage, fed vertex by vertex.  pvk_gs_begin resets the
+ * input buffer (every DRAWARRAYS/DRAWELEMENTS starts a fresh one), then each
+ * vertex's VS outputs go to pvk_gs_vertex, which runs the geometry shader
+ * whenever an invocation's inputs are complete; `count` is an index-buffer
+ * entry that the variable mode takes as a primitive's vertex count.  Errors
+ * (a runaway GS, an exhausted budget, out of memory) stop the draw. */
+void pvk_gs_begin(pvk_pica *p);
+pvk_result pvk_gs_vertex(pvk_pica *p, const pvk_gs_plan *plan, const float o[PVK_SH_OUTPUTS][4],
+                         pvk_gs_sink *sink);
+/* Variable mode: does the next index-buffer entry start a primitive (its
+ * vertex count) rather than name a vertex? */
+bool pvk_gs_wants_count(const pvk_pica *p, const pvk_gs_plan *plan);
+void pvk_gs_count(pvk_pica *p, const pvk_gs_plan *plan, uint32_t count);
+/* Index list (3 per triangle) over the sink's vertices for plan->topology
+ * into `out` (room for 3 * sink->count); returns its length. */
+uint32_t pvk_gs_assemble(const pvk_gs_plan *plan, const pvk_gs_sink *sink, uint32_t *out);
 
 /* ---- draws (translator/vertex.c) ---- */
 
@@ -147,6 +235,15 @@ uint32_t pvk_assemble_triangles(uint32_t mode, uint32_t count, uint32_t *out);
 #define PVK_VS_DRAW_MAX_BYTES (8u << 20)
 /* At most this many vertices in one DRAWARRAYS / DRAWELEMENTS. */
 #define PVK_MAX_DRAW_VERTICES (1u << 20)
+
+/* Charge `n` vertices to the call's vertex budget; past it the list stops
+ * (logged, counted, PVK_ERROR_BAD_DATA). */
+pvk_result pvk_charge_vertices(pvk_pica *p, uint32_t n);
+/* pvk_sh_run charged to the call's shader-instruction budget (its
+ * max_steps is set from what is left); a runaway program empties the
+ * budget, so nothing more runs this call. */
+pvk_result pvk_sh_run_charged(pvk_pica *p, pvk_sh_run_info *info, const float v[PVK_SH_INPUTS][4],
+                              float o[PVK_SH_OUTPUTS][4]);
 
 /* DRAWARRAYS / DRAWELEMENTS: run every vertex through the stages, assemble
  * triangles and hand the packet to env.draw.  Bad attributes or framebuffers

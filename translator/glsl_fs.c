@@ -291,6 +291,8 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
     pvk_glsl_proctex_helpers(&b, key);
     pvk_text_put(&b, "void main()\n{\n");
     texture_samples(&b, &key->tex);
+    /* the procedural texture's mipmap LOD takes derivatives too (glsl_light.c) */
+    pvk_text_put(&b, "    uvec4 tex3 = %s;\n", key->fl.proctex ? "proctex()" : "uvec4(0u)");
     pvk_text_put(&b, "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
             "    if (exclude.z >= exclude.x && p.x >= exclude.x && p.x <= exclude.z && p.y >= exclude.y &&\n"
             "        p.y <= exclude.w)\n"
@@ -298,8 +300,7 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
             "    uvec4 primary = uvec4(round(clamp(color, 0.0, 1.0) * 255.0));\n"
             "    uvec4 prev = uvec4(0u), buf = uvec4(0u), next_buf = rgba8(buffer_color), konst;\n"
             "    uvec3 rgb; uint a;\n"
-            "    uvec4 frag_pri = uvec4(0u), frag_sec = uvec4(0u);\n"
-            "    uvec4 tex3 = %s;\n", key->fl.proctex ? "proctex()" : "uvec4(0u)");
+            "    uvec4 frag_pri = uvec4(0u), frag_sec = uvec4(0u);\n");
     pvk_glsl_fraglight_lighting(&b, key);
     for (unsigned n = 0; n < 6; n++) {
         const pvk_tev_stage *st = &key->stage[n];

@@ -41,7 +41,7 @@ void pvk_glsl_fraglight_decls(pvk_text *b, const pvk_fs_key *k)
                     "    uvec4 misc;\n" /* ambient, fog colour */
                     "    vec4 pt_noise_u, pt_noise_v;\n" /* amplitude, phase, frequency */
                     "    float pt_bias;\n"
-                    "    uint pt_offset, pt_width;\n"
+                    "    uint pt_offsets, pt_width, pt_lod;\n"
                     "};\n");
     if (k->fl.shadow && !k->blend) /* the shadow buffer's pixel (glsl_fs.c declares it for blending) */
         pvk_text_put(b, "layout(input_attachment_index = 0, set = 0, binding = 4) uniform subpassInput dst_in;\n");
@@ -274,8 +274,20 @@ void pvk_glsl_fraglight_lighting(pvk_text *b, const pvk_fs_key *key)
  *   times 255, truncated.  The 128-entry LUTs (noise, maps) are read at
  *   index min(int(128 x), 127) plus the fraction times the difference
  *   (bits 12-23, two's complement) over 4095; values bits 0-11 / 4095.
- *   Mipmap levels (PROCTEX4 filters 2-5, PROCTEX5 bytes 1-3) are not
- *   emulated: level 0 (counted unsupported by fraglight.c). */
+ * Mipmap levels (PROCTEX4 filters 2-5; 3dbrew names the filters, the min/max
+ * LOD fields and PROCTEX5's level 0-3 offsets; the rest is the model of
+ * Citra's hardware renderers, not stated as measured, restated):
+ *   lod = log2(|width * bias| * (max(|du/dx|, |du/dy|) + max(|dv/dx|, |dv/dy|)))
+ *   over the selected texture coordinates' screen derivatives (taken before
+ *   abs(): the same magnitudes away from 0, no fold), 0 when the bias is 0,
+ *   then raised to min LOD and lowered to min(max LOD, 7), in that order.
+ *   Level L reads the colour LUT as level 0 does with width >> L and offset
+ *   PROCTEX5 byte L (L 0-3) or 256 - (16 >> (L - 4)) (L 4-7: 0xF0, 0xF8, 0xFC,
+ *   0xFE, Citra's observation).  Filters 2-3 use level floor(lod + 0.5);
+ *   filters 4-5 blend levels floor(lod) and the next (at most 7) by the
+ *   fraction: c0 + f (c1 - c0), truncated.  Filter bit 0 still picks nearest
+ *   or linear within a level.  The lookups sit before main's first discard
+ *   (glsl_fs.c) so that the derivatives see the whole 2x2 quad. */
 
 static const char *const combiner_expr[10] = {
     "u", "u * u", "v", "v * v", "(u + v) * 0.5", "(u * u + v * v) * 0.5", "min(sqrt(u * u + v * v), 1.0)",
@@ -337,10 +349,32 @@ void pvk_glsl_proctex_helpers(pvk_text *b, const pvk_fs_key *key)
                         "    float nx = pt_lut(0u, fx), ny = pt_lut(0u, fy);\n"
                         "    return mix(mix(g0, g1, nx), mix(g2, g3, nx), ny);\n}\n");
     static const char *const coords[3] = {"tc01.xy", "tc01.zw", "tc2w.xy"};
+    /* one level's colour: nearest or linear in the colour LUT */
+    pvk_text_put(b, "uvec4 pt_color(float r, uint level)\n{\n"
+                    "    uint off = level < 4u ? (pt_offsets >> (8u * level)) & 0xFFu : 256u - (16u >> (level - 4u));\n"
+                    "    float index = float(off) + r * (float(pt_width >> level) - 1.0);\n");
+    if (k->pt_filter & 1)
+        pvk_text_put(b, "    int i = int(index);\n"
+                        "    float f = index - float(i);\n"
+                        "    uint ci = uint(clamp(i, 0, 255));\n"
+                        "    uvec4 c0 = rgba8(lut_word(%uu + 4u * 256u + ci));\n"
+                        "    uint dw = lut_word(%uu + 5u * 256u + ci);\n"
+                        "    ivec4 d = ivec4(int(dw << 24) >> 24, int(dw << 16) >> 24, int(dw << 8) >> 24, int(dw) >> 24) * 2;\n"
+                        "    return uvec4(clamp(vec4(c0) + f * vec4(d), 0.0, 255.0));\n}\n",
+                     base, base);
+    else
+        pvk_text_put(b, "    return rgba8(lut_word(%uu + 4u * 256u + uint(clamp(int(floor(index + 0.5)), 0, 255))));\n}\n",
+                     base);
+    const char *tc = coords[k->pt_coords < 3 ? k->pt_coords : 2];
     pvk_text_put(b, "uvec4 proctex()\n{\n"
                     "    vec2 tc = abs(%s);\n"
                     "    float u = tc.x, v = tc.y;\n",
-                 coords[k->pt_coords < 3 ? k->pt_coords : 2]);
+                 tc);
+    if (k->pt_filter >= 2)
+        pvk_text_put(b, "    vec2 dd = max(abs(dFdx(%s)), abs(dFdy(%s)));\n"
+                        "    float lod = pt_bias == 0.0 ? 0.0 : log2(abs(float(pt_width) * pt_bias) * (dd.x + dd.y));\n"
+                        "    lod = min(max(lod, float(pt_lod & 0xFFu)), float(min(pt_lod >> 8, 7u)));\n",
+                     tc, tc);
     shift_code(b, "su", "v", k->pt_u_shift, k->pt_u_clamp);
     shift_code(b, "sv", "u", k->pt_v_shift, k->pt_v_clamp);
     if (k->pt_noise)
@@ -350,20 +384,16 @@ void pvk_glsl_proctex_helpers(pvk_text *b, const pvk_fs_key *key)
     pvk_text_put(b, "    u += su;\n    v += sv;\n");
     clamp_code(b, "u", k->pt_u_clamp);
     clamp_code(b, "v", k->pt_v_clamp);
-    pvk_text_put(b, "    float r = pt_lut(2u, %s);\n"
-                    "    float index = float(pt_offset) + r * (float(pt_width) - 1.0);\n",
-                 k->pt_rgb_func < 10 ? combiner_expr[k->pt_rgb_func] : "0.0");
-    if (k->pt_linear)
-        pvk_text_put(b, "    int i = int(index);\n"
-                        "    float f = index - float(i);\n"
-                        "    uint ci = uint(clamp(i, 0, 255));\n"
-                        "    uvec4 c0 = rgba8(lut_word(%uu + 4u * 256u + ci));\n"
-                        "    uint dw = lut_word(%uu + 5u * 256u + ci);\n"
-                        "    ivec4 d = ivec4(int(dw << 24) >> 24, int(dw << 16) >> 24, int(dw << 8) >> 24, int(dw) >> 24) * 2;\n"
-                        "    uvec4 c = uvec4(clamp(vec4(c0) + f * vec4(d), 0.0, 255.0));\n",
-                     base, base);
+    pvk_text_put(b, "    float r = pt_lut(2u, %s);\n", k->pt_rgb_func < 10 ? combiner_expr[k->pt_rgb_func] : "0.0");
+    if (k->pt_filter >= 4)
+        pvk_text_put(b, "    uint l = uint(lod);\n"
+                        "    float lf = lod - float(l);\n"
+                        "    vec4 c0 = vec4(pt_color(r, l)), c1 = vec4(pt_color(r, min(l + 1u, 7u)));\n"
+                        "    uvec4 c = uvec4(max(c0 + lf * (c1 - c0), 0.0));\n");
+    else if (k->pt_filter >= 2)
+        pvk_text_put(b, "    uvec4 c = pt_color(r, uint(floor(lod + 0.5)));\n");
     else
-        pvk_text_put(b, "    uvec4 c = rgba8(lut_word(%uu + 4u * 256u + uint(clamp(int(floor(index + 0.5)), 0, 255))));\n", base);
+        pvk_text_put(b, "    uvec4 c = pt_color(r, 0u);\n");
     if (k->pt_separate)
         pvk_text_put(b, "    c.a = uint(clamp(pt_lut(3u, %s), 0.0, 1.0) * 255.0);\n",
                      k->pt_alpha_func < 10 ? combiner_expr[k->pt_alpha_func] : "0.0");

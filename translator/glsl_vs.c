@@ -675,11 +675,16 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
     analyse(code, prog->entry, a);
     pvk_glsl_vs_stats st = {0};
     pvk_text b = {0};
+    bool gs = prog->flags & PVK_GLSL_VS_GS;
     pvk_text_put(&b, "%s%s%s", prelude, (prog->flags & PVK_GLSL_VS_F64) ? prelude_f64 : prelude_f32, prelude_tail);
+    if (gs) /* SETEMIT's state; the embedding shader defines pica_emit */
+        pvk_text_put(&b, "uint pica_ev; bool pica_ep, pica_ew;\nvoid pica_emit(uint vtxid, bool prim, bool winding);\n");
     pvk_text_put(&b, "uint pica_main() {\n"
             "  for (int i = 0; i < 16; i++) { pica_v[i] = pica_in(pica_v[i]); pica_r[i] = vec4(0.0); }\n"
             "  pica_a0 = ivec2(0); pica_aL = 0u; pica_cmp = bvec2(false); pica_steps = 0u; pica_end_pc = 0u;\n"
-            "  pica_cs_b = pica_cs_n = pica_is_b = pica_is_n = pica_ls_b = pica_ls_n = 0u;\n");
+            "%s"
+            "  pica_cs_b = pica_cs_n = pica_is_b = pica_is_n = pica_ls_b = pica_ls_n = 0u;\n",
+        gs ? "  pica_ev = 0u; pica_ep = pica_ew = false;\n" : "");
     uint32_t straight_last;
     if (straight_line(a, code, prog->entry, &straight_last)) {
         emit_straight(&b, prog, straight_last, &st);
@@ -713,8 +718,14 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
                 q += alu_run(&b, prog, q, last);
                 continue;
             }
-            if (op == PVK_SH_EMIT || op == PVK_SH_SETEMIT)
+            if (op == PVK_SH_EMIT || op == PVK_SH_SETEMIT) {
                 st.emits = true;
+                if (gs && op == PVK_SH_SETEMIT)
+                    pvk_text_put(&b, "  pica_ev = %uu; pica_ep = %s; pica_ew = %s;\n", pvk_sh_f4_vtx(w),
+                                 pvk_sh_f4_prim(w) ? "true" : "false", pvk_sh_f4_inv(w) ? "true" : "false");
+                else if (gs)
+                    pvk_text_put(&b, "  pica_emit(pica_ev, pica_ep, pica_ew);\n");
+            }
             q++;
         }
         uint32_t w = code[last];

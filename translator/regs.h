@@ -524,7 +524,16 @@ PVK_FIELD_(indexbuffer_offset, 0, 28)
 PVK_FIELD_(indexbuffer_u16, 31, 1)
 PVK_FIELD_(geostage_gs, 0, 2)              /* 2 = geometry shader in use */
 PVK_FIELD_(geostage_triangle_elements, 8, 1)
-PVK_FIELD_(geostage_subdivision, 31, 1)
+PVK_FIELD_(geostage_subdivision, 31, 1)     /* variable-size primitives (libctru: GSH_VARIABLE_PRIM) */
+/* GSH_MISC0 as libctru's shaderProgramConfigure writes it: the mode
+ * (0 point, 1 variable-size, 2 fixed-size primitives) and, in fixed mode,
+ * vertices per primitive - 1, the VS output stride - 1 and the first float
+ * uniform the vertices are written to (3dbrew: 0x01004302 "particle system"). */
+PVK_FIELD_(gsh_misc0_mode, 0, 8)
+PVK_FIELD_(gsh_misc0_fixed_vertices_m1, 8, 4)
+PVK_FIELD_(gsh_misc0_fixed_stride_m1, 12, 4)
+PVK_FIELD_(gsh_misc0_fixed_start, 16, 8)
+PVK_FIELD_(gsh_misc1_main_vertices_m1, 0, 5) /* variable mode: vertices with all outputs - 1 */
 PVK_FIELD_(post_vertex_cache_num, 0, 8)
 PVK_FIELD_(fixedattrib_index, 0, 4)        /* 0-11, 0xF immediate mode */
 PVK_FIELD_(vsh_num_attr_m1, 0, 4)
@@ -540,6 +549,8 @@ PVK_FIELD_(restart_primitive_trigger, 0, 1)
 PVK_FIELD_(sh_bool_uniforms, 0, 16)
 static inline uint32_t pvk_sh_int_component(uint32_t v, unsigned c) { return PVK_BITS(v, 8 * c, 8); }
 PVK_FIELD_(sh_input_count_m1, 0, 4)
+PVK_FIELD_(sh_input_to_uniform, 8, 1)      /* GSH_INPUTBUFFER_CONFIG: VS outputs go to float uniforms */
+PVK_FIELD_(sh_input_unit_mode, 24, 8)      /* 0x08 geometry shader, 0xA0 vertex shader (3dbrew) */
 PVK_FIELD_(sh_entrypoint, 0, 16)
 static inline uint32_t pvk_sh_permutation(uint32_t low, uint32_t high, unsigned attr)
 {

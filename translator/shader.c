@@ -267,8 +267,23 @@ static int32_t mova_value(float x)
 
 /* Opcodes (6 bits; CMP, MADI and MAD use the top bits only). */
 
+/* The registers a unit keeps for its next invocation (pvk_sh_run_info.persist). */
+static void save_persist(const sh_state *s)
+{
+    pvk_sh_persist *k = s->info->persist;
+    if (!k)
+        return;
+    memcpy(k->r, s->r, sizeof k->r);
+    k->a0[0] = s->a0[0], k->a0[1] = s->a0[1];
+    k->aL = s->aL;
+    k->cmp[0] = s->cmp[0], k->cmp[1] = s->cmp[1];
+    k->emit_vtx = (uint8_t)s->emit_vtx;
+    k->emit_prim = s->emit_prim, k->emit_winding = s->emit_winding;
+}
+
 static pvk_result bad(sh_state *s, const char *what, uint32_t pc, uint32_t w)
 {
+    save_persist(s);
     if (s->log)
         pvk_pica_bad_input(s->log, "shader: %s at pc 0x%03X (word 0x%08X)", what, pc, w);
     return PVK_ERROR_BAD_DATA;
@@ -450,6 +465,7 @@ static pvk_result execute(sh_state *s)
             case PVK_SH_NOP:
                 break;
             case PVK_SH_END:
+                save_persist(s);
                 if (info->regs_out) {
                     pvk_sh_regs *r = info->regs_out;
                     memcpy(r->r, s->r, sizeof s->r);
@@ -584,6 +600,15 @@ pvk_result pvk_sh_run(const pvk_pica *log, const pvk_sh_run_info *info, const fl
     for (unsigned i = 0; i < PVK_SH_INPUTS; i++)
         for (unsigned c = 0; c < 4; c++)
             s.v[i][c] = f24_from_input(v[i][c]);
+    if (info->persist) {
+        const pvk_sh_persist *k = info->persist;
+        memcpy(s.r, k->r, sizeof s.r);
+        s.a0[0] = k->a0[0], s.a0[1] = k->a0[1];
+        s.aL = k->aL;
+        s.cmp[0] = k->cmp[0], s.cmp[1] = k->cmp[1];
+        s.emit_vtx = k->emit_vtx;
+        s.emit_prim = k->emit_prim, s.emit_winding = k->emit_winding;
+    }
     return execute(&s);
 }
 

@@ -228,7 +228,8 @@ typedef struct pvk_fs_fraglight_key {
     uint8_t proctex;                    /* texture unit 3 on: TEV source 6 is the procedural texture */
     uint8_t pt_u_clamp, pt_v_clamp, pt_rgb_func, pt_alpha_func, pt_separate, pt_noise, pt_u_shift, pt_v_shift;
     uint8_t pt_coords;                  /* TEXUNIT_CONFIG bits 8-9 */
-    uint8_t pt_linear;                  /* PROCTEX4 minification filter 1, 3, 5: interpolate the colour LUT */
+    uint8_t pt_filter;                  /* PROCTEX4 minification filter 0-5: bit 0 interpolates the colour LUT,
+                                           2-3 one mipmap level, 4-5 two levels blended */
     uint8_t shadow;                     /* COLOR_OPERATION mode 3: the shader writes the shadow buffer (reads the
                                            colour attachment; the runtime clears it where it cannot, counted) */
     uint8_t shadow_atten;               /* LIGHTING_CONFIG0 shadow attenuation: PVK_SHADOW_ATTEN_* | shadow unit */
@@ -259,8 +260,10 @@ typedef struct pvk_fs_params {
     float shadow_constant, shadow_linear; /* FRAGOP_SHADOW float1.5.10 halves */
     float pt_noise_u[4];                /* amplitude (PROCTEX1/2 bits 0-15 signed / 4095), phase, frequency */
     float pt_noise_v[4];
-    float pt_bias;                      /* PROCTEX0/4 LOD bias, float1.5.10 (not used: level 0 only) */
-    uint32_t pt_offset, pt_width, pad1; /* PROCTEX5 level 0 offset, PROCTEX4 width */
+    float pt_bias;                      /* PROCTEX0/4 LOD bias, float1.5.10 */
+    uint32_t pt_offsets;                /* PROCTEX5: colour LUT offsets of levels 0-3, a byte each */
+    uint32_t pt_width;                  /* PROCTEX4 width */
+    uint32_t pt_lod;                    /* PROCTEX4 min LOD | max LOD << 8 */
 } pvk_fs_params;
 _Static_assert(sizeof(pvk_fs_params) == 8 * 64 + 16 + 48, "pvk_fs_params is the std140 block");
 
@@ -401,6 +404,49 @@ typedef struct pvk_vs_draw {
     int32_t vertex_offset;           /* indexed: added to each index (minus the smallest index) */
 } pvk_vs_draw;
 
+/* A draw whose vertex and geometry programs both run on the GPU (the
+ * packet's `gs`): a compute pre-pass (runtime/gs_draw.c, shaders from
+ * translator/glsl_gs.c) runs the vertex program on each vertex the draw
+ * reads (pass A), then the geometry program once per primitive (pass B),
+ * which writes each triangle it emits as three pvk_vertex into `tri_slots`
+ * triangle slots of its own; unused slots get NaN positions and draw
+ * nothing.  The slots are drawn like the CPU path's vertices, in order. */
+enum {
+    PVK_GS_MODE_POINT = 0,           /* inputs into v0-v15 (the "point" mode: `vertices` per invocation) */
+    PVK_GS_MODE_VARIABLE = 1,        /* inputs into c0 (count) and c1...; count from the index stream */
+    PVK_GS_MODE_FIXED = 2,           /* inputs into c[uniform_start]...; `vertices` per invocation */
+};
+typedef struct pvk_gs_key {
+    pvk_vs_key vs;                   /* attribute loading and the vertex program (sem_src, topology: 0) */
+    uint64_t code_hash, desc_hash;   /* the geometry unit's code memory and operand descriptors */
+    uint64_t gs_perm;                /* POINT: input i goes to register v[nibble i] (GSH_ATTRIBUTES_PERMUTATION) */
+    uint32_t entry;                  /* GSH_ENTRYPOINT */
+    uint8_t vs_out_reg[16];          /* entry j a vertex hands on: vertex output register + 1 (0: none, zeros) */
+    uint8_t vs_outputs;              /* entries per vertex (VSH_OUTMAP_TOTAL1 + 1) */
+    uint8_t mode;                    /* PVK_GS_MODE_* */
+    uint8_t vertices;                /* POINT, FIXED: vertices per invocation */
+    uint8_t stride;                  /* FIXED: uniforms per vertex */
+    uint8_t uniform_start;           /* FIXED: first float uniform written */
+    uint8_t main_vertices;           /* VARIABLE: vertices handing on all entries (the rest: entry 0) */
+    uint8_t flags;                   /* PVK_GLSL_VS_F64 (the runtime adds it) */
+    uint8_t winding_swaps;           /* PRIMITIVE_CONFIG 3: SETEMIT's winding swaps a triangle's first two */
+    uint8_t sem_src[24];             /* the output map over the geometry unit's outputs (pvk_gs_plan) */
+    uint8_t pad[4];
+} pvk_gs_key;
+_Static_assert(sizeof(pvk_gs_key) == sizeof(pvk_vs_key) + 24 + 4 + 16 + 8 + 24 + 4, "pvk_gs_key is packed");
+
+typedef struct pvk_gs_draw {
+    pvk_gs_key key;
+    pvk_vs_draw vs;                  /* attribute ranges, indices, the vertex unit's uniforms (vs.key unused) */
+    const uint32_t *code, *opdesc;   /* the geometry unit's, for generating the shader on a key miss */
+    const pvk_vs_uniforms *uniforms; /* the geometry unit's (b15 as the register holds it now) */
+    uint32_t vertices;               /* vertex program invocations: vertices 0..vertices-1 after rebasing */
+    uint32_t prims;                  /* geometry program invocations */
+    const uint32_t *prim_table;      /* VARIABLE: per invocation its first element and vertex count */
+    uint32_t tri_slots;              /* triangles the code bounds an invocation to; 0: unknown (the runtime picks) */
+    uint32_t max_tris;               /* slots for the whole draw at most (else the CPU path) */
+} pvk_gs_draw;
+
 typedef enum pvk_draw_kind {
     PVK_DRAW_ARRAYS = 0,             /* GPUREG_DRAWARRAYS */
     PVK_DRAW_ELEMENTS = 1,           /* GPUREG_DRAWELEMENTS */
@@ -419,6 +465,10 @@ typedef struct pvk_draw_packet {
      * NULL).  env.draw returns PVK_ERROR_MISSING_FEATURE when it cannot (the
      * translator then runs the draw on the CPU). */
     const pvk_vs_draw *vs;
+    /* Not NULL: vertex and geometry programs run on the GPU (see
+     * pvk_gs_draw; verts, index and vs are NULL; tri_vertices counts the
+     * slots); env.draw may answer PVK_ERROR_MISSING_FEATURE as for `vs`. */
+    const pvk_gs_draw *gs;
     pvk_fb_desc fb;
     pvk_raster_desc raster;
     pvk_pipe_key pipe;
@@ -465,7 +515,39 @@ typedef struct pvk_pica_counters {
     uint64_t lists, draws, vertices, triangles, immediate_vertices, cache_ops, jumps;
     uint64_t dropped;             /* FIFO words past the end of their table */
     uint64_t gpu_vertices;        /* vertices of draws whose program ran on the GPU (of `vertices`) */
+    uint64_t gs_gpu_draws;        /* draws with a geometry program whose programs ran on the GPU */
+    uint64_t gs_fallbacks;        /* ... that env.gpu_vs would have taken but ran on the CPU */
 } pvk_pica_counters;
+
+/* What the geometry shader unit keeps from one invocation to the next: on
+ * the PICA it is one physical unit whose registers nothing resets between
+ * invocations or draws (Citra keeps its gs_unit and GS emitter as global
+ * state for this reason, and its hardware tests found programs relying on
+ * it).  The temporaries, address registers, condition flags and the last
+ * SETEMIT (translator/shader.c reads and writes these) ... */
+typedef struct pvk_sh_persist {
+    float r[16][4];
+    int32_t a0[2];
+    uint8_t aL;
+    bool cmp[2];
+    uint8_t emit_vtx;
+    bool emit_prim, emit_winding;
+} pvk_sh_persist;
+
+/* ... and the input and output registers, the three emit slots, and the
+ * input buffer an immediate-mode primitive fills vertex by vertex
+ * (translator/gs.c).  Reset with the rest of pvk_pica; not part of saved
+ * state (pvk_pica_state_save), like the vertex cache of real hardware. */
+typedef struct pvk_gs_state {
+    pvk_sh_persist regs;
+    float v[16][4];                    /* v0-v15 */
+    float o[16][4];                    /* o0-o15 */
+    float slot[3][16][4];              /* o0-o15 as each EMIT left them, by SETEMIT vertex id */
+    float buf[16][4];                  /* point mode: entries collected for the next invocation */
+    uint32_t fill;                     /* point: entries collected; fixed: vertices; variable: next uniform */
+    uint32_t prim_left, prim_vertex;   /* variable: vertices still to come, vertices taken */
+    uint32_t logged;                   /* bit per unsupported corner already logged (gs.c) */
+} pvk_gs_state;
 
 typedef struct pvk_pica {
     uint32_t regs[PVK_PICA_REG_COUNT];
@@ -503,6 +585,7 @@ typedef struct pvk_pica {
     pvk_vertex imm_tri[3];                                /* immediate mode: what the next triangle needs */
     uint32_t imm_vertices;                                /* vertices of the current primitive */
     bool gs_logged;
+    pvk_gs_state gs;                                      /* the geometry unit between invocations (gs.c) */
     uint32_t fragmode_logged;                             /* warned of: bit per fragment mode, bit 4 bits 24-25 */
     uint32_t fraglight_logged;                            /* fraglight.c: warned of, bit per unsupported feature */
     uint32_t overflow_logged;                             /* bit per FIFO: logged this kick */
@@ -583,7 +666,13 @@ void pvk_glsl_fraglight_shadow(pvk_text *b, const pvk_fs_key *key);
  * descriptors as the data ports hold them, the entry point, and options. */
 enum {
     PVK_GLSL_VS_F64 = 1u << 0, /* RCP/RSQ/EX2/LG2 in double precision: exact (needs shaderFloat64) */
-    PVK_GLSL_VS_DRAW = 1u << 1, /* the vertex stage of a draw: PVK_GLSL_VS_DRAW_MAX_BLOCKS, then PICA_RUNAWAY */
+    /* a geometry program: SETEMIT sets uint pica_ev, bool pica_ep, pica_ew
+     * (vertex id, primitive, winding; 0/false at the start) and EMIT calls
+     * void pica_emit(uint vtxid, bool prim, bool winding), which the
+     * embedding shader defines (prototype in the text); pica_o holds the
+     * vertex.  Without it both are NOPs (the vertex unit). */
+    PVK_GLSL_VS_GS = 1u << 1,
+    PVK_GLSL_VS_DRAW = 1u << 2, /* the vertex stage of a draw: PVK_GLSL_VS_DRAW_MAX_BLOCKS, then PICA_RUNAWAY */
 };
 /* Dispatcher iterations (basic blocks run) before a translated program gives
  * the vertex back to the interpreter (PICA_FALLBACK): below llvmpipe's limit
@@ -625,6 +714,24 @@ void pvk_vs_uniforms_pack(const pvk_shader_unit *unit, uint32_t bools, const uin
  * code not translated) gets a NaN position: its triangles are not drawn;
  * it says so in the draw's pvk_vs_status. */
 pvk_result pvk_glsl_vertex_shader(const pvk_vs_key *key, const uint32_t *code, const uint32_t *opdesc, char **out);
+
+/* The compute pre-pass of a pvk_gs_draw (glsl_gs.c; interface at its top):
+ * pass A (vertex program per vertex) and pass B (geometry program per
+ * primitive), malloc'd into *out.  PVK_ERROR_MISSING_FEATURE when a program
+ * is not translated whole: the draw runs on the CPU. */
+pvk_result pvk_glsl_gs_vertex_pass(const pvk_gs_key *key, const uint32_t *code, const uint32_t *opdesc, char **out);
+pvk_result pvk_glsl_gs_geometry_pass(const pvk_gs_key *key, const uint32_t *code, const uint32_t *opdesc, char **out);
+/* Triangles one invocation of the geometry program at `entry` can emit at
+ * most, when the code shows it (forward-only control flow); 0: unknown. */
+uint32_t pvk_gs_emit_bound(const uint32_t *code, uint32_t entry);
+/* Does no invocation of the geometry program read what an earlier one left
+ * in the unit (glsl_gs.c: temporaries, address registers, flags, SETEMIT
+ * state, output components the map `sem_src` takes, emit slots, input
+ * registers outside `v_defined`)?  Only then may invocations run side by
+ * side.  Conservative; also false for EMIT of vertex id 3 and undefined
+ * opcodes (the CPU path logs those). */
+bool pvk_gs_program_stateless(const uint32_t *code, const uint32_t *opdesc, uint32_t entry, uint16_t v_defined,
+                              const uint8_t sem_src[24]);
 
 /* Register file snapshots for traces (pica.c): a versioned, explicit layout
  * (register values, then each data port's tables) independent of struct

@@ -33,7 +33,7 @@ static pvk_result over_budget(pvk_pica *p, const char *what, uint64_t limit)
     return PVK_ERROR_BAD_DATA;
 }
 
-static pvk_result charge_vertices(pvk_pica *p, uint32_t n)
+pvk_result pvk_charge_vertices(pvk_pica *p, uint32_t n)
 {
     if (n > p->vertex_budget) {
         p->vertex_budget = 0;
@@ -82,27 +82,33 @@ static pvk_result charge_area(pvk_pica *p, const pvk_draw_packet *pk)
     return PVK_SUCCESS;
 }
 
-static pvk_result run_vs(pvk_pica *p, const float v[PVK_SH_INPUTS][4], float o[PVK_SH_OUTPUTS][4])
+pvk_result pvk_sh_run_charged(pvk_pica *p, pvk_sh_run_info *info, const float v[PVK_SH_INPUTS][4],
+                              float o[PVK_SH_OUTPUTS][4])
 {
     if (p->budget == 0)
         return over_budget(p, "shader instructions", PVK_SHADER_BUDGET);
-    const pvk_shader_unit *sh = &p->sh[1];
     pvk_sh_regs regs;
-    pvk_sh_run_info info = {
-        .unit = sh,
-        .entry = pvk_sh_entrypoint(p->regs[PVK_GPUREG_VSH_ENTRYPOINT]),
-        .bools = sh->b,
-        .max_steps = p->budget < PVK_SH_MAX_STEPS ? (uint32_t)p->budget : PVK_SH_MAX_STEPS,
-        .regs_out = &regs,
-    };
-    for (unsigned i = 0; i < 4; i++)
-        info.ints[i] = sh->i[i];
+    info->max_steps = p->budget < PVK_SH_MAX_STEPS ? (uint32_t)p->budget : PVK_SH_MAX_STEPS;
+    info->regs_out = &regs;
     regs.steps = 0;
-    pvk_result r = pvk_sh_run(p, &info, v, o);
+    pvk_result r = pvk_sh_run(p, info, v, o);
     p->budget -= regs.steps < p->budget ? regs.steps : p->budget;
     if (r)
         p->budget = 0; /* a runaway program: nothing more this call */
     return r;
+}
+
+static pvk_result run_vs(pvk_pica *p, const float v[PVK_SH_INPUTS][4], float o[PVK_SH_OUTPUTS][4])
+{
+    const pvk_shader_unit *sh = &p->sh[1];
+    pvk_sh_run_info info = {
+        .unit = sh,
+        .entry = pvk_sh_entrypoint(p->regs[PVK_GPUREG_VSH_ENTRYPOINT]),
+        .bools = sh->b,
+    };
+    for (unsigned i = 0; i < 4; i++)
+        info.ints[i] = sh->i[i];
+    return pvk_sh_run_charged(p, &info, v, o);
 }
 
 /* The packet's framebuffer and raster state, or false (logged and counted)
@@ -186,15 +192,69 @@ static pvk_result submit(pvk_pica *p, pvk_draw_packet *pk)
     return p->env.draw ? p->env.draw(p->env.user, pk) : PVK_SUCCESS;
 }
 
-/* Mode 3 ("geometry primitive") is what citro3d uses for every indexed
- * triangle list, without a geometry shader: only an enabled geometry stage
- * (3dbrew GEOSTAGE_CONFIG bits 0-1 = 2) is something picavk lacks. */
-static void check_geometry_stage(pvk_pica *p, uint32_t mode)
+/* GEOSTAGE_CONFIG bits 0-1: 0 no geometry shader, 2 the geometry shader
+ * (3dbrew); 1 and 3 are undocumented and drawn without one. */
+static bool geometry_stage(pvk_pica *p)
 {
-    if (mode == 3 && pvk_geostage_gs(p->regs[PVK_GPUREG_GEOSTAGE_CONFIG]) == 2 && !p->gs_logged) {
-        pvk_pica_unsupported(p, "geometry shader primitives are drawn as a triangle list until geometry shaders exist");
+    uint32_t g = pvk_geostage_gs(p->regs[PVK_GPUREG_GEOSTAGE_CONFIG]);
+    if (g == 1 || g == 3) {
+        if (!p->gs_logged)
+            pvk_pica_unsupported(p, "GEOSTAGE_CONFIG bits 0-1 = %u (undocumented) drawn without a geometry shader", g);
+        else
+            pvk_pica_count(p, PVK_PICA_UNSUPPORTED, 1);
         p->gs_logged = true;
     }
+    return g == 2;
+}
+
+/* Hand the triangles a geometry shader emitted to env.draw (pk's state is
+ * filled in). */
+static pvk_result submit_gs(pvk_pica *p, pvk_draw_packet *pk, const pvk_gs_plan *gp, const pvk_gs_sink *sink)
+{
+    if (!sink->count)
+        return PVK_SUCCESS;
+    uint32_t *idx = malloc(sizeof *idx * 3 * (size_t)sink->count);
+    if (!idx)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    pk->verts = sink->verts;
+    pk->index = idx;
+    pk->tri_vertices = pvk_gs_assemble(gp, sink, idx);
+    pvk_result r = PVK_SUCCESS;
+    if (pk->tri_vertices && !(r = charge_area(p, pk)))
+        r = submit(p, pk);
+    free(idx);
+    return r;
+}
+
+/* DRAWARRAYS/DRAWELEMENTS through the geometry shader (gs.c): every
+ * vertex's VS outputs feed the geometry stage; the variable mode reads
+ * index entries that start a primitive as its vertex count. */
+static pvk_result draw_gs(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_plan *plan, bool elements,
+                          uint32_t count, const pvk_gs_plan *gpp)
+{
+    const pvk_gs_plan gp = *gpp;
+    pvk_gs_sink sink = {0};
+    pvk_result r = PVK_SUCCESS;
+    pvk_gs_begin(p);
+    for (uint32_t i = 0; i < count && !r; i++) {
+        uint32_t index;
+        float v[PVK_SH_INPUTS][4] = {{0}}, o[PVK_SH_OUTPUTS][4] = {{0}};
+        if ((r = pvk_draw_vertex_index(p, elements, i, &index)))
+            break;
+        if (pvk_gs_wants_count(p, &gp)) {
+            pvk_gs_count(p, &gp, index);
+            continue;
+        }
+        if ((r = pvk_attrib_fetch(p, plan, index, v)) || (r = run_vs(p, v, o)))
+            break;
+        r = pvk_gs_vertex(p, &gp, (const float(*)[4])o, &sink);
+    }
+    p->counters.vertices += count;
+    if (!r)
+        r = submit_gs(p, pk, &gp, &sink);
+    free(sink.verts);
+    free(sink.winding);
+    return r == PVK_ERROR_OUT_OF_RANGE || r == PVK_ERROR_BAD_PARAMETERS ? PVK_SUCCESS : r;
 }
 
 /* The GPU path's pixel charge: the CPU never sees its triangles, so each
@@ -219,6 +279,168 @@ static pvk_result charge_area_gpu(pvk_pica *p, const pvk_draw_packet *pk)
 
 static const uint8_t elem_bytes[4] = {1, 1, 2, 4}; /* s8, u8, s16, f32 */
 
+/* What the geometry unit keeps across a draw (translator/gs.c), saved
+ * before the GPU path replays a draw's last invocation so that a draw
+ * handed back to the CPU path starts from the same state. */
+typedef struct gs_snapshot {
+    pvk_gs_state gs;
+    float f[PVK_SH_FLOAT_UNIFORMS][4];
+    uint32_t b;
+    uint64_t budget, vertex_budget;
+} gs_snapshot;
+
+static void gs_save(const pvk_pica *p, gs_snapshot *s)
+{
+    s->gs = p->gs;
+    memcpy(s->f, p->sh[0].f, sizeof s->f);
+    s->b = p->sh[0].b;
+    s->budget = p->budget, s->vertex_budget = p->vertex_budget;
+}
+
+static void gs_restore(pvk_pica *p, const gs_snapshot *s)
+{
+    p->gs = s->gs;
+    memcpy(p->sh[0].f, s->f, sizeof s->f);
+    p->sh[0].b = s->b;
+    p->budget = s->budget, p->vertex_budget = s->vertex_budget;
+}
+
+/* The draw's elements [from, count) through the CPU stages and the
+ * geometry unit, what it emits thrown away: after the GPU ran a draw, the
+ * last invocation again on the CPU leaves the unit as the hardware leaves it
+ * (float uniforms the fixed and variable modes fill, registers, emit slots,
+ * b15).  Its result: a runaway last invocation stops the list on the CPU. */
+static pvk_result gs_replay(pvk_pica *p, const pvk_gs_plan *gp, const pvk_attrib_plan *plan, bool elements,
+                            uint32_t from, uint32_t count)
+{
+    pvk_gs_sink sink = {0};
+    pvk_result r = PVK_SUCCESS;
+    pvk_gs_begin(p);
+    for (uint32_t i = from; i < count && !r; i++) {
+        uint32_t index;
+        float v[PVK_SH_INPUTS][4] = {{0}}, o[PVK_SH_OUTPUTS][4] = {{0}};
+        if ((r = pvk_draw_vertex_index(p, elements, i, &index)))
+            break;
+        if (pvk_gs_wants_count(p, gp)) {
+            pvk_gs_count(p, gp, index);
+            continue;
+        }
+        if ((r = pvk_attrib_fetch(p, plan, index, v)) || (r = run_vs(p, v, o)))
+            break;
+        r = pvk_gs_vertex(p, gp, (const float(*)[4])o, &sink);
+    }
+    free(sink.verts);
+    free(sink.winding);
+    return r;
+}
+
+/* The geometry-program part of draw_gpu: `vs` is the vertex stage it built
+ * (vertices 0..nverts-1 after rebasing), `table` the variable mode's
+ * primitives (first element, vertex count).  PVK_ERROR_MISSING_FEATURE: the
+ * CPU path, from the state the draw found.  What the GPU path refuses: a
+ * topology other than 0 and 3 (strips and fans run across invocations), a
+ * program that reads what an earlier invocation left (the unit keeps its
+ * registers; pvk_gs_program_stateless) or emits vertex id 3, a last
+ * invocation that does not end (replayed on the CPU first), more emitted
+ * vertices than PVK_GS_MAX_EMIT_VERTICES could be, or work past the budgets. */
+static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_draw *vs, const pvk_gs_plan *gp,
+                              const pvk_attrib_plan *plan, bool elements, uint32_t count, uint32_t nverts,
+                              const uint32_t *table, uint32_t nprims)
+{
+    if (gp->topology != 0 && gp->topology != 3)
+        return PVK_ERROR_MISSING_FEATURE;
+    const pvk_shader_unit *sh = &p->sh[0];
+    uint16_t v_defined = 0;
+    if (gp->mode == PVK_GS_POINT)
+        for (uint32_t i = 0; i < gp->inputs; i++)
+            v_defined |= (uint16_t)(1u << (gp->input_reg[i] & 15u));
+    if (!pvk_gs_program_stateless(sh->code, sh->opdesc, gp->entry, v_defined, gp->sem_src))
+        return PVK_ERROR_MISSING_FEATURE;
+    pvk_gs_draw g;
+    memset(&g, 0, sizeof g);
+    pvk_gs_key *k = &g.key;
+    k->vs = vs->key;
+    memset(k->vs.sem_src, 0, sizeof k->vs.sem_src);
+    k->vs.topology = 0;
+    k->code_hash = XXH3_64bits(sh->code, sizeof sh->code);
+    k->desc_hash = XXH3_64bits(sh->opdesc, sizeof sh->opdesc);
+    for (uint32_t i = 0; i < 16; i++)
+        k->gs_perm |= (uint64_t)(gp->input_reg[i] & 15u) << (4 * i);
+    k->entry = gp->entry;
+    for (uint32_t j = 0; j < gp->vs_outputs && j < 16; j++)
+        if (gp->vs_out_reg[j] < PVK_SH_OUTPUTS)
+            k->vs_out_reg[j] = (uint8_t)(gp->vs_out_reg[j] + 1);
+    k->vs_outputs = gp->vs_outputs;
+    k->mode = gp->mode == PVK_GS_POINT ? PVK_GS_MODE_POINT : gp->mode == PVK_GS_FIXED ? PVK_GS_MODE_FIXED
+                                                                                      : PVK_GS_MODE_VARIABLE;
+    k->vertices = gp->vertices;
+    k->stride = gp->stride;
+    k->uniform_start = gp->first_uniform;
+    k->main_vertices = gp->main_vertices;
+    memcpy(k->sem_src, gp->sem_src, sizeof k->sem_src);
+    k->winding_swaps = gp->topology == 3;
+    g.vs = *vs;
+    g.code = sh->code;
+    g.opdesc = sh->opdesc;
+    pvk_vs_uniforms gu; /* as the first invocation finds them */
+    pvk_vs_uniforms_pack(sh, sh->b, sh->i, 0, &gu);
+    g.uniforms = &gu;
+    g.vertices = nverts;
+    g.prims = gp->mode == PVK_GS_VARIABLE ? nprims : count / gp->vertices;
+    g.prim_table = gp->mode == PVK_GS_VARIABLE ? table : NULL;
+    g.tri_slots = pvk_gs_emit_bound(sh->code, gp->entry);
+    g.max_tris = PVK_GS_MAX_EMIT_VERTICES / 3;
+    if (!g.prims) { /* nothing runs the geometry program, as on the CPU path */
+        p->counters.vertices += count;
+        return PVK_SUCCESS;
+    }
+    if ((uint64_t)g.prims * (g.tri_slots ? g.tri_slots : 1u) > g.max_tris)
+        return PVK_ERROR_MISSING_FEATURE; /* the CPU path may drop it (it counts what is emitted) */
+    /* the emitted vertices' charge, as the bound (or the runtime's default) has them */
+    uint64_t emit_bound = (uint64_t)g.prims * (g.tri_slots ? g.tri_slots : 4u) * 3u;
+    if (emit_bound > p->vertex_budget)
+        return PVK_ERROR_MISSING_FEATURE;
+    /* the last invocation on the CPU: the unit's state after the draw, and
+     * a runaway there is the CPU path's to report */
+    gs_snapshot snap;
+    gs_save(p, &snap);
+    if (g.prims > 1)
+        p->sh[0].b |= 1u << 15;
+    uint32_t from = gp->mode == PVK_GS_VARIABLE ? table[2 * (g.prims - 1)] - 1 : (g.prims - 1) * gp->vertices;
+    uint32_t to = gp->mode == PVK_GS_VARIABLE ? table[2 * (g.prims - 1)] + table[2 * (g.prims - 1) + 1]
+                                              : g.prims * gp->vertices;
+    /* quiet: what it would report, the CPU path reports when it runs the draw */
+    void (*report)(void *, pvk_pica_report, pvk_log_level, uint32_t, const char *) = p->env.report;
+    p->env.report = NULL;
+    pvk_result rr = gs_replay(p, gp, plan, elements, from, to);
+    p->env.report = report;
+    if (rr) {
+        gs_restore(p, &snap);
+        return PVK_ERROR_MISSING_FEATURE;
+    }
+    pk->vs = NULL;
+    pk->gs = &g;
+    pk->tri_vertices = (uint32_t)emit_bound; /* the pixel charge: the bound's triangles, each the viewport */
+    uint64_t area_before = p->area_budget;
+    pvk_result res = charge_area_gpu(p, pk);
+    if (!res) {
+        res = submit(p, pk);
+        if (res == PVK_ERROR_MISSING_FEATURE) { /* the CPU path counts and charges it instead */
+            p->counters.triangles -= pk->tri_vertices / 3;
+            p->area_budget = area_before;
+        } else {
+            p->counters.vertices += count;
+            p->counters.gpu_vertices += count;
+            p->counters.gs_gpu_draws++;
+            p->vertex_budget -= emit_bound < p->vertex_budget ? emit_bound : p->vertex_budget;
+        }
+    }
+    pk->gs = NULL;
+    if (res == PVK_ERROR_MISSING_FEATURE)
+        gs_restore(p, &snap);
+    return res;
+}
+
 /* DRAWARRAYS/DRAWELEMENTS with the vertex program on the GPU: the packet
  * names guest ranges instead of carrying vertices.  Only the index buffer is
  * read here (once per index: bounds, and widening u8 or unaligned u16
@@ -227,8 +449,10 @@ static const uint8_t elem_bytes[4] = {1, 1, 2, 4}; /* s8, u8, s16, f32 */
  * the translator does not take whole, a device without a vertex format);
  * that path then reports what is really bad. */
 static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_plan *plan, bool elements,
-                           uint32_t count, uint32_t mode)
+                           uint32_t count, uint32_t mode, const pvk_gs_plan *gp)
 {
+    bool variable = gp && gp->mode == PVK_GS_VARIABLE;
+    uint32_t *table = NULL, nprims = 0; /* variable-size primitives: (first element, vertices) each */
     const uint32_t *r = p->regs;
     pvk_vs_draw vs;
     memset(&vs, 0, sizeof vs);
@@ -247,13 +471,33 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
                                : NULL;
         if (!q)
             return PVK_ERROR_MISSING_FEATURE;
-        if (!(wide = malloc(sizeof *wide * count)))
-            return PVK_ERROR_OUT_OF_MEMORY;
-        uint32_t lo = UINT32_MAX, hi = 0;
+        if (!(wide = malloc(sizeof *wide * count)) || (variable && !(table = malloc(sizeof *table * count))))
+            goto oom;
+        uint32_t lo = UINT32_MAX, hi = 0, left = 0;
         for (uint32_t i = 0; i < count; i++) {
             uint32_t x = u16 ? (uint32_t)(q[2 * i] | q[2 * i + 1] << 8) : q[i];
-            lo = x < lo ? x : lo, hi = x > hi ? x : hi;
             wide[i] = (uint16_t)x;
+            if (variable && !left) { /* a primitive's vertex count (translator/gs.c) */
+                /* an empty primitive, or one past c95: the CPU path logs it */
+                if (!x || 1u + gp->vs_outputs * (x < gp->main_vertices ? x : gp->main_vertices) +
+                                  (x > gp->main_vertices ? x - gp->main_vertices : 0) > PVK_SH_FLOAT_UNIFORMS) {
+                    free(wide);
+                    free(table);
+                    return PVK_ERROR_MISSING_FEATURE;
+                }
+                table[2 * nprims] = i + 1, table[2 * nprims + 1] = x;
+                left = x;
+                continue;
+            }
+            lo = x < lo ? x : lo, hi = x > hi ? x : hi;
+            if (variable && !--left)
+                nprims++; /* complete; an incomplete last one is not run */
+        }
+        if (lo > hi) { /* no vertex at all */
+            free(wide);
+            free(table);
+            p->counters.vertices += count;
+            return PVK_SUCCESS;
         }
         first = lo, last = hi;
         vs.index16 = wide;
@@ -316,6 +560,11 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
     vs.code = sh->code;
     vs.opdesc = sh->opdesc;
     vs.uniforms = uni;
+    if (gp) {
+        res = draw_gs_gpu(p, pk, &vs, gp, plan, elements, count, (uint32_t)(last - first + 1), table, nprims);
+        free(uni);
+        goto out;
+    }
     pk->vs = &vs;
     pk->tri_vertices = mode == 1 || mode == 2 ? (count >= 3 ? 3 * (count - 2) : 0) : count / 3 * 3;
     uint64_t area_before = p->area_budget;
@@ -336,7 +585,12 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
 out:
     pk->vs = NULL;
     free(wide);
+    free(table);
     return res;
+oom:
+    free(wide);
+    free(table);
+    return PVK_ERROR_OUT_OF_MEMORY;
 }
 
 pvk_result pvk_vertex_draw(pvk_pica *p, bool elements)
@@ -354,16 +608,23 @@ pvk_result pvk_vertex_draw(pvk_pica *p, bool elements)
     pvk_attrib_plan plan;
     if (pvk_attrib_plan_build(p, &plan))
         return PVK_SUCCESS; /* logged and counted */
-    pvk_result r = charge_vertices(p, count);
+    pvk_result r = pvk_charge_vertices(p, count);
     if (r)
         return r;
     uint32_t mode = pvk_primitive_mode(p->regs[PVK_GPUREG_PRIMITIVE_CONFIG]);
-    bool gs = mode == 3 && pvk_geostage_gs(p->regs[PVK_GPUREG_GEOSTAGE_CONFIG]) == 2;
-    if (p->env.gpu_vs && !gs) {
-        r = draw_gpu(p, &pk, &plan, elements, count, mode);
+    bool gs = geometry_stage(p);
+    pvk_gs_plan gp;
+    if (gs && pvk_gs_plan_build(p, pk.kind, &gp))
+        return PVK_SUCCESS; /* logged and counted: dropped */
+    if (p->env.gpu_vs) {
+        r = draw_gpu(p, &pk, &plan, elements, count, mode, gs ? &gp : NULL);
         if (r != PVK_ERROR_MISSING_FEATURE)
             return r == PVK_ERROR_OUT_OF_RANGE || r == PVK_ERROR_BAD_PARAMETERS ? PVK_SUCCESS : r;
+        if (gs)
+            p->counters.gs_fallbacks++;
     }
+    if (gs)
+        return draw_gs(p, &pk, &plan, elements, count, &gp);
     pvk_vertex *verts = malloc(sizeof *verts * count);
     uint32_t *idx = malloc(sizeof *idx * 3 * (size_t)count);
     if (!verts || !idx) {
@@ -380,7 +641,6 @@ pvk_result pvk_vertex_draw(pvk_pica *p, bool elements)
         pvk_vs_outmap(p, o, &verts[i]);
     }
     p->counters.vertices += count;
-    check_geometry_stage(p, mode);
     uint32_t n = pvk_assemble_triangles(mode, count, idx);
     pk.verts = verts;
     pk.index = idx;
@@ -390,6 +650,27 @@ pvk_result pvk_vertex_draw(pvk_pica *p, bool elements)
 out:
     free(verts);
     free(idx);
+    return r == PVK_ERROR_OUT_OF_RANGE || r == PVK_ERROR_BAD_PARAMETERS ? PVK_SUCCESS : r;
+}
+
+/* An immediate-mode vertex through the geometry shader: the input buffer
+ * fills across vertices (FIXEDATTRIB_INDEX = 0xF starts it empty, as Citra
+ * resets its geometry pipeline there; its hardware test found immediate
+ * mode feeds the geometry shader); what an invocation emits is one packet. */
+static pvk_result immediate_gs(pvk_pica *p, const float o[PVK_SH_OUTPUTS][4])
+{
+    pvk_gs_plan gp;
+    if (pvk_gs_plan_build(p, PVK_DRAW_IMMEDIATE, &gp))
+        return PVK_SUCCESS; /* logged and counted: dropped */
+    pvk_gs_sink sink = {0};
+    pvk_result r = pvk_gs_vertex(p, &gp, o, &sink);
+    if (!r && sink.count) {
+        pvk_draw_packet pk = {.kind = PVK_DRAW_IMMEDIATE, .vertices = 1};
+        if (packet_state(p, &pk))
+            r = submit_gs(p, &pk, &gp, &sink);
+    }
+    free(sink.verts);
+    free(sink.winding);
     return r == PVK_ERROR_OUT_OF_RANGE || r == PVK_ERROR_BAD_PARAMETERS ? PVK_SUCCESS : r;
 }
 
@@ -408,12 +689,14 @@ pvk_result pvk_vertex_immediate(pvk_pica *p, const uint32_t (*attrs)[4], uint32_
             memcpy(&v[(perm >> (4 * a)) & 0xF][c], &bits, 4);
         }
     pvk_vertex vx;
-    pvk_result r = charge_vertices(p, 1);
+    pvk_result r = pvk_charge_vertices(p, 1);
     if (!r)
         r = run_vs(p, v, o);
     if (r)
         return r; /* stops the list: see run_vs */
     p->counters.vertices++;
+    if (geometry_stage(p))
+        return immediate_gs(p, o);
     pvk_vs_outmap(p, o, &vx);
     uint32_t mode = pvk_primitive_mode(p->regs[PVK_GPUREG_PRIMITIVE_CONFIG]);
     uint32_t k = p->imm_vertices++;

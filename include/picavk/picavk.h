@@ -256,6 +256,16 @@ typedef struct pvk_stats {
      * resolved to 1x (nearest) for a write-back, a display transfer or
      * texture built from one, or a reinterpretation. */
     uint64_t surface_resolves;
+    /* Geometry programs (GEOSTAGE_CONFIG geometry shader on): draws whose
+     * vertex and geometry programs ran in the GPU's compute pre-pass, draws
+     * that could have and ran on the CPU interpreter instead (a program not
+     * translated whole, more triangle slots or attribute bytes than the
+     * pre-pass takes, the roundtrip path, the pixel budget), triangles an
+     * invocation emitted past its slots (not drawn; later draws get room for
+     * as many), and invocations that did not end (runaway, bad instruction:
+     * what they emitted before is drawn).  The last two count finished GPU
+     * work. */
+    uint64_t gs_gpu_draws, gs_cpu_fallbacks, gs_excess_triangles, gs_unfinished;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);

@@ -304,10 +304,48 @@ static float combine(float u, float v, unsigned f)
     }
 }
 
-void ref_proctex(const uint32_t *regs, const uint32_t lut[6][256], float u, float v, uint8_t out[4])
+/* One mipmap level's colour: entry offset + r * (width - 1), nearest
+ * (rounded, halves up) or linear (the fraction times twice the signed
+ * difference entry, truncated). */
+static void pt_color(const uint32_t *regs, const uint32_t lut[6][256], float r, unsigned level, uint8_t out[4])
 {
-    uint32_t p0 = regs[0x0A8], p3 = regs[0x0AB], p4 = regs[0x0AC], p5 = regs[0x0AD];
+    uint32_t p4 = regs[0x0AC], p5 = regs[0x0AD];
+    unsigned off = level < 4 ? (p5 >> (8 * level) & 0xFF) : 256 - (16u >> (level - 4));
+    float index = (float)off + r * ((float)((p4 >> 11 & 0xFF) >> level) - 1.0f);
+    if (p4 & 1) { /* linear */
+        int i = (int)index;
+        float f = index - (float)i;
+        int ci = i < 0 ? 0 : i > 255 ? 255 : i;
+        uint32_t c = lut[4][ci], d = lut[5][ci];
+        for (int k = 0; k < 4; k++) {
+            int dk = (int)(int8_t)(d >> (8 * k) & 0xFF) * 2;
+            float x = (float)(c >> (8 * k) & 0xFF) + f * (float)dk;
+            out[k] = (uint8_t)(x < 0 ? 0 : x > 255 ? 255 : x);
+        }
+    } else {
+        int i = (int)floorf(index + 0.5f);
+        uint32_t c = lut[4][i < 0 ? 0 : i > 255 ? 255 : i];
+        for (int k = 0; k < 4; k++)
+            out[k] = (uint8_t)(c >> (8 * k));
+    }
+}
+
+void ref_proctex(const uint32_t *regs, const uint32_t lut[6][256], float u, float v, float duv, uint8_t out[4])
+{
+    uint32_t p0 = regs[0x0A8], p3 = regs[0x0AB], p4 = regs[0x0AC];
     unsigned uclamp = p0 & 7, vclamp = p0 >> 3 & 7, rgbf = p0 >> 6 & 0xF, af = p0 >> 10 & 0xF;
+    unsigned filter = p4 & 7;
+    if (filter > 5)
+        filter &= 1; /* undocumented: as 0-1 */
+    /* the level of detail: bias (PROCTEX0 bits 20-27 low, PROCTEX4 bits 19-26
+     * high) times width inside the log, clamped to [min, min(max, 7)] */
+    float lod = 0.0f;
+    if (filter >= 2) {
+        float bias = (float)half((p0 >> 20 & 0xFF) | (p4 >> 19 & 0xFF) << 8);
+        lod = bias == 0.0f ? 0.0f : log2f(fabsf((float)(p4 >> 11 & 0xFF) * bias) * duv);
+        float lo = (float)(p4 >> 3 & 0xF), hi = (float)((p4 >> 7 & 0xF) < 7 ? (p4 >> 7 & 0xF) : 7);
+        lod = fminf(fmaxf(lod, lo), hi);
+    }
     u = fabsf(u);
     v = fabsf(v);
     float su = shift_of(v, p0 >> 16 & 3, uclamp), sv = shift_of(u, p0 >> 18 & 3, vclamp);
@@ -329,22 +367,18 @@ void ref_proctex(const uint32_t *regs, const uint32_t lut[6][256], float u, floa
     u = clamp_coord(u + su, uclamp);
     v = clamp_coord(v + sv, vclamp);
     float r = pt_lut(lut[2], combine(u, v, rgbf));
-    float index = (float)(p5 & 0xFF) + r * ((float)(p4 >> 11 & 0xFF) - 1.0f);
-    if ((p4 & 7) & 1) { /* linear */
-        int i = (int)index;
-        float f = index - (float)i;
-        int ci = i < 0 ? 0 : i > 255 ? 255 : i;
-        uint32_t c = lut[4][ci], d = lut[5][ci];
-        for (int k = 0; k < 4; k++) {
-            int dk = (int)(int8_t)(d >> (8 * k) & 0xFF) * 2;
-            float x = (float)(c >> (8 * k) & 0xFF) + f * (float)dk;
-            out[k] = (uint8_t)(x < 0 ? 0 : x > 255 ? 255 : x);
+    if (filter >= 4) {
+        unsigned l = (unsigned)lod;
+        float f = lod - (float)l;
+        uint8_t c0[4], c1[4];
+        pt_color(regs, lut, r, l, c0);
+        pt_color(regs, lut, r, l + 1 < 7 ? l + 1 : 7, c1);
+        for (int c = 0; c < 4; c++) {
+            float x = (float)c0[c] + f * ((float)c1[c] - (float)c0[c]);
+            out[c] = (uint8_t)(x < 0 ? 0 : x);
         }
     } else {
-        int i = (int)floorf(index + 0.5f);
-        uint32_t c = lut[4][i < 0 ? 0 : i > 255 ? 255 : i];
-        for (int k = 0; k < 4; k++)
-            out[k] = (uint8_t)(c >> (8 * k));
+        pt_color(regs, lut, r, filter >= 2 ? (unsigned)floorf(lod + 0.5f) : 0, out);
     }
     if (p0 >> 14 & 1) {
         float a = pt_lut(lut[3], combine(u, v, af));

@@ -1,5 +1,5 @@
 /* CPU reference of the PICA fragment stages around the TEV combiners:
- * fog and fragment lighting (procedural textures later), written from
+ * fog, fragment lighting, the procedural texture and shadow rendering, written from
  * 3dbrew "GPU/Internal Registers" (register ids and bit layouts written out
  * here, not shared with the translator).  The arithmetic where the hardware's
  * is not publicly measured is the documented choice of
@@ -28,8 +28,10 @@ void ref_lighting(const uint32_t *regs, const uint32_t lut[24][256], const float
 /* The procedural texture (texture unit 3: TEXUNIT3_PROCTEX0-5 0x0A8-0x0AD,
  * the LUTs as the PROCTEX_LUT data port stored them: 0 noise, 2 RGB map,
  * 3 alpha map, 4 colour, 5 colour difference) at texture coordinate (u, v):
- * RGBA bytes.  Single precision, as the shader computes it. */
-void ref_proctex(const uint32_t *regs, const uint32_t lut[6][256], float u, float v, uint8_t out[4]);
+ * RGBA bytes.  `duv` is max(|du/dx|, |du/dy|) + max(|dv/dx|, |dv/dy|), the
+ * coordinates' change per pixel, for the mipmap filters' level of detail.
+ * Single precision, as the shader computes it. */
+void ref_proctex(const uint32_t *regs, const uint32_t lut[6][256], float u, float v, float duv, uint8_t out[4]);
 
 /* Shadow rendering (COLOR_OPERATION mode 3; FRAGOP_SHADOW 0x130) of a fragment
  * with 24-bit depth `z24` and TEV output green `g` over the RGBA8 shadow
