@@ -317,6 +317,8 @@ static pvk_result create_device(pvk_context *ctx, feature_chain *c)
     want.shaderInt16 = c->f2.features.shaderInt16;
     want.shaderFloat64 = c->f2.features.shaderFloat64; /* exact RCP/RSQ/EX2/LG2 in translated vertex programs */
     ctx->shader_float64 = want.shaderFloat64;
+    want.vertexPipelineStoresAndAtomics = c->f2.features.vertexPipelineStoresAndAtomics; /* runtime/draw.c vs_status */
+    ctx->vertex_stores = want.vertexPipelineStoresAndAtomics;
     want.shaderClipDistance = VK_TRUE;
     c->f2.features = want;
     VkPhysicalDeviceVulkan11Features v11 = {.sType = c->v11.sType, .pNext = c->v11.pNext,
@@ -404,6 +406,7 @@ pvk_result pvk_device_init(pvk_context *ctx)
         ctx->features.external_memory_host = !!h->external_memory_host_enabled;
         ctx->features.custom_border_color &= !!h->custom_border_color_enabled;
         ctx->features.rasterization_order_attachment_access &= !!h->attachment_read_enabled;
+        ctx->vertex_stores = h->vertex_stores_enabled && chain.f2.features.vertexPipelineStoresAndAtomics;
         render_pass_features = h->attachment_read_enabled && chain.v12.imagelessFramebuffer &&
                                chain.v12.separateDepthStencilLayouts;
         ctx->debug_utils = !!h->debug_utils_enabled;

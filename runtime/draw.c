@@ -48,6 +48,7 @@
  * the emulators' hardware renderers do, and to the user clip plane.  Vulkan's rasterization rules (pixel centres, top-left fill) stand
  * for the PICA's, which are not publicly measured. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,6 +97,8 @@ struct pvk_draw {
     VkDeviceSize uni_off;
     uint64_t uni_lap;           /* 0: nothing there */
     uint64_t uni_value;
+    struct vs_check *checks;    /* GPU-path draws whose status words wait for their batch (vs_status) */
+    uint32_t n_checks, cap_checks;
     pvk_image depth; /* depth attachment (no image until needed) */
     VkFormat dfmt; /* VK_FORMAT_UNDEFINED: the device cannot, draws go without depth */
     VkFormat dsfmt; /* D24S8 surfaces: D32_SFLOAT_S8_UINT, UNDEFINED when the device lacks it */
@@ -207,6 +210,78 @@ static void vertex_used(struct pvk_draw *d, VkDeviceSize off, VkDeviceSize bytes
         d->vseg[i] = value;
 }
 
+/* The GPU path's bad vertices.  A vertex whose program does not end in END
+ * (glsl_vs.c: a runaway program, an undefined opcode, a PC past code memory,
+ * BREAK outside a loop, or the dispatcher's iteration limit) is not drawn,
+ * as on the CPU path, and marks the draw's pvk_vs_status in the ring; when
+ * the draw's batch is done (its retire, always before the ring region is
+ * reused or the ring replaced) the status is read and the draw reported
+ * once, counted as the CPU path counts it (pvk_stats.bad_input).  The
+ * dispatcher's limit of PVK_GLSL_VS_DRAW_MAX_BLOCKS blocks is a runaway
+ * there: a tight endless loop meets it before the step budget (a program
+ * that would finish within the budget after more blocks is not drawn
+ * either).  A fall-through into code not translated (PICA_FALLBACK) is
+ * counted unsupported.  Unlike the CPU path the command list has gone on by
+ * then: only the draw's failing vertices are lost. */
+typedef struct vs_check {
+    uint64_t value;             /* timeline value of the draw's batch */
+    uint64_t seq;               /* the translator's draw number */
+    VkDeviceSize off;           /* its pvk_vs_status in the ring */
+} vs_check;
+
+static pvk_result vs_check_add(struct pvk_draw *d, uint64_t value, uint64_t seq, VkDeviceSize off)
+{
+    if (d->n_checks == d->cap_checks) {
+        uint32_t cap = d->cap_checks ? 2 * d->cap_checks : 64;
+        vs_check *c = realloc(d->checks, sizeof *c * cap);
+        if (!c)
+            return PVK_ERROR_OUT_OF_MEMORY;
+        d->checks = c;
+        d->cap_checks = cap;
+    }
+    d->checks[d->n_checks++] = (vs_check){value, seq, off};
+    return PVK_SUCCESS;
+}
+
+/* Report the checked draws of batches up to timeline `done`. */
+static void vs_status(pvk_context *ctx, uint64_t done)
+{
+    struct pvk_draw *d = ctx->draw;
+    if (!d)
+        return;
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < d->n_checks; i++) {
+        const vs_check *c = &d->checks[i];
+        if (c->value > done) {
+            d->checks[keep++] = *c;
+            continue;
+        }
+        pvk_vs_status st;
+        memcpy(&st, (const uint8_t *)d->vmap + c->off, sizeof st);
+        if (!(st.kinds & 14u))
+            continue;
+        /* one error per draw, as the CPU path's first bad vertex stops it */
+        if (st.kinds & 6u)
+            pvk_bad_input(ctx, "draw %llu: vertex program on the GPU: %s at pc 0x%03X%s; those vertices are not drawn",
+                          (unsigned long long)c->seq,
+                          st.kinds & 2u ? "runaway program stopped"
+                                        : "undefined opcode, BREAK outside a loop or PC past code memory",
+                          st.kinds & 2u ? st.pc[0] : st.pc[1],
+                          (st.kinds & 6u) == 6u ? " (and vertices with bad instructions)" : "");
+        if (st.kinds & 8u)
+            pvk_unsupported(ctx, "draw %llu: a vertex fell through past a subroutine's end into code the GPU "
+                                 "translation does not cover (pc 0x%03X): not drawn",
+                            (unsigned long long)c->seq, st.pc[2]);
+    }
+    d->n_checks = keep;
+}
+
+/* A batch of draws is done. */
+static void batch_retire(pvk_context *ctx, const pvk_pending *p)
+{
+    vs_status(ctx, p->value);
+}
+
 /* Draws order everything against everything around them. */
 static void image_barrier_aspect(pvk_context *ctx, VkCommandBuffer cmd, VkImage img, VkImageAspectFlags aspect,
                                  VkImageLayout from, VkImageLayout to)
@@ -223,6 +298,7 @@ static void image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage img, Vk
 
 static void draw_retire(pvk_context *ctx, const pvk_pending *p)
 {
+    vs_status(ctx, p->value);
     pvk_guest_span s;
     if (pvk_guest_resolve(ctx, p->dst_addr, p->dst_len, NULL, &s))
         pvk_guest_download(ctx, &s);
@@ -308,6 +384,7 @@ typedef struct draw_input {
     const pvk_vs_draw *vs;        /* GPU path: */
     VkBuffer vb[12], ib;
     VkDeviceSize vb_off[12], ib_off, uni_off;
+    VkDeviceSize status_off;      /* the draw's pvk_vs_status */
 } draw_input;
 
 static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk,
@@ -356,7 +433,8 @@ static pvk_result vs_inputs(pvk_context *ctx, struct pvk_draw *d, const pvk_vs_d
                     memcmp(&d->uni_last, vs->uniforms, ubytes);
     VkDeviceSize base = 0, bytes = 0;
     for (int tries = 0;; tries++) {
-        bytes = need_uni ? (ubytes + 63) & ~(VkDeviceSize)63 : 0;
+        bytes = (sizeof(pvk_vs_status) + align - 1) & ~(align - 1);
+        bytes += need_uni ? (ubytes + 63) & ~(VkDeviceSize)63 : 0;
         bytes += (ibytes + 63) & ~(VkDeviceSize)63;
         for (uint32_t b = 0; b < vs->key.bindings; b++)
             bytes += (vs->buf_len[b] + 4 + 63) & ~(VkDeviceSize)63;
@@ -378,6 +456,10 @@ static pvk_result vs_inputs(pvk_context *ctx, struct pvk_draw *d, const pvk_vs_d
     }
     VkDeviceSize off = base;
     uint8_t *map = d->vmap;
+    const pvk_vs_status fresh = {0, {UINT32_MAX, UINT32_MAX, UINT32_MAX}};
+    memcpy(map + off, &fresh, sizeof fresh);
+    in->status_off = off;
+    off += (sizeof(pvk_vs_status) + align - 1) & ~(align - 1);
     if (need_uni) {
         memcpy(map + off, vs->uniforms, ubytes);
         d->uni_last = *vs->uniforms;
@@ -415,13 +497,16 @@ static void record_vertices(pvk_context *ctx, struct pvk_draw *d, VkCommandBuffe
         ctx->vk.vkCmdDraw(cmd, pk->tri_vertices, 1, 0, 0);
         return;
     }
-    VkDescriptorBufferInfo bi = {d->vbuf, in->uni_off, sizeof(pvk_vs_draw_uniforms)};
-    VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                              .dstBinding = PVK_DRAW_BINDING_VS,
-                              .descriptorCount = 1,
-                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                              .pBufferInfo = &bi};
-    ctx->vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, 1, &w);
+    VkDescriptorBufferInfo bi[2] = {{d->vbuf, in->uni_off, sizeof(pvk_vs_draw_uniforms)},
+                                    {d->vbuf, in->status_off, sizeof(pvk_vs_status)}};
+    VkWriteDescriptorSet w[2];
+    for (int i = 0; i < 2; i++)
+        w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                      .dstBinding = i ? PVK_DRAW_BINDING_VS_STATUS : PVK_DRAW_BINDING_VS,
+                                      .descriptorCount = 1,
+                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                      .pBufferInfo = &bi[i]};
+    ctx->vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, 2, w);
     if (vs->key.bindings)
         ctx->vk.vkCmdBindVertexBuffers(cmd, 0, vs->key.bindings, in->vb, in->vb_off);
     if (vs->indexed) {
@@ -440,6 +525,8 @@ static pvk_result draw_submit_vs(pvk_context *ctx, struct pvk_draw *d, const pvk
      * arc (pvk_draw_submit): per triangle, which a vertex stage cannot do */
     if (pk->fs.fl.light)
         return PVK_ERROR_MISSING_FEATURE;
+    if (!ctx->vertex_stores)
+        return PVK_ERROR_MISSING_FEATURE; /* bad vertices could not be reported (vs_status) */
     pvk_result r = pvk_vs_module_prepare(ctx, pk->vs);
     if (r)
         return r; /* MISSING_FEATURE: the translator draws on the CPU */
@@ -455,7 +542,12 @@ static pvk_result draw_submit_vs(pvk_context *ctx, struct pvk_draw *d, const pvk
     vertex_used(d, region, bytes, value);
     if (!d->uni_value)
         d->uni_value = value;
-    return r;
+    pvk_result rc = r ? PVK_SUCCESS : vs_check_add(d, value, pk->seq, in.status_off);
+    uint64_t done = 0; /* submitted already (PVK_DEBUG=sync waits there too, its retire came first) */
+    if (!rc && !r && !d->batch.open && ctx->timeline &&
+        ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &done) == VK_SUCCESS)
+        vs_status(ctx, done);
+    return r ? r : rc;
 }
 
 /* A draw whose vertex and geometry programs run on the GPU (pk->gs): one
@@ -905,6 +997,7 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
     pvk_result r;
     if ((r = pvk_op_begin(ctx, &b->op)))
         return r;
+    b->op.p.retire = batch_retire;
     VkCommandBuffer cmd = b->op.cmd;
     pvk_op_label(ctx, &b->op, "draws into 0x%08X%s %ux%u", t->addr, t->color ? "" : " (no colour writes)", t->w,
                  t->h);
@@ -1310,6 +1403,7 @@ void pvk_draw_destroy(pvk_context *ctx)
         ctx->vk.vkDestroyBuffer(ctx->device, d->vbuf, NULL);
     if (d->vbuf_mem)
         ctx->vk.vkFreeMemory(ctx->device, d->vbuf_mem, NULL);
+    free(d->checks);
     if (d->staging)
         ctx->vk.vkDestroyBuffer(ctx->device, d->staging, NULL);
     if (d->staging_mem)

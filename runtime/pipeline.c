@@ -88,7 +88,7 @@ struct pvk_pipelines {
     VkPipelineLayout layout;
     VkDescriptorSetLayout set_layout; /* set 0: push descriptors (PVK_DRAW_BINDING_DST) */
     VkPushConstantRange ranges[2]; /* the layout's, for the module check */
-    pvk_layout_binding bindings[7]; /* ... and its descriptors */
+    pvk_layout_binding bindings[8]; /* ... and its descriptors */
     uint32_t n_bindings;
     vs_module vsm[VS_MODULES];
     uint32_t n_vsm;
@@ -209,8 +209,8 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
      * samplers (bindings 0-2), the colour attachment as input attachment 0
      * for shaders that blend (4), the fog, lighting and procedural-texture
      * LUTs and parameters (5, 6: runtime/fragdata.c), the generated vertex
-     * shaders' uniforms (7) */
-    VkDescriptorSetLayoutBinding dslb[7];
+     * shaders' uniforms (7) and status words (8: runtime/draw.c vs_status) */
+    VkDescriptorSetLayoutBinding dslb[8];
     for (uint32_t u = 0; u < 3; u++)
         pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_TEX0 + u,
                                                               VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
@@ -223,6 +223,8 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
                                                           VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_SHADER_STAGE_FRAGMENT_BIT};
     pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_VS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                                           VK_SHADER_STAGE_VERTEX_BIT};
+    pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_VS_STATUS,
+                                                          VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT};
     for (uint32_t i = 0; i < pl->n_bindings; i++)
         dslb[i] = (VkDescriptorSetLayoutBinding){pl->bindings[i].binding, pl->bindings[i].type, 1,
                                                  pl->bindings[i].stages, NULL};

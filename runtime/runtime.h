@@ -123,6 +123,7 @@ struct pvk_context {
      * runtime/pipeline.c). */
     bool attachment_read;
     bool shader_float64;      /* enabled on the device (runtime/vs_compute.c) */
+    bool vertex_stores;       /* vertexPipelineStoresAndAtomics enabled: the GPU vertex path reports bad vertices */
 
     /* Vulkan */
     bool own_instance, own_device;
@@ -426,7 +427,8 @@ VkFramebuffer pvk_framebuffer_get(pvk_context *ctx, VkFormat depth, bool load, u
 #define PVK_DRAW_BINDING_FRAG_LUTS 5u
 #define PVK_DRAW_BINDING_FRAG_PARAMS 6u
 /* Binding 7 (PVK_DRAW_BINDING_VS, translator.h): the generated vertex
- * shader's uniforms, a storage buffer in the draw ring. */
+ * shader's uniforms, a storage buffer in the draw ring; binding 8
+ * (PVK_DRAW_BINDING_VS_STATUS): the draw's pvk_vs_status, in the ring too. */
 /* A binding of a pipeline layout, for the check below. */
 typedef struct pvk_layout_binding {
     uint32_t set, binding;

@@ -97,17 +97,23 @@ static void embedded(void)
         pvk_wait_idle(ctx);
         CHECK_EQ(p[0], 0xCAFEF00D);
         CHECK_EQ(p[7], 0xCAFEF00D);
-        /* picavk cannot know what the host enabled: no attachment reads unless told */
+        /* picavk cannot know what the host enabled: no attachment reads and
+         * no vertex programs on the GPU (vertex-stage stores) unless told */
         CHECK(!ctx->attachment_read);
+        CHECK(!ctx->vertex_stores);
         pvk_context_destroy(ctx);
     }
     /* the headless context enabled rasterization-order attachment access and
      * imagelessFramebuffer where the device has them; as a host it says so */
     hv.attachment_read_enabled = host->attachment_read;
+    hv.vertex_stores_enabled = host->vertex_stores;
     ctx = NULL;
     CHECK_EQ(pvk_context_create(&cfg, &ctx), PVK_SUCCESS);
     if (ctx) {
         CHECK_EQ(ctx->attachment_read, host->attachment_read);
+        CHECK_EQ(ctx->vertex_stores, host->vertex_stores);
+        if (strstr(pvk_device_name(ctx), "llvmpipe"))
+            CHECK(ctx->vertex_stores);
         if (strstr(pvk_device_name(ctx), "llvmpipe"))
             CHECK(ctx->attachment_read);
         pvk_context_destroy(ctx);

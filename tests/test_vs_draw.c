@@ -1,7 +1,8 @@
 /* Draws with the vertex program on the GPU (translator/glsl_vs.c as the
  * vertex stage, attributes and indices from guest memory: runtime/draw.c)
  * against the same draws on the CPU interpreter (PVK_DEBUG=cpu-vs): random
- * programs (arithmetic of every kind, relative addressing, IF/LOOP/CALL) x
+ * programs (arithmetic of every kind, relative addressing, IF/LOOP/CALL; a
+ * quarter without flow, which glsl_vs.c emits as straight-line code) x
  * random attribute layouts (every format and component count, padding,
  * several loaders, fixed attributes, permutations) x random draws (lists,
  * strips, fans, mode 3, DRAWARRAYS with an offset, u8/u16 DRAWELEMENTS, an
@@ -13,10 +14,9 @@
 #include "draw_common.h"
 #include "runtime/runtime.h"
 
-static void (*const unused_helpers[])(void) = {upload_shader, setup_attribs};
 static uint32_t (*const unused_index)(uint32_t, uint32_t) = tiled_index;
 static pvk_context *gpu, *cpu;
-static unsigned cases, gpu_cases, fallback_cases, drawn_cases;
+static unsigned cases, gpu_cases, fallback_cases, drawn_cases, straight_cases;
 
 /* ---- instruction encoders (3dbrew "GPU/Shader Instruction Set") ---- */
 enum { ADD = 0x00, DP3 = 0x01, DP4 = 0x02, DPH = 0x03, EX2 = 0x05, LG2 = 0x06, MUL = 0x08, SGE = 0x09, SLT = 0x0A,
@@ -88,8 +88,10 @@ static void gen_program(void)
         c[n++] = f1(DP4, 0, 0x20u + i, 0, 0, 16 + i);
     c[n++] = f1(MOVA, 0, 0x20u + 7, 0, 0, 20); /* a0.xy from c7 (small integers) */
     uint32_t len = th_rand_range(3, 20);
+    bool flat = th_rand() % 4 == 0; /* no flow: glsl_vs.c's straight-line emission */
+    straight_cases += flat;
     for (uint32_t k = 0; k < len; k++) {
-        uint32_t choice = th_rand() % 10;
+        uint32_t choice = flat ? 9 : th_rand() % 10;
         if (choice == 0) { /* IFU b, then/else of one instruction each */
             uint32_t at = n++;
             c[n++] = rnd_alu();
@@ -411,21 +413,96 @@ static void one_case(uint64_t seed)
     CHECK_EQ(d, 0);
 }
 
+/* Vertices that fail on the GPU path (issue 13): a runaway program (a tight
+ * endless loop, which meets the dispatcher's block limit, and one of long
+ * blocks, which meets the step budget first)
+ * and an undefined opcode each give one logged error naming the draw and
+ * one count of bad input once the draw is done; a good program none.
+ * Without vertexPipelineStoresAndAtomics such draws take the CPU path,
+ * which reports the runaway itself. */
+static void test_bad_vertices(pvk_context *c)
+{
+    ctx = c;
+    static const float vb[3][8] = {{-1, -1, -0.5f, 1, 1, 0, 0, 1}, {1, -1, -0.5f, 1, 0, 1, 0, 1},
+                                   {0, 1, -0.5f, 1, 0, 0, 1, 1}};
+    CHECK_EQ(pvk_wait_idle(c), PVK_SUCCESS);
+    memcpy(pvk_guest_ptr(c, VB, sizeof vb), vb, sizeof vb);
+    pvk_guest_written(c, VB, sizeof vb);
+    upload_shader();
+    setup_attribs();
+    reg(PVK_GPUREG_VSH_BOOLUNIFORM, 0x7FFF0000u); /* b0 false */
+    const uint32_t mov0 = 0x13u << 26 | 0u << 21 | 0u << 12, mov1 = 0x13u << 26 | 1u << 21 | 1u << 12;
+    const uint32_t jmpu0 = 0x2Du << 26 | 0u << 22 | 0u << 10 | 1u; /* b0 != NUM bit 0: back to 0, always */
+    static uint32_t code[4][72];
+    uint32_t len[4];
+    const char *want[4] = {NULL, "runaway program stopped", "runaway program stopped", "undefined opcode"};
+    len[0] = 0, code[0][len[0]++] = mov0, code[0][len[0]++] = mov1, code[0][len[0]++] = 0x22u << 26;
+    len[1] = 0, code[1][len[1]++] = mov0, code[1][len[1]++] = mov1, code[1][len[1]++] = jmpu0;
+    code[1][len[1]++] = 0x22u << 26; /* END after the jump: never reached, ends what the translator follows */
+    len[2] = 0; /* blocks of 70: the step budget (2^20) before the dispatcher's block limit */
+    for (uint32_t i = 0; i < 69; i++)
+        code[2][len[2]++] = i & 1 ? mov1 : mov0;
+    code[2][len[2]++] = jmpu0;
+    code[2][len[2]++] = 0x22u << 26;
+    len[3] = 0, code[3][len[3]++] = mov0, code[3][len[3]++] = mov1, code[3][len[3]++] = 0x10u << 26;
+    for (int p = 0; p < 4; p++) {
+        reg(PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
+        for (uint32_t i = 0; i < len[p]; i++)
+            reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, code[p][i]);
+        reg(PVK_GPUREG_VSH_CODETRANSFER_END, 1);
+        uint64_t gv = c->pica.counters.gpu_vertices, bad = stats().bad_input;
+        int errors = th_log_errors;
+        th_quiet_errors = want[p] != NULL;
+        draw_arrays(0, 3);
+        th_quiet_errors = 0;
+        CHECK_EQ(c->pica.counters.gpu_vertices, gv + 3); /* the GPU path ran it */
+        CHECK_EQ(stats().bad_input, bad + (want[p] ? 1 : 0));
+        CHECK_EQ(th_log_errors, errors + (want[p] ? 1 : 0));
+        if (want[p]) {
+            CHECK(strstr(th_last_error, want[p]) && strstr(th_last_error, "draw "));
+            printf("  bad vertices on the GPU: %s\n", th_last_error);
+        }
+    }
+    /* without vertex-stage stores: the CPU path, which stops the list at the runaway */
+    c->vertex_stores = false;
+    reg(PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
+    for (uint32_t i = 0; i < len[1]; i++)
+        reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, code[1][i]);
+    reg(PVK_GPUREG_VSH_CODETRANSFER_END, 1);
+    uint64_t gv = c->pica.counters.gpu_vertices, bad = stats().bad_input;
+    th_quiet_errors = 1;
+    reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
+    reg(PVK_GPUREG_NUMVERTICES, 3);
+    reg(PVK_GPUREG_VERTEX_OFFSET, 0);
+    pvk_mmio_write32(c, 0x10401000u + 4 * PVK_GPUREG_DRAWARRAYS, 1); /* the CPU path's error stops the list */
+    CHECK_EQ(pvk_wait_idle(c), PVK_SUCCESS);
+    th_quiet_errors = 0;
+    CHECK_EQ(c->pica.counters.gpu_vertices, gv);
+    CHECK_EQ(stats().bad_input, bad + 1);
+    CHECK(strstr(th_last_error, "runaway"));
+    c->vertex_stores = true;
+}
+
 int main(void)
 {
-    (void)unused_helpers, (void)unused_index;
+    (void)unused_index;
     /* guest memory imported, then mirrored in device buffers (fewer cases) */
     for (int mirror = 0; mirror < 2; mirror++) {
         gpu = th_context(NULL, mirror);
         cpu = th_context_debug(NULL, "cpu-vs", mirror);
         setup(gpu);
         setup(cpu);
-        cases = gpu_cases = fallback_cases = drawn_cases = 0;
+        cases = gpu_cases = fallback_cases = drawn_cases = straight_cases = 0;
         for (uint64_t k = 1; k <= (mirror ? 40u : 150u); k++)
             one_case(0x5EED0000ull + k * 0x9E3779B97F4A7C15ull);
-        printf("  %s: %u draws (%u drew pixels), %u on the GPU path, %u declined (misaligned attributes)\n",
-               mirror ? "mirrored memory" : "imported memory", cases, drawn_cases, gpu_cases, fallback_cases);
+        printf("  %s: %u draws (%u drew pixels, %u programs without flow), %u on the GPU path, %u declined "
+               "(misaligned attributes)\n",
+               mirror ? "mirrored memory" : "imported memory", cases, drawn_cases, straight_cases, gpu_cases,
+               fallback_cases);
         CHECK(drawn_cases > cases / 2);
+        CHECK(straight_cases > 0);
+        if (!mirror)
+            test_bad_vertices(gpu);
         th_release(gpu);
         th_release(cpu);
     }

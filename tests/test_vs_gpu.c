@@ -18,7 +18,7 @@
 #undef main
 
 static pvk_vs_compute *vc;
-static unsigned programs, vertices_compared, skipped, fallbacks;
+static unsigned programs, vertices_compared, skipped, fallbacks, straight;
 static char interp_msg[256];
 
 /* The interpreter's messages, to tell a runaway from other errors. */
@@ -44,6 +44,11 @@ static void compare_program(const pvk_shader_unit *unit, const pvk_sh_run_info *
     pvk_vs_program prog = {.code = unit->code, .opdesc = unit->opdesc, .entry = ri->entry};
     pvk_result gr = pvk_vs_compute_run(vc, &prog, &uni, in, n, true, res);
     programs++;
+    char *src = NULL;
+    pvk_glsl_vs_stats st;
+    if (!pvk_glsl_vertex_program(&prog, &src, &st) && st.straight)
+        straight++; /* translated without the dispatcher */
+    free(src);
     int reported = 0;
     for (uint32_t v = 0; v < n; v++) {
         pvk_sh_run_info i2 = *ri;
@@ -311,6 +316,38 @@ static void test_random_unstructured(unsigned count)
     }
 }
 
+/* Straight-line programs (arithmetic, NOPs, no flow: glsl_vs.c's emission
+ * without the dispatcher) of every opcode, ending in END, an undefined
+ * opcode, or the end of code memory, some under a budget shorter than the
+ * program (a runaway), from a random entry point. */
+static void test_random_straight(unsigned count)
+{
+    static float in[MAX_VERTS][16][4];
+    for (unsigned p = 0; p < count; p++) {
+        random_state();
+        uint32_t entry = th_rand_range(0, 8), len = th_rand_range(1, 40), pc = entry;
+        for (uint32_t k = 0; k < len; k++)
+            U.code[pc++] = th_rand() % 12 ? rnd_alu() : f0(NOP);
+        for (int o = 0; o < 2; o++)
+            U.code[pc++] = f1u(MOV, O(th_rand() % 16), R(th_rand() % 16), 0, 0);
+        uint32_t end = th_rand() % 8;
+        U.code[pc] = end == 0 ? 0x10u << 26 | (th_rand() & 0x3FFFFFFu) : f0(END); /* 0x10: undefined */
+        info.entry = entry;
+        info.max_steps = th_rand() % 6 == 0 ? th_rand_range(1, len) : 100000;
+        if (p == count - 1) { /* zero words are ADDs: from near the end of code memory past it */
+            reset();
+            info.entry = PVK_SH_CODE_WORDS - 5;
+            info.max_steps = 100000;
+        }
+        random_inputs(in, MAX_VERTS);
+        char what[64];
+        snprintf(what, sizeof what, "random straight program %u", p);
+        unsigned before = straight;
+        compare_program(&U, &info, (const float(*)[16][4])in, MAX_VERTS, what);
+        CHECK_EQ(straight, before + 1);
+    }
+}
+
 /* A runaway program stops on the GPU at the step budget and says so. */
 static void test_runaway(void)
 {
@@ -360,8 +397,10 @@ int main(void)
     test_runaway();
     test_random_structured(40);
     test_random_unstructured(30);
+    test_random_straight(40);
     printf("random programs: %u, vertices compared in all: %u, of which %u left the translated code (interpreter)\n",
            programs - before, vertices_compared, fallbacks);
+    printf("programs translated as straight-line code: %u of %u\n", straight, programs);
     pvk_vs_compute_destroy(vc);
     th_release(ctx);
     return th_finish("test_vs_gpu");

@@ -2,13 +2,15 @@
  * semantics (translator/shader.c is the oracle: every rule below is one of
  * its header's rules, reproduced).
  *
- * Shape: a dispatcher over basic blocks, always.  `uint pica_main()` is a
- * `for (;;) switch (pc)` with one case per basic block of the instructions
- * reachable from the entry point; CALL/IF/LOOP keep the interpreter's
- * explicit stacks (4/8/4 entries, a full stack drops its oldest entry) in
- * private arrays.  So control flow that does not nest (jumps into loops,
- * calls of odd ranges, shared ends) runs exactly as the interpreter runs it;
- * structured emission is a later optimisation.  A block ends at a flow
+ * Shape: straight-line programs (no flow instruction reachable) are straight
+ * code (emit_straight).  Every other program is a dispatcher over basic
+ * blocks: `uint pica_main()` is a `for (;;) switch (pc)` with one case per
+ * basic block of the instructions reachable from the entry point;
+ * CALL/IF/LOOP keep the interpreter's explicit stacks (4/8/4 entries, a full
+ * stack drops its oldest entry) in private arrays.  So control flow that does
+ * not nest (jumps into loops, calls of odd ranges, shared ends) runs exactly
+ * as the interpreter runs it; structured emission of structured flow is a
+ * later optimisation.  A block ends at a flow
  * instruction, at an undefined opcode, and where some stack may end on
  * PC+1 (the stacks' checks are emitted only there: the set of ends a
  * reachable CALL/IF/LOOP can push is known statically).  Each block adds
@@ -598,6 +600,69 @@ static void block_end(pvk_text *b, const analysis *a, uint32_t pc, uint32_t w)
     pvk_text_put(b, "  pc = npc;\n");
 }
 
+/* The ALU instruction at `q` and the copies of its word that follow it up
+ * to `last` (exclusive): a run of one word (unwritten memory is ADDs of
+ * zeros) is a loop.  Returns the words emitted. */
+static uint32_t alu_run(pvk_text *b, const pvk_vs_program *prog, uint32_t q, uint32_t last)
+{
+    uint32_t w = prog->code[q], run = 1;
+    while (q + run < last && prog->code[q + run] == w)
+        run++;
+    if (run >= 3)
+        pvk_text_put(b, "  for (uint i = 0u; i < %uu; i++)\n", run);
+    else
+        run = 1;
+    alu(b, prog->opdesc, w);
+    return run;
+}
+
+/* Straight-line programs: what is reachable from the entry is one run of
+ * arithmetic and NOPs ending in END, an undefined opcode or the end of code
+ * memory (*last: that word, or PVK_SH_CODE_WORDS).  No stack can be pushed,
+ * so the dispatcher's one block is all there is. */
+static bool straight_line(const analysis *a, const uint32_t *code, uint32_t entry, uint32_t *last)
+{
+    if (!a->hot_done)
+        return false;
+    uint32_t pc = entry;
+    for (; pc < PVK_SH_CODE_WORDS; pc++) {
+        uint32_t op = pvk_sh_opcode(code[pc]);
+        int k = kind_of(op);
+        if (k == K_FLOW || op == PVK_SH_EMIT || op == PVK_SH_SETEMIT)
+            return false; /* EMIT: the geometry unit's, left to the dispatcher */
+        if (k == K_END || k == K_UNDEF)
+            break;
+        if (!a->reach[pc])
+            return false; /* past the translated set */
+    }
+    *last = pc;
+    return pc == PVK_SH_CODE_WORDS || a->reach[pc];
+}
+
+/* A straight-line program as straight code, without the dispatcher loop,
+ * the step check before the block, or any branch around the arithmetic:
+ * llvmpipe runs a branch that depends on a uniform (the step budget) with
+ * every lane's stores masked, which halved the vertex rate.  The step count
+ * is known statically, so the budget picks the status at the end; the
+ * registers of a vertex that ran away are not defined (the dispatcher leaves
+ * them untouched), its status and PC are the dispatcher's. */
+static void emit_straight(pvk_text *b, const pvk_vs_program *prog, uint32_t last, pvk_glsl_vs_stats *st)
+{
+    uint32_t entry = prog->entry, end = last < PVK_SH_CODE_WORDS ? last : PVK_SH_CODE_WORDS - 1;
+    uint32_t steps = end - entry + 1;
+    for (uint32_t q = entry; q < last;)
+        q += kind_of(pvk_sh_opcode(prog->code[q])) == K_ALU ? alu_run(b, prog, q, last) : 1;
+    bool ok = last < PVK_SH_CODE_WORDS && kind_of(pvk_sh_opcode(prog->code[last])) == K_END;
+    pvk_text_put(b, "  bool runaway = %uu > pica_max_steps;\n"
+                    "  pica_steps = runaway ? 0u : %uu;\n"
+                    "  pica_end_pc = runaway ? %uu : %uu;\n"
+                    "  return runaway ? PICA_RUNAWAY : %s;\n}\n",
+                 steps, steps, entry, last, ok ? "PICA_OK" : "PICA_BAD");
+    st->blocks = 1;
+    st->instructions = steps;
+    st->straight = true;
+}
+
 pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_glsl_vs_stats *stats)
 {
     *out = NULL;
@@ -618,15 +683,22 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
             "  for (int i = 0; i < 16; i++) { pica_v[i] = pica_in(pica_v[i]); pica_r[i] = vec4(0.0); }\n"
             "  pica_a0 = ivec2(0); pica_aL = 0u; pica_cmp = bvec2(false); pica_steps = 0u; pica_end_pc = 0u;\n"
             "%s"
-            "  pica_cs_b = pica_cs_n = pica_is_b = pica_is_n = pica_ls_b = pica_ls_n = 0u;\n"
-            "  uint pc = %uu;\n"
+            "  pica_cs_b = pica_cs_n = pica_is_b = pica_is_n = pica_ls_b = pica_ls_n = 0u;\n",
+        gs ? "  pica_ev = 0u; pica_ep = pica_ew = false;\n" : "");
+    uint32_t straight_last;
+    if (straight_line(a, code, prog->entry, &straight_last)) {
+        emit_straight(&b, prog, straight_last, &st);
+        goto done;
+    }
+    pvk_text_put(&b, "  uint pc = %uu;\n"
             /* llvmpipe ends an invocation's loops after 65535 iterations in all
              * (LP_MAX_TGSI_LOOP_ITERATIONS): stop short of it and let the
              * interpreter run such a vertex (the helpers have no loops) */
             "  for (uint iters = 0u;; iters++) {\n"
-            "  if (iters == %uu) { pica_end_pc = pc; return PICA_FALLBACK; }\n"
+            "  if (iters == %uu) { pica_end_pc = pc; return %s; }\n"
             "  switch (pc) {\n",
-        gs ? "  pica_ev = 0u; pica_ep = pica_ew = false;\n" : "", prog->entry, PVK_GLSL_VS_MAX_BLOCKS);
+        prog->entry, (prog->flags & PVK_GLSL_VS_DRAW) ? PVK_GLSL_VS_DRAW_MAX_BLOCKS : PVK_GLSL_VS_MAX_BLOCKS,
+        (prog->flags & PVK_GLSL_VS_DRAW) ? "PICA_RUNAWAY" : "PICA_FALLBACK");
     for (uint32_t pc = 0; pc < PVK_SH_CODE_WORDS; pc++) {
         if (!a->reach[pc] || !a->leader[pc])
             continue;
@@ -642,17 +714,11 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
         for (uint32_t q = pc; q <= last;) {
             uint32_t w = code[q], op = pvk_sh_opcode(w);
             int k = kind_of(op);
-            /* a run of one word (unwritten memory is ADDs of zeros) is a loop */
-            uint32_t run = 1;
-            while (q + run < last && code[q + run] == w)
-                run++;
-            if (k == K_ALU && run >= 3) {
-                pvk_text_put(&b, "  for (uint i = 0u; i < %uu; i++)\n", run);
-                alu(&b, prog->opdesc, w);
-            } else if (k == K_ALU) {
-                run = 1;
-                alu(&b, prog->opdesc, w);
-            } else if (op == PVK_SH_EMIT || op == PVK_SH_SETEMIT) {
+            if (k == K_ALU) {
+                q += alu_run(&b, prog, q, last);
+                continue;
+            }
+            if (op == PVK_SH_EMIT || op == PVK_SH_SETEMIT) {
                 st.emits = true;
                 if (gs && op == PVK_SH_SETEMIT)
                     pvk_text_put(&b, "  pica_ev = %uu; pica_ep = %s; pica_ew = %s;\n", pvk_sh_f4_vtx(w),
@@ -660,7 +726,7 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
                 else if (gs)
                     pvk_text_put(&b, "  pica_emit(pica_ev, pica_ep, pica_ew);\n");
             }
-            q += k == K_ALU ? run : 1;
+            q++;
         }
         uint32_t w = code[last];
         int k = kind_of(pvk_sh_opcode(w));
@@ -675,6 +741,7 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
     /* past code memory: the interpreter's error; elsewhere: code not translated */
     pvk_text_put(&b, "  default: pica_end_pc = pc; return pc < %uu ? PICA_FALLBACK : PICA_BAD;\n  }\n  }\n  return PICA_BAD;\n}\n",
         PVK_SH_CODE_WORDS);
+done:
     st.complete = a->hot_done;
     free(a);
     if (b.failed) {
@@ -718,12 +785,14 @@ static const char vs_head[] =
     /* pvk_vs_draw_uniforms */
     "layout(std430, set = 0, binding = %u) readonly buffer PicaVs {\n"
     "  vec4 pica_fu[96]; uvec4 pica_ints; uint pica_bools; uint pica_max_steps; uint pica_pad0, pica_pad1;\n"
-    "  vec4 pica_fixed[12]; };\n";
+    "  vec4 pica_fixed[12]; };\n"
+    /* pvk_vs_status */
+    "layout(std430, set = 0, binding = %u) buffer PicaStatus { uint pica_kinds; uint pica_stop_pc[3]; };\n";
 
 pvk_result pvk_glsl_vertex_shader(const pvk_vs_key *key, const uint32_t *code, const uint32_t *opdesc, char **out)
 {
     *out = NULL;
-    pvk_vs_program prog = {code, opdesc, key->entry, key->flags};
+    pvk_vs_program prog = {code, opdesc, key->entry, key->flags | PVK_GLSL_VS_DRAW};
     char *body = NULL;
     pvk_glsl_vs_stats st;
     pvk_result r = pvk_glsl_vertex_program(&prog, &body, &st);
@@ -734,7 +803,7 @@ pvk_result pvk_glsl_vertex_shader(const pvk_vs_key *key, const uint32_t *code, c
         return PVK_ERROR_MISSING_FEATURE;
     }
     pvk_text b = {0};
-    pvk_text_put(&b, vs_head, PVK_DRAW_BINDING_VS);
+    pvk_text_put(&b, vs_head, PVK_DRAW_BINDING_VS, PVK_DRAW_BINDING_VS_STATUS);
     /* attribute i at location i: integers as integers (exact), floats raw
      * (pica_main truncates them to f24 as the loader does); components the
      * format lacks read 0, 0, 0, 1 as the PICA's do */
@@ -765,8 +834,13 @@ pvk_result pvk_glsl_vertex_shader(const pvk_vs_key *key, const uint32_t *code, c
             pvk_text_put(&b, "  %s = pica_o[%u].%c;\n", sem[s], (key->sem_src[s] >> 2) & 15u,
                          "xyzw"[key->sem_src[s] & 3u]);
     pvk_text_put(&b,
-                 /* a vertex the program did not finish: no triangle of it is drawn */
-                 "  if (st != PICA_OK) pos = vec4(uintBitsToFloat(0x7FC00000u));\n"
+                 /* a vertex the program did not finish: no triangle of it is
+                  * drawn, and the runtime reports the draw (pvk_vs_status) */
+                 "  if (st != PICA_OK) {\n"
+                 "    pos = vec4(uintBitsToFloat(0x7FC00000u));\n"
+                 "    atomicOr(pica_kinds, 1u << st);\n"
+                 "    atomicMin(pica_stop_pc[st - 1u], pica_end_pc);\n"
+                 "  }\n"
                  /* colours: absolute value, saturated (pvk_vs_outmap) */
                  "  col = abs(col);\n"
                  "  col = vec4(col.x > 1.0 ? 1.0 : col.x, col.y > 1.0 ? 1.0 : col.y, col.z > 1.0 ? 1.0 : col.z,\n"

@@ -371,6 +371,17 @@ _Static_assert(sizeof(pvk_vs_key) == 8 * 2 + 4 + 24 + 4 + 4 + 12 * 4 + 24 + 4, "
  * set 0 binding PVK_DRAW_BINDING_VS of the draw layout): the program's
  * uniforms, then the fixed attributes. */
 #define PVK_DRAW_BINDING_VS 7u
+/* A draw's status words (std430 storage buffer, binding
+ * PVK_DRAW_BINDING_VS_STATUS), written by vertices that do not end in END:
+ * bit s of `kinds` for status s (1 runaway, 2 bad instruction or PC, 3 the
+ * dispatcher's limit: PICA_* of glsl_vs.c), and per status the least PC
+ * such a vertex stopped at.  The runtime sets them to {0, ~0, ~0, ~0}
+ * before the draw and reads them when it is done. */
+#define PVK_DRAW_BINDING_VS_STATUS 8u
+typedef struct pvk_vs_status {
+    uint32_t kinds;
+    uint32_t pc[3];                  /* [s - 1] */
+} pvk_vs_status;
 typedef struct pvk_vs_draw_uniforms {
     pvk_vs_uniforms u;
     float fixed[12][4];              /* f24 values of fixed attributes 0-11 as f32 */
@@ -661,11 +672,18 @@ enum {
      * embedding shader defines (prototype in the text); pica_o holds the
      * vertex.  Without it both are NOPs (the vertex unit). */
     PVK_GLSL_VS_GS = 1u << 1,
+    PVK_GLSL_VS_DRAW = 1u << 2, /* the vertex stage of a draw: PVK_GLSL_VS_DRAW_MAX_BLOCKS, then PICA_RUNAWAY */
 };
 /* Dispatcher iterations (basic blocks run) before a translated program gives
  * the vertex back to the interpreter (PICA_FALLBACK): below llvmpipe's limit
  * of 65535 loop iterations per invocation. */
 #define PVK_GLSL_VS_MAX_BLOCKS 60000u
+/* ... in the vertex stage of a draw, where llvmpipe stopped some invocations
+ * of a tight endless loop before 60000 blocks (blocks of 3 and of 14
+ * instructions; 16 passed) without running the rest of the shader, so the
+ * vertex could not say so: the same loops stop at 16384 blocks.  A vertex
+ * that reaches the limit there is a runaway (no interpreter to hand it to). */
+#define PVK_GLSL_VS_DRAW_MAX_BLOCKS 16384u
 typedef struct pvk_vs_program {
     const uint32_t *code;      /* PVK_SH_CODE_WORDS words */
     const uint32_t *opdesc;    /* PVK_SH_OPDESCS descriptors */
@@ -676,6 +694,7 @@ typedef struct pvk_glsl_vs_stats {
     uint32_t instructions;     /* reachable instructions translated */
     uint32_t blocks;           /* basic blocks (dispatcher cases) */
     bool emits;                /* EMIT/SETEMIT seen (NOPs on the vertex unit, as the interpreter treats them) */
+    bool straight;             /* straight-line code without the dispatcher (no flow reachable) */
     bool complete;             /* every instruction reachable from the entry is translated, except
                                   fallthroughs past a subroutine's end beyond the cold budget (analyse()) */
 } pvk_glsl_vs_stats;
@@ -692,7 +711,8 @@ void pvk_vs_uniforms_pack(const pvk_shader_unit *unit, uint32_t bools, const uin
  * not translated whole (stats.complete): the draw runs on the CPU.  A vertex
  * whose program ends in anything but END (runaway, bad instruction, the
  * dispatcher's iteration limit, a fallthrough past a subroutine's end into
- * code not translated) gets a NaN position: its triangles are not drawn. */
+ * code not translated) gets a NaN position: its triangles are not drawn;
+ * it says so in the draw's pvk_vs_status. */
 pvk_result pvk_glsl_vertex_shader(const pvk_vs_key *key, const uint32_t *code, const uint32_t *opdesc, char **out);
 
 /* The compute pre-pass of a pvk_gs_draw (glsl_gs.c; interface at its top):

@@ -100,6 +100,7 @@ typedef struct viewer {
     VkDevice device;
     uint32_t queue_family;
     VkQueue queue;
+    bool vertex_stores; /* vertexPipelineStoresAndAtomics enabled: picavk runs vertex programs on the GPU */
 
     VkSwapchainKHR swapchain;
     VkFormat swap_format;
@@ -371,9 +372,14 @@ static bool create_device(viewer *v, bool *host_memory)
      * (maintenance4: picavk's compute shaders size their workgroups with
      * LocalSizeId).  The host adds
      * VK_KHR_swapchain; VK_EXT_external_memory_host is optional and lets
-     * picavk import guest memory without copies. */
+     * picavk import guest memory without copies; vertexPipelineStoresAndAtomics
+     * is optional and lets picavk run vertex programs on the GPU. */
     features f;
     features_init(&f);
+    vk.GetPhysicalDeviceFeatures2(v->phys, &f.f2);
+    v->vertex_stores = f.f2.features.vertexPipelineStoresAndAtomics;
+    features_init(&f);
+    f.f2.features.vertexPipelineStoresAndAtomics = v->vertex_stores;
     f.f2.features.shaderClipDistance = VK_TRUE;
     f.v12.timelineSemaphore = VK_TRUE;
     f.v12.storageBuffer8BitAccess = VK_TRUE;
@@ -556,6 +562,7 @@ static bool create_picavk(viewer *v, bool host_memory)
         .queue = v->queue,
         .queue_family = v->queue_family,
         .external_memory_host_enabled = host_memory,
+        .vertex_stores_enabled = v->vertex_stores,
     };
     pvk_config cfg = {.host_vulkan = &hv}; /* log to stderr, no IRQ callback: a replay needs none */
     pvk_result r = pvk_context_create(&cfg, &v->ctx);

@@ -122,6 +122,11 @@ typedef struct pvk_host_vulkan {
      * attachment and blend exactly as the PICA's integer arithmetic does;
      * else Vulkan's blend unit (within 1). */
     int attachment_read_enabled;
+    /* Optional: vertexPipelineStoresAndAtomics was enabled.  Vertex programs
+     * of draws then run as the Vulkan vertex stage, which reports vertices
+     * that fail (runaway programs, undefined opcodes) back through a storage
+     * buffer; else they run on the CPU interpreter. */
+    int vertex_stores_enabled;
 } pvk_host_vulkan;
 
 /* Guest physical memory ranges. */
