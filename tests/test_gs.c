@@ -19,7 +19,7 @@
 
 static uint8_t mem[1 << 16];
 static pvk_pica P;
-static uint64_t n_bad, n_unsupported;
+static uint64_t n_bad, n_unsupported, n_msgs;
 
 static void on_report(void *user, pvk_pica_report kind, pvk_log_level level, uint32_t count, const char *msg)
 {
@@ -28,6 +28,8 @@ static void on_report(void *user, pvk_pica_report kind, pvk_log_level level, uin
         n_bad += count;
     else if (kind == PVK_PICA_UNSUPPORTED)
         n_unsupported += count;
+    if (msg && kind != PVK_PICA_NOTE)
+        n_msgs++;
     if (msg && kind != PVK_PICA_NOTE && !th_quiet_errors)
         fprintf(stderr, "[pica %d] %s\n", (int)kind, msg);
 }
@@ -84,7 +86,7 @@ static void reset(void)
     pvk_pica_env e = {.report = on_report, .guest_read = on_read, .draw = on_draw, .log_level = PVK_LOG_WARN};
     pvk_pica_set_env(&P, &e);
     n_pk = 0;
-    n_bad = n_unsupported = 0;
+    n_bad = n_unsupported = n_msgs = 0;
     memset(mem, 0, sizeof mem);
     /* an 8x8 RGBA8 colour buffer, no depth */
     wr(PVK_GPUREG_FRAMEBUFFER_DIM, 8 | 7 << 12 | 1 << 24);
@@ -582,6 +584,20 @@ static void test_bad(void)
     CHECK_EQ(n_bad, 1);
     CHECK_EQ(n_pk, 1);
     CHECK_EQ(pk[0].n, 6); /* slot 0 keeps what it held (zeros): still two triangles */
+    /* ... in a loop: every one counted, one message per draw */
+    reset();
+    geostage(0, 2, 0, 0, 0);
+    load(1, VS_PASS);
+    load(0, ".proc main\n  for i0\n    setemit 0\n    emit\n  .end\n  end\n.end\n");
+    for (uint32_t i = 0; i < 8; i++)
+        if (pvk_sh_opcode(P.sh[0].code[i]) == PVK_SH_SETEMIT)
+            P.sh[0].code[i] |= 3u << 24;
+    wr(PVK_GPUREG_GSH_INTUNIFORM_I0, 99); /* 100 iterations */
+    attribs(v, 6);
+    draw_arrays(2);
+    CHECK_EQ(n_bad, 200);
+    CHECK_EQ(n_msgs, 1);
+    CHECK_EQ(n_pk, 0);
 
     /* a runaway geometry shader stops the list like a runaway vertex shader */
     reset();

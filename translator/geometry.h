@@ -192,6 +192,7 @@ typedef struct pvk_gs_sink {
     uint8_t *winding;         /* per primitive: SETEMIT's winding flag */
     uint32_t count, cap;      /* vertices */
     pvk_result error;         /* budget or memory: the draw stops */
+    bool bad_vtx_logged;      /* SETEMIT vertex id 3 logged for this draw (counted every time) */
 } pvk_gs_sink;
 
 /* The draw's geometry stage, fed vertex by vertex.  pvk_gs_begin resets the

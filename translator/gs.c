@@ -205,8 +205,12 @@ static void on_emit(void *user, unsigned vtxid, bool primemit, bool winding, con
     pvk_gs_sink *sink = e->sink;
     if (sink->error)
         return;
-    if (vtxid > 2) {
-        pvk_pica_bad_input(p, "geometry shader: EMIT of vertex id 3 (SETEMIT takes 0-2); ignored");
+    if (vtxid > 2) { /* a loop of these must not flood the log: once per draw */
+        if (sink->bad_vtx_logged)
+            pvk_pica_count(p, PVK_PICA_BAD_INPUT, 1);
+        else
+            pvk_pica_bad_input(p, "geometry shader: EMIT of vertex id 3 (SETEMIT takes 0-2); ignored");
+        sink->bad_vtx_logged = true;
         return;
     }
     memcpy(p->gs.slot[vtxid], o, sizeof p->gs.slot[vtxid]);
