@@ -150,7 +150,6 @@ static pvk_result compile(pvk_context *ctx, struct pvk_gs *g, const char *src, c
     if (!r)
         pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)*out, "%s (compute, %016llx)", what,
                         (unsigned long long)hash);
-    ctx->stats.pipelines_created++;
     return r;
 }
 
@@ -191,7 +190,6 @@ pvk_result pvk_gs_prepare(pvk_context *ctx, const pvk_gs_draw *gs, VkPipeline *v
         if (!e->used)
             break;
         if (!memcmp(&e->key, &key, sizeof key)) {
-            ctx->stats.pipeline_hits++;
             *vertex = e->vertex, *geometry = e->geometry;
             return e->geometry ? PVK_SUCCESS : PVK_ERROR_MISSING_FEATURE;
         }

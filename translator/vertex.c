@@ -389,7 +389,7 @@ static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_dra
     g.code = sh->code;
     g.opdesc = sh->opdesc;
     pvk_vs_uniforms gu; /* as the first invocation finds them */
-    pvk_vs_uniforms_pack(sh, sh->b, sh->i, 0, &gu);
+    pvk_vs_uniforms_pack(sh, sh->b, sh->i, vs->uniforms->u.max_steps, &gu);
     g.uniforms = &gu;
     g.vertices = nverts;
     g.prims = gp->mode == PVK_GS_VARIABLE ? nprims : count / gp->vertices;
@@ -573,6 +573,12 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
     vs.opdesc = sh->opdesc;
     vs.uniforms = uni;
     if (gp) {
+        /* The CPU path's bound is the call's instruction budget over all
+         * invocations; on the GPU each invocation of either program gets its
+         * share (a program within it everywhere is within it on the CPU too),
+         * so a runaway program cannot keep the GPU busy for long. */
+        uint64_t share = p->budget / count;
+        uni->u.max_steps = share < 4096u ? 4096u : share < PVK_SH_MAX_STEPS ? (uint32_t)share : PVK_SH_MAX_STEPS;
         res = draw_gs_gpu(p, pk, &vs, gp, plan, elements, count, (uint32_t)(last - first + 1), table, nprims);
         free(uni);
         goto out;
