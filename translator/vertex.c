@@ -186,7 +186,8 @@ static pvk_result submit(pvk_pica *p, pvk_draw_packet *pk)
     pvk_pica_debug(p, "draw %llu: %s, %u vertices (%s), %u triangles, colour %ux%u format %u at 0x%08X, state %016llx",
                    (unsigned long long)pk->seq,
                    pk->kind == PVK_DRAW_ARRAYS ? "arrays" : pk->kind == PVK_DRAW_ELEMENTS ? "elements" : "immediate",
-                   pk->vertices, pk->vs ? "program on the GPU" : "shaded on the CPU", pk->tri_vertices / 3,
+                   pk->vertices, pk->gs ? "programs on the GPU, triangle slots" : pk->vs ? "program on the GPU" : "shaded on the CPU",
+                   pk->tri_vertices / 3,
                    pk->fb.width, pk->fb.height, pk->fb.color_format, pk->fb.color_addr,
                    (unsigned long long)pk->state_hash);
     return p->env.draw ? p->env.draw(p->env.user, pk) : PVK_SUCCESS;
@@ -347,15 +348,20 @@ static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_dra
                               const pvk_attrib_plan *plan, bool elements, uint32_t count, uint32_t nverts,
                               const uint32_t *table, uint32_t nprims)
 {
-    if (gp->topology != 0 && gp->topology != 3)
+    if (gp->topology != 0 && gp->topology != 3) {
+        pvk_pica_debug(p, "geometry program on the CPU: emitted vertices assembled as a %s",
+                       gp->topology == 1 ? "strip" : "fan");
         return PVK_ERROR_MISSING_FEATURE;
+    }
     const pvk_shader_unit *sh = &p->sh[0];
     uint16_t v_defined = 0;
     if (gp->mode == PVK_GS_POINT)
         for (uint32_t i = 0; i < gp->inputs; i++)
             v_defined |= (uint16_t)(1u << (gp->input_reg[i] & 15u));
-    if (!pvk_gs_program_stateless(sh->code, sh->opdesc, gp->entry, v_defined, gp->sem_src))
+    if (!pvk_gs_program_stateless(sh->code, sh->opdesc, gp->entry, v_defined, gp->sem_src)) {
+        pvk_pica_debug(p, "geometry program on the CPU: it may read what an earlier invocation left in the unit");
         return PVK_ERROR_MISSING_FEATURE;
+    }
     pvk_gs_draw g;
     memset(&g, 0, sizeof g);
     pvk_gs_key *k = &g.key;
@@ -394,12 +400,17 @@ static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_dra
         p->counters.vertices += count;
         return PVK_SUCCESS;
     }
-    if ((uint64_t)g.prims * (g.tri_slots ? g.tri_slots : 1u) > g.max_tris)
+    if ((uint64_t)g.prims * (g.tri_slots ? g.tri_slots : 1u) > g.max_tris) {
+        pvk_pica_debug(p, "geometry program on the CPU: %u invocations could emit more than %u triangles", g.prims,
+                       g.max_tris);
         return PVK_ERROR_MISSING_FEATURE; /* the CPU path may drop it (it counts what is emitted) */
+    }
     /* the emitted vertices' charge, as the bound (or the runtime's default) has them */
     uint64_t emit_bound = (uint64_t)g.prims * (g.tri_slots ? g.tri_slots : 4u) * 3u;
-    if (emit_bound > p->vertex_budget)
+    if (emit_bound > p->vertex_budget) {
+        pvk_pica_debug(p, "geometry program on the CPU: the call's vertex budget");
         return PVK_ERROR_MISSING_FEATURE;
+    }
     /* the last invocation on the CPU: the unit's state after the draw, and
      * a runaway there is the CPU path's to report */
     gs_snapshot snap;
@@ -416,6 +427,7 @@ static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_dra
     p->env.report = report;
     if (rr) {
         gs_restore(p, &snap);
+        pvk_pica_debug(p, "geometry program on the CPU: its last invocation does not end");
         return PVK_ERROR_MISSING_FEATURE;
     }
     pk->vs = NULL;
