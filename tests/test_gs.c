@@ -308,6 +308,34 @@ static void test_point_pairs_elements(void)
     CHECK_EQ(P.counters.vertices, 5);
 }
 
+/* The entries a vertex hands on are its output registers in VSH_OUTMAP_MASK
+ * order, whatever their numbers: o0 and o5 become v0 and v1; o2, written
+ * but not in the mask, is not passed. */
+static void test_vs_output_registers(void)
+{
+    reset();
+    geostage(0, 2, 0, 0, 0);
+    load(1, ".out opos position o0\n"
+            ".out oclr color o5\n"
+            ".proc main\n"
+            "  mov opos, v0\n"
+            "  mov o2, v1\n"
+            "  mov oclr, v1\n"
+            "  mov oclr.x, v0\n"   /* colour red = position x: tells o5 from o2 */
+            "  end\n"
+            ".end\n");
+    CHECK_EQ(P.regs[PVK_GPUREG_VSH_OUTMAP_MASK], 0x21);
+    load(0, GS_QUAD);
+    quad_offsets();
+    static const float v[1][8] = {{0.5f, 0, 0, 1, 0, 1, 0, 1}};
+    attribs(v, 1);
+    draw_arrays(1);
+    CHECK_EQ(n_pk, 1);
+    CHECK_EQ(pk[0].n, 6);
+    CHECK_POS(pk[0].v[0], 0.25f, -0.25f, 0, 1);
+    CHECK_RGB(pk[0].v[0], 0.5f, 1, 0);
+}
+
 /* Immediate mode feeds the geometry shader too: each vertex (one
  * invocation in point mode) is a packet of the quad it becomes. */
 static void put_f24x4(const float x[4])
@@ -714,6 +742,7 @@ int main(void)
     (void)th_release;
     test_point_quads();
     test_point_pairs_elements();
+    test_vs_output_registers();
     test_immediate();
     test_fixed();
     test_variable();
