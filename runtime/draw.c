@@ -522,8 +522,9 @@ static pvk_result draw_submit_vs(pvk_context *ctx, struct pvk_draw *d, const pvk
 {
     bool roundtrip = ctx->debug & PVK_DEBUG_ROUNDTRIP;
     /* fragment lighting takes each triangle's quaternions along the shorter
-     * arc (pvk_draw_submit): per triangle, which a vertex stage cannot do */
-    if (pk->fs.fl.light)
+     * arc (pvk_draw_submit): per triangle, which a vertex stage cannot do; a
+     * geometry shader does (runtime/pipeline.c) */
+    if (pk->fs.fl.light && !pvk_pipeline_quat_geom(ctx))
         return PVK_ERROR_MISSING_FEATURE;
     if (!ctx->vertex_stores)
         return PVK_ERROR_MISSING_FEATURE; /* bad vertices could not be reported (vs_status) */

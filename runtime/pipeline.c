@@ -98,6 +98,7 @@ struct pvk_pipelines {
     fb_entry fbs[MAX_FRAMEBUFFERS];
     uint32_t n_fbs;
     VkShaderModule vertex;
+    VkShaderModule quat_geom;   /* shaders/draw_quat.geom, VK_NULL_HANDLE without geometry shaders */
     entry table[1u << TABLE_BITS];
     uint32_t count;
     const entry *last;
@@ -270,8 +271,23 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
     }
     VkShaderModuleCreateInfo smci = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = spv.size, .pCode = spv.code};
-    return pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &pl->vertex),
-                        "vkCreateShaderModule");
+    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &pl->vertex),
+                          "vkCreateShaderModule")))
+        return r;
+    /* geometryShader is enabled on picavk's own device where it exists; a
+     * host's device may not have it enabled (no way to tell): none there */
+    if (ctx->features.geometry_shader && !ctx->cfg.host_vulkan) {
+        spv = pvk_builtin_draw_quat_geom_spirv();
+        smci.codeSize = spv.size, smci.pCode = spv.code;
+        r = pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &pl->quat_geom),
+                         "vkCreateShaderModule");
+    }
+    return r;
+}
+
+bool pvk_pipeline_quat_geom(pvk_context *ctx)
+{
+    return ctx->pipelines && ctx->pipelines->quat_geom;
 }
 
 void pvk_pipelines_destroy(pvk_context *ctx)
@@ -298,6 +314,8 @@ void pvk_pipelines_destroy(pvk_context *ctx)
             ctx->vk.vkDestroyPipeline(ctx->device, pl->table[i].pipeline, NULL);
     if (pl->vertex)
         ctx->vk.vkDestroyShaderModule(ctx->device, pl->vertex, NULL);
+    if (pl->quat_geom)
+        ctx->vk.vkDestroyShaderModule(ctx->device, pl->quat_geom, NULL);
     for (uint32_t i = 0; i < pl->n_vsm; i++)
         if (pl->vsm[i].module)
             ctx->vk.vkDestroyShaderModule(ctx->device, pl->vsm[i].module, NULL);
@@ -630,12 +648,21 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
     VkShaderModule frag = fragment_module(ctx, &k->fs);
     if (!frag)
         return VK_NULL_HANDLE;
-    VkPipelineShaderStageCreateInfo stages[2] = {
+    VkPipelineShaderStageCreateInfo stages[3] = {
         {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
          .module = vert, .pName = "main"},
         {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
          .module = frag, .pName = "main"},
     };
+    /* fragment lighting after a generated vertex stage: the shorter-arc
+     * quaternions per triangle (draw_submit_vs checked the module exists) */
+    uint32_t n_stages = 2, topo = k->program ? k->vs.topology : 0;
+    VkSpecializationMapEntry topo_entry = {0, 0, sizeof topo};
+    VkSpecializationInfo topo_spec = {1, &topo_entry, sizeof topo, &topo};
+    if (k->program && k->fs.fl.light && pl->quat_geom)
+        stages[n_stages++] = (VkPipelineShaderStageCreateInfo){
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_GEOMETRY_BIT,
+            .module = pl->quat_geom, .pName = "main", .pSpecializationInfo = &topo_spec};
     /* draw.c's vertex layout: pvk_vertex as it is (shaders/draw.vert's inputs) */
     VkVertexInputBindingDescription vb = {0, sizeof(pvk_vertex), VK_VERTEX_INPUT_RATE_VERTEX};
     VkVertexInputAttributeDescription va[6] = {
@@ -750,7 +777,7 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
         .pNext = pass ? NULL : &rci, /* any load op: compatible with every pass of this depth format */
         .renderPass = pass,
         .subpass = 0,
-        .stageCount = 2,
+        .stageCount = n_stages,
         .pStages = stages,
         .pVertexInputState = &vi,
         .pInputAssemblyState = &ia,

@@ -320,6 +320,9 @@ typedef struct pvk_spirv {
 } pvk_spirv;
 pvk_spirv pvk_builtin_spirv(int pipe);
 pvk_spirv pvk_builtin_draw_vertex_spirv(void);
+/* Fragment lighting's per-triangle quaternion flips for generated vertex
+ * stages (shaders/draw_quat.geom; specialisation constant 0: pvk_vs_key.topology). */
+pvk_spirv pvk_builtin_draw_quat_geom_spirv(void);
 
 /* ---- the context (runtime/context.c) ---- */
 pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out);
@@ -385,6 +388,9 @@ typedef struct pvk_draw_push {
 pvk_result pvk_pipelines_init(pvk_context *ctx);
 void pvk_pipelines_destroy(pvk_context *ctx);
 VkPipelineLayout pvk_pipeline_layout(const pvk_context *ctx);
+/* Draws with fragment lighting can run their vertex program on the GPU
+ * (the geometry shader of pvk_builtin_draw_quat_geom_spirv exists). */
+bool pvk_pipeline_quat_geom(pvk_context *ctx);
 /* The pipeline for these keys (created and cached on first use; the last
  * one is found without hashing).  VK_NULL_HANDLE after a logged failure. */
 VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format,

@@ -15,6 +15,7 @@
 #include "texture_decode.comp.spv.h"
 #include "texture_decode_etc.comp.spv.h"
 #include "draw.vert.spv.h"
+#include "draw_quat.geom.spv.h"
 
 pvk_spirv pvk_builtin_spirv(int pipe)
 {
@@ -45,4 +46,9 @@ pvk_spirv pvk_builtin_spirv(int pipe)
 pvk_spirv pvk_builtin_draw_vertex_spirv(void)
 {
     return (pvk_spirv){pvk_spv_draw_vert, sizeof pvk_spv_draw_vert};
+}
+
+pvk_spirv pvk_builtin_draw_quat_geom_spirv(void)
+{
+    return (pvk_spirv){pvk_spv_draw_quat_geom, sizeof pvk_spv_draw_quat_geom};
 }

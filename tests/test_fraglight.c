@@ -19,7 +19,10 @@
  * double-precision reference (LIGHT_TOLERANCE); and triangles whose corners
  * carry different quaternions, two of them of the opposite sign, every pixel
  * against the reference at the interpolated attributes (INTERP_TOLERANCE;
- * fails by up to 204 without the shorter-arc flip of runtime/draw.c).
+ * fails by up to 204 without the shorter-arc flip of runtime/draw.c).  The
+ * same light environments over lists, strips and fans with the vertex
+ * program on the GPU (the flip in shaders/draw_quat.geom) and on the CPU,
+ * byte for byte (lighting_paths).
  *
  * Procedural texture: random PROCTEX0-5 states (every clamp, shift and
  * combiner, noise, separate alpha, the six filters: nearest and linear colour
@@ -37,6 +40,7 @@
 #include "draw_common.h"
 #include "frag_ref.h"
 #include "light_ref.h"
+#include "runtime/runtime.h"
 
 #include <math.h>
 
@@ -608,6 +612,82 @@ static void lighting_tests(const char *debug)
     th_release(ctx);
 }
 
+/* Fragment lighting with the vertex program on the GPU (a geometry shader,
+ * shaders/draw_quat.geom, takes each triangle's quaternions along the
+ * shorter arc) against the CPU path (PVK_DEBUG=cpu-vs), byte for byte: the
+ * same random light environments over lists, strips and fans of triangles
+ * whose corners carry quaternions of alternating sign; the GPU path must
+ * take every such draw where the device has geometry shaders. */
+static void lighting_paths(void)
+{
+    pvk_context *both[2] = {th_context(NULL, 0), th_context_debug(NULL, "cpu-vs", 0)};
+    static uint8_t pic[2][W * H * 4];
+    int cases = 0, differ_cases = 0, flips = 0;
+    uint64_t on_gpu = 0;
+    for (int k = 0; k < 60; k++) {
+        uint32_t mode = (uint32_t)k % 3, n = mode == 0 ? 9 : 7;
+        for (int c = 0; c < 2; c++) {
+            ctx = both[c];
+            th_rng = 0xF1A9000ull + (uint64_t)k * 0x9E3779B97F4A7C15ull;
+            if (k == 0) {
+                upload_lit_shader();
+                setup_target_d24s8(DB);
+                merger_replace();
+                plain_tev();
+                for (uint32_t id = PVK_GPUREG_TEXENV1_SOURCE; id <= PVK_GPUREG_TEXENV5_SOURCE; id += 8)
+                    if (id <= PVK_GPUREG_TEXENV3_SOURCE || id >= PVK_GPUREG_TEXENV4_SOURCE)
+                        wreg(id, 0x000F000F);
+            }
+            random_lighting();
+            uint8_t bump[4];
+            random_bump(bump);
+            wreg(PVK_GPUREG_TEXENV0_SOURCE, 0x00010001);
+            float base[4], l = 0;
+            for (int i = 0; i < 4; i++)
+                base[i] = frand(-1, 1), l += base[i] * base[i];
+            float *vb = pvk_guest_ptr(ctx, VB, n * 64);
+            for (uint32_t v = 0; v < n; v++) {
+                /* a zigzag over the buffer (lists: three triangles side by side) */
+                float x = mode == 2 && v == 0 ? 0.0f : -0.9f + 1.8f * (float)(mode == 2 ? v - 1 : v) / (float)(n - 1);
+                float y = mode == 2 && v == 0 ? -0.9f : (v & 1) ? 0.8f : -0.6f;
+                float q[4], m = 0;
+                for (int i = 0; i < 4; i++)
+                    q[i] = base[i] / sqrtf(l) + frand(-1.5f, 1.5f), m += q[i] * q[i]; /* far apart: which corner is first matters */
+                float sign = th_rand() % 3 == 0 ? -1.0f : 1.0f; /* the other sign of a nearby rotation */
+                float p[16] = {x, y, -0.5f, 1, 1, 1, 1, 1, 0, 0, 0, 0, frand(-3, 3), frand(-3, 3), frand(0.5f, 3), 0};
+                for (int i = 0; i < 4; i++)
+                    p[8 + i] = as_f24(sign * q[i] / sqrtf(m));
+                memcpy(vb + 16 * v, p, sizeof p);
+                flips += c == 0 && sign < 0;
+            }
+            pvk_guest_written(ctx, VB, n * 64);
+            clear_fb();
+            uint64_t before = ctx->pica.counters.gpu_vertices;
+            draw_arrays(mode, n);
+            if (c == 0)
+                on_gpu += ctx->pica.counters.gpu_vertices != before;
+            copy_out(pic[c], FB);
+        }
+        cases++;
+        int d = differ(pic[0], pic[1], sizeof pic[0]);
+        if (d)
+            fprintf(stderr, "lighting on both vertex paths, case %d (%s): %d bytes differ\n", k,
+                    mode == 0 ? "list" : mode == 1 ? "strip" : "fan", d);
+        differ_cases += d != 0;
+    }
+    fprintf(stderr, "lighting on both vertex paths: %d draws (%llu on the GPU path, %d corners of the other sign), "
+                    "%d differ\n", cases, (unsigned long long)on_gpu, flips, differ_cases);
+    CHECK_EQ(differ_cases, 0);
+    CHECK(flips > cases);
+    pvk_features f;
+    pvk_get_features(both[0], &f);
+    if (f.geometry_shader && !getenv("PVK_TEST_DEBUG"))
+        CHECK_EQ(on_gpu, (uint64_t)cases);
+    ctx = both[0];
+    th_release(both[0]);
+    th_release(both[1]);
+}
+
 /* ---- procedural texture ---- */
 
 static uint32_t pt_lut[6][256];
@@ -853,6 +933,7 @@ int main(void)
     shadow_tests();
     proctex_tests(NULL);
     lighting_tests(NULL);
+    lighting_paths();
     /* the same with the LUTs in a storage buffer, as where the uniform range is too small */
     proctex_tests("lut-storage");
     lighting_tests("lut-storage");

@@ -1,0 +1,74 @@
+// Fragment lighting's shorter-arc rule for draws whose vertex program runs
+// on the GPU: a normal quaternion q and -q are one rotation, and the
+// rasterizer interpolates each triangle's quaternions linearly, so the
+// corners are taken on the side of the triangle's first corner, as
+// runtime/draw.c does on the CPU path (pvk_draw_submit): a corner whose dot
+// product with the first corner's quaternion is below 0 is negated.  The
+// same products summed in the same order without fused multiply-adds
+// (precise), so every flip is the CPU path's.
+//
+// "First" is the first vertex of the CPU path's assembled triangle
+// (translator/geometry.c pvk_assemble_triangles), which is not always
+// Vulkan's first input vertex (Vulkan spec, "Triangle Strips" and
+// "Triangle Fans"):
+//   list:  CPU (i, i+1, i+2)       Vulkan (i, i+1, i+2)       -> input 0
+//   strip: CPU odd i (i+1, i, i+2) Vulkan odd i (i, i+2, i+1) -> input 2
+//   fan:   CPU (0, i+1, i+2)       Vulkan (i+1, i+2, 0)       -> input 2
+// Everything else passes through unchanged, the vertices emitted from the
+// first on (a rotation of the input order: the same winding), so the
+// rasterizer sees the CPU path's triangle with its vertices in the same
+// order (another order interpolates with other roundings: a fan differed
+// in one byte).
+#version 460
+layout(triangles) in;
+layout(triangle_strip, max_vertices = 3) out;
+layout(constant_id = 0) const uint topology = 0u; // pvk_vs_key.topology: 0 list, 1 strip, 2 fan
+
+in gl_PerVertex { // as the vertex stages declare it implicitly (every member)
+    vec4 gl_Position;
+    float gl_PointSize;
+    float gl_ClipDistance[1];
+    float gl_CullDistance[1];
+} gl_in[];
+out gl_PerVertex {
+    vec4 gl_Position;
+    float gl_ClipDistance[1];
+};
+layout(location = 0) in vec4 in_color[];
+layout(location = 1) noperspective in float in_z_over_w[];
+layout(location = 2) in float in_clip_w[];
+layout(location = 3) in vec4 in_tc01[];
+layout(location = 4) in vec3 in_tc2w[];
+layout(location = 5) in vec4 in_quat[];
+layout(location = 6) in vec3 in_view[];
+layout(location = 0) out vec4 color;
+layout(location = 1) noperspective out float z_over_w;
+layout(location = 2) out float clip_w;
+layout(location = 3) out vec4 tc01;
+layout(location = 4) out vec3 tc2w;
+layout(location = 5) out vec4 quat;
+layout(location = 6) out vec3 view;
+
+void main()
+{
+    int first = topology == 2u || (topology == 1u && (gl_PrimitiveIDIn & 1) != 0) ? 2 : 0;
+    vec4 a = in_quat[first];
+    for (int j = 0; j < 3; j++) {
+        int i = (first + j) % 3; // the CPU path's order (a rotation: the same winding)
+        vec4 b = in_quat[i];
+        precise float d = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+        if (i != first && d < 0.0)
+            b = -b;
+        gl_Position = gl_in[i].gl_Position;
+        gl_ClipDistance[0] = gl_in[i].gl_ClipDistance[0];
+        color = in_color[i];
+        z_over_w = in_z_over_w[i];
+        clip_w = in_clip_w[i];
+        tc01 = in_tc01[i];
+        tc2w = in_tc2w[i];
+        quat = b;
+        view = in_view[i];
+        EmitVertex();
+    }
+    EndPrimitive();
+}
