@@ -3,8 +3,11 @@
  * vertex and geometry programs in a compute pre-pass, translator/glsl_gs.c)
  * against the same draws on the CPU interpreter (PVK_DEBUG=cpu-vs): the
  * colour buffers must be equal byte for byte.  Hand-written programs (a
- * point-sprite expansion, a triangle subdivision, winding flips, a loop that
- * emits more triangles than the default slots, a runaway program) and
+ * point-sprite expansion, a triangle subdivision, winding flips, fixed-size
+ * particles, variable-size primitives with one or two main vertices, a loop
+ * that emits more triangles than the default slots) and what the GPU path
+ * must leave to the CPU (a runaway program, one that reads a temporary the
+ * last invocation left, emitted strips, SETEMIT vertex id 3) and
  * random ones (random arithmetic on the inputs between random SETEMIT/EMIT
  * sequences, one to three input vertices, DRAWARRAYS and u8/u16
  * DRAWELEMENTS).  The GPU path must really run (its counter), and a program
@@ -457,18 +460,19 @@ static void fixed_particles(const char *name)
  * indices): 3 or 4 vertices, the first with all entries (c1 position, c2
  * colour), the others their position (c3, c4, c5); a triangle of the first
  * three, and for 4 vertices (c0.x >= 4) a second one. */
-static void variable_prims(const char *name)
+static void variable_prims(const char *name, uint32_t main_vertices)
 {
     base_case(name);
     random_vertices(64, 0.9f);
     C.inputs = 2;
     C.to_uniforms = true;
     C.misc0 = 1;
-    C.misc1 = 0; /* one main vertex */
-    uint32_t *c = C.code, k = 0, if_at = 0;
+    C.misc1 = main_vertices - 1;
+    /* one main vertex: c1 c2 | c3 | c4 | c5; two: c1 c2 | c3 c4 | c5 | c6 */
+    uint32_t *c = C.code, k = 0, if_at = 0, m = main_vertices == 2;
     c[k++] = f1(MOV, 1, 0x22, 0, 0, 0);
-    c[k++] = f1(MOV, 0x11, 0x26, 0, 0, 0); /* r1 = c6 = 4 */
-    const uint32_t tri[2][3] = {{0x21, 0x23, 0x24}, {0x21, 0x24, 0x25}};
+    c[k++] = f1(MOV, 0x11, 0x27, 0, 0, 0); /* r1 = c7 = 4 */
+    const uint32_t tri[2][3] = {{0x21, 0x23, 0x24 + m}, {0x21, 0x24 + m, 0x25 + m}};
     for (uint32_t t = 0; t < 2; t++) {
         if (t == 1) {
             /* CMP c0, r1 with x: >= (format 1c), then IFC cmp.x over the second triangle */
@@ -485,7 +489,7 @@ static void variable_prims(const char *name)
     c[if_at] = 0x28u << 26 | 1u << 25 | 2u << 22 | k << 10 | 0;
     c[k++] = ENDW;
     for (int i = 0; i < 4; i++)
-        C.c[6][i] = 4.0f;
+        C.c[7][i] = 4.0f;
     C.n_code = k;
     C.count = 0;
     while (C.count + 5 <= 200) {
@@ -529,8 +533,18 @@ int main(int argc, char **argv)
     run_case(CPU, compare);
     fixed_particles("fixed");
     run_case(GPU, compare);
-    variable_prims("variable");
+    variable_prims("variable", 1);
     run_case(GPU, compare);
+    variable_prims("variable_main2", 2);
+    run_case(GPU, compare);
+    /* strips of emitted vertices run across invocations: the CPU path's */
+    point_sprites("sprites_strip", 60, 0);
+    C.topology = 1;
+    run_case(CPU, compare);
+    /* SETEMIT vertex id 3: a guest error the CPU path logs per EMIT */
+    point_sprites("vtx3", 40, 0);
+    C.code[C.n_code - 3] = setemit(3, true, true);
+    run_case(CPU, compare);
     /* reads r0 before writing it: the unit's last value, which only the CPU path has */
     point_sprites("stateful", 50, 0);
     C.code[0] = f1(MOV, 1, 0x10, 0, 0, 0);

@@ -616,11 +616,21 @@ static uint32_t alu_run(pvk_text *b, const pvk_vs_program *prog, uint32_t q, uin
     return run;
 }
 
+/* SETEMIT or EMIT of a geometry program (PVK_GLSL_VS_GS). */
+static void emit_op(pvk_text *b, uint32_t w)
+{
+    if (pvk_sh_opcode(w) == PVK_SH_SETEMIT)
+        pvk_text_put(b, "  pica_ev = %uu; pica_ep = %s; pica_ew = %s;\n", pvk_sh_f4_vtx(w),
+                     pvk_sh_f4_prim(w) ? "true" : "false", pvk_sh_f4_inv(w) ? "true" : "false");
+    else
+        pvk_text_put(b, "  pica_emit(pica_ev, pica_ep, pica_ew);\n");
+}
+
 /* Straight-line programs: what is reachable from the entry is one run of
  * arithmetic and NOPs ending in END, an undefined opcode or the end of code
  * memory (*last: that word, or PVK_SH_CODE_WORDS).  No stack can be pushed,
  * so the dispatcher's one block is all there is. */
-static bool straight_line(const analysis *a, const uint32_t *code, uint32_t entry, uint32_t *last)
+static bool straight_line(const analysis *a, const uint32_t *code, uint32_t entry, bool gs, uint32_t *last)
 {
     if (!a->hot_done)
         return false;
@@ -628,8 +638,8 @@ static bool straight_line(const analysis *a, const uint32_t *code, uint32_t entr
     for (; pc < PVK_SH_CODE_WORDS; pc++) {
         uint32_t op = pvk_sh_opcode(code[pc]);
         int k = kind_of(op);
-        if (k == K_FLOW || op == PVK_SH_EMIT || op == PVK_SH_SETEMIT)
-            return false; /* EMIT: the geometry unit's, left to the dispatcher */
+        if (k == K_FLOW || (!gs && (op == PVK_SH_EMIT || op == PVK_SH_SETEMIT)))
+            return false; /* EMIT on the vertex unit: left to the dispatcher */
         if (k == K_END || k == K_UNDEF)
             break;
         if (!a->reach[pc])
@@ -645,13 +655,21 @@ static bool straight_line(const analysis *a, const uint32_t *code, uint32_t entr
  * every lane's stores masked, which halved the vertex rate.  The step count
  * is known statically, so the budget picks the status at the end; the
  * registers of a vertex that ran away are not defined (the dispatcher leaves
- * them untouched), its status and PC are the dispatcher's. */
+ * them untouched), its status and PC are the dispatcher's.  A geometry
+ * program's EMITs are here too: what an invocation that ran away emitted is
+ * the embedding shader's to discard (translator/glsl_gs.c does). */
 static void emit_straight(pvk_text *b, const pvk_vs_program *prog, uint32_t last, pvk_glsl_vs_stats *st)
 {
     uint32_t entry = prog->entry, end = last < PVK_SH_CODE_WORDS ? last : PVK_SH_CODE_WORDS - 1;
     uint32_t steps = end - entry + 1;
-    for (uint32_t q = entry; q < last;)
-        q += kind_of(pvk_sh_opcode(prog->code[q])) == K_ALU ? alu_run(b, prog, q, last) : 1;
+    for (uint32_t q = entry; q < last;) {
+        uint32_t w = prog->code[q], op = pvk_sh_opcode(w);
+        if (op == PVK_SH_EMIT || op == PVK_SH_SETEMIT) { /* only geometry programs get here */
+            emit_op(b, w);
+            st->emits = true;
+        }
+        q += kind_of(op) == K_ALU ? alu_run(b, prog, q, last) : 1;
+    }
     bool ok = last < PVK_SH_CODE_WORDS && kind_of(pvk_sh_opcode(prog->code[last])) == K_END;
     pvk_text_put(b, "  bool runaway = %uu > pica_max_steps;\n"
                     "  pica_steps = runaway ? 0u : %uu;\n"
@@ -686,7 +704,7 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
             "  pica_cs_b = pica_cs_n = pica_is_b = pica_is_n = pica_ls_b = pica_ls_n = 0u;\n",
         gs ? "  pica_ev = 0u; pica_ep = pica_ew = false;\n" : "");
     uint32_t straight_last;
-    if (straight_line(a, code, prog->entry, &straight_last)) {
+    if (straight_line(a, code, prog->entry, gs, &straight_last)) {
         emit_straight(&b, prog, straight_last, &st);
         goto done;
     }
@@ -720,11 +738,8 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
             }
             if (op == PVK_SH_EMIT || op == PVK_SH_SETEMIT) {
                 st.emits = true;
-                if (gs && op == PVK_SH_SETEMIT)
-                    pvk_text_put(&b, "  pica_ev = %uu; pica_ep = %s; pica_ew = %s;\n", pvk_sh_f4_vtx(w),
-                                 pvk_sh_f4_prim(w) ? "true" : "false", pvk_sh_f4_inv(w) ? "true" : "false");
-                else if (gs)
-                    pvk_text_put(&b, "  pica_emit(pica_ev, pica_ep, pica_ew);\n");
+                if (gs)
+                    emit_op(&b, w);
             }
             q++;
         }
