@@ -18,7 +18,12 @@
  * into a 256x256 colour buffer, four register writes of a draw then a wait,
  * until a second has passed: the draw path with the program as the vertex
  * stage (vertex_gpu_draw_*) against the same draws with the interpreter
- * (PVK_DEBUG=cpu-vs's path, vertex_interp_draw_*), in the same context. */
+ * (PVK_DEBUG=cpu-vs's path, vertex_interp_draw_*), in the same context.
+ *
+ * Lighting (issue 13's benchmark): the same draws with a program that loops
+ * over four lights through c[aL] (vertex_gpu_draw_light_*,
+ * vertex_interp_draw_light_*), checked first against float32 math and bit
+ * for bit between the GPU program and the interpreter. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,6 +307,138 @@ int main(void)
         return 1;
     }
 
+    /* A lighting-style program with a loop, the same draws through each path:
+     *   0-3  DP4 o0.<i>, c<i>, v0           position by the matrix
+     *   4    MOV r1, c9                     ambient
+     *   5    LOOP i0 (to 8)                 i0: 4 lights, aL from 0 step 2
+     *   6      DP3 r0, c16[aL], v0          light direction . normal
+     *   7      MAX r0, c8, r0               clamped at 0 (c8 = 0)
+     *   8      MAD r1, r0, c17[aL], r1      + that times the light colour
+     *   9    MOV o1, r1
+     *   10   MOV o2, v2
+     *   11   END
+     * The vertex layout has no normal, so v0 (the position) stands in for it. */
+    enum { NLIGHT = 4 };
+    static const float ldir[NLIGHT][3] = {{0.3f, 0.5f, -0.8f}, {-0.6f, 0.2f, -0.7f}, {0.0f, -0.9f, -0.4f},
+                                          {0.5f, 0.5f, 0.5f}};
+    static const float lcol[NLIGHT][4] = {{0.9f, 0.8f, 0.7f, 1.0f}, {0.1f, 0.3f, 0.6f, 0.5f},
+                                          {0.4f, 0.4f, 0.1f, 0.25f}, {0.2f, 0.7f, 0.3f, 0.125f}};
+    static const float amb[4] = {0.05f, 0.05f, 0.1f, 1.0f};
+    uint32_t lcode[12];
+    for (uint32_t i = 0; i < 4; i++)
+        lcode[i] = code[i];
+    lcode[4] = 0x13u << 26 | 0x11u << 21 | 0x29u << 12;                                   /* MOV r1, c9 */
+    lcode[5] = 0x29u << 26 | 0u << 22 | 8u << 10 | 0;                                     /* LOOP i0, 8 */
+    lcode[6] = 0x01u << 26 | 0x10u << 21 | 3u << 19 | 0x30u << 12 | 0u << 7;              /* DP3 r0, c16[aL], v0 */
+    lcode[7] = 0x0Cu << 26 | 0x10u << 21 | 0x28u << 12 | 0x10u << 7;                      /* MAX r0, c8, r0 */
+    lcode[8] = 0x38u << 26 | 0x11u << 24 | 3u << 22 | 0x10u << 17 | 0x31u << 10 | 0x11u << 5; /* MAD */
+    lcode[9] = 0x13u << 26 | 1u << 21 | 0x11u << 12;                                      /* MOV o1, r1 */
+    lcode[10] = 0x13u << 26 | 2u << 21 | 2u << 12;                                        /* MOV o2, v2 */
+    lcode[11] = 0x22u << 26;                                                              /* END */
+    wr(ctx, PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
+    for (int i = 0; i < 12; i++)
+        wr(ctx, PVK_GPUREG_VSH_CODETRANSFER_DATA, lcode[i]);
+    wr(ctx, PVK_GPUREG_VSH_CODETRANSFER_END, 1);
+    wr(ctx, PVK_GPUREG_VSH_INTUNIFORM_I0, (NLIGHT - 1) | 0u << 8 | 2u << 16); /* iterations - 1, start, step */
+    const float zero[4] = {0, 0, 0, 0};
+    const float *luni[2 + 2 * NLIGHT] = {zero, amb};
+    float ldir4[NLIGHT][4];
+    for (int k = 0; k < NLIGHT; k++) {
+        memcpy(ldir4[k], ldir[k], sizeof ldir[k]);
+        ldir4[k][3] = 0;
+        luni[2 + 2 * k] = ldir4[k];
+        luni[3 + 2 * k] = lcol[k];
+    }
+    wr(ctx, PVK_GPUREG_VSH_FLOATUNIFORM_CONFIG, 0x80000000u | 8); /* c8 zero, c9 ambient */
+    for (int u = 0; u < 2; u++)
+        for (int c = 3; c >= 0; c--)
+            wr(ctx, PVK_GPUREG_VSH_FLOATUNIFORM_DATA, fbits(luni[u][c]));
+    wr(ctx, PVK_GPUREG_VSH_FLOATUNIFORM_CONFIG, 0x80000000u | 16); /* c16.. direction, colour per light */
+    for (int u = 2; u < 2 + 2 * NLIGHT; u++)
+        for (int c = 3; c >= 0; c--)
+            wr(ctx, PVK_GPUREG_VSH_FLOATUNIFORM_DATA, fbits(luni[u][c]));
+
+    /* before timing: the interpreter against float32 math (so the loop ran
+     * all four lights, aL stepping), then the GPU program bit for bit
+     * against the interpreter on the draw's vertices */
+    pvk_attrib_plan dplan; /* the draws' buffer */
+    if (pvk_attrib_plan_build(&ctx->pica, &dplan) != PVK_SUCCESS) {
+        fprintf(stderr, "vertex bench: attribute plan refused\n");
+        return 1;
+    }
+    float (*lin)[PVK_SH_INPUTS][4] = calloc(batch[1], sizeof *lin);
+    pvk_vs_result *lres = malloc(sizeof *lres * batch[1]);
+    pvk_vs_compute *lvc = NULL;
+    if (!lin || !lres || pvk_vs_compute_create(ctx, &lvc)) {
+        fprintf(stderr, "vertex bench: no compute harness for the lighting program\n");
+        return 1;
+    }
+    double light_err = 0;
+    for (uint32_t i = 0; i < batch[1]; i++) {
+        if (pvk_attrib_fetch(&ctx->pica, &dplan, i, lin[i]) || pvk_vs_run(&ctx->pica, (const float(*)[4])lin[i], o)) {
+            fprintf(stderr, "vertex bench: lighting vertex %u failed\n", i);
+            return 1;
+        }
+        for (int c = 0; c < 4; c++) {
+            float want = amb[c];
+            for (int k = 0; k < NLIGHT; k++) {
+                float d = lin[i][0][0] * ldir[k][0] + lin[i][0][1] * ldir[k][1] + lin[i][0][2] * ldir[k][2];
+                want += fmaxf(d, 0.0f) * lcol[k][c];
+            }
+            light_err = fmax(light_err, fabs((double)o[1][c] - want) / fmax(1.0, fabs(want)));
+        }
+    }
+    if (light_err > 1e-3) {
+        fprintf(stderr, "vertex bench: the lighting program computes %.2e off float32 math\n", light_err);
+        return 1;
+    }
+    const pvk_shader_unit *lunit = &ctx->pica.sh[1];
+    pvk_vs_program lprog = {.code = lunit->code, .opdesc = lunit->opdesc, .entry = 0};
+    pvk_vs_uniforms luni_pack;
+    pvk_vs_uniforms_pack(lunit, lunit->b, lunit->i, 0, &luni_pack);
+    if (pvk_vs_compute_run(lvc, &lprog, &luni_pack, (const float(*)[PVK_SH_INPUTS][4])lin, batch[1], false, lres)) {
+        fprintf(stderr, "vertex bench: the GPU path failed the lighting program\n");
+        return 1;
+    }
+    for (uint32_t i = 0; i < batch[1]; i++) {
+        memset(o, 0, sizeof o);
+        pvk_vs_run(&ctx->pica, (const float(*)[4])lin[i], o);
+        if (lres[i].status || memcmp(lres[i].o, o, sizeof o)) {
+            fprintf(stderr, "vertex bench: lighting: GPU vertex %u differs from the interpreter\n", i);
+            return 1;
+        }
+    }
+    pvk_vs_compute_destroy(lvc);
+    free(lres);
+    free(lin);
+
+    double light_rate[2][2] = {{0, 0}, {0, 0}}; /* [gpu][batch] */
+    for (int gpu = 0; gpu < 2; gpu++) {
+        ctx->pica.env.gpu_vs = gpu;
+        for (int b = 0; b < 2; b++) {
+            wr(ctx, PVK_GPUREG_NUMVERTICES, batch[b]);
+            uint64_t before = ctx->pica.counters.gpu_vertices, n = 0;
+            pvk_mmio_write32(ctx, PVK_MMIO_PICA + 4 * PVK_GPUREG_DRAWARRAYS, 1);
+            pvk_wait_idle(ctx);
+            t0 = now();
+            do {
+                for (int k = 0; k < 4; k++)
+                    pvk_mmio_write32(ctx, PVK_MMIO_PICA + 4 * PVK_GPUREG_DRAWARRAYS, 1);
+                pvk_wait_idle(ctx);
+                n += 4 * batch[b];
+                t1 = now();
+            } while (t1 - t0 < 1.0);
+            light_rate[gpu][b] = n / (t1 - t0);
+            if ((ctx->pica.counters.gpu_vertices != before) != gpu)
+                draw_ok = false;
+        }
+    }
+    ctx->pica.env.gpu_vs = true;
+    if (!draw_ok) {
+        fprintf(stderr, "vertex bench: a lighting draw did not take the path it measures\n");
+        return 1;
+    }
+
     printf("vertex: %u vertices, 3 attributes (f32x3, u8x4, f32x2), DP4 x4 + MOV x2 + END\n", NVERT);
     printf("max relative error of o0 against float32 math: %.2e (inputs truncated to f24: up to 2^-16 = 1.5e-05)\n",
            max_err);
@@ -327,6 +464,17 @@ int main(void)
         printf("%-34s %14.3e %10.1f %8.4f  (%.1fx the interpreter's draws)\n", what, draw_rate[1][b],
                1e9 / draw_rate[1][b], draw_rate[1][b] / c_rate, draw_rate[1][b] / draw_rate[0][b]);
     }
+    for (int b = 0; b < 2; b++) {
+        char what[64];
+        snprintf(what, sizeof what, "lighting draws, interp., %u each", batch[b]);
+        printf("%-34s %14.3e %10.1f %8.4f\n", what, light_rate[0][b], 1e9 / light_rate[0][b],
+               light_rate[0][b] / c_rate);
+        snprintf(what, sizeof what, "lighting draws, GPU, %u each", batch[b]);
+        printf("%-34s %14.3e %10.1f %8.4f  (%.1fx the interpreter's draws)\n", what, light_rate[1][b],
+               1e9 / light_rate[1][b], light_rate[1][b] / c_rate, light_rate[1][b] / light_rate[0][b]);
+    }
+    printf("lighting program: DP4 x4, LOOP over %d lights (DP3, MAX, MAD with c[aL]), max relative error of o1 "
+           "against float32 math %.2e\n", NLIGHT, light_err);
     printf("(checksum %g)\n", (double)check);
     printf("BENCH name=vertex_fetch_shader value=%.0f unit=vertices/s baseline=f32_c_matrix_loop ratio=%.4f\n",
            full_rate, full_rate / c_rate);
@@ -343,6 +491,12 @@ int main(void)
                "ratio=%.4f\n", bname[b], draw_rate[0][b], draw_rate[0][b] / c_rate);
         printf("BENCH name=vertex_gpu_draw_%s value=%.0f unit=vertices/s baseline=vertex_interp_draw_%s "
                "ratio=%.4f\n", bname[b], draw_rate[1][b], bname[b], draw_rate[1][b] / draw_rate[0][b]);
+    }
+    for (int b = 0; b < 2; b++) {
+        printf("BENCH name=vertex_interp_draw_light_%s value=%.0f unit=vertices/s baseline=f32_c_matrix_loop "
+               "ratio=%.4f\n", bname[b], light_rate[0][b], light_rate[0][b] / c_rate);
+        printf("BENCH name=vertex_gpu_draw_light_%s value=%.0f unit=vertices/s baseline=vertex_interp_draw_light_%s "
+               "ratio=%.4f\n", bname[b], light_rate[1][b], bname[b], light_rate[1][b] / light_rate[0][b]);
     }
     free(out);
     free(vin);
