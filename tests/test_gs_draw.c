@@ -537,6 +537,14 @@ int main(int argc, char **argv)
     run_case(GPU, compare);
     variable_prims("variable_main2", 2);
     run_case(GPU, compare);
+    /* a trailing primitive count with too few indices (or none): its table
+     * entries were written past the end of the table (ASan found it) */
+    variable_prims("variable_odd", 1);
+    C.count = 3, C.index[0] = 1, C.index[1] = 0, C.index[2] = 1;
+    run_case(ANY, compare);
+    variable_prims("variable_one", 1);
+    C.count = 1, C.index[0] = 1;
+    run_case(ANY, compare);
     /* strips of emitted vertices run across invocations: the CPU path's */
     point_sprites("sprites_strip", 60, 0);
     C.topology = 1;

@@ -483,7 +483,10 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
                                : NULL;
         if (!q)
             return PVK_ERROR_MISSING_FEATURE;
-        if (!(wide = malloc(sizeof *wide * count)) || (variable && !(table = malloc(sizeof *table * count))))
+        /* the table: two entries per primitive, a trailing count's included
+         * (each takes at least one element: at most 2 * count entries) */
+        if (!(wide = malloc(sizeof *wide * count)) ||
+            (variable && !(table = malloc(sizeof *table * 2 * (size_t)count))))
             goto oom;
         uint32_t lo = UINT32_MAX, hi = 0, left = 0;
         for (uint32_t i = 0; i < count; i++) {
