@@ -218,6 +218,10 @@ void pvk_image_destroy(pvk_context *ctx, pvk_image *im);
 
 /* ---- compute and submission (runtime/compute.c) ---- */
 pvk_result pvk_compute_init(pvk_context *ctx);
+/* A compute pipeline from SPIR-V (`size` bytes) with `layout`; `spec` may be
+ * NULL.  The one place compute pipelines are created. */
+pvk_result pvk_compute_pipeline_create(pvk_context *ctx, const uint32_t *code, size_t size, VkPipelineLayout layout,
+                                       const VkSpecializationInfo *spec, VkPipeline *out);
 void pvk_compute_destroy(pvk_context *ctx);
 /* Submit the open draw batch, if any.  The one place a batch closes from
  * outside draw.c: pvk_op_begin, pvk_retire and pvk_retire_host call it
