@@ -225,6 +225,13 @@ static uint64_t run_case(int expect, bool compare)
     if (d)
         fprintf(stderr, "case %s (%s): %d bytes differ\n", C.name, on_gpu ? "GPU" : "CPU", d);
     CHECK_EQ(d, 0);
+    /* the geometry unit's float uniforms after the draw (the fixed and
+     * variable modes write them): later draws see them */
+    bool same_c = !memcmp(gpu->pica.sh[0].f, cpu->pica.sh[0].f, sizeof gpu->pica.sh[0].f);
+    if (!same_c)
+        fprintf(stderr, "case %s (%s): the geometry unit's float uniforms differ after the draw\n", C.name,
+                on_gpu ? "GPU" : "CPU");
+    CHECK(same_c);
     return s1.gs_excess_triangles - s0.gs_excess_triangles;
 }
 
@@ -501,6 +508,19 @@ static void variable_prims(const char *name, uint32_t main_vertices)
     C.index_kind = 2;
 }
 
+/* Variable-size primitives whose counts never decrease (3s, then 4s): the
+ * GPU path takes those (translator/vertex.c draw_gpu). */
+static void growing_index(void)
+{
+    C.count = 0;
+    for (uint32_t n = 3; n <= 4; n++)
+        for (uint32_t k = 0; k < 20; k++) {
+            C.index[C.count++] = (uint16_t)n;
+            for (uint32_t i = 0; i < n; i++)
+                C.index[C.count++] = (uint16_t)(th_rand() % C.verts);
+        }
+}
+
 int main(int argc, char **argv)
 {
     (void)unused_helpers, (void)unused_index;
@@ -549,8 +569,10 @@ int main(int argc, char **argv)
     fixed_particles("fixed");
     run_case(GPU, compare);
     variable_prims("variable", 1);
+    growing_index();
     run_case(GPU, compare);
     variable_prims("variable_main2", 2);
+    growing_index();
     run_case(GPU, compare);
     /* a trailing primitive count with too few indices (or none): its table
      * entries were written past the end of the table (ASan found it) */
@@ -560,6 +582,30 @@ int main(int argc, char **argv)
     variable_prims("variable_one", 1);
     C.count = 1, C.index[0] = 1;
     run_case(ANY, compare);
+    /* counts that decrease: a smaller primitive sees uniforms a larger one
+     * before it wrote (c5 here, read because c7 = 0 makes every primitive
+     * draw the second triangle), which only the CPU path keeps */
+    variable_prims("variable_decreasing", 1);
+    for (int i = 0; i < 4; i++)
+        C.c[7][i] = 0.0f;
+    run_case(CPU, compare);
+    /* counts that never decrease: every primitive's range covers the
+     * earlier ones', the GPU path's */
+    variable_prims("variable_growing", 1);
+    for (int i = 0; i < 4; i++)
+        C.c[7][i] = 0.0f;
+    growing_index();
+    run_case(GPU, compare);
+    /* fixed-size primitives of two vertices, the last one incomplete: the
+     * CPU path writes its uniforms (c8-c9), the GPU path's replay would not */
+    fixed_particles("fixed_partial");
+    C.misc0 = 2u | 1u << 8 | 1u << 12 | 8u << 16;
+    C.count = 79;
+    run_case(CPU, compare);
+    fixed_particles("fixed_pairs");
+    C.misc0 = 2u | 1u << 8 | 1u << 12 | 8u << 16;
+    C.count = 78;
+    run_case(GPU, compare);
     /* strips of emitted vertices run across invocations: the CPU path's */
     point_sprites("sprites_strip", 60, 0);
     C.topology = 1;
