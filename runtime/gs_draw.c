@@ -207,7 +207,7 @@ uint32_t pvk_gs_slots(const pvk_context *ctx, uint32_t hint)
 {
     uint32_t want = ctx->gs ? ctx->gs->cnt_map[2] : 0;
     uint32_t n = hint ? hint : want > PVK_GS_DEFAULT_SLOTS ? want : PVK_GS_DEFAULT_SLOTS;
-    return n < 1 ? 1 : n > PVK_GS_MAX_SLOTS ? PVK_GS_MAX_SLOTS : n;
+    return n > PVK_GS_MAX_SLOTS ? 0 : n; /* 0: more than the slots can hold, the CPU path's */
 }
 
 void pvk_gs_counts(const pvk_context *ctx, uint64_t *excess, uint64_t *unfinished)

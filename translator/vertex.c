@@ -363,8 +363,14 @@ static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_dra
                        g.max_tris);
         return PVK_ERROR_MISSING_FEATURE; /* the CPU path may drop it (it counts what is emitted) */
     }
-    /* the emitted vertices' charge, as the bound (or the runtime's default) has them */
-    uint64_t emit_bound = (uint64_t)g.prims * (g.tri_slots ? g.tri_slots : 4u) * 3u;
+    if (g.tri_slots > PVK_GS_MAX_SLOTS) {
+        pvk_pica_debug(p, "geometry program on the CPU: an invocation may emit %u triangles, more than %u slots",
+                       g.tri_slots, PVK_GS_MAX_SLOTS);
+        return PVK_ERROR_MISSING_FEATURE;
+    }
+    /* the emitted vertices' charge: the slots the runtime may draw (it
+     * picks at most PVK_GS_MAX_SLOTS when the code does not bound them) */
+    uint64_t emit_bound = (uint64_t)g.prims * (g.tri_slots ? g.tri_slots : PVK_GS_MAX_SLOTS) * 3u;
     if (emit_bound > p->vertex_budget) {
         pvk_pica_debug(p, "geometry program on the CPU: the call's vertex budget");
         return PVK_ERROR_MISSING_FEATURE;
