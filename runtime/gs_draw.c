@@ -156,7 +156,8 @@ static pvk_result build(pvk_context *ctx, struct pvk_gs *g, const pvk_gs_draw *g
     }
     if (r == PVK_ERROR_MISSING_FEATURE)
         pvk_log(ctx, PVK_LOG_DEBUG, "geometry program %016llx (entry %u) or its vertex program is not translated "
-                "whole: its draws run on the CPU", (unsigned long long)key->code_hash, key->entry);
+                "whole, or it has more than %u reachable EMITs: its draws run on the CPU",
+                (unsigned long long)key->code_hash, key->entry, PVK_GLSL_GS_MAX_EMIT_SITES);
     return r;
 }
 

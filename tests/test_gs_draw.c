@@ -508,6 +508,32 @@ static void variable_prims(const char *name, uint32_t main_vertices)
     C.index_kind = 2;
 }
 
+/* A fan of n + 1 triangles from one input vertex, one EMIT each (n + 2
+ * EMITs in straight-line code). */
+static void many_emits(const char *name, uint32_t n)
+{
+    base_case(name);
+    C.verts = 1;
+    float v[8] = {0.0f, -0.9f, -0.5f, 1.0f, 1, 0, 0, 1};
+    memcpy(C.vdata[0], v, sizeof v);
+    C.inputs = 2;
+    uint32_t *c = C.code, k = 0;
+    c[k++] = f1(MOV, 1, 1, 0, 0, 0);
+    c[k++] = f1(ADD, 0, 0x21, 0, 0, 0), c[k++] = setemit(0, false, false), c[k++] = EMITW;
+    c[k++] = f1(ADD, 0, 0x22, 0, 0, 0), c[k++] = setemit(1, false, false), c[k++] = EMITW;
+    c[k++] = f1(MOV, 0x10, 0, 0, 0, 0);
+    for (uint32_t t = 0; t < n; t++) {
+        c[k++] = f1(ADD, 0x10, 0x23, 0, 0x10, 0);
+        c[k++] = f1(MOV, 0, 0x10, 0, 0, 0);
+        c[k++] = setemit(2, true, false);
+        c[k++] = EMITW;
+    }
+    c[k++] = ENDW;
+    C.n_code = k;
+    C.c[1][0] = -0.3f, C.c[2][0] = 0.3f, C.c[3][1] = 0.025f;
+    C.count = 1;
+}
+
 /* Variable-size primitives whose counts never decrease (3s, then 4s): the
  * GPU path takes those (translator/vertex.c draw_gpu). */
 static void growing_index(void)
@@ -605,6 +631,12 @@ int main(int argc, char **argv)
     fixed_particles("fixed_pairs");
     C.misc0 = 2u | 1u << 8 | 1u << 12 | 8u << 16;
     C.count = 78;
+    run_case(GPU, compare);
+    /* more reachable EMITs than PVK_GLSL_GS_MAX_EMIT_SITES: the driver's
+     * compile time would grow past what a draw may wait (the CPU path) */
+    many_emits("many_emits", 20);
+    run_case(CPU, compare);
+    many_emits("some_emits", 10);
     run_case(GPU, compare);
     /* strips of emitted vertices run across invocations: the CPU path's */
     point_sprites("sprites_strip", 60, 0);
