@@ -508,6 +508,32 @@ static void variable_prims(const char *name, uint32_t main_vertices)
     C.index_kind = 2;
 }
 
+/* A program that runs away (JMPC to itself while c3.x > v0.x) after one
+ * triangle for vertices left of x = 0; vertex 7, the last, is right of it. */
+static void some_runaway(const char *name)
+{
+    base_case(name);
+    random_vertices(8, 0.7f);
+    C.vdata[0][0] = -0.5f, C.vdata[7][0] = 0.5f;
+    C.inputs = 2;
+    uint32_t *c = C.code, k = 0;
+    c[k++] = f1(MOV, 1, 1, 0, 0, 0);
+    for (uint32_t q = 0; q < 3; q++) {
+        c[k++] = f1(ADD, 0, 0x20 + q, 0, 0, 0);
+        c[k++] = setemit(q, q == 2, false);
+        c[k++] = EMITW;
+    }
+    c[k++] = 0x17u << 27 | 4u << 24 | 4u << 21 | 0x23u << 12 | 0u << 7 | 0; /* CMP c3 > v0 (x: format 1c) */
+    c[k] = 0x2Cu << 26 | 1u << 25 | 2u << 22 | k << 10; /* JMPC cmp.x to itself */
+    k++;
+    c[k++] = ENDW;
+    C.n_code = k;
+    const float off[3][2] = {{-0.1f, -0.1f}, {0.1f, -0.1f}, {0.0f, 0.1f}};
+    for (int q = 0; q < 3; q++)
+        C.c[q][0] = off[q][0], C.c[q][1] = off[q][1];
+    C.count = C.verts;
+}
+
 /* A fan of n + 1 triangles from one input vertex, one EMIT each (n + 2
  * EMITs in straight-line code). */
 static void many_emits(const char *name, uint32_t n)
@@ -581,6 +607,20 @@ int main(int argc, char **argv)
     loop_fan("loop_fan_budget", 9);
     run_case(CPU, compare);
     gpu->pica.vertex_limit = 0;
+    /* invocations other than the last run away on the GPU: the draw is
+     * reported once, counted as bad input (the vertex path's way) */
+    {
+        some_runaway("some_runaway");
+        pvk_stats s0, s1;
+        pvk_get_stats(gpu, &s0);
+        apply(gpu);
+        pvk_get_stats(gpu, &s1);
+        CHECK_EQ(s1.gs_gpu_draws, s0.gs_gpu_draws + 1);
+        CHECK(s1.gs_unfinished > s0.gs_unfinished);
+        CHECK_EQ(s1.bad_input, s0.bad_input + 1);
+        C.stops = true; /* the CPU path stops the list at the first: nothing to compare */
+        apply(cpu);
+    }
     /* 100 triangles an invocation: more than the GPU path's slots; the
      * first draw is short (counted), the next runs on the CPU, whole */
     loop_fan("loop_fan_100_first", 100);
