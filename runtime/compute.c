@@ -125,16 +125,21 @@ static pvk_result create_pipeline(pvk_context *ctx, int which)
                           "vkCreatePipelineLayout")))
         return r;
     pvk_spirv spv = pvk_builtin_spirv(which);
-    VkShaderModuleCreateInfo smci = {
-        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = spv.size,
-        .pCode = spv.code,
-    };
-    VkShaderModule mod;
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &mod), "vkCreateShaderModule")))
-        return r;
     VkSpecializationMapEntry map[4] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}};
     VkSpecializationInfo spec = {in.n_spec, map, in.n_spec * 4, in.spec};
+    return pvk_compute_pipeline_create(ctx, spv.code, spv.size, p->layout, in.n_spec ? &spec : NULL, &p->pipeline);
+}
+
+pvk_result pvk_compute_pipeline_create(pvk_context *ctx, const uint32_t *code, size_t size, VkPipelineLayout layout,
+                                       const VkSpecializationInfo *spec, VkPipeline *out)
+{
+    VkShaderModuleCreateInfo smci = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
+    VkShaderModule mod;
+    pvk_result r =
+        pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &mod), "vkCreateShaderModule");
+    if (r)
+        return r;
     VkComputePipelineCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {
@@ -142,11 +147,11 @@ static pvk_result create_pipeline(pvk_context *ctx, int which)
             .stage = VK_SHADER_STAGE_COMPUTE_BIT,
             .module = mod,
             .pName = "main",
-            .pSpecializationInfo = in.n_spec ? &spec : NULL,
+            .pSpecializationInfo = spec,
         },
-        .layout = p->layout,
+        .layout = layout,
     };
-    r = pvk_vk_check(ctx, ctx->vk.vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &cpci, NULL, &p->pipeline),
+    r = pvk_vk_check(ctx, ctx->vk.vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &cpci, NULL, out),
                      "vkCreateComputePipelines");
     ctx->vk.vkDestroyShaderModule(ctx->device, mod, NULL);
     return r;

@@ -568,6 +568,11 @@ static pvk_result draw_submit_gs(pvk_context *ctx, struct pvk_draw *d, const pvk
     if (r)
         return r; /* MISSING_FEATURE: the translator draws on the CPU */
     uint32_t slots = pvk_gs_slots(ctx, gs->tri_slots);
+    if (!slots) { /* triangles would be dropped on every draw: the CPU path has no slots */
+        pvk_log(ctx, PVK_LOG_DEBUG, "geometry program on the CPU: an invocation emits more than %u triangles",
+                PVK_GS_MAX_SLOTS);
+        return PVK_ERROR_MISSING_FEATURE;
+    }
     if ((uint64_t)gs->prims * slots > gs->max_tris)
         return PVK_ERROR_MISSING_FEATURE; /* the CPU path counts what is really emitted */
     VkDeviceSize align = ctx->props.limits.minStorageBufferOffsetAlignment;

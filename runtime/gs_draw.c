@@ -130,23 +130,8 @@ static pvk_result compile(pvk_context *ctx, struct pvk_gs *g, const char *src, c
     uint32_t *words = pvk_shader_spirv(ctx, PVK_STAGE_COMPUTE, src, hash, &n);
     if (!words)
         return PVK_ERROR_VULKAN; /* logged: picavk's bug */
-    VkShaderModuleCreateInfo smci = {
-        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = n * 4, .pCode = words};
-    VkShaderModule mod = VK_NULL_HANDLE;
-    pvk_result r =
-        pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &mod), "vkCreateShaderModule");
+    pvk_result r = pvk_compute_pipeline_create(ctx, words, n * 4, g->layout, NULL, out);
     free(words);
-    if (r)
-        return r;
-    VkComputePipelineCreateInfo cpci = {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                  .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = mod, .pName = "main"},
-        .layout = g->layout,
-    };
-    r = pvk_vk_check(ctx, ctx->vk.vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &cpci, NULL, out),
-                     "vkCreateComputePipelines");
-    ctx->vk.vkDestroyShaderModule(ctx->device, mod, NULL);
     if (!r)
         pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)*out, "%s (compute, %016llx)", what,
                         (unsigned long long)hash);
@@ -222,7 +207,7 @@ uint32_t pvk_gs_slots(const pvk_context *ctx, uint32_t hint)
 {
     uint32_t want = ctx->gs ? ctx->gs->cnt_map[2] : 0;
     uint32_t n = hint ? hint : want > PVK_GS_DEFAULT_SLOTS ? want : PVK_GS_DEFAULT_SLOTS;
-    return n < 1 ? 1 : n > PVK_GS_MAX_SLOTS ? PVK_GS_MAX_SLOTS : n;
+    return n > PVK_GS_MAX_SLOTS ? 0 : n; /* 0: more than the slots can hold, the CPU path's */
 }
 
 void pvk_gs_counts(const pvk_context *ctx, uint64_t *excess, uint64_t *unfinished)

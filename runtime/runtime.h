@@ -218,6 +218,10 @@ void pvk_image_destroy(pvk_context *ctx, pvk_image *im);
 
 /* ---- compute and submission (runtime/compute.c) ---- */
 pvk_result pvk_compute_init(pvk_context *ctx);
+/* A compute pipeline from SPIR-V (`size` bytes) with `layout`; `spec` may be
+ * NULL.  The one place compute pipelines are created. */
+pvk_result pvk_compute_pipeline_create(pvk_context *ctx, const uint32_t *code, size_t size, VkPipelineLayout layout,
+                                       const VkSpecializationInfo *spec, VkPipeline *out);
 void pvk_compute_destroy(pvk_context *ctx);
 /* Submit the open draw batch, if any.  The one place a batch closes from
  * outside draw.c: pvk_op_begin, pvk_retire and pvk_retire_host call it
@@ -463,8 +467,6 @@ uint32_t *pvk_shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char 
 /* ---- geometry programs on the GPU (runtime/gs_draw.c) ----
  * The compute pre-pass of pvk_gs_draw packets; runtime/draw.c owns the ring
  * regions and the draw. */
-#define PVK_GS_DEFAULT_SLOTS 4u  /* triangle slots per invocation when the code does not bound them */
-#define PVK_GS_MAX_SLOTS 64u
 #define PVK_GS_MAX_RING_BYTES ((VkDeviceSize)24 << 20) /* one draw's pre-pass region at most (else the CPU path) */
 /* The passes' push constants (translator/glsl_gs.c's PicaPush). */
 typedef struct pvk_gs_push {
@@ -492,7 +494,8 @@ void pvk_gs_record(pvk_context *ctx, VkCommandBuffer cmd, const pvk_gs_draw *gs,
                    VkPipeline geometry, VkBuffer ring, const pvk_gs_ranges *rg, const pvk_gs_push *push);
 /* Triangle slots for a draw whose code bounds an invocation to `hint`
  * triangles (0: unknown: PVK_GS_DEFAULT_SLOTS or the most any earlier
- * invocation wanted), at most PVK_GS_MAX_SLOTS. */
+ * invocation wanted); 0 when that is more than PVK_GS_MAX_SLOTS (the
+ * CPU path's draw: the GPU's would drop triangles every time). */
 uint32_t pvk_gs_slots(const pvk_context *ctx, uint32_t hint);
 /* What the shaders counted so far (finished work): triangles past the
  * slots, invocations that did not end. */

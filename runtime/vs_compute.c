@@ -207,22 +207,8 @@ static pvk_result build(pvk_vs_compute *vc, const pvk_vs_program *prog, bool reg
     }
     free(log);
     free(src);
-    VkShaderModuleCreateInfo smci = {
-        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = n_words * 4, .pCode = words};
-    VkShaderModule mod = VK_NULL_HANDLE;
-    r = pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &mod), "vkCreateShaderModule");
+    r = pvk_compute_pipeline_create(ctx, words, n_words * 4, vc->layout, NULL, out);
     free(words);
-    if (r)
-        return r;
-    VkComputePipelineCreateInfo cpci = {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                  .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = mod, .pName = "main"},
-        .layout = vc->layout,
-    };
-    r = pvk_vk_check(ctx, ctx->vk.vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &cpci, NULL, out),
-                     "vkCreateComputePipelines");
-    ctx->vk.vkDestroyShaderModule(ctx->device, mod, NULL);
     if (!r)
         pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)*out, "vertex program %016llx (compute, entry %u)",
                         (unsigned long long)XXH3_64bits(prog->code, PVK_SH_CODE_WORDS * 4), prog->entry);

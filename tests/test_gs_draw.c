@@ -528,6 +528,21 @@ int main(int argc, char **argv)
     loop_fan("loop_fan", 9);
     excess = run_case(GPU, compare);
     CHECK_EQ(excess, 0);
+    /* the code does not bound the emits: the budget is charged for the
+     * most slots the runtime may draw (24 invocations * 64 * 3 vertices),
+     * more than this limit leaves, though what is emitted (24 * 9 * 3) fits */
+    gpu->pica.vertex_limit = 2000;
+    loop_fan("loop_fan_budget", 9);
+    run_case(CPU, compare);
+    gpu->pica.vertex_limit = 0;
+    /* 100 triangles an invocation: more than the GPU path's slots; the
+     * first draw is short (counted), the next runs on the CPU, whole */
+    loop_fan("loop_fan_100_first", 100);
+    excess = run_case(GPU, false);
+    CHECK(excess > 0);
+    loop_fan("loop_fan_100", 100);
+    C.c[0][0] = 0.004f, C.c[0][1] = 0.002f;
+    run_case(CPU, compare);
     /* the last invocation runs away when the GPU path replays it: the CPU path's */
     runaway("runaway");
     run_case(CPU, compare);

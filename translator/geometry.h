@@ -237,6 +237,9 @@ uint32_t pvk_gs_assemble(const pvk_gs_plan *plan, const pvk_gs_sink *sink, uint3
 /* At most this many vertices in one DRAWARRAYS / DRAWELEMENTS. */
 #define PVK_MAX_DRAW_VERTICES (1u << 20)
 
+/* A work budget ran out (`what`, its `limit`): logged and counted, the list
+ * stops (PVK_ERROR_BAD_DATA). */
+pvk_result pvk_over_budget(pvk_pica *p, const char *what, uint64_t limit);
 /* Charge `n` vertices to the call's vertex budget; past it the list stops
  * (logged, counted, PVK_ERROR_BAD_DATA). */
 pvk_result pvk_charge_vertices(pvk_pica *p, uint32_t n);

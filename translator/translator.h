@@ -446,6 +446,11 @@ typedef struct pvk_gs_draw {
     uint32_t tri_slots;              /* triangles the code bounds an invocation to; 0: unknown (the runtime picks) */
     uint32_t max_tris;               /* slots for the whole draw at most (else the CPU path) */
 } pvk_gs_draw;
+/* Triangle slots per invocation when the code does not bound them, and at
+ * most: a draw wanting more runs on the CPU (the translator charges the
+ * budgets for PVK_GS_MAX_SLOTS when the bound is unknown). */
+#define PVK_GS_DEFAULT_SLOTS 4u
+#define PVK_GS_MAX_SLOTS 64u
 
 typedef enum pvk_draw_kind {
     PVK_DRAW_ARRAYS = 0,             /* GPUREG_DRAWARRAYS */

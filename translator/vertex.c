@@ -17,32 +17,6 @@
 
 #define MAX_DIM 1024 /* FRAMEBUFFER_DIM: 11-bit width, 10-bit height-1 */
 
-void pvk_pica_new_call(pvk_pica *p)
-{
-    p->budget = PVK_SHADER_BUDGET;
-    p->vertex_budget = p->vertex_limit ? p->vertex_limit : PVK_VERTEX_BUDGET;
-    p->area_budget = p->area_limit ? p->area_limit : PVK_AREA_BUDGET;
-}
-
-/* A work budget ran out: the list stops (see PVK_VERTEX_BUDGET). */
-static pvk_result over_budget(pvk_pica *p, const char *what, uint64_t limit)
-{
-    pvk_pica_bad_input(p, "draw: more than %llu %s in one call; the command list stops", (unsigned long long)limit,
-                       what);
-    p->budget_stop = true;
-    return PVK_ERROR_BAD_DATA;
-}
-
-pvk_result pvk_charge_vertices(pvk_pica *p, uint32_t n)
-{
-    if (n > p->vertex_budget) {
-        p->vertex_budget = 0;
-        return over_budget(p, "vertices", p->vertex_limit ? p->vertex_limit : PVK_VERTEX_BUDGET);
-    }
-    p->vertex_budget -= n;
-    return PVK_SUCCESS;
-}
-
 /* Pixels a triangle can cover: its window bounding box clipped to the
  * viewport and the framebuffer; the whole clip rectangle when a vertex is at
  * or behind the eye (w <= 0) or not a number. */
@@ -76,26 +50,10 @@ static pvk_result charge_area(pvk_pica *p, const pvk_draw_packet *pk)
         area += tri_area(pk->verts, pk->index + k, pk->raster.viewport, fw, fh);
     if (area > (double)p->area_budget) {
         p->area_budget = 0;
-        return over_budget(p, "pixels", p->area_limit ? p->area_limit : PVK_AREA_BUDGET);
+        return pvk_over_budget(p, "pixels", p->area_limit ? p->area_limit : PVK_AREA_BUDGET);
     }
     p->area_budget -= (uint64_t)area;
     return PVK_SUCCESS;
-}
-
-pvk_result pvk_sh_run_charged(pvk_pica *p, pvk_sh_run_info *info, const float v[PVK_SH_INPUTS][4],
-                              float o[PVK_SH_OUTPUTS][4])
-{
-    if (p->budget == 0)
-        return over_budget(p, "shader instructions", PVK_SHADER_BUDGET);
-    pvk_sh_regs regs;
-    info->max_steps = p->budget < PVK_SH_MAX_STEPS ? (uint32_t)p->budget : PVK_SH_MAX_STEPS;
-    info->regs_out = &regs;
-    regs.steps = 0;
-    pvk_result r = pvk_sh_run(p, info, v, o);
-    p->budget -= regs.steps < p->budget ? regs.steps : p->budget;
-    if (r)
-        p->budget = 0; /* a runaway program: nothing more this call */
-    return r;
 }
 
 static pvk_result run_vs(pvk_pica *p, const float v[PVK_SH_INPUTS][4], float o[PVK_SH_OUTPUTS][4])
@@ -405,8 +363,14 @@ static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_dra
                        g.max_tris);
         return PVK_ERROR_MISSING_FEATURE; /* the CPU path may drop it (it counts what is emitted) */
     }
-    /* the emitted vertices' charge, as the bound (or the runtime's default) has them */
-    uint64_t emit_bound = (uint64_t)g.prims * (g.tri_slots ? g.tri_slots : 4u) * 3u;
+    if (g.tri_slots > PVK_GS_MAX_SLOTS) {
+        pvk_pica_debug(p, "geometry program on the CPU: an invocation may emit %u triangles, more than %u slots",
+                       g.tri_slots, PVK_GS_MAX_SLOTS);
+        return PVK_ERROR_MISSING_FEATURE;
+    }
+    /* the emitted vertices' charge: the slots the runtime may draw (it
+     * picks at most PVK_GS_MAX_SLOTS when the code does not bound them) */
+    uint64_t emit_bound = (uint64_t)g.prims * (g.tri_slots ? g.tri_slots : PVK_GS_MAX_SLOTS) * 3u;
     if (emit_bound > p->vertex_budget) {
         pvk_pica_debug(p, "geometry program on the CPU: the call's vertex budget");
         return PVK_ERROR_MISSING_FEATURE;
