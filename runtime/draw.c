@@ -226,10 +226,11 @@ static void vertex_used(struct pvk_draw *d, VkDeviceSize off, VkDeviceSize bytes
 typedef struct vs_check {
     uint64_t value;             /* timeline value of the draw's batch */
     uint64_t seq;               /* the translator's draw number */
-    VkDeviceSize off;           /* its pvk_vs_status in the ring */
+    VkDeviceSize off;           /* its pvk_vs_status in the ring, or (gs) its pre-pass counters */
+    bool gs;                    /* a geometry pre-pass (draw_submit_gs) */
 } vs_check;
 
-static pvk_result vs_check_add(struct pvk_draw *d, uint64_t value, uint64_t seq, VkDeviceSize off)
+static pvk_result vs_check_add(struct pvk_draw *d, uint64_t value, uint64_t seq, VkDeviceSize off, bool gs)
 {
     if (d->n_checks == d->cap_checks) {
         uint32_t cap = d->cap_checks ? 2 * d->cap_checks : 64;
@@ -239,7 +240,7 @@ static pvk_result vs_check_add(struct pvk_draw *d, uint64_t value, uint64_t seq,
         d->checks = c;
         d->cap_checks = cap;
     }
-    d->checks[d->n_checks++] = (vs_check){value, seq, off};
+    d->checks[d->n_checks++] = (vs_check){value, seq, off, gs};
     return PVK_SUCCESS;
 }
 
@@ -254,6 +255,16 @@ static void vs_status(pvk_context *ctx, uint64_t done)
         const vs_check *c = &d->checks[i];
         if (c->value > done) {
             d->checks[keep++] = *c;
+            continue;
+        }
+        if (c->gs) { /* the pre-pass's counters; one error per draw, as on the vertex path */
+            uint32_t cnt[PVK_GS_COUNTERS];
+            memcpy(cnt, (const uint8_t *)d->vmap + c->off, sizeof cnt);
+            uint32_t bad = pvk_gs_account(ctx, cnt);
+            if (bad)
+                pvk_bad_input(ctx, "draw %llu: geometry program on the GPU: %u invocations did not end (runaway "
+                                   "program, bad instruction, or a vertex whose program did not end); they draw "
+                                   "nothing", (unsigned long long)c->seq, bad);
             continue;
         }
         pvk_vs_status st;
@@ -543,7 +554,7 @@ static pvk_result draw_submit_vs(pvk_context *ctx, struct pvk_draw *d, const pvk
     vertex_used(d, region, bytes, value);
     if (!d->uni_value)
         d->uni_value = value;
-    pvk_result rc = r ? PVK_SUCCESS : vs_check_add(d, value, pk->seq, in.status_off);
+    pvk_result rc = r ? PVK_SUCCESS : vs_check_add(d, value, pk->seq, in.status_off, false);
     uint64_t done = 0; /* submitted already (PVK_DEBUG=sync waits there too, its retire came first) */
     if (!rc && !r && !d->batch.open && ctx->timeline &&
         ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &done) == VK_SUCCESS)
@@ -583,7 +594,7 @@ static pvk_result draw_submit_gs(pvk_context *ctx, struct pvk_draw *d, const pvk
     VkDeviceSize ibytes = vs->indexed ? (VkDeviceSize)vs->count * 2 : 0;
     VkDeviceSize tbytes = gs->prim_table ? (VkDeviceSize)gs->prims * 8 : 0;
     VkDeviceSize bytes = GS_UP(sizeof(pvk_vs_draw_uniforms)) + GS_UP(sizeof(pvk_vs_uniforms)) + GS_UP(ibytes) +
-                         GS_UP(tbytes) + GS_UP(vso_bytes) + GS_UP(tri_bytes);
+                         GS_UP(tbytes) + GS_UP(vso_bytes) + GS_UP(tri_bytes) + GS_UP(PVK_GS_COUNTERS * 4);
     for (uint32_t b = 0; b < vs->key.bindings; b++)
         bytes += GS_UP(vs->buf_len[b] + 4);
     if (bytes > PVK_GS_MAX_RING_BYTES)
@@ -635,6 +646,9 @@ static pvk_result draw_submit_gs(pvk_context *ctx, struct pvk_draw *d, const pvk
     off += GS_UP(vso_bytes);
     rg.tri = off, rg.tri_bytes = tri_bytes;
     off += GS_UP(tri_bytes);
+    rg.cnt = off;
+    memset(map + off, 0, PVK_GS_COUNTERS * 4);
+    off += GS_UP(PVK_GS_COUNTERS * 4);
 #undef GS_UP
     push.tri_slots = slots;
     push.light = pk->fs.fl.light;
@@ -653,9 +667,13 @@ static pvk_result draw_submit_gs(pvk_context *ctx, struct pvk_draw *d, const pvk
     cpk.tri_vertices = gs->prims * slots * 3;
     draw_input in = {.voff = rg.tri};
     r = render_batched(ctx, d, &cpk, &in);
-    vertex_used(d, raw, bytes + align, ctx->timeline_next + (d->batch.open ? 1 : 0));
+    uint64_t value = ctx->timeline_next + (d->batch.open ? 1 : 0);
+    vertex_used(d, raw, bytes + align, value);
+    /* the counters are read when the draw's batch is done (vs_status):
+     * after the pre-pass's submission, which comes first on the queue */
+    pvk_result rc = vs_check_add(d, value, pk->seq, rg.cnt, true);
     ctx->stats.gs_gpu_draws++;
-    return r;
+    return r ? r : rc;
 }
 
 /* What a draw samples: per bound unit (bit u of `units`) the texture's view

@@ -12,10 +12,12 @@
  * translator does not take whole is remembered as such: its draws run on
  * the CPU.
  *
- * Counters the shaders keep (one host-visible buffer for the context, only
- * ever added to): triangles past an invocation's slots (not drawn),
- * invocations that did not end, and the most triangles one invocation
- * wanted; pvk_gs_slots uses the last to give later draws enough slots. */
+ * Counters the shaders keep (per draw, in its ring region; runtime/draw.c
+ * reads them when the draw's batch is done, reports unfinished invocations
+ * and adds them here with pvk_gs_account): triangles past an invocation's
+ * slots (not drawn), invocations that did not end, and the most triangles
+ * one invocation wanted; pvk_gs_slots uses the last to give later draws
+ * enough slots. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,9 +41,8 @@ struct pvk_gs {
     VkPipelineLayout layout;
     gs_entry table[TABLE_SIZE];
     uint32_t count;
-    VkBuffer cnt;
-    VkDeviceMemory cnt_mem;
-    volatile uint32_t *cnt_map;
+    uint64_t excess, unfinished; /* pvk_gs_account's sums */
+    uint32_t want;
 };
 
 static pvk_result gs_init(pvk_context *ctx)
@@ -74,20 +75,10 @@ static pvk_result gs_init(pvk_context *ctx)
     if (!r)
         r = pvk_vk_check(ctx, ctx->vk.vkCreatePipelineLayout(ctx->device, &plci, NULL, &g->layout),
                          "vkCreatePipelineLayout");
-    if (!r)
-        r = pvk_create_buffer(ctx, 64, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                              VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &g->cnt,
-                              &g->cnt_mem);
-    void *map = NULL;
-    if (!r)
-        r = pvk_vk_check(ctx, ctx->vk.vkMapMemory(ctx->device, g->cnt_mem, 0, VK_WHOLE_SIZE, 0, &map), "vkMapMemory");
     if (r) {
         pvk_gs_destroy(ctx);
         return r;
     }
-    g->cnt_map = map;
-    memset(map, 0, 64);
-    pvk_object_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)g->cnt, "geometry program counters");
     return PVK_SUCCESS;
 }
 
@@ -109,12 +100,6 @@ void pvk_gs_destroy(pvk_context *ctx)
     if (!g)
         return;
     drop_pipelines(ctx, g);
-    if (g->cnt_map)
-        ctx->vk.vkUnmapMemory(ctx->device, g->cnt_mem);
-    if (g->cnt)
-        ctx->vk.vkDestroyBuffer(ctx->device, g->cnt, NULL);
-    if (g->cnt_mem)
-        ctx->vk.vkFreeMemory(ctx->device, g->cnt_mem, NULL);
     if (g->layout)
         ctx->vk.vkDestroyPipelineLayout(ctx->device, g->layout, NULL);
     if (g->set_layout)
@@ -156,7 +141,8 @@ static pvk_result build(pvk_context *ctx, struct pvk_gs *g, const pvk_gs_draw *g
     }
     if (r == PVK_ERROR_MISSING_FEATURE)
         pvk_log(ctx, PVK_LOG_DEBUG, "geometry program %016llx (entry %u) or its vertex program is not translated "
-                "whole: its draws run on the CPU", (unsigned long long)key->code_hash, key->entry);
+                "whole, or it has more than %u reachable EMITs: its draws run on the CPU",
+                (unsigned long long)key->code_hash, key->entry, PVK_GLSL_GS_MAX_EMIT_SITES);
     return r;
 }
 
@@ -205,15 +191,26 @@ pvk_result pvk_gs_prepare(pvk_context *ctx, const pvk_gs_draw *gs, VkPipeline *v
 
 uint32_t pvk_gs_slots(const pvk_context *ctx, uint32_t hint)
 {
-    uint32_t want = ctx->gs ? ctx->gs->cnt_map[2] : 0;
+    uint32_t want = ctx->gs ? ctx->gs->want : 0;
     uint32_t n = hint ? hint : want > PVK_GS_DEFAULT_SLOTS ? want : PVK_GS_DEFAULT_SLOTS;
     return n > PVK_GS_MAX_SLOTS ? 0 : n; /* 0: more than the slots can hold, the CPU path's */
 }
 
 void pvk_gs_counts(const pvk_context *ctx, uint64_t *excess, uint64_t *unfinished)
 {
-    *excess = ctx->gs ? ctx->gs->cnt_map[0] : 0;
-    *unfinished = ctx->gs ? ctx->gs->cnt_map[1] : 0;
+    *excess = ctx->gs ? ctx->gs->excess : 0;
+    *unfinished = ctx->gs ? ctx->gs->unfinished : 0;
+}
+
+uint32_t pvk_gs_account(pvk_context *ctx, const uint32_t cnt[PVK_GS_COUNTERS])
+{
+    struct pvk_gs *g = ctx->gs;
+    if (!g)
+        return 0;
+    g->excess += cnt[0];
+    g->unfinished += cnt[1];
+    g->want = cnt[2] > g->want ? cnt[2] : g->want;
+    return cnt[1];
 }
 
 void pvk_gs_record(pvk_context *ctx, VkCommandBuffer cmd, const pvk_gs_draw *gs, VkPipeline vertex,
@@ -225,7 +222,7 @@ void pvk_gs_record(pvk_context *ctx, VkCommandBuffer cmd, const pvk_gs_draw *gs,
         {ring, rg->vs_uni, sizeof(pvk_vs_draw_uniforms)},
         {ring, rg->vso, rg->vso_bytes},
         {ring, rg->tri, rg->tri_bytes},
-        {g->cnt, 0, VK_WHOLE_SIZE},
+        {ring, rg->cnt, PVK_GS_COUNTERS * 4},
     };
     VkWriteDescriptorSet w[BINDINGS];
     for (uint32_t i = 0; i < BINDINGS; i++)

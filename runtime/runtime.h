@@ -483,7 +483,12 @@ typedef struct pvk_gs_push {
 /* Ring offsets and sizes of the passes' buffers. */
 typedef struct pvk_gs_ranges {
     VkDeviceSize vs_uni, gs_uni, vso, vso_bytes, tri, tri_bytes;
+    VkDeviceSize cnt;            /* the draw's counters (PVK_GS_COUNTERS words, zeroed) */
 } pvk_gs_ranges;
+#define PVK_GS_COUNTERS 4u       /* excess triangles, unfinished invocations, most triangles wanted, unused */
+/* A pre-pass's counters once its batch is done (runtime/draw.c reads them
+ * from the ring): added to the context's; returns the unfinished invocations. */
+uint32_t pvk_gs_account(pvk_context *ctx, const uint32_t cnt[PVK_GS_COUNTERS]);
 /* The two pipelines for the draw's key (created on first use, cached);
  * PVK_ERROR_MISSING_FEATURE when the translator does not take a program
  * whole: the draw runs on the CPU. */

@@ -225,6 +225,13 @@ static uint64_t run_case(int expect, bool compare)
     if (d)
         fprintf(stderr, "case %s (%s): %d bytes differ\n", C.name, on_gpu ? "GPU" : "CPU", d);
     CHECK_EQ(d, 0);
+    /* the geometry unit's float uniforms after the draw (the fixed and
+     * variable modes write them): later draws see them */
+    bool same_c = !memcmp(gpu->pica.sh[0].f, cpu->pica.sh[0].f, sizeof gpu->pica.sh[0].f);
+    if (!same_c)
+        fprintf(stderr, "case %s (%s): the geometry unit's float uniforms differ after the draw\n", C.name,
+                on_gpu ? "GPU" : "CPU");
+    CHECK(same_c);
     return s1.gs_excess_triangles - s0.gs_excess_triangles;
 }
 
@@ -501,6 +508,71 @@ static void variable_prims(const char *name, uint32_t main_vertices)
     C.index_kind = 2;
 }
 
+/* A program that runs away (JMPC to itself while c3.x > v0.x) after one
+ * triangle for vertices left of x = 0; vertex 7, the last, is right of it. */
+static void some_runaway(const char *name)
+{
+    base_case(name);
+    random_vertices(8, 0.7f);
+    C.vdata[0][0] = -0.5f, C.vdata[7][0] = 0.5f;
+    C.inputs = 2;
+    uint32_t *c = C.code, k = 0;
+    c[k++] = f1(MOV, 1, 1, 0, 0, 0);
+    for (uint32_t q = 0; q < 3; q++) {
+        c[k++] = f1(ADD, 0, 0x20 + q, 0, 0, 0);
+        c[k++] = setemit(q, q == 2, false);
+        c[k++] = EMITW;
+    }
+    c[k++] = 0x17u << 27 | 4u << 24 | 4u << 21 | 0x23u << 12 | 0u << 7 | 0; /* CMP c3 > v0 (x: format 1c) */
+    c[k] = 0x2Cu << 26 | 1u << 25 | 2u << 22 | k << 10; /* JMPC cmp.x to itself */
+    k++;
+    c[k++] = ENDW;
+    C.n_code = k;
+    const float off[3][2] = {{-0.1f, -0.1f}, {0.1f, -0.1f}, {0.0f, 0.1f}};
+    for (int q = 0; q < 3; q++)
+        C.c[q][0] = off[q][0], C.c[q][1] = off[q][1];
+    C.count = C.verts;
+}
+
+/* A fan of n + 1 triangles from one input vertex, one EMIT each (n + 2
+ * EMITs in straight-line code). */
+static void many_emits(const char *name, uint32_t n)
+{
+    base_case(name);
+    C.verts = 1;
+    float v[8] = {0.0f, -0.9f, -0.5f, 1.0f, 1, 0, 0, 1};
+    memcpy(C.vdata[0], v, sizeof v);
+    C.inputs = 2;
+    uint32_t *c = C.code, k = 0;
+    c[k++] = f1(MOV, 1, 1, 0, 0, 0);
+    c[k++] = f1(ADD, 0, 0x21, 0, 0, 0), c[k++] = setemit(0, false, false), c[k++] = EMITW;
+    c[k++] = f1(ADD, 0, 0x22, 0, 0, 0), c[k++] = setemit(1, false, false), c[k++] = EMITW;
+    c[k++] = f1(MOV, 0x10, 0, 0, 0, 0);
+    for (uint32_t t = 0; t < n; t++) {
+        c[k++] = f1(ADD, 0x10, 0x23, 0, 0x10, 0);
+        c[k++] = f1(MOV, 0, 0x10, 0, 0, 0);
+        c[k++] = setemit(2, true, false);
+        c[k++] = EMITW;
+    }
+    c[k++] = ENDW;
+    C.n_code = k;
+    C.c[1][0] = -0.3f, C.c[2][0] = 0.3f, C.c[3][1] = 0.025f;
+    C.count = 1;
+}
+
+/* Variable-size primitives whose counts never decrease (3s, then 4s): the
+ * GPU path takes those (translator/vertex.c draw_gpu). */
+static void growing_index(void)
+{
+    C.count = 0;
+    for (uint32_t n = 3; n <= 4; n++)
+        for (uint32_t k = 0; k < 20; k++) {
+            C.index[C.count++] = (uint16_t)n;
+            for (uint32_t i = 0; i < n; i++)
+                C.index[C.count++] = (uint16_t)(th_rand() % C.verts);
+        }
+}
+
 int main(int argc, char **argv)
 {
     (void)unused_helpers, (void)unused_index;
@@ -535,6 +607,20 @@ int main(int argc, char **argv)
     loop_fan("loop_fan_budget", 9);
     run_case(CPU, compare);
     gpu->pica.vertex_limit = 0;
+    /* invocations other than the last run away on the GPU: the draw is
+     * reported once, counted as bad input (the vertex path's way) */
+    {
+        some_runaway("some_runaway");
+        pvk_stats s0, s1;
+        pvk_get_stats(gpu, &s0);
+        apply(gpu);
+        pvk_get_stats(gpu, &s1);
+        CHECK_EQ(s1.gs_gpu_draws, s0.gs_gpu_draws + 1);
+        CHECK(s1.gs_unfinished > s0.gs_unfinished);
+        CHECK_EQ(s1.bad_input, s0.bad_input + 1);
+        C.stops = true; /* the CPU path stops the list at the first: nothing to compare */
+        apply(cpu);
+    }
     /* 100 triangles an invocation: more than the GPU path's slots; the
      * first draw is short (counted), the next runs on the CPU, whole */
     loop_fan("loop_fan_100_first", 100);
@@ -549,8 +635,10 @@ int main(int argc, char **argv)
     fixed_particles("fixed");
     run_case(GPU, compare);
     variable_prims("variable", 1);
+    growing_index();
     run_case(GPU, compare);
     variable_prims("variable_main2", 2);
+    growing_index();
     run_case(GPU, compare);
     /* a trailing primitive count with too few indices (or none): its table
      * entries were written past the end of the table (ASan found it) */
@@ -560,6 +648,36 @@ int main(int argc, char **argv)
     variable_prims("variable_one", 1);
     C.count = 1, C.index[0] = 1;
     run_case(ANY, compare);
+    /* counts that decrease: a smaller primitive sees uniforms a larger one
+     * before it wrote (c5 here, read because c7 = 0 makes every primitive
+     * draw the second triangle), which only the CPU path keeps */
+    variable_prims("variable_decreasing", 1);
+    for (int i = 0; i < 4; i++)
+        C.c[7][i] = 0.0f;
+    run_case(CPU, compare);
+    /* counts that never decrease: every primitive's range covers the
+     * earlier ones', the GPU path's */
+    variable_prims("variable_growing", 1);
+    for (int i = 0; i < 4; i++)
+        C.c[7][i] = 0.0f;
+    growing_index();
+    run_case(GPU, compare);
+    /* fixed-size primitives of two vertices, the last one incomplete: the
+     * CPU path writes its uniforms (c8-c9), the GPU path's replay would not */
+    fixed_particles("fixed_partial");
+    C.misc0 = 2u | 1u << 8 | 1u << 12 | 8u << 16;
+    C.count = 79;
+    run_case(CPU, compare);
+    fixed_particles("fixed_pairs");
+    C.misc0 = 2u | 1u << 8 | 1u << 12 | 8u << 16;
+    C.count = 78;
+    run_case(GPU, compare);
+    /* more reachable EMITs than PVK_GLSL_GS_MAX_EMIT_SITES: the driver's
+     * compile time would grow past what a draw may wait (the CPU path) */
+    many_emits("many_emits", 20);
+    run_case(CPU, compare);
+    many_emits("some_emits", 10);
+    run_case(GPU, compare);
     /* strips of emitted vertices run across invocations: the CPU path's */
     point_sprites("sprites_strip", 60, 0);
     C.topology = 1;

@@ -125,7 +125,7 @@ pvk_result pvk_glsl_gs_geometry_pass(const pvk_gs_key *key, const uint32_t *code
     pvk_result r = pvk_glsl_vertex_program(&prog, &body, &st);
     if (r)
         return r == PVK_ERROR_BAD_DATA ? PVK_ERROR_MISSING_FEATURE : r;
-    if (!st.complete) {
+    if (!st.complete || st.emit_sites > PVK_GLSL_GS_MAX_EMIT_SITES) {
         free(body);
         return PVK_ERROR_MISSING_FEATURE;
     }

@@ -618,8 +618,9 @@ static uint32_t alu_run(pvk_text *b, const pvk_vs_program *prog, uint32_t q, uin
 }
 
 /* SETEMIT or EMIT of a geometry program (PVK_GLSL_VS_GS). */
-static void emit_op(pvk_text *b, uint32_t w)
+static void emit_op(pvk_text *b, uint32_t w, pvk_glsl_vs_stats *st)
 {
+    st->emit_sites += pvk_sh_opcode(w) == PVK_SH_EMIT;
     if (pvk_sh_opcode(w) == PVK_SH_SETEMIT)
         pvk_text_put(b, "  pica_ev = %uu; pica_ep = %s; pica_ew = %s;\n", pvk_sh_f4_vtx(w),
                      pvk_sh_f4_prim(w) ? "true" : "false", pvk_sh_f4_inv(w) ? "true" : "false");
@@ -666,7 +667,7 @@ static void emit_straight(pvk_text *b, const pvk_vs_program *prog, uint32_t last
     for (uint32_t q = entry; q < last;) {
         uint32_t w = prog->code[q], op = pvk_sh_opcode(w);
         if (op == PVK_SH_EMIT || op == PVK_SH_SETEMIT) { /* only geometry programs get here */
-            emit_op(b, w);
+            emit_op(b, w, st);
             st->emits = true;
         }
         q += kind_of(op) == K_ALU ? alu_run(b, prog, q, last) : 1;
@@ -847,7 +848,7 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
             if (op == PVK_SH_EMIT || op == PVK_SH_SETEMIT) {
                 st.emits = true;
                 if (gs)
-                    emit_op(&b, w);
+                    emit_op(&b, w, &st);
             }
             q++;
         }

@@ -700,6 +700,7 @@ typedef struct pvk_glsl_vs_stats {
     uint32_t instructions;     /* reachable instructions translated */
     uint32_t blocks;           /* basic blocks (dispatcher cases) */
     bool emits;                /* EMIT/SETEMIT seen (NOPs on the vertex unit, as the interpreter treats them) */
+    uint32_t emit_sites;       /* geometry programs: reachable EMITs translated (each inlines the emit) */
     bool straight;             /* straight-line code without the dispatcher (no flow reachable, or
                                   only LOOPs one after another with straight bodies: `loops`) */
     uint32_t loops;            /* LOOPs emitted as GLSL `for` loops (straight programs) */
@@ -728,6 +729,11 @@ pvk_result pvk_glsl_vertex_shader(const pvk_vs_key *key, const uint32_t *code, c
  * primitive), malloc'd into *out.  PVK_ERROR_MISSING_FEATURE when a program
  * is not translated whole: the draw runs on the CPU. */
 pvk_result pvk_glsl_gs_vertex_pass(const pvk_gs_key *key, const uint32_t *code, const uint32_t *opdesc, char **out);
+/* More reachable EMITs than this: PVK_ERROR_MISSING_FEATURE (the CPU path).
+ * Each inlines the emit and its stores, and the driver's compile time grows
+ * faster than linearly with them (lavapipe: 10 EMITs 3 s, 30 EMITs 16 s, 70
+ * more than 3 minutes). */
+#define PVK_GLSL_GS_MAX_EMIT_SITES 16u
 pvk_result pvk_glsl_gs_geometry_pass(const pvk_gs_key *key, const uint32_t *code, const uint32_t *opdesc, char **out);
 /* Triangles one invocation of the geometry program at `entry` can emit at
  * most, when the code shows it (forward-only control flow); 0: unknown. */

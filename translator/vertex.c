@@ -350,6 +350,12 @@ static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_dra
     pvk_vs_uniforms_pack(sh, sh->b, sh->i, vs->uniforms->u.max_steps, &gu);
     g.uniforms = &gu;
     g.vertices = nverts;
+    if (gp->mode == PVK_GS_FIXED && count % gp->vertices) {
+        /* the CPU path writes the incomplete last one's uniforms: the
+         * replay of the last whole invocation would not leave them */
+        pvk_pica_debug(p, "geometry program on the CPU: %u vertices are not whole fixed-size primitives", count);
+        return PVK_ERROR_MISSING_FEATURE;
+    }
     g.prims = gp->mode == PVK_GS_VARIABLE ? nprims : count / gp->vertices;
     g.prim_table = gp->mode == PVK_GS_VARIABLE ? table : NULL;
     g.tri_slots = pvk_gs_emit_bound(sh->code, gp->entry);
@@ -452,7 +458,7 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
         if (!(wide = malloc(sizeof *wide * count)) ||
             (variable && !(table = malloc(sizeof *table * 2 * (size_t)count))))
             goto oom;
-        uint32_t lo = UINT32_MAX, hi = 0, left = 0;
+        uint32_t lo = UINT32_MAX, hi = 0, left = 0, prev = 0;
         for (uint32_t i = 0; i < count; i++) {
             uint32_t x = u16 ? (uint32_t)(q[2 * i] | q[2 * i + 1] << 8) : q[i];
             wide[i] = (uint16_t)x;
@@ -464,13 +470,32 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
                     free(table);
                     return PVK_ERROR_MISSING_FEATURE;
                 }
+                /* The CPU path's c-registers keep what an earlier, larger
+                 * primitive wrote past a smaller one's range, while every
+                 * GPU invocation starts from the draw's uniforms: the two
+                 * agree when counts never decrease (each primitive's range
+                 * covers the earlier ones', so the replayed last one also
+                 * leaves the CPU path's state). */
+                if (x < prev) {
+                    free(wide);
+                    free(table);
+                    pvk_pica_debug(p, "geometry program on the CPU: a variable-size primitive smaller than the one "
+                                      "before it sees that one's uniforms");
+                    return PVK_ERROR_MISSING_FEATURE;
+                }
                 table[2 * nprims] = i + 1, table[2 * nprims + 1] = x;
-                left = x;
+                left = prev = x;
                 continue;
             }
             lo = x < lo ? x : lo, hi = x > hi ? x : hi;
             if (variable && !--left)
-                nprims++; /* complete; an incomplete last one is not run */
+                nprims++; /* complete */
+        }
+        if (left) { /* an incomplete last primitive is not run, but fills c0 onwards on the CPU path */
+            free(wide);
+            free(table);
+            pvk_pica_debug(p, "geometry program on the CPU: an incomplete last variable-size primitive");
+            return PVK_ERROR_MISSING_FEATURE;
         }
         if (lo > hi) { /* no vertex at all */
             free(wide);
