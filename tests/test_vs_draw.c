@@ -13,10 +13,12 @@
  * cases it declines (misaligned attributes) must still match. */
 #include "draw_common.h"
 #include "runtime/runtime.h"
+#include "translator/translator.h"
 
 static uint32_t (*const unused_index)(uint32_t, uint32_t) = tiled_index;
 static pvk_context *gpu, *cpu;
-static unsigned cases, gpu_cases, fallback_cases, drawn_cases, straight_cases;
+static unsigned cases, gpu_cases, fallback_cases, drawn_cases, straight_cases, loop_cases;
+static bool looped; /* this case's program has LOOPs and no other flow */
 
 /* ---- instruction encoders (3dbrew "GPU/Shader Instruction Set") ---- */
 enum { ADD = 0x00, DP3 = 0x01, DP4 = 0x02, DPH = 0x03, EX2 = 0x05, LG2 = 0x06, MUL = 0x08, SGE = 0x09, SLT = 0x0A,
@@ -90,8 +92,11 @@ static void gen_program(void)
     uint32_t len = th_rand_range(3, 20);
     bool flat = th_rand() % 4 == 0; /* no flow: glsl_vs.c's straight-line emission */
     straight_cases += flat;
+    looped = !flat && th_rand() % 3 == 0; /* LOOPs only: straight emission with GLSL loops */
     for (uint32_t k = 0; k < len; k++) {
         uint32_t choice = flat ? 9 : th_rand() % 10;
+        if (looped && choice != 1)
+            choice = th_rand() % 3 ? 9 : 1;
         if (choice == 0) { /* IFU b, then/else of one instruction each */
             uint32_t at = n++;
             c[n++] = rnd_alu();
@@ -288,6 +293,22 @@ static void gen_scene(uint64_t seed, bool *misaligned)
     uint32_t verts = gen_attributes(misaligned);
     for (uint32_t i = 0; i < 4; i++)
         S.ints[i] = th_rand_range(0, 3) | th_rand_range(0, 4) << 8 | (th_rand() % 3) << 16;
+    if (looped) { /* counts to 255, any start, steps that wrap */
+        for (uint32_t i = 0; i < 4; i++)
+            S.ints[i] = (th_rand() % 3 ? th_rand_range(0, 6) : 255 - th_rand() % 3) | (th_rand() & 0xFF) << 8 |
+                        (th_rand() % 2 ? 256 - th_rand_range(1, 3) : th_rand() & 0xFF) << 16;
+        /* the program takes that emission */
+        static uint32_t code[PVK_SH_CODE_WORDS], desc[PVK_SH_OPDESCS];
+        memcpy(code, S.code, sizeof S.code);
+        memcpy(desc, S.desc, sizeof S.desc);
+        pvk_vs_program prog = {code, desc, 0, 0};
+        char *src = NULL;
+        pvk_glsl_vs_stats st = {0};
+        CHECK_EQ(pvk_glsl_vertex_program(&prog, &src, &st), PVK_SUCCESS);
+        free(src);
+        CHECK(st.straight);
+        loop_cases += st.loops > 0;
+    }
     S.bools = th_rand() & 0xFFFF;
     /* the output map: o0 position, o1 colour (components in some order), o2/o3 texture coordinates and view */
     static const uint32_t colour_maps[] = {0x0B0A0908, 0x08090A0B, 0x0B09080A, 0x1F0A0908};
@@ -492,15 +513,16 @@ int main(void)
         cpu = th_context_debug(NULL, "cpu-vs", mirror);
         setup(gpu);
         setup(cpu);
-        cases = gpu_cases = fallback_cases = drawn_cases = straight_cases = 0;
+        cases = gpu_cases = fallback_cases = drawn_cases = straight_cases = loop_cases = 0;
         for (uint64_t k = 1; k <= (mirror ? 40u : 150u); k++)
             one_case(0x5EED0000ull + k * 0x9E3779B97F4A7C15ull);
-        printf("  %s: %u draws (%u drew pixels, %u programs without flow), %u on the GPU path, %u declined "
-               "(misaligned attributes)\n",
-               mirror ? "mirrored memory" : "imported memory", cases, drawn_cases, straight_cases, gpu_cases,
-               fallback_cases);
+        printf("  %s: %u draws (%u drew pixels, %u programs without flow, %u with LOOPs only), %u on the GPU path, "
+               "%u declined (misaligned attributes)\n",
+               mirror ? "mirrored memory" : "imported memory", cases, drawn_cases, straight_cases, loop_cases,
+               gpu_cases, fallback_cases);
         CHECK(drawn_cases > cases / 2);
         CHECK(straight_cases > 0);
+        CHECK(loop_cases > 0);
         if (!mirror)
             test_bad_vertices(gpu);
         th_release(gpu);

@@ -18,7 +18,7 @@
 #undef main
 
 static pvk_vs_compute *vc;
-static unsigned programs, vertices_compared, skipped, fallbacks, straight;
+static unsigned programs, vertices_compared, skipped, fallbacks, straight, looped, runaways;
 static char interp_msg[256];
 
 /* The interpreter's messages, to tell a runaway from other errors. */
@@ -46,8 +46,10 @@ static void compare_program(const pvk_shader_unit *unit, const pvk_sh_run_info *
     programs++;
     char *src = NULL;
     pvk_glsl_vs_stats st;
-    if (!pvk_glsl_vertex_program(&prog, &src, &st) && st.straight)
+    if (!pvk_glsl_vertex_program(&prog, &src, &st) && st.straight) {
         straight++; /* translated without the dispatcher */
+        looped += st.loops != 0;
+    }
     free(src);
     int reported = 0;
     for (uint32_t v = 0; v < n; v++) {
@@ -348,6 +350,68 @@ static void test_random_straight(unsigned count)
     }
 }
 
+/* LOOPs one after another with straight bodies (glsl_vs.c's straight
+ * emission with GLSL loops): bodies of arithmetic through aL, counts up to
+ * 255, starts at the edges of the byte, steps that wrap, budgets that stop
+ * the program in the prefix, a body or the tail. */
+static void test_random_loops(unsigned count)
+{
+    static float in[MAX_VERTS][16][4];
+    static const uint32_t edge[] = {0, 1, 2, 126, 127, 128, 129, 253, 254, 255};
+    for (unsigned p = 0; p < count; p++) {
+        random_state();
+        for (unsigned i = 0; i < 4; i++) {
+            uint32_t c = th_rand() % 4 == 0 ? 255 - th_rand() % 2 : th_rand() % 8;
+            uint32_t y = th_rand() % 2 ? edge[th_rand() % 10] : th_rand() % 256;
+            uint32_t z = th_rand() % 2 ? edge[th_rand() % 10] : th_rand() % 256;
+            info.ints[i] = c | y << 8 | z << 16 | (th_rand() % 4 == 0 ? th_rand() & 0xFF000000u : 0);
+        }
+        uint32_t entry = th_rand_range(0, 8), pc = entry, nloops = th_rand_range(1, 3), total = 0;
+        for (uint32_t l = 0; l < nloops; l++) {
+            uint32_t pre = th_rand_range(0, 4), body = th_rand_range(1, 8);
+            for (uint32_t k = 0; k < pre; k++)
+                U.code[pc++] = th_rand() % 12 ? rnd_alu() : f0(NOP);
+            uint32_t id = th_rand() % 4;
+            U.code[pc] = f3(LOOP, pc + body, th_rand() & 0xFF, id);
+            pc++;
+            for (uint32_t k = 0; k < body; k++) {
+                uint32_t w = th_rand() % 12 ? rnd_alu() : f0(NOP);
+                if (th_rand() % 2 && pvk_sh_opcode(w) != NOP) /* read through aL */
+                    w = pvk_sh_is_mad(pvk_sh_opcode(w)) ? (w & ~(3u << 22)) | 3u << 22 : (w & ~(3u << 19)) | 3u << 19;
+                U.code[pc++] = w;
+            }
+            total += pre + 1 + body * ((info.ints[id] & 0xFF) + 1);
+        }
+        for (int o = 0; o < 2; o++)
+            U.code[pc++] = f1u(MOV, O(th_rand() % 16), R(th_rand() % 16), 0, 0);
+        U.code[pc] = th_rand() % 8 == 0 ? 0x10u << 26 | (th_rand() & 0x3FFFFFFu) : f0(END); /* 0x10: undefined */
+        total += 3;
+        info.entry = entry;
+        info.max_steps = th_rand() % 3 == 0 ? th_rand_range(1, total + 1) : 100000;
+        random_inputs(in, 16);
+        char what[64];
+        snprintf(what, sizeof what, "random loop program %u", p);
+        unsigned before = looped;
+        compare_program(&U, &info, (const float(*)[16][4])in, 16, what);
+        CHECK_EQ(looped, before + 1);
+        /* a runaway's step count and PC are the dispatcher's (the
+         * interpreter stops inside a block, the dispatcher before it) */
+        static pvk_vs_result res[16], ref[16];
+        pvk_vs_uniforms uni;
+        pvk_vs_uniforms_pack(&U, info.bools, info.ints, info.max_steps, &uni);
+        pvk_vs_program prog = {.code = U.code, .opdesc = U.opdesc, .entry = info.entry};
+        CHECK_EQ(pvk_vs_compute_run(vc, &prog, &uni, (const float(*)[16][4])in, 16, true, res), PVK_SUCCESS);
+        prog.flags = PVK_GLSL_VS_DISPATCH;
+        CHECK_EQ(pvk_vs_compute_run(vc, &prog, &uni, (const float(*)[16][4])in, 16, true, ref), PVK_SUCCESS);
+        for (unsigned v = 0; v < 16; v++) {
+            CHECK_EQ(res[v].status, ref[v].status);
+            CHECK_EQ(res[v].steps, ref[v].steps);
+            CHECK_EQ(res[v].end_pc, ref[v].end_pc);
+            runaways += ref[v].status == PVK_VS_STATUS_RUNAWAY;
+        }
+    }
+}
+
 /* A runaway program stops on the GPU at the step budget and says so. */
 static void test_runaway(void)
 {
@@ -398,9 +462,11 @@ int main(void)
     test_random_structured(40);
     test_random_unstructured(30);
     test_random_straight(40);
+    test_random_loops(60);
+    CHECK(runaways > 0);
     printf("random programs: %u, vertices compared in all: %u, of which %u left the translated code (interpreter)\n",
            programs - before, vertices_compared, fallbacks);
-    printf("programs translated as straight-line code: %u of %u\n", straight, programs);
+    printf("programs translated as straight-line code: %u of %u (%u with GLSL loops)\n", straight, programs, looped);
     pvk_vs_compute_destroy(vc);
     th_release(ctx);
     return th_finish("test_vs_gpu");

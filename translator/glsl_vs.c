@@ -3,7 +3,8 @@
  * its header's rules, reproduced).
  *
  * Shape: straight-line programs (no flow instruction reachable) are straight
- * code (emit_straight).  Every other program is a dispatcher over basic
+ * code (emit_straight), and so are programs whose only flow is LOOPs one
+ * after another with straight bodies, a GLSL `for` each (emit_loops).  Every other program is a dispatcher over basic
  * blocks: `uint pica_main()` is a `for (;;) switch (pc)` with one case per
  * basic block of the instructions reachable from the entry point;
  * CALL/IF/LOOP keep the interpreter's explicit stacks (4/8/4 entries, a full
@@ -682,6 +683,106 @@ static void emit_straight(pvk_text *b, const pvk_vs_program *prog, uint32_t last
     st->straight = true;
 }
 
+/* Programs whose only flow is LOOPs one after another, each with a straight
+ * body (arithmetic and NOPs from LOOP+1 to its DST, DST > LOOP, DST+1 inside
+ * code memory), before a straight tail as in straight_line().  Each LOOP
+ * runs alone on the loop stack (nothing nests, no stack is pushed
+ * otherwise), so its body runs INT.x + 1 times with aL = INT.y, INT.y +
+ * INT.z, ... (mod 256), and the outermost loop leaves aL as its last
+ * increment made it (translator/shader.c).  Anything else (nesting, shared
+ * ends, BREAK, END inside a body, a geometry program) is left to the
+ * dispatcher.  At most MAX_LOOPS: llvmpipe counts the iterations of all of
+ * an invocation's loops against LP_MAX_TGSI_LOOP_ITERATIONS (65535), and
+ * the bodies run up to 256 times each. */
+#define MAX_LOOPS 16u
+typedef struct loop_seg { uint32_t at, end; } loop_seg; /* the LOOP's PC, its DST (the body's last word) */
+static uint32_t loop_line(const analysis *a, const uint32_t *code, uint32_t entry, uint32_t *last, loop_seg *loops)
+{
+    if (!a->hot_done)
+        return 0;
+    uint32_t n = 0, pc = entry;
+    for (; pc < PVK_SH_CODE_WORDS; pc++) {
+        uint32_t w = code[pc], op = pvk_sh_opcode(w);
+        int k = kind_of(op);
+        if (op == PVK_SH_EMIT || op == PVK_SH_SETEMIT)
+            return 0;
+        if (k == K_END || k == K_UNDEF)
+            break;
+        if (!a->reach[pc])
+            return 0;
+        if (k != K_FLOW)
+            continue;
+        uint32_t d = pvk_sh_f2_dst(w);
+        if (op != PVK_SH_LOOP || n == MAX_LOOPS || d <= pc || d + 1 >= PVK_SH_CODE_WORDS)
+            return 0;
+        for (uint32_t q = pc + 1; q <= d; q++) {
+            uint32_t bop = pvk_sh_opcode(code[q]);
+            int bk = kind_of(bop);
+            if (!a->reach[q] || (bk != K_ALU && bk != K_PLAIN) || bop == PVK_SH_EMIT || bop == PVK_SH_SETEMIT)
+                return 0;
+        }
+        loops[n++] = (loop_seg){pc, d};
+        pc = d; /* on after the body */
+    }
+    *last = pc;
+    return pc == PVK_SH_CODE_WORDS || a->reach[pc] ? n : 0;
+}
+
+/* The straight run [q, to) of a loop program. */
+static void emit_run(pvk_text *b, const pvk_vs_program *prog, uint32_t q, uint32_t to)
+{
+    while (q < to)
+        q += kind_of(pvk_sh_opcode(prog->code[q])) == K_ALU ? alu_run(b, prog, q, to) : 1;
+}
+
+/* A loop_line() program as straight code with a GLSL `for` per LOOP.  The
+ * step count is prefix + iterations * body + ..., a function of the integer
+ * uniforms: the status, step count and PC are computed at the end as the
+ * dispatcher reaches them (its blocks: entry..LOOP, the body, DST+1..next
+ * LOOP, ..., the tail; a block that would pass the budget does not start,
+ * pica_steps is what the blocks before it counted, pica_end_pc its first
+ * PC).  As in emit_straight(), the registers of a vertex that ran away are
+ * not defined.  Bodies are emitted word by word (no alu_run loops inside a
+ * loop: llvmpipe's iteration limit, see loop_line()). */
+static void emit_loops(pvk_text *b, const pvk_vs_program *prog, uint32_t last, const loop_seg *loops, uint32_t nloops,
+                       pvk_glsl_vs_stats *st)
+{
+    uint32_t q = prog->entry, end = last < PVK_SH_CODE_WORDS ? last : PVK_SH_CODE_WORDS - 1;
+    pvk_text_put(b, "  uint pica_st = 0u, pica_rpc = 0xFFFFFFFFu, pica_n, pica_inc;\n");
+    for (uint32_t j = 0; j < nloops; j++) {
+        uint32_t at = loops[j].at, d = loops[j].end, id = pvk_sh_f3_id(prog->code[at]) & 3u, len = d - at;
+        emit_run(b, prog, q, at);
+        pvk_text_put(b,
+                     "  if (pica_rpc == 0xFFFFFFFFu) { if (%uu > pica_max_steps - pica_st) pica_rpc = %uu; else pica_st += %uu; }\n"
+                     "  pica_n = (pica_ints[%u] & 0xFFu) + 1u; pica_inc = (pica_ints[%u] >> 16) & 0xFFu;\n"
+                     "  pica_aL = (pica_ints[%u] >> 8) & 0xFFu;\n"
+                     "  for (uint pica_it = 0u; pica_it < pica_n; pica_it++) {\n",
+                     at - q + 1, q, at - q + 1, id, id, id);
+        for (uint32_t p = at + 1; p <= d; p++)
+            if (kind_of(pvk_sh_opcode(prog->code[p])) == K_ALU)
+                alu(b, prog->opdesc, prog->code[p]);
+        pvk_text_put(b,
+                     "  pica_aL = (pica_aL + pica_inc) & 0xFFu;\n  }\n"
+                     "  if (pica_rpc == 0xFFFFFFFFu) { uint k = (pica_max_steps - pica_st) / %uu;\n"
+                     "    if (k < pica_n) { pica_st += k * %uu; pica_rpc = %uu; } else pica_st += pica_n * %uu; }\n",
+                     len, len, at + 1, len);
+        st->instructions += at - q + 1 + len;
+        q = d + 1;
+    }
+    emit_run(b, prog, q, last);
+    bool ok = last < PVK_SH_CODE_WORDS && kind_of(pvk_sh_opcode(prog->code[last])) == K_END;
+    pvk_text_put(b, "  if (pica_rpc == 0xFFFFFFFFu && %uu > pica_max_steps - pica_st) pica_rpc = %uu;\n"
+                    "  bool runaway = pica_rpc != 0xFFFFFFFFu;\n"
+                    "  pica_steps = runaway ? pica_st : pica_st + %uu;\n"
+                    "  pica_end_pc = runaway ? pica_rpc : %uu;\n"
+                    "  return runaway ? PICA_RUNAWAY : %s;\n}\n",
+                 end - q + 1, q, end - q + 1, last, ok ? "PICA_OK" : "PICA_BAD");
+    st->instructions += end - q + 1;
+    st->blocks = 2 * nloops + 1;
+    st->loops = nloops;
+    st->straight = true;
+}
+
 pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_glsl_vs_stats *stats)
 {
     *out = NULL;
@@ -705,8 +806,15 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
             "  pica_cs_b = pica_cs_n = pica_is_b = pica_is_n = pica_ls_b = pica_ls_n = 0u;\n",
         gs ? "  pica_ev = 0u; pica_ep = pica_ew = false;\n" : "");
     uint32_t straight_last;
-    if (straight_line(a, code, prog->entry, gs, &straight_last)) {
+    bool dispatch = prog->flags & PVK_GLSL_VS_DISPATCH;
+    if (!dispatch && straight_line(a, code, prog->entry, gs, &straight_last)) {
         emit_straight(&b, prog, straight_last, &st);
+        goto done;
+    }
+    loop_seg loops[MAX_LOOPS];
+    uint32_t nloops = gs || dispatch ? 0 : loop_line(a, code, prog->entry, &straight_last, loops);
+    if (nloops) { /* a geometry program's EMITs in a loop: the dispatcher's (glsl_gs.c) */
+        emit_loops(&b, prog, straight_last, loops, nloops, &st);
         goto done;
     }
     pvk_text_put(&b, "  uint pc = %uu;\n"

@@ -678,6 +678,7 @@ enum {
      * vertex.  Without it both are NOPs (the vertex unit). */
     PVK_GLSL_VS_GS = 1u << 1,
     PVK_GLSL_VS_DRAW = 1u << 2, /* the vertex stage of a draw: PVK_GLSL_VS_DRAW_MAX_BLOCKS, then PICA_RUNAWAY */
+    PVK_GLSL_VS_DISPATCH = 1u << 3, /* always the dispatcher (tests: the straight emission's reference) */
 };
 /* Dispatcher iterations (basic blocks run) before a translated program gives
  * the vertex back to the interpreter (PICA_FALLBACK): below llvmpipe's limit
@@ -700,7 +701,9 @@ typedef struct pvk_glsl_vs_stats {
     uint32_t blocks;           /* basic blocks (dispatcher cases) */
     bool emits;                /* EMIT/SETEMIT seen (NOPs on the vertex unit, as the interpreter treats them) */
     uint32_t emit_sites;       /* geometry programs: reachable EMITs translated (each inlines the emit) */
-    bool straight;             /* straight-line code without the dispatcher (no flow reachable) */
+    bool straight;             /* straight-line code without the dispatcher (no flow reachable, or
+                                  only LOOPs one after another with straight bodies: `loops`) */
+    uint32_t loops;            /* LOOPs emitted as GLSL `for` loops (straight programs) */
     bool complete;             /* every instruction reachable from the entry is translated, except
                                   fallthroughs past a subroutine's end beyond the cold budget (analyse()) */
 } pvk_glsl_vs_stats;
