@@ -534,6 +534,34 @@ static void some_runaway(const char *name)
     C.count = C.verts;
 }
 
+/* A triangle, then an IF whose IF part sets SETEMIT's primitive flag and
+ * whose ELSE part clears it, b0 true: the EMIT after makes a second
+ * triangle (the emit bound must follow the IF part's end past the ELSE part). */
+static void if_bound(const char *name)
+{
+    base_case(name);
+    C.verts = 1;
+    float v[8] = {0.0f, 0.0f, -0.5f, 1.0f, 1, 0, 0, 1};
+    memcpy(C.vdata[0], v, sizeof v);
+    C.inputs = 2;
+    uint32_t *c = C.code, k = 0;
+    c[k++] = f1(MOV, 1, 1, 0, 0, 0);
+    c[k++] = f1(ADD, 0, 0x20, 0, 0, 0), c[k++] = setemit(0, false, false), c[k++] = EMITW;
+    c[k++] = f1(ADD, 0, 0x21, 0, 0, 0), c[k++] = setemit(1, false, false), c[k++] = EMITW;
+    c[k++] = f1(ADD, 0, 0x22, 0, 0, 0), c[k++] = setemit(2, true, false), c[k++] = EMITW;
+    c[k++] = setemit(2, false, false);              /* 10 */
+    c[k++] = f3(0x27, 13, 1, 0);                    /* 11: IFU b0: IF part 12, ELSE part 13, then 14 */
+    c[k++] = setemit(2, true, false);               /* 12 */
+    c[k++] = setemit(2, false, false);              /* 13 */
+    c[k++] = f1(ADD, 0, 0x23, 0, 0, 0);             /* 14 */
+    c[k++] = EMITW;                                 /* 15 */
+    c[k++] = ENDW;
+    C.n_code = k;
+    C.bools = 1;
+    C.c[0][0] = -0.3f, C.c[1][0] = 0.3f, C.c[2][1] = 0.3f, C.c[3][1] = -0.5f;
+    C.count = 1;
+}
+
 /* A fan of n + 1 triangles from one input vertex, one EMIT each (n + 2
  * EMITs in straight-line code). */
 static void many_emits(const char *name, uint32_t n)
@@ -607,6 +635,8 @@ int main(int argc, char **argv)
     loop_fan("loop_fan_budget", 9);
     run_case(CPU, compare);
     gpu->pica.vertex_limit = 0;
+    if_bound("if_bound");
+    CHECK_EQ(run_case(GPU, compare), 0); /* both triangles had slots */
     /* invocations other than the last run away on the GPU: the draw is
      * reported once, counted as bad input (the vertex path's way) */
     {

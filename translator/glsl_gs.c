@@ -252,9 +252,12 @@ uint32_t pvk_gs_emit_bound(const uint32_t *code, uint32_t entry)
      * each instruction at most once, and every path into an instruction
      * comes from below it: one pass in PC order finds which primitive flags
      * SETEMIT may have left at each EMIT (bit 0: clear, bit 1: set), and
-     * the EMITs that may make a triangle bound the triangles.  Anything
-     * else: unknown (0). */
+     * the EMITs that may make a triangle bound the triangles.  An IF part's
+     * end goes on after the ELSE part: whatever reaches the ELSE part's
+     * start (the IF part's end falling into it included) is taken to reach
+     * its end too (a superset).  Anything else: unknown (0). */
     uint8_t flags[PVK_SH_CODE_WORDS + 1] = {0}; /* 0: not reached */
+    uint16_t else_end[PVK_SH_CODE_WORDS + 1] = {0}; /* at an ELSE part's start: where its IF goes on, 0 none */
     uint32_t tris = 0;
     if (entry >= PVK_SH_CODE_WORDS)
         return 0;
@@ -263,6 +266,8 @@ uint32_t pvk_gs_emit_bound(const uint32_t *code, uint32_t entry)
         uint8_t f = flags[pc];
         if (!f)
             continue;
+        if (else_end[pc])
+            flags[else_end[pc]] |= f;
         uint32_t w = code[pc], op = pvk_sh_opcode(w);
         uint32_t dst = pvk_sh_f2_dst(w), num = pvk_sh_f2_num(w);
         switch (op) {
@@ -277,11 +282,11 @@ uint32_t pvk_gs_emit_bound(const uint32_t *code, uint32_t entry)
         case PVK_SH_LOOP: case PVK_SH_CALL: case PVK_SH_CALLC: case PVK_SH_CALLU: case PVK_SH_BREAK: case PVK_SH_BREAKC:
             return 0;
         case PVK_SH_IFU: case PVK_SH_IFC:
-            if (dst <= pc)
-                return 0;
+            if (dst <= pc + 1 || dst + num >= PVK_SH_CODE_WORDS || (else_end[dst] && else_end[dst] != dst + num))
+                return 0; /* an empty IF part, past code memory, or IFs of one ELSE start and different ends */
             flags[dst] |= f;
-            if (dst + num < PVK_SH_CODE_WORDS)
-                flags[dst + num] |= f;
+            flags[dst + num] |= f;
+            else_end[dst] = (uint16_t)(dst + num);
             break;
         case PVK_SH_JMPC: case PVK_SH_JMPU:
             if (dst <= pc)

@@ -373,6 +373,10 @@ void pvk_glsl_proctex_helpers(pvk_text *b, const pvk_fs_key *key)
     if (k->pt_filter >= 2)
         pvk_text_put(b, "    vec2 dd = max(abs(dFdx(%s)), abs(dFdy(%s)));\n"
                         "    float lod = pt_bias == 0.0 ? 0.0 : log2(abs(float(pt_width) * pt_bias) * (dd.x + dd.y));\n"
+                        /* a NaN coordinate: GLSL's min/max may pass NaN on, and
+                         * uint(NaN) and the shifts by it are undefined; below 0 the
+                         * clamp takes the min level anyway */
+                        "    if (!(lod >= 0.0)) lod = 0.0;\n"
                         "    lod = min(max(lod, float(pt_lod & 0xFFu)), float(min(pt_lod >> 8, 7u)));\n",
                      tc, tc);
     shift_code(b, "su", "v", k->pt_u_shift, k->pt_u_clamp);
