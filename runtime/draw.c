@@ -228,9 +228,11 @@ typedef struct vs_check {
     uint64_t seq;               /* the translator's draw number */
     VkDeviceSize off;           /* its pvk_vs_status in the ring, or (gs) its pre-pass counters */
     bool gs;                    /* a geometry pre-pass (draw_submit_gs) */
+    uint64_t gs_key;            /* gs: pvk_gs_key_hash */
 } vs_check;
 
-static pvk_result vs_check_add(struct pvk_draw *d, uint64_t value, uint64_t seq, VkDeviceSize off, bool gs)
+static pvk_result vs_check_add(struct pvk_draw *d, uint64_t value, uint64_t seq, VkDeviceSize off, bool gs,
+                               uint64_t gs_key)
 {
     if (d->n_checks == d->cap_checks) {
         uint32_t cap = d->cap_checks ? 2 * d->cap_checks : 64;
@@ -240,7 +242,7 @@ static pvk_result vs_check_add(struct pvk_draw *d, uint64_t value, uint64_t seq,
         d->checks = c;
         d->cap_checks = cap;
     }
-    d->checks[d->n_checks++] = (vs_check){value, seq, off, gs};
+    d->checks[d->n_checks++] = (vs_check){value, seq, off, gs, gs_key};
     return PVK_SUCCESS;
 }
 
@@ -260,7 +262,7 @@ static void vs_status(pvk_context *ctx, uint64_t done)
         if (c->gs) { /* the pre-pass's counters; one error per draw, as on the vertex path */
             uint32_t cnt[PVK_GS_COUNTERS];
             memcpy(cnt, (const uint8_t *)d->vmap + c->off, sizeof cnt);
-            uint32_t bad = pvk_gs_account(ctx, cnt);
+            uint32_t bad = pvk_gs_account(ctx, c->gs_key, cnt);
             if (bad)
                 pvk_bad_input(ctx, "draw %llu: geometry program on the GPU: %u invocations did not end (runaway "
                                    "program, bad instruction, or a vertex whose program did not end); they draw "
@@ -554,7 +556,7 @@ static pvk_result draw_submit_vs(pvk_context *ctx, struct pvk_draw *d, const pvk
     vertex_used(d, region, bytes, value);
     if (!d->uni_value)
         d->uni_value = value;
-    pvk_result rc = r ? PVK_SUCCESS : vs_check_add(d, value, pk->seq, in.status_off, false);
+    pvk_result rc = r ? PVK_SUCCESS : vs_check_add(d, value, pk->seq, in.status_off, false, 0);
     uint64_t done = 0; /* submitted already (PVK_DEBUG=sync waits there too, its retire came first) */
     if (!rc && !r && !d->batch.open && ctx->timeline &&
         ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &done) == VK_SUCCESS)
@@ -578,7 +580,7 @@ static pvk_result draw_submit_gs(pvk_context *ctx, struct pvk_draw *d, const pvk
     pvk_result r = pvk_gs_prepare(ctx, gs, &pa, &pb);
     if (r)
         return r; /* MISSING_FEATURE: the translator draws on the CPU */
-    uint32_t slots = pvk_gs_slots(ctx, gs->tri_slots);
+    uint32_t slots = pvk_gs_slots(ctx, gs);
     if (!slots) { /* triangles would be dropped on every draw: the CPU path has no slots */
         pvk_log(ctx, PVK_LOG_DEBUG, "geometry program on the CPU: an invocation emits more than %u triangles",
                 PVK_GS_MAX_SLOTS);
@@ -671,7 +673,7 @@ static pvk_result draw_submit_gs(pvk_context *ctx, struct pvk_draw *d, const pvk
     vertex_used(d, raw, bytes + align, value);
     /* the counters are read when the draw's batch is done (vs_status):
      * after the pre-pass's submission, which comes first on the queue */
-    pvk_result rc = vs_check_add(d, value, pk->seq, rg.cnt, true);
+    pvk_result rc = vs_check_add(d, value, pk->seq, rg.cnt, true, pvk_gs_key_hash(gs));
     ctx->stats.gs_gpu_draws++;
     return r ? r : rc;
 }

@@ -29,6 +29,7 @@
 #define TABLE_SIZE 128u
 #define GROUP 64u
 #define BINDINGS 5u
+#define LEARNED 64u
 
 typedef struct gs_entry {
     pvk_gs_key key;
@@ -36,13 +37,18 @@ typedef struct gs_entry {
     bool used;
 } gs_entry;
 
+typedef struct gs_learned {
+    uint64_t hash; /* pvk_gs_key_hash */
+    uint32_t want;
+} gs_learned;
+
 struct pvk_gs {
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
     gs_entry table[TABLE_SIZE];
     uint32_t count;
     uint64_t excess, unfinished; /* pvk_gs_account's sums */
-    uint32_t want;
+    gs_learned learned[LEARNED]; /* most triangles an invocation wanted, by key (direct-mapped) */
 };
 
 static pvk_result gs_init(pvk_context *ctx)
@@ -189,9 +195,17 @@ pvk_result pvk_gs_prepare(pvk_context *ctx, const pvk_gs_draw *gs, VkPipeline *v
     return r;
 }
 
-uint32_t pvk_gs_slots(const pvk_context *ctx, uint32_t hint)
+uint64_t pvk_gs_key_hash(const pvk_gs_draw *gs)
 {
-    uint32_t want = ctx->gs ? ctx->gs->want : 0;
+    return XXH3_64bits(&gs->key, sizeof gs->key);
+}
+
+uint32_t pvk_gs_slots(const pvk_context *ctx, const pvk_gs_draw *gs)
+{
+    uint32_t hint = gs->tri_slots, want = 0;
+    uint64_t h = pvk_gs_key_hash(gs);
+    if (ctx->gs && ctx->gs->learned[h % LEARNED].hash == h)
+        want = ctx->gs->learned[h % LEARNED].want;
     uint32_t n = hint ? hint : want > PVK_GS_DEFAULT_SLOTS ? want : PVK_GS_DEFAULT_SLOTS;
     return n > PVK_GS_MAX_SLOTS ? 0 : n; /* 0: more than the slots can hold, the CPU path's */
 }
@@ -202,14 +216,17 @@ void pvk_gs_counts(const pvk_context *ctx, uint64_t *excess, uint64_t *unfinishe
     *unfinished = ctx->gs ? ctx->gs->unfinished : 0;
 }
 
-uint32_t pvk_gs_account(pvk_context *ctx, const uint32_t cnt[PVK_GS_COUNTERS])
+uint32_t pvk_gs_account(pvk_context *ctx, uint64_t key_hash, const uint32_t cnt[PVK_GS_COUNTERS])
 {
     struct pvk_gs *g = ctx->gs;
     if (!g)
         return 0;
     g->excess += cnt[0];
     g->unfinished += cnt[1];
-    g->want = cnt[2] > g->want ? cnt[2] : g->want;
+    gs_learned *l = &g->learned[key_hash % LEARNED];
+    if (l->hash != key_hash) /* another key's: replaced */
+        l->hash = key_hash, l->want = 0;
+    l->want = cnt[2] > l->want ? cnt[2] : l->want;
     return cnt[1];
 }
 

@@ -488,7 +488,9 @@ typedef struct pvk_gs_ranges {
 #define PVK_GS_COUNTERS 4u       /* excess triangles, unfinished invocations, most triangles wanted, unused */
 /* A pre-pass's counters once its batch is done (runtime/draw.c reads them
  * from the ring): added to the context's; returns the unfinished invocations. */
-uint32_t pvk_gs_account(pvk_context *ctx, const uint32_t cnt[PVK_GS_COUNTERS]);
+uint32_t pvk_gs_account(pvk_context *ctx, uint64_t key_hash, const uint32_t cnt[PVK_GS_COUNTERS]);
+/* What pvk_gs_account and pvk_gs_slots know a draw's programs by. */
+uint64_t pvk_gs_key_hash(const pvk_gs_draw *gs);
 /* The two pipelines for the draw's key (created on first use, cached);
  * PVK_ERROR_MISSING_FEATURE when the translator does not take a program
  * whole: the draw runs on the CPU. */
@@ -498,10 +500,10 @@ pvk_result pvk_gs_prepare(pvk_context *ctx, const pvk_gs_draw *gs, VkPipeline *v
 void pvk_gs_record(pvk_context *ctx, VkCommandBuffer cmd, const pvk_gs_draw *gs, VkPipeline vertex,
                    VkPipeline geometry, VkBuffer ring, const pvk_gs_ranges *rg, const pvk_gs_push *push);
 /* Triangle slots for a draw whose code bounds an invocation to `hint`
- * triangles (0: unknown: PVK_GS_DEFAULT_SLOTS or the most any earlier
- * invocation wanted); 0 when that is more than PVK_GS_MAX_SLOTS (the
+ * triangles (gs->tri_slots; 0: unknown: PVK_GS_DEFAULT_SLOTS or the most
+ * an earlier invocation of the same key wanted); 0 when that is more than PVK_GS_MAX_SLOTS (the
  * CPU path's draw: the GPU's would drop triangles every time). */
-uint32_t pvk_gs_slots(const pvk_context *ctx, uint32_t hint);
+uint32_t pvk_gs_slots(const pvk_context *ctx, const pvk_gs_draw *gs);
 /* What the shaders counted so far (finished work): triangles past the
  * slots, invocations that did not end. */
 void pvk_gs_counts(const pvk_context *ctx, uint64_t *excess, uint64_t *unfinished);
