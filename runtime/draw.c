@@ -420,6 +420,19 @@ static void set_stencil(pvk_context *ctx, VkCommandBuffer cmd, const pvk_raster_
 static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk,
                                  const draw_input *in);
 
+/* Host views of a draw's attribute buffers, each from its address rounded
+ * down to 4 bytes (the copies keep attributes at their alignment). */
+static pvk_result attrib_sources(pvk_context *ctx, const pvk_vs_draw *vs, const uint8_t *src[12])
+{
+    for (uint32_t b = 0; b < vs->key.bindings; b++) {
+        uint32_t a = vs->buf_addr[b] & ~3u, len = vs->buf_len[b] + (vs->buf_addr[b] & 3u);
+        src[b] = pvk_guest_host(ctx, a, len, "draw attribute buffer");
+        if (!src[b])
+            return PVK_ERROR_OUT_OF_RANGE; /* the translator checked it: cannot happen */
+    }
+    return PVK_SUCCESS;
+}
+
 /* The GPU path's inputs, copied into one region of the ring: the uniforms
  * (unless the last copy of this lap holds the same), the indices, and each
  * attribute buffer's range as the guest has it now (at the same address
@@ -436,12 +449,8 @@ static pvk_result vs_inputs(pvk_context *ctx, struct pvk_draw *d, const pvk_vs_d
     align = align > 64 ? align : 64;
     VkDeviceSize ibytes = vs->indexed ? (VkDeviceSize)vs->count * 2 : 0;
     const uint8_t *src[12];
-    for (uint32_t b = 0; b < vs->key.bindings; b++) {
-        uint32_t a = vs->buf_addr[b] & ~3u, len = vs->buf_len[b] + (vs->buf_addr[b] & 3u);
-        src[b] = pvk_guest_host(ctx, a, len, "draw attribute buffer");
-        if (!src[b])
-            return PVK_ERROR_OUT_OF_RANGE; /* the translator checked it: cannot happen */
-    }
+    if ((r = attrib_sources(ctx, vs, src)))
+        return r;
     bool need_uni = roundtrip || d->uni_lap != d->vlap || !d->batch.open || d->uni_value != ctx->timeline_next + 1 ||
                     memcmp(&d->uni_last, vs->uniforms, ubytes);
     VkDeviceSize base = 0, bytes = 0;
@@ -602,12 +611,8 @@ static pvk_result draw_submit_gs(pvk_context *ctx, struct pvk_draw *d, const pvk
     if (bytes > PVK_GS_MAX_RING_BYTES)
         return PVK_ERROR_MISSING_FEATURE; /* the CPU path needs no slots */
     const uint8_t *src[12];
-    for (uint32_t b = 0; b < vs->key.bindings; b++) {
-        uint32_t a = vs->buf_addr[b] & ~3u, len = vs->buf_len[b] + (vs->buf_addr[b] & 3u);
-        src[b] = pvk_guest_host(ctx, a, len, "draw attribute buffer");
-        if (!src[b])
-            return PVK_ERROR_OUT_OF_RANGE; /* the translator checked it: cannot happen */
-    }
+    if ((r = attrib_sources(ctx, vs, src)))
+        return r;
     /* the pre-pass goes after the draws recorded so far */
     if ((r = pvk_batch_close(ctx)) && ctx->sticky)
         return r;

@@ -50,13 +50,9 @@ pvk_result pvk_glsl_gs_vertex_pass(const pvk_gs_key *key, const uint32_t *code, 
     pvk_vs_program prog = {code, opdesc, k->entry, key->flags & PVK_GLSL_VS_F64};
     char *body = NULL;
     pvk_glsl_vs_stats st;
-    pvk_result r = pvk_glsl_vertex_program(&prog, &body, &st);
+    pvk_result r = pvk_glsl_program_whole(&prog, &body, &st);
     if (r)
-        return r == PVK_ERROR_BAD_DATA ? PVK_ERROR_MISSING_FEATURE : r;
-    if (!st.complete) {
-        free(body);
-        return PVK_ERROR_MISSING_FEATURE;
-    }
+        return r;
     pvk_text b = {0};
     pvk_text_put(&b, "%s", common_head);
     pvk_text_put(&b,
@@ -122,10 +118,10 @@ pvk_result pvk_glsl_gs_geometry_pass(const pvk_gs_key *key, const uint32_t *code
     pvk_vs_program prog = {code, opdesc, key->entry, (key->flags & PVK_GLSL_VS_F64) | PVK_GLSL_VS_GS};
     char *body = NULL;
     pvk_glsl_vs_stats st;
-    pvk_result r = pvk_glsl_vertex_program(&prog, &body, &st);
+    pvk_result r = pvk_glsl_program_whole(&prog, &body, &st);
     if (r)
-        return r == PVK_ERROR_BAD_DATA ? PVK_ERROR_MISSING_FEATURE : r;
-    if (!st.complete || st.emit_sites > PVK_GLSL_GS_MAX_EMIT_SITES) {
+        return r;
+    if (st.emit_sites > PVK_GLSL_GS_MAX_EMIT_SITES) {
         free(body);
         return PVK_ERROR_MISSING_FEATURE;
     }

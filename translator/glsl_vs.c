@@ -913,19 +913,28 @@ static const char vs_head[] =
     /* pvk_vs_status */
     "layout(std430, set = 0, binding = %u) buffer PicaStatus { uint pica_kinds; uint pica_stop_pc[3]; };\n";
 
+pvk_result pvk_glsl_program_whole(const pvk_vs_program *prog, char **body, pvk_glsl_vs_stats *st)
+{
+    pvk_result r = pvk_glsl_vertex_program(prog, body, st);
+    if (r)
+        return r == PVK_ERROR_BAD_DATA ? PVK_ERROR_MISSING_FEATURE : r;
+    if (!st->complete) {
+        free(*body);
+        *body = NULL;
+        return PVK_ERROR_MISSING_FEATURE;
+    }
+    return PVK_SUCCESS;
+}
+
 pvk_result pvk_glsl_vertex_shader(const pvk_vs_key *key, const uint32_t *code, const uint32_t *opdesc, char **out)
 {
     *out = NULL;
     pvk_vs_program prog = {code, opdesc, key->entry, key->flags | PVK_GLSL_VS_DRAW};
     char *body = NULL;
     pvk_glsl_vs_stats st;
-    pvk_result r = pvk_glsl_vertex_program(&prog, &body, &st);
+    pvk_result r = pvk_glsl_program_whole(&prog, &body, &st);
     if (r)
-        return r == PVK_ERROR_BAD_DATA ? PVK_ERROR_MISSING_FEATURE : r;
-    if (!st.complete) {
-        free(body);
-        return PVK_ERROR_MISSING_FEATURE;
-    }
+        return r;
     pvk_text b = {0};
     pvk_text_put(&b, vs_head, PVK_DRAW_BINDING_VS, PVK_DRAW_BINDING_VS_STATUS);
     /* attribute i at location i: integers as integers (exact), floats raw

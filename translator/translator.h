@@ -712,6 +712,10 @@ typedef struct pvk_glsl_vs_stats {
  * entry point past code memory (the interpreter refuses it too): the caller
  * runs the interpreter instead. */
 pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_glsl_vs_stats *stats);
+/* The same for a shader that has no interpreter to fall back to (draws, the
+ * geometry pre-pass): PVK_ERROR_MISSING_FEATURE (nothing in *body) when the
+ * entry is past code memory or the program is not translated whole. */
+pvk_result pvk_glsl_program_whole(const pvk_vs_program *prog, char **body, pvk_glsl_vs_stats *st);
 void pvk_vs_uniforms_pack(const pvk_shader_unit *unit, uint32_t bools, const uint32_t ints[4], uint32_t max_steps,
                           pvk_vs_uniforms *out);
 /* A whole vertex shader for a draw (glsl_vs.c): attributes by `key`, the
