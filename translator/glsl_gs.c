@@ -96,12 +96,7 @@ pvk_result pvk_glsl_gs_vertex_pass(const pvk_gs_key *key, const uint32_t *code, 
         else
             pvk_text_put(&b, "  pica_vso[base + %uu] = vec4(0.0);\n", j);
     pvk_text_put(&b, "  pica_vso[base + %uu] = vec4(uintBitsToFloat(st), 0.0, 0.0, 0.0);\n}\n", key->vs_outputs);
-    if (b.failed) {
-        free(b.s);
-        return PVK_ERROR_OUT_OF_MEMORY;
-    }
-    *out = b.s;
-    return PVK_SUCCESS;
+    return pvk_text_take(&b, out);
 }
 
 /* ---- pass B: the geometry program ---- */
@@ -232,12 +227,7 @@ pvk_result pvk_glsl_gs_geometry_pass(const pvk_gs_key *key, const uint32_t *code
                      "  for (uint t = st == PICA_OK ? pica_ntri : 0u; t < pica_tri_slots; t++)\n"
                      "    for (uint j = 0u; j < 3u; j++) pica_tri[(g * pica_tri_slots + t) * 66u + j * 22u] = uintBitsToFloat(0x7FC00000u);\n"
                      "}\n");
-    if (b.failed) {
-        free(b.s);
-        return PVK_ERROR_OUT_OF_MEMORY;
-    }
-    *out = b.s;
-    return PVK_SUCCESS;
+    return pvk_text_take(&b, out);
 }
 
 /* ---- how many triangles an invocation can emit ---- */

@@ -868,11 +868,9 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
 done:
     st.complete = a->hot_done;
     free(a);
-    if (b.failed) {
-        free(b.s);
-        return PVK_ERROR_OUT_OF_MEMORY;
-    }
-    *out = b.s;
+    pvk_result r = pvk_text_take(&b, out);
+    if (r)
+        return r;
     if (stats)
         *stats = st;
     return PVK_SUCCESS;
@@ -989,10 +987,5 @@ pvk_result pvk_glsl_vertex_shader(const pvk_vs_key *key, const uint32_t *code, c
                  "  quat = q;\n"
                  "  view = vw;\n"
                  "}\n");
-    if (b.failed) {
-        free(b.s);
-        return PVK_ERROR_OUT_OF_MEMORY;
-    }
-    *out = b.s;
-    return PVK_SUCCESS;
+    return pvk_text_take(&b, out);
 }

@@ -33,3 +33,13 @@ void pvk_text_put(pvk_text *b, const char *fmt, ...)
         b->cap = cap;
     }
 }
+
+pvk_result pvk_text_take(pvk_text *b, char **out)
+{
+    if (b->failed) {
+        free(b->s);
+        return PVK_ERROR_OUT_OF_MEMORY;
+    }
+    *out = b->s;
+    return PVK_SUCCESS;
+}

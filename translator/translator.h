@@ -642,13 +642,16 @@ static inline bool pvk_fs_uses_fragdata(const pvk_fs_key *k)
  * channel written (fraglight.c; translator/vertex.c calls it). */
 void pvk_fraglight_shadow_state(const pvk_fs_fraglight_key *key, pvk_pipe_key *pipe, pvk_raster_desc *raster);
 /* Text the shader generators build (text.c): zero-initialise, append with
- * pvk_text_put, then check `failed` (out of memory) and take `s` (malloc'd). */
+ * pvk_text_put, then take the text with pvk_text_take. */
 typedef struct pvk_text {
     char *s;
     size_t len, cap;
     bool failed;
 } pvk_text;
 void pvk_text_put(pvk_text *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The finished text into *out (malloc'd), or PVK_ERROR_OUT_OF_MEMORY (the
+ * text freed, *out untouched) when an append failed. */
+pvk_result pvk_text_take(pvk_text *b, char **out);
 
 /* GLSL of the fragment shader for `key` (glsl_fs.c): malloc'd, free() it;
  * NULL when out of memory.  Push constants: see the source's block. */
