@@ -236,6 +236,27 @@ static pvk_result charge_area_gpu(pvk_pica *p, const pvk_draw_packet *pk)
     return PVK_SUCCESS;
 }
 
+/* A GPU-path packet: its pixel bound charged, then submitted.
+ * PVK_ERROR_MISSING_FEATURE (the bound does not fit, or the runtime refuses
+ * it) undoes the charge and the triangle count: the CPU path counts and
+ * charges the draw instead.  Otherwise its `count` vertices are counted. */
+static pvk_result submit_gpu(pvk_pica *p, pvk_draw_packet *pk, uint32_t count)
+{
+    uint64_t area_before = p->area_budget;
+    pvk_result res = charge_area_gpu(p, pk);
+    if (res)
+        return res;
+    res = submit(p, pk);
+    if (res == PVK_ERROR_MISSING_FEATURE) {
+        p->counters.triangles -= pk->tri_vertices / 3;
+        p->area_budget = area_before;
+    } else {
+        p->counters.vertices += count;
+        p->counters.gpu_vertices += count;
+    }
+    return res;
+}
+
 static const uint8_t elem_bytes[4] = {1, 1, 2, 4}; /* s8, u8, s16, f32 */
 
 /* What the geometry unit keeps across a draw (translator/gs.c), saved
@@ -403,19 +424,10 @@ static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_dra
     pk->vs = NULL;
     pk->gs = &g;
     pk->tri_vertices = (uint32_t)emit_bound; /* the pixel charge: the bound's triangles, each the viewport */
-    uint64_t area_before = p->area_budget;
-    pvk_result res = charge_area_gpu(p, pk);
-    if (!res) {
-        res = submit(p, pk);
-        if (res == PVK_ERROR_MISSING_FEATURE) { /* the CPU path counts and charges it instead */
-            p->counters.triangles -= pk->tri_vertices / 3;
-            p->area_budget = area_before;
-        } else {
-            p->counters.vertices += count;
-            p->counters.gpu_vertices += count;
-            p->counters.gs_gpu_draws++;
-            p->vertex_budget -= emit_bound < p->vertex_budget ? emit_bound : p->vertex_budget;
-        }
+    pvk_result res = submit_gpu(p, pk, count);
+    if (res != PVK_ERROR_MISSING_FEATURE) {
+        p->counters.gs_gpu_draws++;
+        p->vertex_budget -= emit_bound < p->vertex_budget ? emit_bound : p->vertex_budget;
     }
     pk->gs = NULL;
     if (res == PVK_ERROR_MISSING_FEATURE)
@@ -577,19 +589,11 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
     }
     pk->vs = &vs;
     pk->tri_vertices = mode == 1 || mode == 2 ? (count >= 3 ? 3 * (count - 2) : 0) : count / 3 * 3;
-    uint64_t area_before = p->area_budget;
     if (!pk->tri_vertices) {
         res = PVK_SUCCESS; /* nothing to draw, as on the CPU path */
         p->counters.vertices += count;
-    } else if (!(res = charge_area_gpu(p, pk))) {
-        res = submit(p, pk);
-        if (res == PVK_ERROR_MISSING_FEATURE) { /* the CPU path counts and charges it instead */
-            p->counters.triangles -= pk->tri_vertices / 3;
-            p->area_budget = area_before;
-        } else {
-            p->counters.vertices += count;
-            p->counters.gpu_vertices += count;
-        }
+    } else {
+        res = submit_gpu(p, pk, count);
     }
     free(uni);
 out:
