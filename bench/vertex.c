@@ -52,6 +52,37 @@ static uint32_t fbits(float f)
 
 static void wr(pvk_context *ctx, uint32_t id, uint32_t v) { pvk_pica_write(&ctx->pica, id, v); }
 
+/* DRAWARRAYS of the configured draw, each batch size on each path (the
+ * interpreter, then the GPU vertex stage), four draws then a wait for a
+ * second: rate[gpu][b] in vertices/s.  False when a path was not taken as
+ * named (the counters say which ran). */
+static bool draw_rates(pvk_context *ctx, const uint32_t batch[2], double rate[2][2])
+{
+    bool ok = true;
+    for (int gpu = 0; gpu < 2; gpu++) {
+        ctx->pica.env.gpu_vs = gpu;
+        for (int b = 0; b < 2; b++) {
+            wr(ctx, PVK_GPUREG_NUMVERTICES, batch[b]);
+            uint64_t before = ctx->pica.counters.gpu_vertices, n = 0;
+            pvk_mmio_write32(ctx, PVK_MMIO_PICA + 4 * PVK_GPUREG_DRAWARRAYS, 1); /* pipelines built first */
+            pvk_wait_idle(ctx);
+            double t0 = now(), t1;
+            do {
+                for (int k = 0; k < 4; k++)
+                    pvk_mmio_write32(ctx, PVK_MMIO_PICA + 4 * PVK_GPUREG_DRAWARRAYS, 1);
+                pvk_wait_idle(ctx);
+                n += 4 * batch[b];
+                t1 = now();
+            } while (t1 - t0 < 1.0);
+            rate[gpu][b] = n / (t1 - t0);
+            if ((ctx->pica.counters.gpu_vertices != before) != gpu) /* each path ran as named */
+                ok = false;
+        }
+    }
+    ctx->pica.env.gpu_vs = true;
+    return ok;
+}
+
 int main(void)
 {
     pvk_config cfg = {.log_level = PVK_LOG_WARN};
@@ -280,29 +311,7 @@ int main(void)
     wr(ctx, PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
     wr(ctx, PVK_GPUREG_PRIMITIVE_CONFIG, 2); /* triangle list, 3 outputs */
     wr(ctx, PVK_GPUREG_VERTEX_OFFSET, 0);
-    bool draw_ok = true;
-    for (int gpu = 0; gpu < 2; gpu++) {
-        ctx->pica.env.gpu_vs = gpu;
-        for (int b = 0; b < 2; b++) {
-            wr(ctx, PVK_GPUREG_NUMVERTICES, batch[b]);
-            uint64_t before = ctx->pica.counters.gpu_vertices, n = 0;
-            pvk_mmio_write32(ctx, PVK_MMIO_PICA + 4 * PVK_GPUREG_DRAWARRAYS, 1); /* pipelines built first */
-            pvk_wait_idle(ctx);
-            t0 = now();
-            do {
-                for (int k = 0; k < 4; k++)
-                    pvk_mmio_write32(ctx, PVK_MMIO_PICA + 4 * PVK_GPUREG_DRAWARRAYS, 1);
-                pvk_wait_idle(ctx);
-                n += 4 * batch[b];
-                t1 = now();
-            } while (t1 - t0 < 1.0);
-            draw_rate[gpu][b] = n / (t1 - t0);
-            if ((ctx->pica.counters.gpu_vertices != before) != gpu) /* each path ran as named */
-                draw_ok = false;
-        }
-    }
-    ctx->pica.env.gpu_vs = true;
-    if (!draw_ok) {
+    if (!draw_rates(ctx, batch, draw_rate)) {
         fprintf(stderr, "vertex bench: a draw did not take the path it measures\n");
         return 1;
     }
@@ -413,28 +422,7 @@ int main(void)
     free(lin);
 
     double light_rate[2][2] = {{0, 0}, {0, 0}}; /* [gpu][batch] */
-    for (int gpu = 0; gpu < 2; gpu++) {
-        ctx->pica.env.gpu_vs = gpu;
-        for (int b = 0; b < 2; b++) {
-            wr(ctx, PVK_GPUREG_NUMVERTICES, batch[b]);
-            uint64_t before = ctx->pica.counters.gpu_vertices, n = 0;
-            pvk_mmio_write32(ctx, PVK_MMIO_PICA + 4 * PVK_GPUREG_DRAWARRAYS, 1);
-            pvk_wait_idle(ctx);
-            t0 = now();
-            do {
-                for (int k = 0; k < 4; k++)
-                    pvk_mmio_write32(ctx, PVK_MMIO_PICA + 4 * PVK_GPUREG_DRAWARRAYS, 1);
-                pvk_wait_idle(ctx);
-                n += 4 * batch[b];
-                t1 = now();
-            } while (t1 - t0 < 1.0);
-            light_rate[gpu][b] = n / (t1 - t0);
-            if ((ctx->pica.counters.gpu_vertices != before) != gpu)
-                draw_ok = false;
-        }
-    }
-    ctx->pica.env.gpu_vs = true;
-    if (!draw_ok) {
+    if (!draw_rates(ctx, batch, light_rate)) {
         fprintf(stderr, "vertex bench: a lighting draw did not take the path it measures\n");
         return 1;
     }
