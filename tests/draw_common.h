@@ -182,6 +182,19 @@ static inline void merger_replace(void)
     reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
 }
 
+/* Every TEV stage replaces with the primary colour (all source and operand
+ * fields 0), no combiner-buffer updates, no alpha test. */
+static inline void tev_primary_colour(void)
+{
+    static const uint32_t stage[6] = {PVK_GPUREG_TEXENV0_SOURCE, PVK_GPUREG_TEXENV1_SOURCE, PVK_GPUREG_TEXENV2_SOURCE,
+                                      PVK_GPUREG_TEXENV3_SOURCE, PVK_GPUREG_TEXENV4_SOURCE, PVK_GPUREG_TEXENV5_SOURCE};
+    for (int n = 0; n < 6; n++)
+        for (uint32_t k = 0; k < 5; k++)
+            reg(stage[n] + k, 0);
+    reg(PVK_GPUREG_TEXENV_UPDATE_BUFFER, 0);
+    reg(PVK_GPUREG_FRAGOP_ALPHA_TEST, 0);
+}
+
 /* DRAWARRAYS of `n` vertices in PRIMITIVE_CONFIG mode `mode` (2 outputs), then wait. */
 static inline void draw_arrays(uint32_t mode, uint32_t n)
 {

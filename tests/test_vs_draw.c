@@ -394,14 +394,7 @@ static void setup(pvk_context *c)
     reg(PVK_GPUREG_COLORBUFFER_WRITE, 0xF);
     setup_view();
     merger_replace();
-    /* every TEV stage replaces with the primary colour */
-    static const uint32_t stage[6] = {PVK_GPUREG_TEXENV0_SOURCE, PVK_GPUREG_TEXENV1_SOURCE, PVK_GPUREG_TEXENV2_SOURCE,
-                                      PVK_GPUREG_TEXENV3_SOURCE, PVK_GPUREG_TEXENV4_SOURCE, PVK_GPUREG_TEXENV5_SOURCE};
-    for (int n = 0; n < 6; n++)
-        for (uint32_t k = 0; k < 5; k++)
-            reg(stage[n] + k, 0);
-    reg(PVK_GPUREG_TEXENV_UPDATE_BUFFER, 0);
-    reg(PVK_GPUREG_FRAGOP_ALPHA_TEST, 0);
+    tev_primary_colour();
 }
 
 static void one_case(uint64_t seed)
