@@ -10,6 +10,7 @@
 
 #define DB 0x18100000u  /* depth buffer (D24S8) */
 #define OUT 0x18300000u /* display transfer output (linear RGBA8) */
+#define SRC 0x18400000u /* texture copy source */
 #define NDRAWS 6
 
 typedef struct { float x, y; } pt;
@@ -21,6 +22,7 @@ typedef struct result {
     uint8_t host[W * H * 4];  /* colour after a host write and one draw, read after RENDERBUFFER_FLUSH */
     uint8_t part[W * H * 4];  /* after a fill over half the colour buffer between draws */
     uint8_t full[W * H * 4];  /* after a fill over all of it */
+    uint8_t gaps[W * H * 4];  /* after a draw and a texture copy with gaps over all of it */
     uint32_t frame[400 * 240];
     uint32_t fw, fh;
 } result;
@@ -145,6 +147,21 @@ static void run(int mirror, int roundtrip, result *res)
     reg(PVK_GPUREG_DEPTH_COLOR_MASK, (0xFu << 8)); /* no depth: the small triangle is drawn */
     draw_tri(small, 0x10F010FF, -0.5f);
     copy_out(res->full, FB);
+    /* a draw, then a texture copy with gaps whose span covers all of it: the
+     * gaps keep the draw (they must not revert to the bytes before it) */
+    draw_tri(big, 0x2040A0FF, -0.5f);
+    uint8_t *src = pvk_guest_ptr(ctx, SRC, W * H * 2);
+    for (uint32_t i = 0; i < W * H * 2; i++)
+        src[i] = (uint8_t)(i * 29 + 3);
+    pvk_guest_written(ctx, SRC, W * H * 2);
+    ext(0xC00, SRC >> 3);
+    ext(0xC04, FB >> 3);
+    ext(0xC20, W * H * 2);
+    ext(0xC24, 0);
+    ext(0xC28, 1u << 16 | 1u); /* 16-byte lines, 16-byte gaps */
+    ext(0xC10, 0xC);
+    ext(0xC18, 1);
+    copy_out(res->gaps, FB);
     /* the LCD shows a render target directly: scan-out writes it back */
     ext(0x468, FB);
     ext(0x470, 0);
@@ -171,6 +188,7 @@ int main(void)
         CHECK_EQ(differ(cached.host, trip.host, sizeof trip.host), 0);
         CHECK_EQ(differ(cached.part, trip.part, sizeof trip.part), 0);
         CHECK_EQ(differ(cached.full, trip.full, sizeof trip.full), 0);
+        CHECK_EQ(differ(cached.gaps, trip.gaps, sizeof trip.gaps), 0);
         CHECK_EQ(cached.fw, trip.fw);
         CHECK_EQ(cached.fh, trip.fh);
         CHECK_EQ(differ((const uint8_t *)cached.frame, (const uint8_t *)trip.frame, sizeof trip.frame), 0);
@@ -188,9 +206,19 @@ int main(void)
         }
         CHECK(stencil_kept);
         CHECK(depth_written > 1000);
-        uint32_t host = 0, tri = 0, filled = 0, drawn = 0;
+        uint32_t host = 0, tri = 0, filled = 0, drawn = 0, gap_drawn = 0, copied = 0;
         for (uint32_t i = 0; i < W * H; i++) {
-            uint32_t p, q;
+            uint32_t p, q, g;
+            memcpy(&g, trip.gaps + i * 4, 4);
+            /* 8 pixels per 16-byte line and 16-byte gap: the first 4 copied */
+            if (i % 8 >= 4) {
+                gap_drawn += g == 0x2040A0FFu;
+            } else {
+                uint32_t from = i / 8 * 16 + i % 8 * 4, same = 1;
+                for (uint32_t k = 0; k < 4; k++)
+                    same &= trip.gaps[i * 4 + k] == (uint8_t)((from + k) * 29 + 3);
+                copied += same;
+            }
             memcpy(&p, trip.host + i * 4, 4);
             host += p == 0x5A5A5A5Au;
             tri += p == 0x20C040FFu;
@@ -201,6 +229,7 @@ int main(void)
         CHECK(host > 1000 && tri > 100);
         CHECK(!memcmp(trip.host + tiled_index(15, 13) * 4, "\xFF\x40\xC0\x20", 4)); /* inside the small triangle */
         CHECK(filled > 1000 && drawn > 100 && filled + drawn == W * H);
+        CHECK(gap_drawn > 200 && copied == W * H / 2);
     }
     (void)clear_fb, (void)draw_arrays; /* draw_common.h helpers that wait: not for this test */
     return th_finish("test_surface");

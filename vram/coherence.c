@@ -42,6 +42,11 @@ void pvk_guest_gpu_write(pvk_context *ctx, uint32_t paddr, uint32_t len)
     pvk_surface_invalidate(ctx, paddr, len, true);
 }
 
+void pvk_guest_gpu_write_lines(pvk_context *ctx, uint32_t paddr, uint32_t len, uint32_t run, uint32_t gap)
+{
+    pvk_surface_invalidate_lines(ctx, paddr, len, run, gap, true);
+}
+
 void pvk_guest_before_cpu_write(pvk_context *ctx, uint32_t paddr, uint32_t len)
 {
     pvk_surface_invalidate(ctx, paddr, len, true);

@@ -600,21 +600,49 @@ pvk_result pvk_surface_flush_all(pvk_context *ctx)
     return pvk_surface_flush(ctx, 0, UINT32_MAX);
 }
 
-void pvk_surface_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len, bool keep_outside)
+/* A writer of `run` bytes every `run + gap` bytes from `paddr`, `len` bytes
+ * in all (gap 0: every byte): does it write a byte of `s`, and every byte? */
+static bool lines_touch(const pvk_surface *s, uint32_t paddr, uint32_t len, uint32_t run, uint32_t gap, bool *all)
+{
+    *all = false;
+    if (!overlaps(s, paddr, len))
+        return false;
+    if (!gap || run >= len) {
+        *all = covers(paddr, len, s);
+        return true;
+    }
+    uint64_t period = (uint64_t)run + gap;
+    uint64_t lo = s->key.addr > paddr ? s->key.addr - paddr : 0;
+    uint64_t hi = (uint64_t)s->key.addr + s->len - paddr;
+    hi = hi < len ? hi : len;
+    uint64_t in = lo % period;
+    *all = covers(paddr, len, s) && in + (hi - lo) <= run;
+    return in < run || lo - in + period < hi;
+}
+
+void pvk_surface_invalidate_lines(pvk_context *ctx, uint32_t paddr, uint32_t len, uint32_t run, uint32_t gap,
+                                  bool keep_outside)
 {
     struct pvk_surfaces *c = ctx->surfaces;
     pvk_texture_invalidate(ctx, paddr, len);
     shown_invalidate(c, paddr, len);
     for (int i = 0; c && i < MAX_SURFACES; i++) {
         pvk_surface *s = &c->s[i];
-        if (!overlaps(s, paddr, len))
-            continue;
-        /* GPU-only bytes outside the written range survive through memory */
-        if (keep_outside && s->dirty && !covers(paddr, len, s))
+        bool all;
+        if (!lines_touch(s, paddr, len, run, gap, &all))
+            continue; /* a surface in a gap keeps its image */
+        /* GPU-only bytes the writer leaves alone (outside its range or in
+         * its gaps) survive through memory */
+        if (keep_outside && s->dirty && !all)
             write_back(ctx, s);
         s->valid = false;
         s->dirty = false;
     }
+}
+
+void pvk_surface_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len, bool keep_outside)
+{
+    pvk_surface_invalidate_lines(ctx, paddr, len, len, 0, keep_outside);
 }
 
 /* The word a uniform fill gives every pixel of `s`, as the image stores it

@@ -167,8 +167,8 @@ static const char *pipe_name(int pipe)
 }
 
 static pvk_result run_copy(pvk_context *ctx, int pipe, const pvk_guest_span *src, const pvk_guest_span *dst,
-                           uint32_t *push, uint32_t unit, uint32_t gx, uint32_t gy, VkBufferCopy *regions,
-                           uint32_t n_regions)
+                           uint32_t out_run, uint32_t out_gap, uint32_t *push, uint32_t unit, uint32_t gx, uint32_t gy,
+                           VkBufferCopy *regions, uint32_t n_regions)
 {
     pvk_buffer_range bs, bd;
     uint32_t ssub, dsub;
@@ -177,9 +177,10 @@ static pvk_result run_copy(pvk_context *ctx, int pipe, const pvk_guest_span *src
         copy_done(ctx);
         return PVK_ERROR_BAD_PARAMETERS;
     }
-    /* the source as the GPU last drew it; the destination's surfaces reload */
+    /* the source as the GPU last drew it; the destination's surfaces reload
+     * (what the output's gaps keep of them goes home first) */
     pvk_guest_sync_for_read(ctx, src->region->base + src->offset, src->len);
-    pvk_guest_gpu_write(ctx, dst->region->base + dst->offset, dst->len);
+    pvk_guest_gpu_write_lines(ctx, dst->region->base + dst->offset, dst->len, out_run, out_gap);
     mirror_prepare(ctx, src, dst);
     pvk_op op;
     pvk_result r = pvk_op_begin(ctx, &op);
@@ -309,13 +310,13 @@ static pvk_result chunk_copy(pvk_context *ctx, uint32_t src_addr, uint32_t dst_a
         i += len;
     }
     if (n <= MAX_COPY_REGIONS)
-        return run_copy(ctx, PVK_PIPE_TEXTURE_COPY, &src, &dst, NULL, 16, 0, 0, regions, n);
+        return run_copy(ctx, PVK_PIPE_TEXTURE_COPY, &src, &dst, out_w, out_gap, NULL, 16, 0, 0, regions, n);
     /* both spans lie inside a region now, so size / 16 fits in 32 bits */
     uint32_t chunks = (uint32_t)(size / 16);
     uint32_t push[8] = {0, 0, chunks, in_w / 16, in_gap / 16, out_w / 16, out_gap / 16, 0};
     uint32_t gx, gy;
     groups_1d(chunks, &gx, &gy);
-    return run_copy(ctx, PVK_PIPE_TEXTURE_COPY, &src, &dst, push, 16, gx, gy, NULL, 0);
+    return run_copy(ctx, PVK_PIPE_TEXTURE_COPY, &src, &dst, out_w, out_gap, push, 16, gx, gy, NULL, 0);
 }
 
 static pvk_result refuse(pvk_context *ctx, const char *why, uint32_t flags)
@@ -510,7 +511,7 @@ static pvk_result display_transfer(pvk_context *ctx, uint32_t src_addr, uint32_t
     int pipe = pvk_transfer_pick(in_fmt, out_fmt, scale, to_tiled, w, h, pitch, ((src_addr | dst_addr) & 15) == 0, &gx,
                                  &gy);
     uint32_t push[16] = {0, 0, pitch, w, h, in_fmt, out_fmt, mode};
-    return run_copy(ctx, pipe, &src, &dst, push, 1, gx, gy, NULL, 0);
+    return run_copy(ctx, pipe, &src, &dst, dst.len, 0, push, 1, gx, gy, NULL, 0);
 }
 
 pvk_result pvk_transfer_memcopy(pvk_context *ctx)

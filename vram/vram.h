@@ -82,6 +82,8 @@ void pvk_guest_download(pvk_context *ctx, const pvk_guest_span *s);
  * back first, so their other bytes survive). */
 pvk_result pvk_guest_sync_for_read(pvk_context *ctx, uint32_t paddr, uint32_t len);
 void pvk_guest_gpu_write(pvk_context *ctx, uint32_t paddr, uint32_t len);
+/* ... writing only `run` bytes of every `run + gap` (a texture copy's output lines) */
+void pvk_guest_gpu_write_lines(pvk_context *ctx, uint32_t paddr, uint32_t len, uint32_t run, uint32_t gap);
 /* The CPU (picavk's own trace players) is about to write the range: surfaces
  * are written back and the GPU drained, so pvk_guest_invalidate after the
  * write loses nothing but what the write replaces. */
@@ -138,6 +140,11 @@ pvk_result pvk_surface_flush_all(pvk_context *ctx);
  * reload before their next use.  `keep_outside` (only before the write)
  * writes back dirty surfaces the range covers in part first. */
 void pvk_surface_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len, bool keep_outside);
+/* ... for a writer of `run` bytes every `run + gap` bytes over the range (a
+ * texture copy with gaps): surfaces only in its gaps stay, dirty ones it
+ * writes in part go home first (with `keep_outside`). */
+void pvk_surface_invalidate_lines(pvk_context *ctx, uint32_t paddr, uint32_t len, uint32_t run, uint32_t gap,
+                                  bool keep_outside);
 /* A memory fill of `fill_bytes`-byte units of `value` is about to run: a
  * surface it covers with one pixel value (RGBA8 by a 32-bit fill, depth by
  * a fill of its pixel size) is cleared to it and stays valid; any other

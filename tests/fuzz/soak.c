@@ -12,6 +12,7 @@
  *   soak SECONDS [SEED]      (PVK_DEBUG=no-host-import for mirrored memory,
  *                             SOAK_VERBOSE=1 to list every operation,
  *                             SOAK_SLOW_MS=N for the slow-call limit, 2000) */
+#include <stdbool.h>
 #include <time.h>
 
 #include "draw_common.h"
@@ -170,6 +171,61 @@ static void op_copy_target(void)
     memset(d->known + doff, 0, len);
 }
 
+/* A texture copy with gaps whose output span covers the whole render target
+ * after a draw of one known colour over all of it: the copy's lines take the
+ * window's bytes, its gaps keep the drawn colour (they must not revert to
+ * what memory held before the draw). */
+static void op_gap_copy_target(void)
+{
+    window *s = &win[th_rand() & 1];
+    uint8_t rgba[4];
+    for (int c = 0; c < 4; c++)
+        rgba[c] = (uint8_t)th_rand();
+    uint32_t out_w = th_rand_range(1, 8) * 16, out_gap = th_rand_range(1, 8) * 16, period = out_w + out_gap;
+    uint32_t size = ((W * H * 4 + period - 1) / period + th_rand_range(0, 2)) * out_w;
+    size = size < 192 ? 192 : size;
+    uint32_t soff = th_rand_range(0, (WIN_SIZE - size) / 16) * 16;
+    begin();
+    static const float pos[3][2] = {{-1, -1}, {3, -1}, {-1, 3}};
+    float *v = pvk_guest_ptr(ctx, VB, 3 * 32);
+    for (int i = 0; i < 3; i++) {
+        v[i * 8 + 0] = pos[i][0], v[i * 8 + 1] = pos[i][1], v[i * 8 + 2] = -0.5f, v[i * 8 + 3] = 1.0f;
+        for (int c = 0; c < 4; c++)
+            v[i * 8 + 4 + c] = rgba[c] / 255.0f;
+    }
+    pvk_guest_written(ctx, VB, 3 * 32);
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, 1u | (1u << 4) | (0xFu << 8) | (1u << 12)); /* always */
+    reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
+    reg(PVK_GPUREG_NUMVERTICES, 3);
+    reg(PVK_GPUREG_VERTEX_OFFSET, 0);
+    reg(PVK_GPUREG_DRAWARRAYS, 1);
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, 1u | (4u << 4) | (0xFu << 8) | (1u << 12)); /* back to less */
+    ext(0xC00, (s->base + soff) >> 3);
+    ext(0xC04, FB >> 3);
+    ext(0xC20, size);
+    ext(0xC24, 0);
+    ext(0xC28, (out_gap / 16) << 16 | out_w / 16);
+    ext(0xC10, 0xC); /* texture copy with gaps */
+    ext(0xC18, 1);
+    CHECK_EQ(pvk_guest_flush(ctx, FB, W * H * 4), PVK_SUCCESS);
+    end("texture copy with gaps over the render target");
+    NOTE("gap copy 0x%08X+0x%X -> render target, lines %u gaps %u", s->base + soff, size, out_w, out_gap);
+    const uint8_t *p = pvk_guest_ptr(ctx, FB, W * H * 4);
+    for (uint32_t i = 0; i < W * H * 4; i++) {
+        uint32_t line = i / period, in = i % period, from = line * out_w + in;
+        bool copied = in < out_w && from < size;
+        if (copied && !s->known[soff + from])
+            continue;
+        uint8_t want = copied ? s->model[soff + from] : rgba[3 - i % 4]; /* memory holds A, B, G, R */
+        if (p[i] != want) {
+            mismatches++;
+            fprintf(stderr, "soak: op %llu: render target byte %u (%s) is 0x%02X, expected 0x%02X\n",
+                    (unsigned long long)ops, i, copied ? "copied" : "in a gap", p[i], want);
+            break;
+        }
+    }
+}
+
 static void op_host_write(void)
 {
     window *w = &win[th_rand() & 1];
@@ -324,8 +380,10 @@ int main(int argc, char **argv)
             op_host_write();
         else if (r < 8500)
             op_draw();
-        else if (r < 8700)
+        else if (r < 8650)
             op_host_write_target();
+        else if (r < 8700)
+            op_gap_copy_target();
         else if (r < 9600)
             op_verify();
         else if (r < 9998)
