@@ -150,13 +150,13 @@ static void run(int mirror, int roundtrip, result *res)
     /* a draw, then a texture copy with gaps whose span covers all of it: the
      * gaps keep the draw (they must not revert to the bytes before it) */
     draw_tri(big, 0x2040A0FF, -0.5f);
-    uint8_t *src = pvk_guest_ptr(ctx, SRC, W * H * 2);
-    for (uint32_t i = 0; i < W * H * 2; i++)
+    uint8_t *src = pvk_guest_ptr(ctx, SRC, W * H * 2 + 16);
+    for (uint32_t i = 0; i < W * H * 2 + 16; i++)
         src[i] = (uint8_t)(i * 29 + 3);
-    pvk_guest_written(ctx, SRC, W * H * 2);
+    pvk_guest_written(ctx, SRC, W * H * 2 + 16);
     ext(0xC00, SRC >> 3);
     ext(0xC04, FB >> 3);
-    ext(0xC20, W * H * 2);
+    ext(0xC20, W * H * 2 + 16); /* one line past the buffer: the copy's span covers it */
     ext(0xC24, 0);
     ext(0xC28, 1u << 16 | 1u); /* 16-byte lines, 16-byte gaps */
     ext(0xC10, 0xC);
