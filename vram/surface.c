@@ -243,6 +243,16 @@ static void shown_invalidate(struct pvk_surfaces *c, uint32_t paddr, uint32_t le
     }
 }
 
+/* Is the image of `s` the better source of its guest bytes?  When it is
+ * newer than memory, and at resolution scale N > 1 also when it is not: a
+ * write-back (FRAMEBUFFER_FLUSH) leaves memory equal to its 1x resolve, and
+ * readers of the N x image keep the detail.  Every write to the bytes by
+ * anyone else (host, fill, transfer) invalidates the surface. */
+static bool is_source(const pvk_surface *s)
+{
+    return s->used && s->valid && (s->dirty || s->key.scale > 1);
+}
+
 static bool overlaps(const pvk_surface *s, uint32_t paddr, uint32_t len)
 {
     return s->used && len && paddr < s->key.addr + s->len && s->key.addr < paddr + len;
@@ -557,7 +567,7 @@ pvk_result pvk_surface_begin_copy(pvk_context *ctx, pvk_surface *s, uint32_t dst
     if (r)
         return r;
     /* the request may have moved things: `s` must still be the source */
-    if (!s->used || !s->valid || !s->dirty || s->key.addr == dst_addr)
+    if (!is_source(s) || s->key.addr == dst_addr)
         return PVK_ERROR_BAD_PARAMETERS;
     if ((r = pvk_op_begin(ctx, op)))
         return r;
@@ -732,12 +742,12 @@ void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t v
  * transfers from a surface, reinterpretations) with the same image <->
  * staging steps as load() and write_back() (record_readout, record_upload). */
 
-pvk_surface *pvk_surface_dirty_color(pvk_context *ctx, uint32_t addr)
+pvk_surface *pvk_surface_color_source(pvk_context *ctx, uint32_t addr)
 {
     struct pvk_surfaces *c = ctx->surfaces;
     for (int i = 0; c && i < MAX_SURFACES; i++) {
         pvk_surface *s = &c->s[i];
-        if (s->used && s->valid && s->dirty && !is_depth(s) && s->key.addr == addr)
+        if (is_source(s) && !is_depth(s) && s->key.addr == addr)
             return s;
     }
     return NULL;
@@ -763,12 +773,12 @@ pvk_result pvk_surface_begin_read(pvk_context *ctx, pvk_surface *s, pvk_op *op, 
 
 /* ---- textures from surfaces (vram/texture.c) ---- */
 
-pvk_surface *pvk_surface_dirty_over(pvk_context *ctx, uint32_t addr, uint32_t len)
+pvk_surface *pvk_surface_source_over(pvk_context *ctx, uint32_t addr, uint32_t len)
 {
     struct pvk_surfaces *c = ctx->surfaces;
     for (int i = 0; c && i < MAX_SURFACES; i++) {
         pvk_surface *s = &c->s[i];
-        if (s->used && s->valid && s->dirty && s->key.addr == addr && s->len == len)
+        if (is_source(s) && s->key.addr == addr && s->len == len)
             return s;
     }
     return NULL;

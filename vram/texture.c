@@ -677,7 +677,7 @@ static pvk_result take_slot(pvk_context *ctx, tex_entry **out)
 }
 
 /* Is `s` a surface whose guest bytes, decoded as `d`, make the texture?
- * pvk_surface_dirty_over already matched address and length. */
+ * pvk_surface_source_over already matched address and length. */
 static bool surface_fits(const pvk_surface *s, const pvk_texture_desc *d)
 {
     const pvk_surface_key *k = pvk_surface_key_of(s);
@@ -800,7 +800,7 @@ pvk_result pvk_texture_get(pvk_context *ctx, const pvk_texture_desc *desc, const
     if ((r = take_slot(ctx, &e)))
         return r;
     uint32_t face_len = spans[0].len;
-    pvk_surface *s = roundtrip ? NULL : pvk_surface_dirty_over(ctx, d.addr[0], face_len);
+    pvk_surface *s = roundtrip ? NULL : pvk_surface_source_over(ctx, d.addr[0], face_len);
     uint64_t value = 0;
     if (s && surface_fits(s, &d)) {
         r = from_surface(ctx, s, &d, &e->tex, &value); /* (b) */

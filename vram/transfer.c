@@ -245,7 +245,7 @@ static pvk_result surface_copy(pvk_context *ctx, uint32_t src_addr, uint32_t dst
                                bool *handled)
 {
     *handled = false;
-    pvk_surface *s = one_run && size <= UINT32_MAX ? pvk_surface_dirty_over(ctx, src_addr, (uint32_t)size) : NULL;
+    pvk_surface *s = one_run && size <= UINT32_MAX ? pvk_surface_source_over(ctx, src_addr, (uint32_t)size) : NULL;
     if (!s)
         return PVK_SUCCESS;
     pvk_surface_key key = *pvk_surface_key_of(s);
@@ -254,7 +254,7 @@ static pvk_result surface_copy(pvk_context *ctx, uint32_t src_addr, uint32_t dst
         return PVK_SUCCESS;
     /* what the copy overwrites goes (partly covered surfaces home first) */
     pvk_guest_gpu_write(ctx, dst_addr, (uint32_t)size);
-    s = pvk_surface_dirty_over(ctx, src_addr, (uint32_t)size); /* host callbacks may have run */
+    s = pvk_surface_source_over(ctx, src_addr, (uint32_t)size); /* host callbacks may have run */
     if (!s || memcmp(pvk_surface_key_of(s), &key, sizeof key))
         return PVK_SUCCESS;
     *handled = true;
@@ -377,7 +377,7 @@ static pvk_surface *surface_source(pvk_context *ctx, uint32_t src_addr, const pv
     const uint32_t *regs = ctx->mmio.regs;
     uint32_t in_dim = regs[PVK_REG_MEMCOPY_IN_DIM / 4], oh = regs[PVK_REG_MEMCOPY_OUT_DIM / 4] >> 16;
     uint32_t in_fmt = (flags >> 8) & 7, dst_addr = dst->region->base + dst->offset;
-    pvk_surface *s = (flags & 2) ? NULL : pvk_surface_dirty_color(ctx, src_addr);
+    pvk_surface *s = (flags & 2) ? NULL : pvk_surface_color_source(ctx, src_addr);
     if (!s)
         return NULL;
     const pvk_surface_key *k = pvk_surface_key_of(s);

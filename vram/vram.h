@@ -150,14 +150,15 @@ void pvk_surface_invalidate_lines(pvk_context *ctx, uint32_t paddr, uint32_t len
  * a fill of its pixel size) is cleared to it and stays valid; any other
  * surface it touches is invalidated as by pvk_guest_gpu_write. */
 void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t value, uint32_t fill_bytes);
-/* Display transfers straight from a surface (vram/transfer.c): the valid,
- * dirty colour surface starting at `addr`, or NULL; its key; and beginning
+/* Display transfers straight from a surface (vram/transfer.c): the colour
+ * surface starting at `addr` whose image is the better source of its bytes
+ * (valid and dirty, or valid at resolution scale N > 1), or NULL; its key; and beginning
  * `op` with its pixels copied into a linear 1x buffer (RGBA8 in R, G, B, A
  * byte order, rows `width` pixels long), returned as *out and visible to the
- * op's later commands.  The surface stays dirty.  On failure `op` is not
- * begun. */
+ * op's later commands.  The surface stays as it was.  On failure `op` is
+ * not begun. */
 struct pvk_op;
-pvk_surface *pvk_surface_dirty_color(pvk_context *ctx, uint32_t addr);
+pvk_surface *pvk_surface_color_source(pvk_context *ctx, uint32_t addr);
 const pvk_surface_key *pvk_surface_key_of(const pvk_surface *s);
 pvk_result pvk_surface_begin_read(pvk_context *ctx, pvk_surface *s, struct pvk_op *op, pvk_buffer_range *out);
 /* Shown images (the LCD at resolution scale N > 1): a display transfer
@@ -176,15 +177,16 @@ int pvk_surface_shown_prepare(pvk_context *ctx, const pvk_surface_key *src, uint
 void pvk_surface_shown_record(pvk_context *ctx, pvk_surface *s, struct pvk_op *op, int slot, uint32_t mode);
 bool pvk_surface_shown(pvk_context *ctx, uint32_t addr, uint32_t width, uint32_t rows, uint32_t fmt,
                        pvk_buffer_range *out);
-/* Textures from surfaces (vram/texture.c): the valid, dirty surface whose
- * guest bytes are exactly [addr, addr+len), or NULL; its bytes per pixel;
+/* Textures from surfaces (vram/texture.c): the surface whose guest bytes
+ * are exactly [addr, addr+len) and whose image is the better source of them
+ * (as for pvk_surface_color_source), or NULL; its bytes per pixel;
  * and beginning `op` with the bytes a write-back of it would store (tiled,
  * in its format) recorded into a buffer the op frees (*bytes), nothing
  * written to guest memory, and the cache's 1x staging buffer (at least
  * 1024 x 1024 x 4 bytes) free for the op's later commands (*spare).  The
- * surface stays dirty.  On failure `op` is not begun. */
-pvk_surface *pvk_surface_dirty_over(pvk_context *ctx, uint32_t addr, uint32_t len);
-/* A texture copy of exactly the bytes of the dirty surface `s` to `dst_addr`
+ * surface stays as it was.  On failure `op` is not begun. */
+pvk_surface *pvk_surface_source_over(pvk_context *ctx, uint32_t addr, uint32_t len);
+/* A texture copy of exactly the bytes of the source surface `s` to `dst_addr`
  * (vram/transfer.c, at resolution scale > 1): begin `op` with the image
  * copied into a surface of the same key at dst_addr, made without loading
  * it, valid and dirty (newer than guest memory, written back when something
