@@ -9,7 +9,10 @@
  * The ratio is the time at N x over the time at 1x, to compare with N^2
  * (the pixels): the issue's aim is frame_x4 <= 16 on lavapipe.  The same
  * frame without the transfer and the VBlank (draws_xN) shows how much of it
- * is the draws themselves. */
+ * is the draws themselves.  Every frame ends as citro3d's do, with
+ * FRAMEBUFFER_FLUSH (the N x target resolved and written back at 1x) before
+ * the transfer; the same frame without the flush (noflush_xN) measures what
+ * that write-back costs, and the write-back bytes per frame are counted. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +77,10 @@ static pvk_context *setup(uint32_t scale)
 }
 
 /* `present` false: the fill and the draws only (the surface stays on the
- * GPU; the next frame's fill clears it), to tell the draws' share. */
+ * GPU; the next frame's fill clears it), to tell the draws' share.
+ * `flush` false: no FRAMEBUFFER_FLUSH (nothing written back before the
+ * transfer, which reads the surface): what a lazy write-back would cost. */
+static bool flush = true;
 static void frame_part(pvk_context *ctx, bool present)
 {
     ext(ctx, 0x10, COLOR >> 3);
@@ -83,7 +89,8 @@ static void frame_part(pvk_context *ctx, bool present)
     ext(ctx, 0x1C, 0x201);
     for (uint32_t d = 0; d < DRAWS; d++)
         bench_draw_arrays(ctx, d * VERTS * 32, VERTS);
-    bench_reg(ctx, PVK_GPUREG_FRAMEBUFFER_FLUSH, 1);
+    if (flush)
+        bench_reg(ctx, PVK_GPUREG_FRAMEBUFFER_FLUSH, 1);
     if (!present)
         return;
     ext(ctx, 0xC00, COLOR >> 3);
@@ -129,7 +136,8 @@ int main(void)
 {
     static const uint32_t scales[3] = {1, 2, 4};
     pvk_context *ctx[3];
-    double ms[3][ROUNDS], med[3], dms[3][ROUNDS], dmed[3];
+    double ms[3][ROUNDS], med[3], dms[3][ROUNDS], dmed[3], nms[3][ROUNDS], nmed[3], wb_bytes[3];
+    uint32_t nframes[3] = {0};
     uint32_t dframes[3] = {0};
     uint32_t frames[3] = {0}, w[3], h[3];
     for (int i = 0; i < 3; i++) {
@@ -143,10 +151,23 @@ int main(void)
         {
             ms[i][r] = slice(ctx[i], true, 0.5 * scales[i], &frames[i]);
             dms[i][r] = slice(ctx[i], false, 0.3 * scales[i], &dframes[i]);
+            flush = false;
+            nms[i][r] = slice(ctx[i], true, 0.5 * scales[i], &nframes[i]);
+            flush = true;
         }
+    for (int i = 0; i < 3; i++) { /* guest bytes written back by one frame with the flush */
+        pvk_stats a, b;
+        pvk_wait_idle(ctx[i]);
+        pvk_get_stats(ctx[i], &a);
+        frame(ctx[i]);
+        pvk_get_stats(ctx[i], &b);
+        wb_bytes[i] = (double)(b.surface_writebacks - a.surface_writebacks) * FW * FH * 4;
+    }
     for (int i = 0; i < 3; i++) {
         qsort(ms[i], ROUNDS, sizeof ms[i][0], by_value);
         qsort(dms[i], ROUNDS, sizeof dms[i][0], by_value);
+        qsort(nms[i], ROUNDS, sizeof nms[i][0], by_value);
+        nmed[i] = nms[i][ROUNDS / 2];
         med[i] = ms[i][ROUNDS / 2];
         dmed[i] = dms[i][ROUNDS / 2];
         pvk_frame_size(ctx[i], PVK_SCREEN_TOP, &w[i], &h[i]);
@@ -165,6 +186,15 @@ int main(void)
     }
     printf("(draws only: the fill and the draws, no transfer or vblank; a slice's closing wait writes the buffer "
            "back once)\n");
+    printf("%-6s %14s %14s %16s\n", "scale", "no flush ms", "flush share", "written back/frame");
+    for (int i = 0; i < 3; i++)
+        printf("%-6u %14.2f %13.1f%% %14.0f B\n", scales[i], nmed[i], 100.0 * (med[i] - nmed[i]) / med[i],
+               wb_bytes[i]);
+    printf("BENCH name=writeback_bytes_x1 value=%.0f unit=bytes baseline=frame_pixels ratio=%.3f\n", wb_bytes[0],
+           wb_bytes[0] / (FW * FH * 4));
+    printf("BENCH name=writeback_bytes_x4 value=%.0f unit=bytes baseline=writeback_bytes_x1 ratio=%.3f\n",
+           wb_bytes[2], wb_bytes[2] / wb_bytes[0]);
+    printf("BENCH name=noflush_x4 value=%.3f unit=ms baseline=frame_x4 ratio=%.3f\n", nmed[2], nmed[2] / med[2]);
     printf("BENCH name=draws_x2 value=%.3f unit=ms baseline=draws_x1 ratio=%.3f\n", dmed[1], dmed[1] / dmed[0]);
     printf("BENCH name=draws_x4 value=%.3f unit=ms baseline=draws_x1 ratio=%.3f\n", dmed[2], dmed[2] / dmed[0]);
     printf("BENCH name=frame_x1 value=%.3f unit=ms baseline=frame_x1 ratio=1.000\n", med[0]);
