@@ -250,7 +250,7 @@ static void decode(pvk_context *ctx, int pdc, pdc_state *s)
     s->dbl = s->fmt >= 5 || (pdc == 1 && (format & 0x40));
     if (s->fmt >= 5)
         s->fmt = 0;
-    s->bpp = s->fmt == 0 ? 4 : s->fmt == 1 ? 3 : 2;
+    s->bpp = pvk_color_format_bpp(s->fmt);
     s->mode = (format >> 4) & 3;
     s->overscan = r[PVK_PDC_OVERSCAN_COLOR / 4] & 0xFFFFFF;
     s->stride = (int32_t)(r[PVK_PDC_STRIDE / 4] & ~7u);

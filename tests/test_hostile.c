@@ -184,6 +184,22 @@ int main(void)
         pvk_get_stats(ctx, &b);
         CHECK_EQ(b.bad_input, a.bad_input);
         CHECK_EQ(b.triangles - a.triangles, 1);
+        /* the reserved depth format 1 with the depth test on: refused and
+         * counted, the list goes on, the next draw in D24S8 is drawn */
+        th_quiet_errors = 1;
+        reg(PVK_GPUREG_DEPTHBUFFER_LOC, 0x18100000u >> 3);
+        reg(PVK_GPUREG_DEPTHBUFFER_FORMAT, 1);
+        reg(PVK_GPUREG_DEPTH_COLOR_MASK, 1u | (1u << 4) | (0xFu << 8) | (1u << 12));
+        reg(PVK_GPUREG_DRAWARRAYS, 1);
+        CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+        pvk_get_stats(ctx, &a);
+        CHECK_EQ(a.bad_input, b.bad_input + 1);
+        reg(PVK_GPUREG_DEPTHBUFFER_FORMAT, 3);
+        reg(PVK_GPUREG_DRAWARRAYS, 1);
+        CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+        pvk_get_stats(ctx, &b);
+        CHECK_EQ(b.bad_input, a.bad_input);
+        th_quiet_errors = 0;
         th_release(ctx);
     }
     return th_finish("test_hostile");

@@ -29,9 +29,9 @@ void pvk_fb_desc_get(const pvk_pica *p, pvk_fb_desc *fb)
     fb->depth_addr = pvk_buffer_loc(r[PVK_GPUREG_DEPTHBUFFER_LOC]) << 6;
     fb->color_format = pvk_colorbuffer_format(r[PVK_GPUREG_COLORBUFFER_FORMAT]);
     fb->color_xfer_format = color_xfer_format(fb->color_format);
-    fb->color_bpp = fb->color_xfer_format < 0 ? 0 : fb->color_format == 0 ? 4 : fb->color_format == 1 ? 3 : 2;
+    fb->color_bpp = fb->color_xfer_format < 0 ? 0 : pvk_color_format_bpp(fb->color_format);
     fb->depth_format = pvk_depthbuffer_format(r[PVK_GPUREG_DEPTHBUFFER_FORMAT]);
-    fb->depth_bpp = fb->depth_format == 0 ? 2 : fb->depth_format == 2 ? 3 : fb->depth_format == 3 ? 4 : 0;
+    fb->depth_bpp = pvk_depth_format_bpp(fb->depth_format);
     fb->depth_bits = fb->depth_format == 0 ? 16 : fb->depth_format == 1 ? 0 : 24;
     fb->block32 = pvk_framebuffer_block32(r[PVK_GPUREG_FRAMEBUFFER_BLOCK32]);
     fb->color_read = pvk_colorbuffer_access(r[PVK_GPUREG_COLORBUFFER_READ]) != 0;

@@ -16,6 +16,23 @@
 #include "translator/regs.h"
 #include "translator/sh_isa.h"
 
+/* ---- pixel formats: the one place their sizes are decoded ---- */
+
+/* Bytes per pixel of a colour format: the transfer engine's and the LCD's
+ * codes (0 RGBA8, 1 RGB8, 2 RGB565, 3 RGB5A1, 4-7 RGBA4) and COLORBUFFER's
+ * (0 RGBA8, 1 RGB8, 2 RGB5A1, 3 RGB565, 4 RGBA4) alike. */
+static inline uint32_t pvk_color_format_bpp(uint32_t code)
+{
+    return code == 0 ? 4 : code == 1 ? 3 : 2;
+}
+
+/* Bytes per pixel of DEPTHBUFFER_FORMAT (0 D16, 2 D24, 3 D24S8; 1 is not a
+ * format: 0). */
+static inline uint32_t pvk_depth_format_bpp(uint32_t code)
+{
+    return code == 0 ? 2 : code == 2 ? 3 : code == 3 ? 4 : 0;
+}
+
 #define PVK_PICA_REG_COUNT 0x400u
 
 /* Work bounds per kick (a CPU write to CMDBUF_JUMP0/1): a list that jumps

@@ -16,8 +16,8 @@ int pvk_transfer_pick(uint32_t in_fmt, uint32_t out_fmt, uint32_t scale, bool to
     if (blocks && rgba8_in && rgba8_out && scale == 0 && aligned16)
         pipe = to_tiled ? PVK_PIPE_DISPLAY_QUAD_TO_TILED : PVK_PIPE_DISPLAY_QUAD; /* 16-byte vectors both ways */
     else if (blocks)
-        pipe = pvk_pipe_display_block(rgba8_in ? 4 : in_fmt == 1 ? 3 : 2, scale, to_tiled,
-                                      rgba8_out ? 4 : out_fmt == 1 ? 3 : 2);
+        pipe = pvk_pipe_display_block(rgba8_in ? 4 : pvk_color_format_bpp(in_fmt), scale, to_tiled,
+                                      rgba8_out ? 4 : pvk_color_format_bpp(out_fmt));
     uint32_t cw = blocks ? w / 4 : w, ch = blocks ? h / 2 : h;
     *gx = (cw + 7) / 8;
     *gy = (ch + 7) / 8;

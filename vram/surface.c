@@ -439,14 +439,16 @@ static pvk_result get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_
 {
     struct pvk_surfaces *c = ctx->surfaces;
     *out = NULL;
-    uint32_t bpp = key->kind == PVK_SURFACE_DEPTH ? (key->format == 0 ? 2 : key->format == 2 ? 3 : 4)
-                   : key->format == 0                ? 4
-                   : key->format == 1                ? 3
-                                                     : 2;
+    uint32_t bpp = key->kind == PVK_SURFACE_DEPTH ? pvk_depth_format_bpp(key->format)
+                                                  : pvk_color_format_bpp(key->format);
     if (!key->width || !key->height || key->width > MAX_DIM || key->height > MAX_DIM || key->width % 8 ||
         key->height % 8) {
         pvk_bad_input(ctx, "%s: a %ux%u buffer is not drawable (sizes are multiples of 8 up to %u)", what,
                       key->width, key->height, MAX_DIM);
+        return PVK_ERROR_BAD_PARAMETERS;
+    }
+    if (!bpp) {
+        pvk_bad_input(ctx, "%s: depth buffer format %u is reserved; not drawn", what, key->format);
         return PVK_ERROR_BAD_PARAMETERS;
     }
     bool stencil = vk_format == VK_FORMAT_D32_SFLOAT_S8_UINT;
@@ -1023,7 +1025,7 @@ int pvk_surface_shown_prepare(pvk_context *ctx, const pvk_surface_key *src, uint
     if (ensure_buffer(ctx, &c->big, &c->big_mem, &c->big_cap, src_bytes, "scaled surface, linear") ||
         ensure_buffer(ctx, &d->buf, &d->mem, &d->cap, bytes, "shown image (scaled display transfer output)"))
         return -1;
-    uint32_t bpp = fmt == 0 ? 4 : fmt == 1 ? 3 : 2;
+    uint32_t bpp = pvk_color_format_bpp(fmt);
     *d = (struct shown){addr, width * height * bpp, width, height, fmt, src->scale, false, 0, d->buf, d->mem, d->cap};
     return k;
 }

@@ -12,12 +12,6 @@
 /* Copies of at most this many runs use vkCmdCopyBuffer instead of a shader. */
 #define MAX_COPY_REGIONS 256
 
-/* Bytes per pixel of a transfer/framebuffer colour format (3 bits; 4-7 are RGBA4). */
-static uint32_t format_bpp(uint32_t f)
-{
-    return f == 0 ? 4 : f == 1 ? 3 : 2;
-}
-
 static void groups_1d(uint32_t items, uint32_t *gx, uint32_t *gy)
 {
     uint32_t groups = (items + 63) / 64;
@@ -381,7 +375,7 @@ static pvk_surface *surface_source(pvk_context *ctx, uint32_t src_addr, const pv
     if (!s)
         return NULL;
     const pvk_surface_key *k = pvk_surface_key_of(s);
-    uint32_t len = k->width * k->height * format_bpp(k->format);
+    uint32_t len = k->width * k->height * pvk_color_format_bpp(k->format);
     if (k->format != (in_fmt > 4 ? 4 : in_fmt) || k->block32 != ((flags >> 16) & 1) || (in_dim & 0xFFFF) != k->width ||
         (in_dim >> 16) != k->height || pitch != k->width || oh > k->height ||
         (dst_addr < k->addr + len && k->addr < dst_addr + dst->len))
@@ -464,7 +458,7 @@ static pvk_result display_transfer(pvk_context *ctx, uint32_t src_addr, uint32_t
     uint32_t in_fmt = (flags >> 8) & 7, out_fmt = (flags >> 12) & 7;
     in_fmt = in_fmt > 4 ? 4 : in_fmt;
     out_fmt = out_fmt > 4 ? 4 : out_fmt;
-    uint32_t ib = format_bpp(in_fmt), ob = format_bpp(out_fmt);
+    uint32_t ib = pvk_color_format_bpp(in_fmt), ob = pvk_color_format_bpp(out_fmt);
     uint32_t scale = (flags >> 24) & 3;
     ctx->stats.transfers++;
     if (ow == 0 || oh == 0 || iw == 0)
