@@ -505,10 +505,35 @@ void pvk_queue_unlock(pvk_context *ctx)
         ctx->queue_unlock(ctx->queue_lock_user, ctx->queue);
 }
 
-pvk_result pvk_retire_host(pvk_context *ctx)
+static uint64_t host_timeout_ns(const pvk_context *ctx)
 {
     uint64_t ms = ctx->cfg.wait_timeout_ms ? ctx->cfg.wait_timeout_ms : PVK_DEFAULT_WAIT_TIMEOUT_MS;
-    return retire(ctx, true, ms * 1000000ull, true);
+    return ms * 1000000ull;
+}
+
+pvk_result pvk_wait_value_host(pvk_context *ctx, uint64_t value, const char *what)
+{
+    if (!value || !ctx->timeline || ctx->sticky)
+        return ctx->sticky;
+    VkSemaphoreWaitInfo wi = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+        .semaphoreCount = 1,
+        .pSemaphores = &ctx->timeline,
+        .pValues = &value,
+    };
+    uint64_t ns = host_timeout_ns(ctx);
+    VkResult vr = ctx->vk.vkWaitSemaphores(ctx->device, &wi, ns);
+    if (vr == VK_TIMEOUT) {
+        pvk_log(ctx, PVK_LOG_WARN, "%s: GPU work still running after %llu ms; the wait gave up (the context stays "
+                "usable)", what, (unsigned long long)(ns / 1000000));
+        return PVK_ERROR_TIMEOUT;
+    }
+    return pvk_vk_check(ctx, vr, "vkWaitSemaphores");
+}
+
+pvk_result pvk_retire_host(pvk_context *ctx)
+{
+    return retire(ctx, true, host_timeout_ns(ctx), true);
 }
 
 /* ---- debug names and labels (VK_EXT_debug_utils, when enabled) ---- */

@@ -49,7 +49,6 @@
 #define MAX_LINE_PIXELS 1024 /* screen height: 240 */
 #define MAX_SCALE 8
 #define N_SLOTS 3            /* image sets: one being written, two the host may hold */
-#define HOST_WAIT_NS 2000000000ull
 
 typedef struct lcd_screen {
     VkBuffer buf;
@@ -404,11 +403,7 @@ static pvk_result ensure_big(pvk_context *ctx, lcd_screen *sc, VkDeviceSize byte
     if (sc->big_cap >= bytes)
         return PVK_SUCCESS;
     if (sc->big) {
-        uint64_t v = ctx->lcd->frame_value;
-        VkSemaphoreWaitInfo wi = {
-            .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1, .pSemaphores = &ctx->timeline,
-            .pValues = &v};
-        pvk_result r = pvk_vk_check(ctx, ctx->vk.vkWaitSemaphores(ctx->device, &wi, UINT64_MAX), "vkWaitSemaphores");
+        pvk_result r = pvk_wait_value_host(ctx, ctx->lcd->frame_value, "VBlank: growing a screen's buffer");
         if (r)
             return r;
         ctx->vk.vkDestroyBuffer(ctx->device, sc->big, NULL);
@@ -521,7 +516,8 @@ static void wait_host(pvk_context *ctx, frame_slot *f)
         .pSemaphores = &f->host_done,
         .pValues = &f->host_done_value,
     };
-    VkResult vr = ctx->vk.vkWaitSemaphores(ctx->device, &wi, HOST_WAIT_NS);
+    uint64_t ms = ctx->cfg.wait_timeout_ms ? ctx->cfg.wait_timeout_ms : PVK_DEFAULT_WAIT_TIMEOUT_MS;
+    VkResult vr = ctx->vk.vkWaitSemaphores(ctx->device, &wi, ms * 1000000ull);
     if (vr == VK_TIMEOUT)
         pvk_log(ctx, PVK_LOG_ERROR, "frame %llu: the host's release semaphore did not reach %llu; images reused",
                 (unsigned long long)f->frame, (unsigned long long)f->host_done_value);
@@ -573,19 +569,10 @@ static pvk_result record_images(pvk_context *ctx, pvk_op *op, int k)
     const pvk_output_config *o = &lcd->out;
     wait_host(ctx, f);
     /* Resizing destroys images the GPU may still be writing from an old frame. */
-    if (f->value) {
-        VkSemaphoreWaitInfo wi = {
-            .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
-            .semaphoreCount = 1,
-            .pSemaphores = &ctx->timeline,
-            .pValues = &f->value,
-        };
-        pvk_result r = pvk_vk_check(ctx, ctx->vk.vkWaitSemaphores(ctx->device, &wi, UINT64_MAX), "vkWaitSemaphores");
-        if (r)
-            return r;
-    }
+    pvk_result r = pvk_wait_value_host(ctx, f->value, "VBlank: reusing an older frame's images");
+    if (r)
+        return r;
     uint32_t s = frame_scale(ctx);
-    pvk_result r;
     for (int i = 0; i < PVK_SCREEN_COUNT; i++) {
         const lcd_screen *sc = &lcd->screens[i];
         f->has[i] = sc->width != 0;

@@ -261,6 +261,11 @@ pvk_result pvk_retire_until(pvk_context *ctx, uint64_t value);
  * pvk_config.wait_timeout_ms, PVK_ERROR_TIMEOUT past it (nothing lost). */
 #define PVK_DEFAULT_WAIT_TIMEOUT_MS 10000u
 pvk_result pvk_retire_host(pvk_context *ctx);
+/* The host's bounded wait (pvk_config.wait_timeout_ms) for timeline `value`,
+ * already submitted, before a host call reuses what that work uses:
+ * PVK_ERROR_TIMEOUT (logged, naming `what`) when it is not reached in time;
+ * nothing is retired. */
+pvk_result pvk_wait_value_host(pvk_context *ctx, uint64_t value, const char *what);
 /* Embedded mode: the host's queue lock around each queue operation. */
 void pvk_queue_lock(pvk_context *ctx);
 void pvk_queue_unlock(pvk_context *ctx);

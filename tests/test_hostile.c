@@ -142,6 +142,64 @@ static void wait_timeout(void)
     th_release(c);
 }
 
+/* The VBlank's waits honour the timeout too: with fills of 64 MiB in flight
+ * and 1 ms allowed, a VBlank that must reuse an older frame's images gives
+ * up with PVK_ERROR_TIMEOUT (raising no IRQ), and once the GPU is idle the
+ * next one works and the frame is the screen's. */
+static unsigned vblank_irqs;
+static void count_vblank(void *user, pvk_context *c, pvk_irq which)
+{
+    (void)user, (void)c;
+    vblank_irqs += which == PVK_IRQ_PDC0;
+}
+
+static void vblank_timeout(void)
+{
+    pvk_config cfg = {.wait_timeout_ms = 1, .irq = count_vblank};
+    pvk_context *c = th_context(&cfg, 0);
+    /* the top screen: a 240x400 RGB8 framebuffer of one colour */
+    uint8_t *fb = pvk_guest_ptr(c, 0x18300000u, 240 * 400 * 3);
+    memset(fb, 0x5A, 240 * 400 * 3);
+    pvk_guest_written(c, 0x18300000u, 240 * 400 * 3);
+    pvk_mmio_write32(c, 0x1040045Cu, (400u << 16) | 240);
+    pvk_mmio_write32(c, 0x10400468u, 0x18300000u);
+    pvk_mmio_write32(c, 0x10400470u, 0x41);
+    pvk_mmio_write32(c, 0x10400490u, 720);
+    pvk_mmio_write32(c, 0x10400474u, 1);
+    pvk_result r = PVK_SUCCESS;
+    unsigned calls = 0, irqs = 0;
+    for (int round = 0; round < 4 && r != PVK_ERROR_TIMEOUT; round++) {
+        for (int i = 0; i < 8; i++) {
+            uint32_t unit = 0x10400010u + 0x10u * (i & 1), start = PVK_FCRAM_BASE + (i & 1) * 0x4000000u;
+            pvk_mmio_write32(c, unit, start >> 3);
+            pvk_mmio_write32(c, unit + 4, (start + 0x4000000u) >> 3);
+            pvk_mmio_write32(c, unit + 8, (uint32_t)i);
+            pvk_mmio_write32(c, unit + 12, 0x201);
+        }
+        for (int v = 0; v < 4 && r != PVK_ERROR_TIMEOUT; v++, calls++) {
+            irqs = vblank_irqs;
+            r = pvk_vblank(c);
+        }
+    }
+    CHECK_EQ(r, PVK_ERROR_TIMEOUT);
+    CHECK_EQ(vblank_irqs, irqs); /* the VBlank that gave up raised nothing */
+    printf("  VBlank timeout: after %u VBlanks\n", calls);
+    unsigned tries = 0;
+    while ((r = pvk_wait_idle(c)) == PVK_ERROR_TIMEOUT && tries++ < 1000000)
+        ;
+    CHECK_EQ(r, PVK_SUCCESS);
+    CHECK_EQ(pvk_vblank(c), PVK_SUCCESS);
+    CHECK_EQ(vblank_irqs, irqs + 1);
+    static uint32_t px[400 * 240];
+    tries = 0;
+    while ((r = pvk_frame_read(c, PVK_SCREEN_TOP, px, 400 * 4)) == PVK_ERROR_TIMEOUT && tries++ < 1000000)
+        ; /* the scan-out itself may take more than 1 ms */
+    CHECK_EQ(r, PVK_SUCCESS);
+    CHECK_EQ(px[1000] & 0xFFFFFF, 0x5A5A5Au);
+    CHECK_EQ(pvk_context_status(c), PVK_SUCCESS);
+    th_release(c);
+}
+
 static void huge_elements(void)
 {
     huge_elements_stop("pixels");
@@ -155,6 +213,7 @@ static void huge_elements_vertices(void)
 int main(void)
 {
     wait_timeout();
+    vblank_timeout();
     for (int mirror = 0; mirror < 2; mirror++) {
         pvk_config cfg = {.irq = on_irq};
         ctx = th_context(&cfg, mirror);

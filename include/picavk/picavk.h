@@ -161,11 +161,13 @@ typedef struct pvk_config {
      * device's import alignment for zero copy, else it is mirrored) and stay
      * valid for the context's lifetime. */
     void *guest_memory[PVK_REGION_COUNT];
-    /* How long pvk_wait_idle, pvk_guest_flush and pvk_frame_read wait for
-     * the GPU before they return PVK_ERROR_TIMEOUT (default 10000 ms).  The
-     * work is not lost: a later wait or poll retires it.  Waits picavk makes for itself before
-     * it reuses a resource are not bounded; the per-call draw budget bounds
-     * the work they wait for. */
+    /* How long pvk_wait_idle, pvk_guest_flush, pvk_frame_read and pvk_vblank
+     * wait for the GPU before they return PVK_ERROR_TIMEOUT (default 10000
+     * ms), and how long a released frame's images wait for the host's
+     * semaphore (pvk_frame_release) before they are reused, logged.  The work
+     * is not lost: a later wait or poll retires it.  Waits picavk makes for
+     * itself inside a command list before it reuses a resource are not
+     * bounded; the per-call draw budget bounds the work they wait for. */
     uint32_t wait_timeout_ms;
     /* Resolution scale: draws render at `scale` x the guest's buffer size
      * (1..PVK_MAX_SCALE, 0 means 1; the environment variable PVK_SCALE
@@ -352,7 +354,10 @@ typedef enum pvk_screen {
 } pvk_screen;
 
 /* Once per 3DS frame: latch each PDC's framebuffer select, raise the VBlank
- * status bits and IRQs, and scan both screens out into new frame images. */
+ * status bits and IRQs, and scan both screens out into new frame images.
+ * Reusing the images of an older frame still being made waits at most
+ * pvk_config.wait_timeout_ms: PVK_ERROR_TIMEOUT then, and nothing of this
+ * VBlank happened (no IRQ, no frame); call it again. */
 PVK_API pvk_result pvk_vblank(pvk_context *ctx);
 
 /* Change the resolution scale (1..PVK_MAX_SCALE, 0 means 1) between frames.
