@@ -462,34 +462,11 @@ static int cmd_run(int n, char **paths)
 
 static int cmd_asm(const char *in, const char *out)
 {
-    FILE *f = fopen(in, "rb");
-    if (!f) {
-        fprintf(stderr, "picavk asm: %s: %s\n", in, strerror(errno));
-        return 1;
-    }
-    char *src = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            cap = cap ? 2 * cap : 65536;
-            char *p = realloc(src, cap);
-            if (!p) {
-                free(src);
-                fclose(f);
-                return fail("out of memory", PVK_ERROR_OUT_OF_MEMORY);
-            }
-            src = p;
-        }
-        size_t n = fread(src + len, 1, cap - len, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    bool rerr = ferror(f);
-    fclose(f);
-    if (rerr) {
-        free(src);
-        fprintf(stderr, "picavk asm: cannot read %s\n", in);
+    char *src;
+    size_t len;
+    int e = pvk_read_file(in, &src, &len);
+    if (e) {
+        fprintf(stderr, "picavk asm: %s: %s\n", in, pvk_input_error(e));
         return 1;
     }
     char err[512], def[4096];
