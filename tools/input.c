@@ -1,6 +1,8 @@
-/* Reading the files tools are given: one size limit and one refusal of
- * directories for the CLI and scene scripts. */
+/* Reading the files tools are given and echoing their text in messages:
+ * one size limit and one escaping rule for the CLI, scene scripts and the
+ * assembler. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,4 +84,28 @@ int pvk_read_file(const char *path, char **data, size_t *len)
 const char *pvk_input_error(int err)
 {
     return err == EFBIG ? "larger than " PVK_TOOLS_MAX_INPUT_TEXT : strerror(err);
+}
+
+char *pvk_escape(const char *in, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0;
+    if (!cap)
+        return out;
+    for (; in && *in; in++) {
+        unsigned char c = (unsigned char)*in;
+        /* C0 controls and DEL: ESC sequences would drive the terminal, CR and
+         * BS would overwrite what was printed.  Bytes >= 0x80 stay: UTF-8
+         * names must read as they are. */
+        bool ctl = c < 0x20 || c == 0x7F;
+        if (n + (ctl ? 4 : 1) >= cap)
+            break;
+        if (ctl) {
+            out[n++] = '\\', out[n++] = 'x', out[n++] = hex[c >> 4], out[n++] = hex[c & 15];
+        } else {
+            out[n++] = (char)c;
+        }
+    }
+    out[n] = 0;
+    return out;
 }

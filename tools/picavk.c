@@ -48,6 +48,10 @@ static void usage(FILE *f)
             "cpu-vs, lut-storage, texture-staging)\n");
 }
 
+/* Input (a path, an argument) echoed in a message, control bytes escaped
+ * (tools/input.c); the buffer lives to the end of the enclosing block. */
+#define ESC(s) pvk_escape((s), (char[1024]){0}, 1024)
+
 /* --scale N of demo, run and replay (0: the config's default, PVK_SCALE may override) */
 static pvk_config g_cfg;
 
@@ -57,7 +61,7 @@ static bool parse_scale(const char *cmd, const char *v)
     char *end;
     unsigned long n = strtoul(v, &end, 10);
     if (!*v || *end || n < 1 || n > PVK_MAX_SCALE) {
-        fprintf(stderr, "picavk %s: --scale takes an integer 1..%u, not '%s'\n", cmd, PVK_MAX_SCALE, v);
+        fprintf(stderr, "picavk %s: --scale takes an integer 1..%u, not '%s'\n", cmd, PVK_MAX_SCALE, ESC(v));
         return false;
     }
     g_cfg.scale = (uint32_t)n;
@@ -240,7 +244,7 @@ static pvk_result write_screens(pvk_context *ctx, const char *dir, const char *p
 static int cmd_demo(const char *dir, const char *trace)
 {
     if (mkdir(dir, 0755) && errno != EEXIST) {
-        fprintf(stderr, "picavk: cannot create %s: %s\n", dir, strerror(errno));
+        fprintf(stderr, "picavk: cannot create %s: %s\n", ESC(dir), strerror(errno));
         return 1;
     }
     pvk_context *ctx;
@@ -374,14 +378,14 @@ static void print_stats(const pvk_stats *s)
 static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats_lines)
 {
     if (mkdir(dir, 0755) && errno != EEXIST) {
-        fprintf(stderr, "picavk: cannot create %s: %s\n", dir, strerror(errno));
+        fprintf(stderr, "picavk: cannot create %s: %s\n", ESC(dir), strerror(errno));
         return 1;
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/hashes.txt", dir);
     replay_state st = {dir, fopen(path, "w"), quiet, isatty(STDERR_FILENO), 0, 0, 0};
     if (!st.hashes) {
-        fprintf(stderr, "picavk: cannot write %s\n", path);
+        fprintf(stderr, "picavk: cannot write %s\n", ESC(path));
         return 1;
     }
     if (st.tty && !quiet && pvk_trace_frames(trace, &st.total) != PVK_SUCCESS)
@@ -446,7 +450,7 @@ static int cmd_run(int n, char **paths)
         r = pvk_scene_run_file(ctx, paths[i], &failures);
         pvk_context_destroy(ctx);
         bool ok = !r && !failures;
-        printf("%s %s", ok ? "PASS" : "FAIL", paths[i]);
+        printf("%s %s", ok ? "PASS" : "FAIL", ESC(paths[i]));
         if (r)
             printf(" (%s)", pvk_result_string(r));
         else if (failures)
@@ -466,7 +470,7 @@ static int cmd_asm(const char *in, const char *out)
     size_t len;
     int e = pvk_read_file(in, &src, &len);
     if (e) {
-        fprintf(stderr, "picavk asm: %s: %s\n", in, pvk_input_error(e));
+        fprintf(stderr, "picavk asm: %s: %s\n", ESC(in), pvk_input_error(e));
         return 1;
     }
     char err[512], def[4096];
@@ -476,7 +480,7 @@ static int cmd_asm(const char *in, const char *out)
     free(src);
     if (r) {
         if (r == PVK_ERROR_BAD_DATA)
-            fprintf(stderr, "%s:%s\n", in, err + (strncmp(err, "line ", 5) ? 0 : 5));
+            fprintf(stderr, "%s:%s\n", ESC(in), err + (strncmp(err, "line ", 5) ? 0 : 5));
         else
             fprintf(stderr, "picavk asm: %s\n", pvk_result_string(r));
         return 1;
@@ -493,7 +497,7 @@ static int cmd_asm(const char *in, const char *out)
         ok = false;
     free(bin);
     if (!ok) {
-        fprintf(stderr, "picavk asm: cannot write %s\n", out);
+        fprintf(stderr, "picavk asm: cannot write %s\n", ESC(out));
         return 1;
     }
     return 0;
@@ -523,7 +527,7 @@ int main(int argc, char **argv)
                 if (!parse_scale("demo", argv[++i]))
                     return 2;
             } else {
-                fprintf(stderr, "picavk demo: unknown option '%s'\n", argv[i]);
+                fprintf(stderr, "picavk demo: unknown option '%s'\n", ESC(argv[i]));
                 return 2;
             }
         }
@@ -566,7 +570,7 @@ int main(int argc, char **argv)
             else if (argv[i][0] != '-' && !trace)
                 trace = argv[i];
             else {
-                fprintf(stderr, "picavk replay: unexpected argument '%s'\n", argv[i]);
+                fprintf(stderr, "picavk replay: unexpected argument '%s'\n", ESC(argv[i]));
                 return 2;
             }
         }
@@ -584,7 +588,7 @@ int main(int argc, char **argv)
             else if (argv[i][0] != '-' && !in)
                 in = argv[i];
             else {
-                fprintf(stderr, "picavk asm: unexpected argument '%s'\n", argv[i]);
+                fprintf(stderr, "picavk asm: unexpected argument '%s'\n", ESC(argv[i]));
                 return 2;
             }
         }
@@ -594,6 +598,6 @@ int main(int argc, char **argv)
         }
         return cmd_asm(in, out);
     }
-    fprintf(stderr, "picavk: unknown command '%s' (try --help)\n", cmd);
+    fprintf(stderr, "picavk: unknown command '%s' (try --help)\n", ESC(cmd));
     return 2;
 }

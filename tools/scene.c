@@ -37,16 +37,17 @@ typedef struct scene {
     uint32_t cl_len, cl_cap;
 } scene;
 
-/* Messages go to the context's log, as the library's own do. */
+/* Messages go to the context's log, as the library's own do.  They quote
+ * the script (names, tokens, the path), so control bytes are escaped. */
 static void say(pvk_context *ctx, pvk_log_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void say(pvk_context *ctx, pvk_log_level level, const char *fmt, ...)
 {
-    char msg[1024];
+    char msg[1024], esc[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    pvk_log_message(ctx, level, msg);
+    pvk_log_message(ctx, level, pvk_escape(msg, esc, sizeof esc));
 }
 
 static pvk_result fail(scene *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -28,6 +28,11 @@ int pvk_read_file(const char *path, char **data, size_t *len);
 /* The reason to print for pvk_read_file's error. */
 const char *pvk_input_error(int err);
 
+/* `in` for a message that echoes input: control bytes (ESC, CR, ...) as
+ * \xNN so a line of a script cannot drive the terminal.  Cut to fit `cap`;
+ * returns `out`. */
+char *pvk_escape(const char *in, char *out, size_t cap);
+
 /* Write RGBA8 pixels as a PNG file. */
 pvk_result pvk_write_png(const char *path, const void *rgba, uint32_t width, uint32_t height, size_t stride);
 
