@@ -1,5 +1,6 @@
 /* The picavk command line: info, demo. */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,10 @@ static void usage(FILE *f)
             "                    created, cache hits, shader compiles, surface counters, ...)\n"
             "  asm FILE.pica [-o FILE.shbin]\n"
             "                    assemble a PICA200 vertex or geometry (.gsh) shader (picasso syntax) into a SHBIN\n"
-            "  --help            this text\n"
+            "  --help            this text (COMMAND --help: that command's usage)\n"
+            "\n"
+            "Options may come before, between or after the file names; -- ends them.  An\n"
+            "output directory (-o DIR) is created with its parents when missing.\n"
             "\n"
             "--scale N (1-10) renders at N times the 3DS resolution: PNGs of the screens are N\n"
             "times larger, guest memory (probes, hashes of memory) stays 1x.\n"
@@ -72,6 +76,36 @@ static int fail(const char *what, pvk_result r)
 {
     fprintf(stderr, "picavk: %s: %s\n", what, pvk_result_string(r));
     return 1;
+}
+
+/* mkdir -p: an output directory (-o) and the parents it needs.  False,
+ * said, when one cannot be made or the path is a file. */
+static bool make_dirs(const char *cmd, const char *dir)
+{
+    char p[4096];
+    size_t n = strlen(dir);
+    if (!n || n >= sizeof p) {
+        fprintf(stderr, "picavk %s: -o needs a directory name (of at most %zu bytes)\n", cmd, sizeof p - 1);
+        return false;
+    }
+    memcpy(p, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (p[i] != '/' && p[i])
+            continue;
+        char c = p[i];
+        p[i] = 0;
+        if (mkdir(p, 0755) && errno != EEXIST) {
+            fprintf(stderr, "picavk %s: cannot create %s: %s\n", cmd, ESC(p), strerror(errno));
+            return false;
+        }
+        p[i] = c;
+    }
+    struct stat st;
+    if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "picavk %s: %s is not a directory\n", cmd, ESC(dir));
+        return false;
+    }
+    return true;
 }
 
 static int cmd_info(void)
@@ -243,10 +277,8 @@ static pvk_result write_screens(pvk_context *ctx, const char *dir, const char *p
 
 static int cmd_demo(const char *dir, const char *trace)
 {
-    if (mkdir(dir, 0755) && errno != EEXIST) {
-        fprintf(stderr, "picavk: cannot create %s: %s\n", ESC(dir), strerror(errno));
+    if (!make_dirs("demo", dir))
         return 1;
-    }
     pvk_context *ctx;
     pvk_result r = pvk_context_create(&g_cfg, &ctx);
     if (r)
@@ -377,10 +409,8 @@ static void print_stats(const pvk_stats *s)
 
 static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats_lines)
 {
-    if (mkdir(dir, 0755) && errno != EEXIST) {
-        fprintf(stderr, "picavk: cannot create %s: %s\n", ESC(dir), strerror(errno));
+    if (!make_dirs("replay", dir))
         return 1;
-    }
     char path[4096];
     snprintf(path, sizeof path, "%s/hashes.txt", dir);
     replay_state st = {dir, fopen(path, "w"), quiet, isatty(STDERR_FILENO), 0, 0, 0};
@@ -438,8 +468,13 @@ static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats
 
 /* ---- scene scripts ---- */
 
-static int cmd_run(int n, char **paths)
+static int cmd_run(const char *out, int n, char **paths)
 {
+    /* `save color NAME` statements write $PVK_SCENE_OUT/NAME.png */
+    if (out && !make_dirs("run", out))
+        return 1;
+    if (out && setenv("PVK_SCENE_OUT", out, 1))
+        return fail("cannot set PVK_SCENE_OUT", PVK_ERROR_OUT_OF_MEMORY);
     int failed = 0;
     for (int i = 0; i < n; i++) {
         pvk_context *ctx;
@@ -503,6 +538,86 @@ static int cmd_asm(const char *in, const char *out)
     return 0;
 }
 
+/* ---- arguments ---- */
+
+/* What a command was given.  Options may come anywhere among the operands
+ * (`picavk run a.pvs -o out b.pvs`); "--" ends them. */
+typedef struct cli_args {
+    const char *out;   /* -o: a directory (demo, run, replay) or the SHBIN file (asm) */
+    const char *trace; /* demo --trace FILE */
+    bool quiet, stats, help;
+    char **operands;   /* the other arguments, in order (argv's own slots) */
+    int n_operands;
+} cli_args;
+
+enum { OPT_OUT = 1, OPT_TRACE = 2, OPT_SCALE = 4, OPT_QUIET = 8, OPT_STATS = 16 };
+
+/* False, said, for an option `cmd` does not take or one missing its value. */
+static bool parse_args(const char *cmd, int argc, char **argv, unsigned takes, cli_args *a)
+{
+    *a = (cli_args){.operands = argv};
+    bool options = true;
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        if (options && !strcmp(s, "--")) {
+            options = false;
+            continue;
+        }
+        if (!options || s[0] != '-' || !s[1]) { /* "-" alone is a (file) name */
+            a->operands[a->n_operands++] = argv[i];
+            continue;
+        }
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            a->help = true;
+            continue;
+        }
+        unsigned opt = !strcmp(s, "-o")                            ? OPT_OUT
+                       : !strcmp(s, "--trace")                     ? OPT_TRACE
+                       : !strcmp(s, "--scale")                     ? OPT_SCALE
+                       : !strcmp(s, "--quiet") || !strcmp(s, "-q") ? OPT_QUIET
+                       : !strcmp(s, "--stats")                     ? OPT_STATS
+                                                                   : 0;
+        if (!(opt & takes)) {
+            fprintf(stderr, "picavk %s: unknown option '%s' (see picavk --help; -- ends the options)\n", cmd,
+                    ESC(s));
+            return false;
+        }
+        if (opt & (OPT_OUT | OPT_TRACE | OPT_SCALE)) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "picavk %s: %s needs a value\n", cmd, s);
+                return false;
+            }
+            const char *v = argv[++i];
+            if (opt == OPT_OUT)
+                a->out = v;
+            else if (opt == OPT_TRACE)
+                a->trace = v;
+            else if (!parse_scale(cmd, v))
+                return false;
+        } else if (opt == OPT_QUIET) {
+            a->quiet = true;
+        } else {
+            a->stats = true;
+        }
+    }
+    return true;
+}
+
+/* The commands: the options each takes and how many operands. */
+static const struct command {
+    const char *name;
+    unsigned takes;
+    int min_operands, max_operands;
+    const char *usage;
+} commands[] = {
+    {"info", 0, 0, 0, "picavk info"},
+    {"demo", OPT_OUT | OPT_TRACE | OPT_SCALE, 0, 0, "picavk demo [-o DIR] [--trace FILE] [--scale N]"},
+    {"run", OPT_OUT | OPT_SCALE, 1, INT_MAX, "picavk run [-o DIR] [--scale N] SCENE.pvs..."},
+    {"replay", OPT_OUT | OPT_QUIET | OPT_STATS | OPT_SCALE, 1, 1,
+     "picavk replay TRACE [-o DIR] [--quiet] [--stats] [--scale N]"},
+    {"asm", OPT_OUT, 1, 1, "picavk asm FILE.pica [-o FILE.shbin]"},
+};
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -514,90 +629,28 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    const struct command *c = NULL;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(cmd, commands[i].name))
+            c = &commands[i];
+    if (!c) {
+        fprintf(stderr, "picavk: unknown command '%s' (try --help)\n", ESC(cmd));
+        return 2;
+    }
+    cli_args a;
+    if (!parse_args(cmd, argc - 2, argv + 2, c->takes, &a))
+        return 2;
+    if (a.help || a.n_operands < c->min_operands || a.n_operands > c->max_operands) {
+        fprintf(a.help ? stdout : stderr, "usage: %s\n", c->usage);
+        return a.help ? 0 : 2;
+    }
     if (!strcmp(cmd, "info"))
         return cmd_info();
-    if (!strcmp(cmd, "demo")) {
-        const char *dir = ".", *trace = NULL;
-        for (int i = 2; i < argc; i++) {
-            if (!strcmp(argv[i], "-o") && i + 1 < argc)
-                dir = argv[++i];
-            else if (!strcmp(argv[i], "--trace") && i + 1 < argc)
-                trace = argv[++i];
-            else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
-                if (!parse_scale("demo", argv[++i]))
-                    return 2;
-            } else {
-                fprintf(stderr, "picavk demo: unknown option '%s'\n", ESC(argv[i]));
-                return 2;
-            }
-        }
-        return cmd_demo(dir, trace);
-    }
-    if (!strcmp(cmd, "run")) {
-        int first = 2;
-        for (;;) {
-            if (argc > first + 1 && !strcmp(argv[first], "-o")) { /* `save color NAME` statements write DIR/NAME.png */
-                if (setenv("PVK_SCENE_OUT", argv[first + 1], 1))
-                    return fail("cannot set PVK_SCENE_OUT", PVK_ERROR_OUT_OF_MEMORY);
-            } else if (argc > first + 1 && !strcmp(argv[first], "--scale")) {
-                if (!parse_scale("run", argv[first + 1]))
-                    return 2;
-            } else {
-                break;
-            }
-            first += 2;
-        }
-        if (argc <= first) {
-            fprintf(stderr, "usage: picavk run [-o DIR] [--scale N] SCENE.pvs [SCENE.pvs ...]\n");
-            return 2;
-        }
-        return cmd_run(argc - first, argv + first);
-    }
-    if (!strcmp(cmd, "replay")) {
-        const char *trace = NULL, *dir = ".";
-        bool quiet = false, stats = false;
-        for (int i = 2; i < argc; i++) {
-            if (!strcmp(argv[i], "-o") && i + 1 < argc)
-                dir = argv[++i];
-            else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
-                quiet = true;
-            else if (!strcmp(argv[i], "--stats"))
-                stats = true;
-            else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
-                if (!parse_scale("replay", argv[++i]))
-                    return 2;
-            }
-            else if (argv[i][0] != '-' && !trace)
-                trace = argv[i];
-            else {
-                fprintf(stderr, "picavk replay: unexpected argument '%s'\n", ESC(argv[i]));
-                return 2;
-            }
-        }
-        if (!trace) {
-            fprintf(stderr, "usage: picavk replay TRACE.pvt [-o DIR] [--quiet] [--stats] [--scale N]\n");
-            return 2;
-        }
-        return cmd_replay(trace, dir, quiet, stats);
-    }
-    if (!strcmp(cmd, "asm")) {
-        const char *in = NULL, *out = NULL;
-        for (int i = 2; i < argc; i++) {
-            if (!strcmp(argv[i], "-o") && i + 1 < argc)
-                out = argv[++i];
-            else if (argv[i][0] != '-' && !in)
-                in = argv[i];
-            else {
-                fprintf(stderr, "picavk asm: unexpected argument '%s'\n", ESC(argv[i]));
-                return 2;
-            }
-        }
-        if (!in) {
-            fprintf(stderr, "usage: picavk asm FILE.pica [-o FILE.shbin]\n");
-            return 2;
-        }
-        return cmd_asm(in, out);
-    }
-    fprintf(stderr, "picavk: unknown command '%s' (try --help)\n", ESC(cmd));
-    return 2;
+    if (!strcmp(cmd, "demo"))
+        return cmd_demo(a.out ? a.out : ".", a.trace);
+    if (!strcmp(cmd, "run"))
+        return cmd_run(a.out, a.n_operands, a.operands);
+    if (!strcmp(cmd, "replay"))
+        return cmd_replay(a.operands[0], a.out ? a.out : ".", a.quiet, a.stats);
+    return cmd_asm(a.operands[0], a.out);
 }
