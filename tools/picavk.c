@@ -30,8 +30,9 @@ static void usage(FILE *f)
             "  replay TRACE [-o DIR] [--quiet] [--stats] [--scale N]\n"
             "                    replay a picavk trace (.pvt) or a Citra CiTrace (.ctf) headless:\n"
             "                    DIR/frameNNNN-*.png and DIR/hashes.txt, a hash per frame (DIR: .);\n"
-            "                    progress on a terminal (frame N of M, frames/s), else a line per\n"
-            "                    frame, then a summary; --quiet prints only errors; --stats then\n"
+            "                    progress on a terminal (frame N (frames 0-M), frames/s), else a\n"
+            "                    line per frame (frames count from 0, as in the file names), then a\n"
+            "                    summary; --quiet prints only errors; --stats then\n"
             "                    prints every counter as `name value` lines (draws, pipelines\n"
             "                    created, cache hits, shader compiles, surface counters, ...)\n"
             "  asm FILE.pica [-o FILE.shbin]\n"
@@ -357,11 +358,11 @@ static pvk_result on_replay_frame(void *user, pvk_context *ctx, uint32_t frame)
         return PVK_SUCCESS;
     double dt = now_s() - st->t0;
     double fps = dt > 0 ? st->frames / dt : 0;
-    if (st->tty) {
+    if (st->tty) { /* frames count from 0, as in the file names, hashes.txt and logs */
         if (st->total)
-            fprintf(stderr, "\rframe %u of %u, %.1f frames/s ", st->frames, st->total, fps);
+            fprintf(stderr, "\rframe %u (frames 0-%u), %.1f frames/s ", frame, st->total - 1, fps);
         else
-            fprintf(stderr, "\rframe %u, %.1f frames/s ", st->frames, fps);
+            fprintf(stderr, "\rframe %u, %.1f frames/s ", frame, fps);
     } else {
         printf("frame %u %016llx\n", frame, (unsigned long long)hash);
     }
@@ -409,13 +410,26 @@ static void print_stats(const pvk_stats *s)
 
 static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats_lines)
 {
+    /* a trace that cannot be read stops here, before a directory, a context
+     * and a summary of nothing */
+    FILE *probe;
+    int e = pvk_open_input(trace, &probe);
+    if (e) {
+        fprintf(stderr, "picavk replay: %s: %s\n", ESC(trace), pvk_input_error(e));
+        return 1;
+    }
+    /* CiTrace files start with "CiTr"; everything else is read as a picavk trace */
+    char magic[4] = {0};
+    if (fread(magic, 1, 4, probe) != 4)
+        magic[0] = 0;
+    fclose(probe);
     if (!make_dirs("replay", dir))
         return 1;
     char path[4096];
     snprintf(path, sizeof path, "%s/hashes.txt", dir);
     replay_state st = {dir, fopen(path, "w"), quiet, isatty(STDERR_FILENO), 0, 0, 0};
     if (!st.hashes) {
-        fprintf(stderr, "picavk: cannot write %s\n", ESC(path));
+        fprintf(stderr, "picavk replay: cannot write %s\n", ESC(path));
         return 1;
     }
     if (st.tty && !quiet && pvk_trace_frames(trace, &st.total) != PVK_SUCCESS)
@@ -425,14 +439,6 @@ static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats
     if (r) {
         fclose(st.hashes);
         return fail("cannot create a context", r);
-    }
-    /* CiTrace files start with "CiTr"; everything else is read as a picavk trace */
-    char magic[4] = {0};
-    FILE *probe = fopen(trace, "rb");
-    if (probe) {
-        if (fread(magic, 1, 4, probe) != 4)
-            magic[0] = 0;
-        fclose(probe);
     }
     st.t0 = now_s();
     if (!memcmp(magic, "CiTr", 4))
@@ -446,7 +452,9 @@ static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats
     fclose(st.hashes);
     if (st.tty && !quiet && st.frames)
         fputc('\n', stderr);
-    if (!quiet)
+    /* a file that fails before its first frame gets its error, no summary */
+    bool report = !r || st.frames;
+    if (!quiet && report)
         printf("replayed %u frames in %.2f s (%.1f frames/s): %llu command lists, %llu draws, %llu triangles, "
                "%llu fills, %llu transfers, %llu texture copies; %llu pipelines created, %llu shaders compiled "
                "(%llu from the disk cache); %llu errors in the guest's input, %llu unsupported\n",
@@ -456,7 +464,7 @@ static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats
                (unsigned long long)stats.pipelines_created, (unsigned long long)stats.shader_compiles,
                (unsigned long long)stats.shader_disk_hits, (unsigned long long)stats.bad_input,
                (unsigned long long)stats.unsupported);
-    if (stats_lines)
+    if (stats_lines && report)
         print_stats(&stats);
     if (r)
         return fail("replay", r);
