@@ -1,5 +1,6 @@
 /* The picavk command line: info, demo. */
 #include <errno.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,25 +20,28 @@ static void usage(FILE *f)
             "\n"
             "commands:\n"
             "  info              print the Vulkan device picavk picks and its features\n"
-            "  demo [-o DIR] [--trace FILE] [--scale N]\n"
+            "  demo [-o DIR] [--trace FILE] [--scale N] [--stats]\n"
             "                    program both LCDs as the 3DS OS does, clear them on the GPU,\n"
             "                    show a test pattern in each of the five framebuffer formats and\n"
             "                    a 3D frame: DIR/top-<format>.png, bottom-<format>.png, top.png,\n"
             "                    top-right.png, bottom.png (default DIR: .); --trace records the\n"
             "                    session for `picavk replay`\n"
-            "  run [-o DIR] [--scale N] SCENE.pvs...  run scene scripts; prints PASS/FAIL per script;\n"
+            "  run [-o DIR] [--scale N] [--stats] SCENE.pvs...\n"
+            "                    run scene scripts; prints PASS/FAIL per script;\n"
             "                    -o DIR: `save color NAME` statements write DIR/NAME.png\n"
             "  replay TRACE [-o DIR] [--quiet] [--stats] [--scale N]\n"
             "                    replay a picavk trace (.pvt) or a Citra CiTrace (.ctf) headless:\n"
             "                    DIR/frameNNNN-*.png and DIR/hashes.txt, a hash per frame (DIR: .);\n"
             "                    progress on a terminal (frame N (frames 0-M), frames/s), else a\n"
             "                    line per frame (frames count from 0, as in the file names), then a\n"
-            "                    summary; --quiet prints only errors; --stats then\n"
-            "                    prints every counter as `name value` lines (draws, pipelines\n"
-            "                    created, cache hits, shader compiles, surface counters, ...)\n"
+            "                    summary; --quiet prints only errors\n"
             "  asm FILE.pica [-o FILE.shbin]\n"
             "                    assemble a PICA200 vertex or geometry (.gsh) shader (picasso syntax) into a SHBIN\n"
             "  --help            this text (COMMAND --help: that command's usage)\n"
+            "\n"
+            "--stats (demo, run, replay): then every pvk_stats counter as a `name value` line\n"
+            "(draws, pipelines_created, pipeline_hits, shader_compiles, surface_loads, ...;\n"
+            "run: summed over its scenes).\n"
             "\n"
             "Options may come before, between or after the file names; -- ends them.  An\n"
             "output directory (-o DIR) is created with its parents when missing.\n"
@@ -107,6 +111,47 @@ static bool make_dirs(const char *cmd, const char *dir)
         return false;
     }
     return true;
+}
+
+/* ---- counters ---- */
+
+/* Every pvk_stats counter by name, in picavk.h's order: the one table --stats
+ * of every command prints.  The assertion fails the build when picavk.h
+ * gains a counter this table lacks. */
+#define STAT(f) {#f, offsetof(pvk_stats, f)}
+static const struct { const char *name; size_t offset; } stat_rows[] = {
+    STAT(bad_input), STAT(out_of_range), STAT(unsupported), STAT(validation_errors),
+    STAT(fills), STAT(transfers), STAT(texture_copies), STAT(command_lists),
+    STAT(draws), STAT(vertices), STAT(triangles), STAT(immediate_vertices),
+    STAT(pipelines_created), STAT(pipeline_hits), STAT(shader_compiles), STAT(shader_disk_hits),
+    STAT(surface_loads), STAT(surface_writebacks), STAT(surface_reinterpretations), STAT(surface_clears),
+    STAT(surface_bytes), STAT(surface_transfers), STAT(submissions),
+    STAT(texture_decodes), STAT(texture_hits), STAT(texture_from_surface), STAT(texture_invalidations),
+    STAT(samplers_created), STAT(sampler_border_fallbacks), STAT(texture_samples), STAT(shader_borders),
+    STAT(surface_resolves), STAT(gs_gpu_draws), STAT(gs_cpu_fallbacks), STAT(gs_excess_triangles),
+    STAT(gs_unfinished),
+};
+#undef STAT
+_Static_assert(sizeof stat_rows / sizeof stat_rows[0] == sizeof(pvk_stats) / sizeof(uint64_t),
+               "a pvk_stats counter is missing from stat_rows");
+
+static uint64_t *stat_field(pvk_stats *s, size_t row)
+{
+    return (uint64_t *)((char *)s + stat_rows[row].offset);
+}
+
+/* `name value` lines, for people and scripts (grep '^shader_compiles ') */
+static void print_stats(pvk_stats *s)
+{
+    for (size_t i = 0; i < sizeof stat_rows / sizeof stat_rows[0]; i++)
+        printf("%s %llu\n", stat_rows[i].name, (unsigned long long)*stat_field(s, i));
+}
+
+/* `run --stats`: each scene has its own context; the counters are summed */
+static void add_stats(pvk_stats *sum, pvk_stats *s)
+{
+    for (size_t i = 0; i < sizeof stat_rows / sizeof stat_rows[0]; i++)
+        *stat_field(sum, i) += *stat_field(s, i);
 }
 
 static int cmd_info(void)
@@ -276,7 +321,7 @@ static pvk_result write_screens(pvk_context *ctx, const char *dir, const char *p
     return PVK_SUCCESS;
 }
 
-static int cmd_demo(const char *dir, const char *trace)
+static int cmd_demo(const char *dir, const char *trace, bool stats_lines)
 {
     if (!make_dirs("demo", dir))
         return 1;
@@ -319,6 +364,11 @@ static int cmd_demo(const char *dir, const char *trace)
     if (trace && !r)
         r = pvk_trace_end(ctx);
 out:
+    if (stats_lines && !r) {
+        pvk_stats st;
+        pvk_get_stats(ctx, &st);
+        print_stats(&st);
+    }
     pvk_context_destroy(ctx);
     return r ? fail("demo", r) : 0;
 }
@@ -367,45 +417,6 @@ static pvk_result on_replay_frame(void *user, pvk_context *ctx, uint32_t frame)
         printf("frame %u %016llx\n", frame, (unsigned long long)hash);
     }
     return PVK_SUCCESS;
-}
-
-/* --stats: every counter on its own line, for people and scripts (grep '^shader_compiles ') */
-static void print_stats(const pvk_stats *s)
-{
-    const struct { const char *name; uint64_t value; } rows[] = {
-        {"command_lists", s->command_lists},
-        {"draws", s->draws},
-        {"vertices", s->vertices},
-        {"triangles", s->triangles},
-        {"immediate_vertices", s->immediate_vertices},
-        {"fills", s->fills},
-        {"transfers", s->transfers},
-        {"texture_copies", s->texture_copies},
-        {"pipelines_created", s->pipelines_created},
-        {"pipeline_hits", s->pipeline_hits},
-        {"shader_compiles", s->shader_compiles},
-        {"shader_disk_hits", s->shader_disk_hits},
-        {"surface_loads", s->surface_loads},
-        {"surface_writebacks", s->surface_writebacks},
-        {"surface_reinterpretations", s->surface_reinterpretations},
-        {"surface_clears", s->surface_clears},
-        {"surface_bytes", s->surface_bytes},
-        {"surface_transfers", s->surface_transfers},
-        {"surface_resolves", s->surface_resolves},
-        {"submissions", s->submissions},
-        {"texture_decodes", s->texture_decodes},
-        {"texture_hits", s->texture_hits},
-        {"texture_from_surface", s->texture_from_surface},
-        {"texture_invalidations", s->texture_invalidations},
-        {"samplers_created", s->samplers_created},
-        {"sampler_border_fallbacks", s->sampler_border_fallbacks},
-        {"bad_input", s->bad_input},
-        {"out_of_range", s->out_of_range},
-        {"unsupported", s->unsupported},
-        {"validation_errors", s->validation_errors},
-    };
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        printf("%s %llu\n", rows[i].name, (unsigned long long)rows[i].value);
 }
 
 static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats_lines)
@@ -476,7 +487,7 @@ static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats
 
 /* ---- scene scripts ---- */
 
-static int cmd_run(const char *out, int n, char **paths)
+static int cmd_run(const char *out, int n, char **paths, bool stats_lines)
 {
     /* `save color NAME` statements write $PVK_SCENE_OUT/NAME.png */
     if (out && !make_dirs("run", out))
@@ -484,6 +495,7 @@ static int cmd_run(const char *out, int n, char **paths)
     if (out && setenv("PVK_SCENE_OUT", out, 1))
         return fail("cannot set PVK_SCENE_OUT", PVK_ERROR_OUT_OF_MEMORY);
     int failed = 0;
+    pvk_stats sum = {0};
     for (int i = 0; i < n; i++) {
         pvk_context *ctx;
         pvk_result r = pvk_context_create(&g_cfg, &ctx);
@@ -491,6 +503,9 @@ static int cmd_run(const char *out, int n, char **paths)
             return fail("cannot create a context", r);
         int failures = 0;
         r = pvk_scene_run_file(ctx, paths[i], &failures);
+        pvk_stats st;
+        pvk_get_stats(ctx, &st);
+        add_stats(&sum, &st);
         pvk_context_destroy(ctx);
         bool ok = !r && !failures;
         printf("%s %s", ok ? "PASS" : "FAIL", ESC(paths[i]));
@@ -502,6 +517,8 @@ static int cmd_run(const char *out, int n, char **paths)
         failed += !ok;
     }
     printf("%d passed, %d failed\n", n - failed, failed);
+    if (stats_lines)
+        print_stats(&sum);
     return failed ? 1 : 0;
 }
 
@@ -619,8 +636,9 @@ static const struct command {
     const char *usage;
 } commands[] = {
     {"info", 0, 0, 0, "picavk info"},
-    {"demo", OPT_OUT | OPT_TRACE | OPT_SCALE, 0, 0, "picavk demo [-o DIR] [--trace FILE] [--scale N]"},
-    {"run", OPT_OUT | OPT_SCALE, 1, INT_MAX, "picavk run [-o DIR] [--scale N] SCENE.pvs..."},
+    {"demo", OPT_OUT | OPT_TRACE | OPT_SCALE | OPT_STATS, 0, 0,
+     "picavk demo [-o DIR] [--trace FILE] [--scale N] [--stats]"},
+    {"run", OPT_OUT | OPT_SCALE | OPT_STATS, 1, INT_MAX, "picavk run [-o DIR] [--scale N] [--stats] SCENE.pvs..."},
     {"replay", OPT_OUT | OPT_QUIET | OPT_STATS | OPT_SCALE, 1, 1,
      "picavk replay TRACE [-o DIR] [--quiet] [--stats] [--scale N]"},
     {"asm", OPT_OUT, 1, 1, "picavk asm FILE.pica [-o FILE.shbin]"},
@@ -655,9 +673,9 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "info"))
         return cmd_info();
     if (!strcmp(cmd, "demo"))
-        return cmd_demo(a.out ? a.out : ".", a.trace);
+        return cmd_demo(a.out ? a.out : ".", a.trace, a.stats);
     if (!strcmp(cmd, "run"))
-        return cmd_run(a.out, a.n_operands, a.operands);
+        return cmd_run(a.out, a.n_operands, a.operands, a.stats);
     if (!strcmp(cmd, "replay"))
         return cmd_replay(a.operands[0], a.out ? a.out : ".", a.quiet, a.stats);
     return cmd_asm(a.operands[0], a.out);
