@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "picavk/picavk.h"
+#include "tools/asm.h"
 #include "tools/tools.h"
 
 static void usage(FILE *f)
@@ -36,7 +37,8 @@ static void usage(FILE *f)
             "                    line per frame (frames count from 0, as in the file names), then a\n"
             "                    summary; --quiet prints only errors\n"
             "  asm FILE.pica [-o FILE.shbin]\n"
-            "                    assemble a PICA200 vertex or geometry (.gsh) shader (picasso syntax) into a SHBIN\n"
+            "                    assemble a PICA200 vertex or geometry (.gsh) shader (picasso\n"
+            "                    syntax) into a SHBIN (default: FILE.shbin); says what it wrote\n"
             "  --help            this text (COMMAND --help: that command's usage)\n"
             "\n"
             "--stats (demo, run, replay): then every pvk_stats counter as a `name value` line\n"
@@ -555,11 +557,20 @@ static int cmd_asm(const char *in, const char *out)
     bool ok = o && fwrite(bin, 1, size, o) == size;
     if (o && fclose(o))
         ok = false;
-    free(bin);
     if (!ok) {
+        free(bin);
         fprintf(stderr, "picavk asm: cannot write %s\n", ESC(out));
         return 1;
     }
+    /* what was written, read back from the file image as a loader sees it */
+    pvk_shbin *sh = malloc(sizeof *sh);
+    if (sh && !pvk_shbin_read(bin, size, sh))
+        printf("wrote %s: %zu bytes, a %s shader of %u instructions, %u outputs\n", ESC(out), size,
+               sh->geometry ? "geometry" : "vertex", sh->code_len, sh->out_count);
+    else
+        printf("wrote %s: %zu bytes\n", ESC(out), size);
+    free(sh);
+    free(bin);
     return 0;
 }
 
