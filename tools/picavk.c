@@ -14,6 +14,11 @@
 #include "tools/asm.h"
 #include "tools/tools.h"
 
+/* Where demo and replay write without -o: a directory of their own, never
+ * the current one (a replay writes three PNGs per frame). */
+#define DEMO_DIR "demo-out"
+#define REPLAY_DIR "replay-out"
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -25,17 +30,18 @@ static void usage(FILE *f)
             "                    program both LCDs as the 3DS OS does, clear them on the GPU,\n"
             "                    show a test pattern in each of the five framebuffer formats and\n"
             "                    a 3D frame: DIR/top-<format>.png, bottom-<format>.png, top.png,\n"
-            "                    top-right.png, bottom.png (default DIR: .); --trace records the\n"
-            "                    session for `picavk replay`\n"
+            "                    top-right.png, bottom.png (default DIR: " DEMO_DIR "); --trace records\n"
+            "                    the session for `picavk replay`\n"
             "  run [-o DIR] [--scale N] [--stats] SCENE.pvs...\n"
             "                    run scene scripts; prints PASS/FAIL per script;\n"
             "                    -o DIR: `save color NAME` statements write DIR/NAME.png\n"
             "  replay TRACE [-o DIR] [--quiet] [--stats] [--scale N]\n"
             "                    replay a picavk trace (.pvt) or a Citra CiTrace (.ctf) headless:\n"
-            "                    DIR/frameNNNN-*.png and DIR/hashes.txt, a hash per frame (DIR: .);\n"
-            "                    progress on a terminal (frame N (frames 0-M), frames/s), else a\n"
-            "                    line per frame (frames count from 0, as in the file names), then a\n"
-            "                    summary; --quiet prints only errors\n"
+            "                    DIR/frameNNNN-*.png and DIR/hashes.txt, a hash per frame (default\n"
+            "                    DIR: " REPLAY_DIR "); progress on a terminal (frame N (frames 0-M),\n"
+            "                    frames/s), else a line per frame (frames count from 0, as in the\n"
+            "                    file names), then a summary and where the files went; --quiet\n"
+            "                    prints only errors\n"
             "  asm FILE.pica [-o FILE.shbin]\n"
             "                    assemble a PICA200 vertex or geometry (.gsh) shader (picasso\n"
             "                    syntax) into a SHBIN (default: FILE.shbin); says what it wrote\n"
@@ -296,8 +302,10 @@ static pvk_result demo_draw(pvk_context *ctx, int bottom, uint32_t fb, uint32_t 
     return pvk_guest_written(ctx, fb, w * stride);
 }
 
-/* Write the last frame's screens as DIR/<prefix><screen><suffix>.png. */
-static pvk_result write_screens(pvk_context *ctx, const char *dir, const char *prefix, const char *suffix, bool verbose)
+/* Write the last frame's screens as DIR/<prefix><screen><suffix>.png,
+ * counting them in *written. */
+static pvk_result write_screens(pvk_context *ctx, const char *dir, const char *prefix, const char *suffix, bool verbose,
+                                unsigned *written)
 {
     static const struct { pvk_screen s; const char *name; } outs[] = {
         {PVK_SCREEN_TOP, "top"}, {PVK_SCREEN_TOP_RIGHT, "top-right"}, {PVK_SCREEN_BOTTOM, "bottom"}};
@@ -317,8 +325,9 @@ static pvk_result write_screens(pvk_context *ctx, const char *dir, const char *p
         free(px);
         if (r)
             return r;
+        ++*written;
         if (verbose)
-            printf("wrote %s (%ux%u)\n", path, w, h);
+            printf("wrote %s (%ux%u)\n", ESC(path), w, h);
     }
     return PVK_SUCCESS;
 }
@@ -332,6 +341,7 @@ static int cmd_demo(const char *dir, const char *trace, bool stats_lines)
     if (r)
         return fail("cannot create a context", r);
     printf("device: %s\n", pvk_device_name(ctx));
+    unsigned pictures = 0;
     if (trace && (r = pvk_trace_begin(ctx, trace)))
         goto out;
     const uint32_t top_fb = 0x18000000, right_fb = 0x18080000, bottom_fb = 0x18100000;
@@ -361,7 +371,7 @@ static int cmd_demo(const char *dir, const char *trace, bool stats_lines)
         suffix[0] = 0;
         if (!stereo)
             snprintf(suffix, sizeof suffix, "-%s", fmt_names[fmt]);
-        r = write_screens(ctx, dir, "", suffix, true);
+        r = write_screens(ctx, dir, "", suffix, true, &pictures);
     }
     if (trace && !r)
         r = pvk_trace_end(ctx);
@@ -372,7 +382,10 @@ out:
         print_stats(&st);
     }
     pvk_context_destroy(ctx);
-    return r ? fail("demo", r) : 0;
+    if (r)
+        return fail("demo", r);
+    printf("wrote %u pictures to %s/%s%s\n", pictures, ESC(dir), trace ? " and the trace " : "", trace ? ESC(trace) : "");
+    return 0;
 }
 
 /* ---- replay ---- */
@@ -383,6 +396,7 @@ typedef struct replay_state {
     bool quiet, tty;   /* --quiet: only errors; tty: progress on one updating line */
     uint32_t total;    /* frames in the file, 0 when unknown */
     uint32_t frames;
+    unsigned pictures; /* PNGs written */
     double t0;
 } replay_state;
 
@@ -402,7 +416,7 @@ static pvk_result on_replay_frame(void *user, pvk_context *ctx, uint32_t frame)
         return r;
     char prefix[32];
     snprintf(prefix, sizeof prefix, "frame%04u-", frame);
-    if ((r = write_screens(ctx, st->dir, prefix, "", false)))
+    if ((r = write_screens(ctx, st->dir, prefix, "", false, &st->pictures)))
         return r;
     fprintf(st->hashes, "%u %016llx\n", frame, (unsigned long long)hash);
     st->frames = frame + 1;
@@ -440,7 +454,7 @@ static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats
         return 1;
     char path[4096];
     snprintf(path, sizeof path, "%s/hashes.txt", dir);
-    replay_state st = {dir, fopen(path, "w"), quiet, isatty(STDERR_FILENO), 0, 0, 0};
+    replay_state st = {.dir = dir, .hashes = fopen(path, "w"), .quiet = quiet, .tty = isatty(STDERR_FILENO)};
     if (!st.hashes) {
         fprintf(stderr, "picavk replay: cannot write %s\n", ESC(path));
         return 1;
@@ -477,6 +491,8 @@ static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats
                (unsigned long long)stats.pipelines_created, (unsigned long long)stats.shader_compiles,
                (unsigned long long)stats.shader_disk_hits, (unsigned long long)stats.bad_input,
                (unsigned long long)stats.unsupported);
+    if (!quiet && report)
+        printf("wrote %u pictures and hashes.txt to %s/\n", st.pictures, ESC(dir));
     if (stats_lines && report)
         print_stats(&stats);
     if (r)
@@ -684,10 +700,10 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "info"))
         return cmd_info();
     if (!strcmp(cmd, "demo"))
-        return cmd_demo(a.out ? a.out : ".", a.trace, a.stats);
+        return cmd_demo(a.out ? a.out : DEMO_DIR, a.trace, a.stats);
     if (!strcmp(cmd, "run"))
         return cmd_run(a.out, a.n_operands, a.operands, a.stats);
     if (!strcmp(cmd, "replay"))
-        return cmd_replay(a.operands[0], a.out ? a.out : ".", a.quiet, a.stats);
+        return cmd_replay(a.operands[0], a.out ? a.out : REPLAY_DIR, a.quiet, a.stats);
     return cmd_asm(a.operands[0], a.out);
 }
