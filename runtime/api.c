@@ -65,6 +65,14 @@ const char *pvk_result_string(pvk_result r)
     return pvk_result_name(r);
 }
 
+#ifndef PVK_VERSION_STRING
+#error "PVK_VERSION_STRING comes from CMakeLists.txt's project(VERSION)"
+#endif
+const char *pvk_version(void)
+{
+    return PVK_VERSION_STRING;
+}
+
 pvk_result pvk_context_create(const pvk_config *config, pvk_context **out)
 {
     if (!out)

@@ -46,6 +46,7 @@ static void usage(FILE *f)
             "                    assemble a PICA200 vertex or geometry (.gsh) shader (picasso\n"
             "                    syntax) into a SHBIN (default: FILE.shbin); says what it wrote\n"
             "  --help            this text (COMMAND --help: that command's usage)\n"
+            "  --version         picavk's version\n"
             "\n"
             "--stats (demo, run, replay): then every pvk_stats counter as a `name value` line\n"
             "(draws, pipelines_created, pipeline_hits, shader_compiles, surface_loads, ...;\n"
@@ -680,6 +681,10 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         usage(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+        printf("picavk %s\n", pvk_version());
         return 0;
     }
     const struct command *c = NULL;

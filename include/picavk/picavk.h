@@ -29,6 +29,8 @@
 extern "C" {
 #endif
 
+/* The version this header belongs to, for a host's #if; CMake checks it
+ * against project(VERSION), which pvk_version() reports at run time. */
 #define PVK_VERSION_MAJOR 0
 #define PVK_VERSION_MINOR 1
 
@@ -60,6 +62,10 @@ typedef enum pvk_result {
 } pvk_result;
 
 PVK_API const char *pvk_result_string(pvk_result r);
+
+/* The library's version, "MAJOR.MINOR.PATCH" (the picavk that runs, which a
+ * shared library may make newer than the header a host was built with). */
+PVK_API const char *pvk_version(void);
 
 typedef enum pvk_log_level {
     PVK_LOG_DEFAULT = 0, /* in pvk_config: WARN, or PVK_LOG_LEVEL from the environment */
