@@ -111,6 +111,22 @@ pvk_result pvk_get_features(const pvk_context *ctx, pvk_features *out)
     return PVK_SUCCESS;
 }
 
+pvk_result pvk_get_device_info(const pvk_context *ctx, pvk_device_info *out)
+{
+    if (!ctx || !out)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    *out = (pvk_device_info){
+        .api_version = ctx->props.apiVersion,
+        .driver_version = ctx->props.driverVersion,
+        .vendor_id = ctx->props.vendorID,
+        .device_id = ctx->props.deviceID,
+        .type = ctx->props.deviceType,
+    };
+    snprintf(out->driver_name, sizeof out->driver_name, "%s", ctx->driver_props.driverName);
+    snprintf(out->driver_info, sizeof out->driver_info, "%s", ctx->driver_props.driverInfo);
+    return PVK_SUCCESS;
+}
+
 pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out)
 {
     if (!ctx || !out)

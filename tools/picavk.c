@@ -25,7 +25,8 @@ static void usage(FILE *f)
             "usage: picavk <command> [options]\n"
             "\n"
             "commands:\n"
-            "  info              print the Vulkan device picavk picks and its features\n"
+            "  info              picavk's version, the Vulkan device it picks (Vulkan and driver\n"
+            "                    versions) and the device features it needs, uses or ignores\n"
             "  demo [-o DIR] [--trace FILE] [--scale N] [--stats]\n"
             "                    program both LCDs as the 3DS OS does, clear them on the GPU,\n"
             "                    show a test pattern in each of the five framebuffer formats and\n"
@@ -163,34 +164,72 @@ static void add_stats(pvk_stats *sum, pvk_stats *s)
         *stat_field(sum, i) += *stat_field(s, i);
 }
 
+/* Every pvk_features flag, what picavk does with it and without it (runtime/
+ * device.c probes them; the assertion keeps the table in step with picavk.h). */
+enum { NEED_REQUIRED, NEED_USED, NEED_UNUSED };
+#define FEAT(f) offsetof(pvk_features, f)
+static const struct {
+    const char *name;
+    size_t offset;
+    int need;
+    const char *use; /* NEED_USED: what it gives; without it: what picavk does instead */
+} feature_rows[] = {
+    {"pushDescriptor", FEAT(push_descriptor), NEED_REQUIRED, NULL},
+    {"timelineSemaphore", FEAT(timeline_semaphore), NEED_REQUIRED, NULL},
+    {"storageBuffer8BitAccess", FEAT(storage_buffer_8bit), NEED_REQUIRED, NULL},
+    {"extendedDynamicState", FEAT(extended_dynamic_state), NEED_REQUIRED, NULL},
+    {"logicOp", FEAT(logic_op), NEED_USED, "the 16 logic ops; without: drawn as Copy"},
+    {"rasterizationOrderAttachmentAccess", FEAT(rasterization_order_attachment_access), NEED_USED,
+     "exact blending in the shader; without: Vulkan's blend unit (within 1)"},
+    {"externalMemoryHost", FEAT(external_memory_host), NEED_USED,
+     "guest memory imported; without: mirrored and copied"},
+    {"customBorderColor", FEAT(custom_border_color), NEED_USED,
+     "any border colour in samplers; without: the shader applies it"},
+    {"geometryShader", FEAT(geometry_shader), NEED_USED,
+     "fragment-lit draws on the GPU; without: their vertex programs on the CPU"},
+    {"debugUtils", FEAT(debug_utils), NEED_USED, "names and labels for debuggers; without: none"},
+    {"dualSrcBlend", FEAT(dual_src_blend), NEED_UNUSED, NULL},
+    {"extendedDynamicState2", FEAT(extended_dynamic_state2), NEED_UNUSED, NULL},
+    {"extendedDynamicState3", FEAT(extended_dynamic_state3), NEED_UNUSED, NULL},
+    {"formats4444", FEAT(formats_4444), NEED_UNUSED, NULL},
+    {"D24S8", FEAT(d24s8), NEED_UNUSED, NULL},
+    {"shaderStencilExport", FEAT(shader_stencil_export), NEED_UNUSED, NULL},
+};
+#undef FEAT
+_Static_assert(sizeof feature_rows / sizeof feature_rows[0] == sizeof(pvk_features) / sizeof(int),
+               "a pvk_features flag is missing from feature_rows");
+
 static int cmd_info(void)
 {
+    printf("picavk %s\n", pvk_version());
     pvk_context *ctx;
     pvk_result r = pvk_context_create(&g_cfg, &ctx);
     if (r)
         return fail("cannot create a context", r);
     pvk_features f;
+    pvk_device_info d;
     pvk_get_features(ctx, &f);
+    pvk_get_device_info(ctx, &d);
+    static const char *const types[] = {"other", "integrated GPU", "discrete GPU", "virtual GPU", "CPU"};
     printf("device: %s\n", pvk_device_name(ctx));
-    const struct { const char *name; int on; } rows[] = {
-        {"logicOp", f.logic_op},
-        {"dualSrcBlend", f.dual_src_blend},
-        {"extendedDynamicState", f.extended_dynamic_state},
-        {"extendedDynamicState2", f.extended_dynamic_state2},
-        {"extendedDynamicState3", f.extended_dynamic_state3},
-        {"rasterizationOrderAttachmentAccess", f.rasterization_order_attachment_access},
-        {"externalMemoryHost", f.external_memory_host},
-        {"customBorderColor", f.custom_border_color},
-        {"formats4444", f.formats_4444},
-        {"D24S8", f.d24s8},
-        {"geometryShader", f.geometry_shader},
-        {"shaderStencilExport", f.shader_stencil_export},
-        {"timelineSemaphore", f.timeline_semaphore},
-        {"pushDescriptor", f.push_descriptor},
-        {"storageBuffer8BitAccess", f.storage_buffer_8bit},
-    };
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        printf("  %-36s %s\n", rows[i].name, rows[i].on ? "yes" : "no");
+    printf("  %s, vendor 0x%04x, device 0x%04x\n", (unsigned)d.type < 5 ? types[d.type] : "other", d.vendor_id,
+           d.device_id);
+    printf("  Vulkan %u.%u.%u, driver %s%s%s (driverVersion 0x%08x)\n", VK_API_VERSION_MAJOR(d.api_version),
+           VK_API_VERSION_MINOR(d.api_version), VK_API_VERSION_PATCH(d.api_version),
+           d.driver_name[0] ? d.driver_name : "unknown", d.driver_info[0] ? ": " : "", d.driver_info, d.driver_version);
+    static const char *const heads[] = {
+        "required (with Vulkan 1.3, shaderClipDistance, synchronization2, dynamicRendering, maintenance4):",
+        "used when present:", "detected, not used:"};
+    for (int need = NEED_REQUIRED; need <= NEED_UNUSED; need++) {
+        printf("%s\n", heads[need]);
+        for (size_t i = 0; i < sizeof feature_rows / sizeof feature_rows[0]; i++) {
+            if (feature_rows[i].need != need)
+                continue;
+            int on = *(const int *)((const char *)&f + feature_rows[i].offset);
+            printf("  %-36s %-3s%s%s\n", feature_rows[i].name, on ? "yes" : "no", feature_rows[i].use ? "  " : "",
+                   feature_rows[i].use ? feature_rows[i].use : "");
+        }
+    }
     pvk_context_destroy(ctx);
     return 0;
 }

@@ -212,6 +212,18 @@ typedef struct pvk_features {
 
 PVK_API pvk_result pvk_get_features(const pvk_context *ctx, pvk_features *out);
 
+/* The device a context runs on, for reports and bug reports (`picavk info`). */
+typedef struct pvk_device_info {
+    uint32_t api_version;    /* the device's Vulkan version (VK_API_VERSION_MAJOR/MINOR/PATCH) */
+    uint32_t driver_version; /* encoded as the vendor likes; driver_info is the readable form */
+    uint32_t vendor_id, device_id;
+    VkPhysicalDeviceType type;
+    char driver_name[VK_MAX_DRIVER_NAME_SIZE]; /* "llvmpipe", "NVIDIA", ...; "" when unknown */
+    char driver_info[VK_MAX_DRIVER_INFO_SIZE]; /* "Mesa 24.0.5 (LLVM 17.0.6)", ...; "" when unknown */
+} pvk_device_info;
+
+PVK_API pvk_result pvk_get_device_info(const pvk_context *ctx, pvk_device_info *out);
+
 /* Counters of what went wrong, for hosts and tests. */
 typedef struct pvk_stats {
     uint64_t bad_input;         /* all logged errors caused by guest input */
