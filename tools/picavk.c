@@ -1,8 +1,8 @@
-/* The picavk command line: info, demo. */
+/* The picavk command line: info, demo, run, replay, asm. */
 #include <errno.h>
-#include <stddef.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
