@@ -65,6 +65,14 @@ const char *pvk_result_string(pvk_result r)
     return pvk_result_name(r);
 }
 
+#ifndef PVK_VERSION_STRING
+#error "PVK_VERSION_STRING comes from CMakeLists.txt's project(VERSION)"
+#endif
+const char *pvk_version(void)
+{
+    return PVK_VERSION_STRING;
+}
+
 pvk_result pvk_context_create(const pvk_config *config, pvk_context **out)
 {
     if (!out)
@@ -100,6 +108,22 @@ pvk_result pvk_get_features(const pvk_context *ctx, pvk_features *out)
     if (!ctx || !out)
         return PVK_ERROR_INVALID_ARGUMENT;
     *out = ctx->features;
+    return PVK_SUCCESS;
+}
+
+pvk_result pvk_get_device_info(const pvk_context *ctx, pvk_device_info *out)
+{
+    if (!ctx || !out)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    *out = (pvk_device_info){
+        .api_version = ctx->props.apiVersion,
+        .driver_version = ctx->props.driverVersion,
+        .vendor_id = ctx->props.vendorID,
+        .device_id = ctx->props.deviceID,
+        .type = ctx->props.deviceType,
+    };
+    snprintf(out->driver_name, sizeof out->driver_name, "%s", ctx->driver_props.driverName);
+    snprintf(out->driver_info, sizeof out->driver_info, "%s", ctx->driver_props.driverInfo);
     return PVK_SUCCESS;
 }
 

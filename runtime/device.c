@@ -436,6 +436,16 @@ pvk_result pvk_device_init(pvk_context *ctx)
     if (!ctx->cfg.host_vulkan)
         ctx->vk.vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
     vkGetPhysicalDeviceProperties(ctx->phys, &ctx->props);
+    /* the driver's name and version text, for reports (core in 1.2; a host's
+     * instance of an older version leaves them empty) */
+    ctx->driver_props =
+        (VkPhysicalDeviceDriverProperties){.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+    if (vkGetPhysicalDeviceProperties2) {
+        VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                          .pNext = &ctx->driver_props};
+        vkGetPhysicalDeviceProperties2(ctx->phys, &p2);
+        ctx->driver_props.pNext = NULL;
+    }
     if (ctx->features.external_memory_host) {
         VkPhysicalDeviceExternalMemoryHostPropertiesEXT hp = {
             .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};

@@ -149,6 +149,7 @@ struct pvk_context {
     uint32_t depth;
     VkDebugUtilsMessengerEXT messenger;
     VkPhysicalDeviceProperties props;
+    VkPhysicalDeviceDriverProperties driver_props; /* pvk_get_device_info */
     VkPhysicalDeviceMemoryProperties mem_props;
     uint64_t import_alignment; /* minImportedHostPointerAlignment */
     char device_name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];

@@ -16,6 +16,17 @@ static void bringup(void)
     CHECK(f.debug_utils); /* headless with validation: the instance has VK_EXT_debug_utils, passes get labels */
     if (strstr(pvk_device_name(ctx), "llvmpipe")) /* lavapipe has these (vulkaninfo) */
         CHECK(f.external_memory_host && f.logic_op && f.rasterization_order_attachment_access);
+    /* the device picavk runs on, as `picavk info` reports it */
+    pvk_device_info d;
+    CHECK_EQ(pvk_get_device_info(ctx, &d), PVK_SUCCESS);
+    CHECK(d.api_version >= VK_API_VERSION_1_3);
+    CHECK_EQ(d.vendor_id, ctx->props.vendorID);
+    CHECK(strlen(d.driver_name) > 0 && strlen(d.driver_name) < sizeof d.driver_name);
+    if (strstr(pvk_device_name(ctx), "llvmpipe"))
+        CHECK(!strcmp(d.driver_name, "llvmpipe") && strstr(d.driver_info, "Mesa") &&
+              d.type == VK_PHYSICAL_DEVICE_TYPE_CPU);
+    CHECK_EQ(pvk_get_device_info(ctx, NULL), PVK_ERROR_INVALID_ARGUMENT);
+    CHECK_EQ(pvk_get_device_info(NULL, &d), PVK_ERROR_INVALID_ARGUMENT);
     th_release(ctx);
 }
 

@@ -122,10 +122,13 @@ static bool fail(asm_state *s, const char *fmt, ...)
     if (s->err && s->err_len) {
         int n = s->line > 0 ? snprintf(s->err, s->err_len, "line %d: ", s->line) : 0;
         if (n >= 0 && (size_t)n < s->err_len) {
+            /* messages quote the source's tokens: no control bytes to the terminal */
+            char msg[512];
             va_list ap;
             va_start(ap, fmt);
-            vsnprintf(s->err + n, s->err_len - (size_t)n, fmt, ap);
+            vsnprintf(msg, sizeof msg, fmt, ap);
             va_end(ap);
+            pvk_escape(msg, s->err + n, s->err_len - (size_t)n);
         }
     }
     return false;

@@ -1,6 +1,8 @@
-/* The picavk command line: info, demo. */
+/* The picavk command line: info, demo, run, replay, asm. */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +11,13 @@
 #include <unistd.h>
 
 #include "picavk/picavk.h"
+#include "tools/asm.h"
 #include "tools/tools.h"
+
+/* Where demo and replay write without -o: a directory of their own, never
+ * the current one (a replay writes three PNGs per frame). */
+#define DEMO_DIR "demo-out"
+#define REPLAY_DIR "replay-out"
 
 static void usage(FILE *f)
 {
@@ -17,25 +25,36 @@ static void usage(FILE *f)
             "usage: picavk <command> [options]\n"
             "\n"
             "commands:\n"
-            "  info              print the Vulkan device picavk picks and its features\n"
-            "  demo [-o DIR] [--trace FILE] [--scale N]\n"
+            "  info              picavk's version, the Vulkan device it picks (Vulkan and driver\n"
+            "                    versions) and the device features it needs, uses or ignores\n"
+            "  demo [-o DIR] [--trace FILE] [--scale N] [--stats]\n"
             "                    program both LCDs as the 3DS OS does, clear them on the GPU,\n"
             "                    show a test pattern in each of the five framebuffer formats and\n"
             "                    a 3D frame: DIR/top-<format>.png, bottom-<format>.png, top.png,\n"
-            "                    top-right.png, bottom.png (default DIR: .); --trace records the\n"
-            "                    session for `picavk replay`\n"
-            "  run [-o DIR] [--scale N] SCENE.pvs...  run scene scripts; prints PASS/FAIL per script;\n"
+            "                    top-right.png, bottom.png (default DIR: " DEMO_DIR "); --trace records\n"
+            "                    the session for `picavk replay`\n"
+            "  run [-o DIR] [--scale N] [--stats] SCENE.pvs...\n"
+            "                    run scene scripts; prints PASS/FAIL per script;\n"
             "                    -o DIR: `save color NAME` statements write DIR/NAME.png\n"
             "  replay TRACE [-o DIR] [--quiet] [--stats] [--scale N]\n"
             "                    replay a picavk trace (.pvt) or a Citra CiTrace (.ctf) headless:\n"
-            "                    DIR/frameNNNN-*.png and DIR/hashes.txt, a hash per frame (DIR: .);\n"
-            "                    progress on a terminal (frame N of M, frames/s), else a line per\n"
-            "                    frame, then a summary; --quiet prints only errors; --stats then\n"
-            "                    prints every counter as `name value` lines (draws, pipelines\n"
-            "                    created, cache hits, shader compiles, surface counters, ...)\n"
+            "                    DIR/frameNNNN-*.png and DIR/hashes.txt, a hash per frame (default\n"
+            "                    DIR: " REPLAY_DIR "); progress on a terminal (frame N (frames 0-M),\n"
+            "                    frames/s), else a line per frame (frames count from 0, as in the\n"
+            "                    file names), then a summary and where the files went; --quiet\n"
+            "                    prints only errors\n"
             "  asm FILE.pica [-o FILE.shbin]\n"
-            "                    assemble a PICA200 vertex or geometry (.gsh) shader (picasso syntax) into a SHBIN\n"
-            "  --help            this text\n"
+            "                    assemble a PICA200 vertex or geometry (.gsh) shader (picasso\n"
+            "                    syntax) into a SHBIN (default: FILE.shbin); says what it wrote\n"
+            "  --help            this text (COMMAND --help: that command's usage)\n"
+            "  --version         picavk's version\n"
+            "\n"
+            "--stats (demo, run, replay): then every pvk_stats counter as a `name value` line\n"
+            "(draws, pipelines_created, pipeline_hits, shader_compiles, surface_loads, ...;\n"
+            "run: summed over its scenes).\n"
+            "\n"
+            "Options may come before, between or after the file names; -- ends them.  An\n"
+            "output directory (-o DIR) is created with its parents when missing.\n"
             "\n"
             "--scale N (1-10) renders at N times the 3DS resolution: PNGs of the screens are N\n"
             "times larger, guest memory (probes, hashes of memory) stays 1x.\n"
@@ -48,6 +67,10 @@ static void usage(FILE *f)
             "cpu-vs, lut-storage, texture-staging)\n");
 }
 
+/* Input (a path, an argument) echoed in a message, control bytes escaped
+ * (tools/input.c); the buffer lives to the end of the enclosing block. */
+#define ESC(s) pvk_escape((s), (char[1024]){0}, 1024)
+
 /* --scale N of demo, run and replay (0: the config's default, PVK_SCALE may override) */
 static pvk_config g_cfg;
 
@@ -57,7 +80,7 @@ static bool parse_scale(const char *cmd, const char *v)
     char *end;
     unsigned long n = strtoul(v, &end, 10);
     if (!*v || *end || n < 1 || n > PVK_MAX_SCALE) {
-        fprintf(stderr, "picavk %s: --scale takes an integer 1..%u, not '%s'\n", cmd, PVK_MAX_SCALE, v);
+        fprintf(stderr, "picavk %s: --scale takes an integer 1..%u, not '%s'\n", cmd, PVK_MAX_SCALE, ESC(v));
         return false;
     }
     g_cfg.scale = (uint32_t)n;
@@ -70,34 +93,143 @@ static int fail(const char *what, pvk_result r)
     return 1;
 }
 
+/* mkdir -p: an output directory (-o) and the parents it needs.  False,
+ * said, when one cannot be made or the path is a file. */
+static bool make_dirs(const char *cmd, const char *dir)
+{
+    char p[4096];
+    size_t n = strlen(dir);
+    if (!n || n >= sizeof p) {
+        fprintf(stderr, "picavk %s: -o needs a directory name (of at most %zu bytes)\n", cmd, sizeof p - 1);
+        return false;
+    }
+    memcpy(p, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (p[i] != '/' && p[i])
+            continue;
+        char c = p[i];
+        p[i] = 0;
+        if (mkdir(p, 0755) && errno != EEXIST) {
+            fprintf(stderr, "picavk %s: cannot create %s: %s\n", cmd, ESC(p), strerror(errno));
+            return false;
+        }
+        p[i] = c;
+    }
+    struct stat st;
+    if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "picavk %s: %s is not a directory\n", cmd, ESC(dir));
+        return false;
+    }
+    return true;
+}
+
+/* ---- counters ---- */
+
+/* Every pvk_stats counter by name, in picavk.h's order: the one table --stats
+ * of every command prints.  The assertion fails the build when picavk.h
+ * gains a counter this table lacks. */
+#define STAT(f) {#f, offsetof(pvk_stats, f)}
+static const struct { const char *name; size_t offset; } stat_rows[] = {
+    STAT(bad_input), STAT(out_of_range), STAT(unsupported), STAT(validation_errors),
+    STAT(fills), STAT(transfers), STAT(texture_copies), STAT(command_lists),
+    STAT(draws), STAT(vertices), STAT(triangles), STAT(immediate_vertices),
+    STAT(pipelines_created), STAT(pipeline_hits), STAT(shader_compiles), STAT(shader_disk_hits),
+    STAT(surface_loads), STAT(surface_writebacks), STAT(surface_reinterpretations), STAT(surface_clears),
+    STAT(surface_bytes), STAT(surface_transfers), STAT(submissions),
+    STAT(texture_decodes), STAT(texture_hits), STAT(texture_from_surface), STAT(texture_invalidations),
+    STAT(samplers_created), STAT(sampler_border_fallbacks), STAT(texture_samples), STAT(shader_borders),
+    STAT(surface_resolves), STAT(gs_gpu_draws), STAT(gs_cpu_fallbacks), STAT(gs_excess_triangles),
+    STAT(gs_unfinished),
+};
+#undef STAT
+_Static_assert(sizeof stat_rows / sizeof stat_rows[0] == sizeof(pvk_stats) / sizeof(uint64_t),
+               "a pvk_stats counter is missing from stat_rows");
+
+static uint64_t *stat_field(pvk_stats *s, size_t row)
+{
+    return (uint64_t *)((char *)s + stat_rows[row].offset);
+}
+
+/* `name value` lines, for people and scripts (grep '^shader_compiles ') */
+static void print_stats(pvk_stats *s)
+{
+    for (size_t i = 0; i < sizeof stat_rows / sizeof stat_rows[0]; i++)
+        printf("%s %llu\n", stat_rows[i].name, (unsigned long long)*stat_field(s, i));
+}
+
+/* `run --stats`: each scene has its own context; the counters are summed */
+static void add_stats(pvk_stats *sum, pvk_stats *s)
+{
+    for (size_t i = 0; i < sizeof stat_rows / sizeof stat_rows[0]; i++)
+        *stat_field(sum, i) += *stat_field(s, i);
+}
+
+/* Every pvk_features flag, what picavk does with it and without it (runtime/
+ * device.c probes them; the assertion keeps the table in step with picavk.h). */
+enum { NEED_REQUIRED, NEED_USED, NEED_UNUSED };
+#define FEAT(f) offsetof(pvk_features, f)
+static const struct {
+    const char *name;
+    size_t offset;
+    int need;
+    const char *use; /* NEED_USED: what it gives; without it: what picavk does instead */
+} feature_rows[] = {
+    {"pushDescriptor", FEAT(push_descriptor), NEED_REQUIRED, NULL},
+    {"timelineSemaphore", FEAT(timeline_semaphore), NEED_REQUIRED, NULL},
+    {"storageBuffer8BitAccess", FEAT(storage_buffer_8bit), NEED_REQUIRED, NULL},
+    {"extendedDynamicState", FEAT(extended_dynamic_state), NEED_REQUIRED, NULL},
+    {"logicOp", FEAT(logic_op), NEED_USED, "the 16 logic ops; without: drawn as Copy"},
+    {"rasterizationOrderAttachmentAccess", FEAT(rasterization_order_attachment_access), NEED_USED,
+     "exact blending in the shader; without: Vulkan's blend unit (within 1)"},
+    {"externalMemoryHost", FEAT(external_memory_host), NEED_USED,
+     "guest memory imported; without: mirrored and copied"},
+    {"customBorderColor", FEAT(custom_border_color), NEED_USED,
+     "any border colour in samplers; without: the shader applies it"},
+    {"geometryShader", FEAT(geometry_shader), NEED_USED,
+     "fragment-lit draws on the GPU; without: their vertex programs on the CPU"},
+    {"debugUtils", FEAT(debug_utils), NEED_USED, "names and labels for debuggers; without: none"},
+    {"dualSrcBlend", FEAT(dual_src_blend), NEED_UNUSED, NULL},
+    {"extendedDynamicState2", FEAT(extended_dynamic_state2), NEED_UNUSED, NULL},
+    {"extendedDynamicState3", FEAT(extended_dynamic_state3), NEED_UNUSED, NULL},
+    {"formats4444", FEAT(formats_4444), NEED_UNUSED, NULL},
+    {"D24S8", FEAT(d24s8), NEED_UNUSED, NULL},
+    {"shaderStencilExport", FEAT(shader_stencil_export), NEED_UNUSED, NULL},
+};
+#undef FEAT
+_Static_assert(sizeof feature_rows / sizeof feature_rows[0] == sizeof(pvk_features) / sizeof(int),
+               "a pvk_features flag is missing from feature_rows");
+
 static int cmd_info(void)
 {
+    printf("picavk %s\n", pvk_version());
     pvk_context *ctx;
     pvk_result r = pvk_context_create(&g_cfg, &ctx);
     if (r)
         return fail("cannot create a context", r);
     pvk_features f;
+    pvk_device_info d;
     pvk_get_features(ctx, &f);
+    pvk_get_device_info(ctx, &d);
+    static const char *const types[] = {"other", "integrated GPU", "discrete GPU", "virtual GPU", "CPU"};
     printf("device: %s\n", pvk_device_name(ctx));
-    const struct { const char *name; int on; } rows[] = {
-        {"logicOp", f.logic_op},
-        {"dualSrcBlend", f.dual_src_blend},
-        {"extendedDynamicState", f.extended_dynamic_state},
-        {"extendedDynamicState2", f.extended_dynamic_state2},
-        {"extendedDynamicState3", f.extended_dynamic_state3},
-        {"rasterizationOrderAttachmentAccess", f.rasterization_order_attachment_access},
-        {"externalMemoryHost", f.external_memory_host},
-        {"customBorderColor", f.custom_border_color},
-        {"formats4444", f.formats_4444},
-        {"D24S8", f.d24s8},
-        {"geometryShader", f.geometry_shader},
-        {"shaderStencilExport", f.shader_stencil_export},
-        {"timelineSemaphore", f.timeline_semaphore},
-        {"pushDescriptor", f.push_descriptor},
-        {"storageBuffer8BitAccess", f.storage_buffer_8bit},
-    };
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        printf("  %-36s %s\n", rows[i].name, rows[i].on ? "yes" : "no");
+    printf("  %s, vendor 0x%04x, device 0x%04x\n", (unsigned)d.type < 5 ? types[d.type] : "other", d.vendor_id,
+           d.device_id);
+    printf("  Vulkan %u.%u.%u, driver %s%s%s (driverVersion 0x%08x)\n", VK_API_VERSION_MAJOR(d.api_version),
+           VK_API_VERSION_MINOR(d.api_version), VK_API_VERSION_PATCH(d.api_version),
+           d.driver_name[0] ? d.driver_name : "unknown", d.driver_info[0] ? ": " : "", d.driver_info, d.driver_version);
+    static const char *const heads[] = {
+        "required (with Vulkan 1.3, shaderClipDistance, synchronization2, dynamicRendering, maintenance4):",
+        "used when present:", "detected, not used:"};
+    for (int need = NEED_REQUIRED; need <= NEED_UNUSED; need++) {
+        printf("%s\n", heads[need]);
+        for (size_t i = 0; i < sizeof feature_rows / sizeof feature_rows[0]; i++) {
+            if (feature_rows[i].need != need)
+                continue;
+            int on = *(const int *)((const char *)&f + feature_rows[i].offset);
+            printf("  %-36s %-3s%s%s\n", feature_rows[i].name, on ? "yes" : "no", feature_rows[i].use ? "  " : "",
+                   feature_rows[i].use ? feature_rows[i].use : "");
+        }
+    }
     pvk_context_destroy(ctx);
     return 0;
 }
@@ -210,8 +342,10 @@ static pvk_result demo_draw(pvk_context *ctx, int bottom, uint32_t fb, uint32_t 
     return pvk_guest_written(ctx, fb, w * stride);
 }
 
-/* Write the last frame's screens as DIR/<prefix><screen><suffix>.png. */
-static pvk_result write_screens(pvk_context *ctx, const char *dir, const char *prefix, const char *suffix, bool verbose)
+/* Write the last frame's screens as DIR/<prefix><screen><suffix>.png,
+ * counting them in *written. */
+static pvk_result write_screens(pvk_context *ctx, const char *dir, const char *prefix, const char *suffix, bool verbose,
+                                unsigned *written)
 {
     static const struct { pvk_screen s; const char *name; } outs[] = {
         {PVK_SCREEN_TOP, "top"}, {PVK_SCREEN_TOP_RIGHT, "top-right"}, {PVK_SCREEN_BOTTOM, "bottom"}};
@@ -231,23 +365,23 @@ static pvk_result write_screens(pvk_context *ctx, const char *dir, const char *p
         free(px);
         if (r)
             return r;
+        ++*written;
         if (verbose)
-            printf("wrote %s (%ux%u)\n", path, w, h);
+            printf("wrote %s (%ux%u)\n", ESC(path), w, h);
     }
     return PVK_SUCCESS;
 }
 
-static int cmd_demo(const char *dir, const char *trace)
+static int cmd_demo(const char *dir, const char *trace, bool stats_lines)
 {
-    if (mkdir(dir, 0755) && errno != EEXIST) {
-        fprintf(stderr, "picavk: cannot create %s: %s\n", dir, strerror(errno));
+    if (!make_dirs("demo", dir))
         return 1;
-    }
     pvk_context *ctx;
     pvk_result r = pvk_context_create(&g_cfg, &ctx);
     if (r)
         return fail("cannot create a context", r);
     printf("device: %s\n", pvk_device_name(ctx));
+    unsigned pictures = 0;
     if (trace && (r = pvk_trace_begin(ctx, trace)))
         goto out;
     const uint32_t top_fb = 0x18000000, right_fb = 0x18080000, bottom_fb = 0x18100000;
@@ -277,13 +411,21 @@ static int cmd_demo(const char *dir, const char *trace)
         suffix[0] = 0;
         if (!stereo)
             snprintf(suffix, sizeof suffix, "-%s", fmt_names[fmt]);
-        r = write_screens(ctx, dir, "", suffix, true);
+        r = write_screens(ctx, dir, "", suffix, true, &pictures);
     }
     if (trace && !r)
         r = pvk_trace_end(ctx);
 out:
+    if (stats_lines && !r) {
+        pvk_stats st;
+        pvk_get_stats(ctx, &st);
+        print_stats(&st);
+    }
     pvk_context_destroy(ctx);
-    return r ? fail("demo", r) : 0;
+    if (r)
+        return fail("demo", r);
+    printf("wrote %u pictures to %s/%s%s\n", pictures, ESC(dir), trace ? " and the trace " : "", trace ? ESC(trace) : "");
+    return 0;
 }
 
 /* ---- replay ---- */
@@ -294,6 +436,7 @@ typedef struct replay_state {
     bool quiet, tty;   /* --quiet: only errors; tty: progress on one updating line */
     uint32_t total;    /* frames in the file, 0 when unknown */
     uint32_t frames;
+    unsigned pictures; /* PNGs written */
     double t0;
 } replay_state;
 
@@ -313,7 +456,7 @@ static pvk_result on_replay_frame(void *user, pvk_context *ctx, uint32_t frame)
         return r;
     char prefix[32];
     snprintf(prefix, sizeof prefix, "frame%04u-", frame);
-    if ((r = write_screens(ctx, st->dir, prefix, "", false)))
+    if ((r = write_screens(ctx, st->dir, prefix, "", false, &st->pictures)))
         return r;
     fprintf(st->hashes, "%u %016llx\n", frame, (unsigned long long)hash);
     st->frames = frame + 1;
@@ -321,67 +464,39 @@ static pvk_result on_replay_frame(void *user, pvk_context *ctx, uint32_t frame)
         return PVK_SUCCESS;
     double dt = now_s() - st->t0;
     double fps = dt > 0 ? st->frames / dt : 0;
-    if (st->tty) {
+    if (st->tty) { /* frames count from 0, as in the file names, hashes.txt and logs */
         if (st->total)
-            fprintf(stderr, "\rframe %u of %u, %.1f frames/s ", st->frames, st->total, fps);
+            fprintf(stderr, "\rframe %u (frames 0-%u), %.1f frames/s ", frame, st->total - 1, fps);
         else
-            fprintf(stderr, "\rframe %u, %.1f frames/s ", st->frames, fps);
+            fprintf(stderr, "\rframe %u, %.1f frames/s ", frame, fps);
     } else {
         printf("frame %u %016llx\n", frame, (unsigned long long)hash);
     }
     return PVK_SUCCESS;
 }
 
-/* --stats: every counter on its own line, for people and scripts (grep '^shader_compiles ') */
-static void print_stats(const pvk_stats *s)
-{
-    const struct { const char *name; uint64_t value; } rows[] = {
-        {"command_lists", s->command_lists},
-        {"draws", s->draws},
-        {"vertices", s->vertices},
-        {"triangles", s->triangles},
-        {"immediate_vertices", s->immediate_vertices},
-        {"fills", s->fills},
-        {"transfers", s->transfers},
-        {"texture_copies", s->texture_copies},
-        {"pipelines_created", s->pipelines_created},
-        {"pipeline_hits", s->pipeline_hits},
-        {"shader_compiles", s->shader_compiles},
-        {"shader_disk_hits", s->shader_disk_hits},
-        {"surface_loads", s->surface_loads},
-        {"surface_writebacks", s->surface_writebacks},
-        {"surface_reinterpretations", s->surface_reinterpretations},
-        {"surface_clears", s->surface_clears},
-        {"surface_bytes", s->surface_bytes},
-        {"surface_transfers", s->surface_transfers},
-        {"surface_resolves", s->surface_resolves},
-        {"submissions", s->submissions},
-        {"texture_decodes", s->texture_decodes},
-        {"texture_hits", s->texture_hits},
-        {"texture_from_surface", s->texture_from_surface},
-        {"texture_invalidations", s->texture_invalidations},
-        {"samplers_created", s->samplers_created},
-        {"sampler_border_fallbacks", s->sampler_border_fallbacks},
-        {"bad_input", s->bad_input},
-        {"out_of_range", s->out_of_range},
-        {"unsupported", s->unsupported},
-        {"validation_errors", s->validation_errors},
-    };
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        printf("%s %llu\n", rows[i].name, (unsigned long long)rows[i].value);
-}
-
 static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats_lines)
 {
-    if (mkdir(dir, 0755) && errno != EEXIST) {
-        fprintf(stderr, "picavk: cannot create %s: %s\n", dir, strerror(errno));
+    /* a trace that cannot be read stops here, before a directory, a context
+     * and a summary of nothing */
+    FILE *probe;
+    int e = pvk_open_input(trace, &probe);
+    if (e) {
+        fprintf(stderr, "picavk replay: %s: %s\n", ESC(trace), pvk_input_error(e));
         return 1;
     }
+    /* CiTrace files start with "CiTr"; everything else is read as a picavk trace */
+    char magic[4] = {0};
+    if (fread(magic, 1, 4, probe) != 4)
+        magic[0] = 0;
+    fclose(probe);
+    if (!make_dirs("replay", dir))
+        return 1;
     char path[4096];
     snprintf(path, sizeof path, "%s/hashes.txt", dir);
-    replay_state st = {dir, fopen(path, "w"), quiet, isatty(STDERR_FILENO), 0, 0, 0};
+    replay_state st = {.dir = dir, .hashes = fopen(path, "w"), .quiet = quiet, .tty = isatty(STDERR_FILENO)};
     if (!st.hashes) {
-        fprintf(stderr, "picavk: cannot write %s\n", path);
+        fprintf(stderr, "picavk replay: cannot write %s\n", ESC(path));
         return 1;
     }
     if (st.tty && !quiet && pvk_trace_frames(trace, &st.total) != PVK_SUCCESS)
@@ -391,14 +506,6 @@ static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats
     if (r) {
         fclose(st.hashes);
         return fail("cannot create a context", r);
-    }
-    /* CiTrace files start with "CiTr"; everything else is read as a picavk trace */
-    char magic[4] = {0};
-    FILE *probe = fopen(trace, "rb");
-    if (probe) {
-        if (fread(magic, 1, 4, probe) != 4)
-            magic[0] = 0;
-        fclose(probe);
     }
     st.t0 = now_s();
     if (!memcmp(magic, "CiTr", 4))
@@ -412,7 +519,9 @@ static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats
     fclose(st.hashes);
     if (st.tty && !quiet && st.frames)
         fputc('\n', stderr);
-    if (!quiet)
+    /* a file that fails before its first frame gets its error, no summary */
+    bool report = !r || st.frames;
+    if (!quiet && report)
         printf("replayed %u frames in %.2f s (%.1f frames/s): %llu command lists, %llu draws, %llu triangles, "
                "%llu fills, %llu transfers, %llu texture copies; %llu pipelines created, %llu shaders compiled "
                "(%llu from the disk cache); %llu errors in the guest's input, %llu unsupported\n",
@@ -422,7 +531,9 @@ static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats
                (unsigned long long)stats.pipelines_created, (unsigned long long)stats.shader_compiles,
                (unsigned long long)stats.shader_disk_hits, (unsigned long long)stats.bad_input,
                (unsigned long long)stats.unsupported);
-    if (stats_lines)
+    if (!quiet && report)
+        printf("wrote %u pictures and hashes.txt to %s/\n", st.pictures, ESC(dir));
+    if (stats_lines && report)
         print_stats(&stats);
     if (r)
         return fail("replay", r);
@@ -434,9 +545,15 @@ static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats
 
 /* ---- scene scripts ---- */
 
-static int cmd_run(int n, char **paths)
+static int cmd_run(const char *out, int n, char **paths, bool stats_lines)
 {
+    /* `save color NAME` statements write $PVK_SCENE_OUT/NAME.png */
+    if (out && !make_dirs("run", out))
+        return 1;
+    if (out && setenv("PVK_SCENE_OUT", out, 1))
+        return fail("cannot set PVK_SCENE_OUT", PVK_ERROR_OUT_OF_MEMORY);
     int failed = 0;
+    pvk_stats sum = {0};
     for (int i = 0; i < n; i++) {
         pvk_context *ctx;
         pvk_result r = pvk_context_create(&g_cfg, &ctx);
@@ -444,9 +561,12 @@ static int cmd_run(int n, char **paths)
             return fail("cannot create a context", r);
         int failures = 0;
         r = pvk_scene_run_file(ctx, paths[i], &failures);
+        pvk_stats st;
+        pvk_get_stats(ctx, &st);
+        add_stats(&sum, &st);
         pvk_context_destroy(ctx);
         bool ok = !r && !failures;
-        printf("%s %s", ok ? "PASS" : "FAIL", paths[i]);
+        printf("%s %s", ok ? "PASS" : "FAIL", ESC(paths[i]));
         if (r)
             printf(" (%s)", pvk_result_string(r));
         else if (failures)
@@ -455,6 +575,8 @@ static int cmd_run(int n, char **paths)
         failed += !ok;
     }
     printf("%d passed, %d failed\n", n - failed, failed);
+    if (stats_lines)
+        print_stats(&sum);
     return failed ? 1 : 0;
 }
 
@@ -462,34 +584,11 @@ static int cmd_run(int n, char **paths)
 
 static int cmd_asm(const char *in, const char *out)
 {
-    FILE *f = fopen(in, "rb");
-    if (!f) {
-        fprintf(stderr, "picavk asm: %s: %s\n", in, strerror(errno));
-        return 1;
-    }
-    char *src = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            cap = cap ? 2 * cap : 65536;
-            char *p = realloc(src, cap);
-            if (!p) {
-                free(src);
-                fclose(f);
-                return fail("out of memory", PVK_ERROR_OUT_OF_MEMORY);
-            }
-            src = p;
-        }
-        size_t n = fread(src + len, 1, cap - len, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    bool rerr = ferror(f);
-    fclose(f);
-    if (rerr) {
-        free(src);
-        fprintf(stderr, "picavk asm: cannot read %s\n", in);
+    char *src;
+    size_t len;
+    int e = pvk_read_file(in, &src, &len);
+    if (e) {
+        fprintf(stderr, "picavk asm: %s: %s\n", ESC(in), pvk_input_error(e));
         return 1;
     }
     char err[512], def[4096];
@@ -499,7 +598,7 @@ static int cmd_asm(const char *in, const char *out)
     free(src);
     if (r) {
         if (r == PVK_ERROR_BAD_DATA)
-            fprintf(stderr, "%s:%s\n", in, err + (strncmp(err, "line ", 5) ? 0 : 5));
+            fprintf(stderr, "%s:%s\n", ESC(in), err + (strncmp(err, "line ", 5) ? 0 : 5));
         else
             fprintf(stderr, "picavk asm: %s\n", pvk_result_string(r));
         return 1;
@@ -514,13 +613,103 @@ static int cmd_asm(const char *in, const char *out)
     bool ok = o && fwrite(bin, 1, size, o) == size;
     if (o && fclose(o))
         ok = false;
-    free(bin);
     if (!ok) {
-        fprintf(stderr, "picavk asm: cannot write %s\n", out);
+        free(bin);
+        fprintf(stderr, "picavk asm: cannot write %s\n", ESC(out));
         return 1;
     }
+    /* what was written, read back from the file image as a loader sees it */
+    pvk_shbin *sh = malloc(sizeof *sh);
+    if (sh && !pvk_shbin_read(bin, size, sh))
+        printf("wrote %s: %zu bytes, a %s shader of %u instructions, %u outputs\n", ESC(out), size,
+               sh->geometry ? "geometry" : "vertex", sh->code_len, sh->out_count);
+    else
+        printf("wrote %s: %zu bytes\n", ESC(out), size);
+    free(sh);
+    free(bin);
     return 0;
 }
+
+/* ---- arguments ---- */
+
+/* What a command was given.  Options may come anywhere among the operands
+ * (`picavk run a.pvs -o out b.pvs`); "--" ends them. */
+typedef struct cli_args {
+    const char *out;   /* -o: a directory (demo, run, replay) or the SHBIN file (asm) */
+    const char *trace; /* demo --trace FILE */
+    bool quiet, stats, help;
+    char **operands;   /* the other arguments, in order (argv's own slots) */
+    int n_operands;
+} cli_args;
+
+enum { OPT_OUT = 1, OPT_TRACE = 2, OPT_SCALE = 4, OPT_QUIET = 8, OPT_STATS = 16 };
+
+/* False, said, for an option `cmd` does not take or one missing its value. */
+static bool parse_args(const char *cmd, int argc, char **argv, unsigned takes, cli_args *a)
+{
+    *a = (cli_args){.operands = argv};
+    bool options = true;
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        if (options && !strcmp(s, "--")) {
+            options = false;
+            continue;
+        }
+        if (!options || s[0] != '-' || !s[1]) { /* "-" alone is a (file) name */
+            a->operands[a->n_operands++] = argv[i];
+            continue;
+        }
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            a->help = true;
+            continue;
+        }
+        unsigned opt = !strcmp(s, "-o")                            ? OPT_OUT
+                       : !strcmp(s, "--trace")                     ? OPT_TRACE
+                       : !strcmp(s, "--scale")                     ? OPT_SCALE
+                       : !strcmp(s, "--quiet") || !strcmp(s, "-q") ? OPT_QUIET
+                       : !strcmp(s, "--stats")                     ? OPT_STATS
+                                                                   : 0;
+        if (!(opt & takes)) {
+            fprintf(stderr, "picavk %s: unknown option '%s' (see picavk --help; -- ends the options)\n", cmd,
+                    ESC(s));
+            return false;
+        }
+        if (opt & (OPT_OUT | OPT_TRACE | OPT_SCALE)) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "picavk %s: %s needs a value\n", cmd, s);
+                return false;
+            }
+            const char *v = argv[++i];
+            if (opt == OPT_OUT)
+                a->out = v;
+            else if (opt == OPT_TRACE)
+                a->trace = v;
+            else if (!parse_scale(cmd, v))
+                return false;
+        } else if (opt == OPT_QUIET) {
+            a->quiet = true;
+        } else {
+            a->stats = true;
+        }
+    }
+    return true;
+}
+
+/* The commands: the options each takes and how many operands. */
+static const struct command {
+    const char *name;
+    unsigned takes;
+    int min_operands, max_operands;
+    const char *usage;
+} commands[] = {
+    {"info", 0, 0, 0, "picavk info"},
+    {"demo", OPT_OUT | OPT_TRACE | OPT_SCALE | OPT_STATS, 0, 0,
+     "picavk demo [-o DIR] [--trace FILE] [--scale N] [--stats]"},
+    {"run", OPT_OUT | OPT_SCALE | OPT_STATS, 1, INT_MAX, "picavk run [-o DIR] [--scale N] [--stats] SCENE.pvs..."},
+    {"replay", OPT_OUT | OPT_QUIET | OPT_STATS | OPT_SCALE, 1, 1,
+     "picavk replay TRACE [-o DIR] [--quiet] [--stats] [--scale N]"},
+    {"asm", OPT_OUT, 1, 1, "picavk asm FILE.pica [-o FILE.shbin]"},
+};
 
 int main(int argc, char **argv)
 {
@@ -533,90 +722,32 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+        printf("picavk %s\n", pvk_version());
+        return 0;
+    }
+    const struct command *c = NULL;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(cmd, commands[i].name))
+            c = &commands[i];
+    if (!c) {
+        fprintf(stderr, "picavk: unknown command '%s' (try --help)\n", ESC(cmd));
+        return 2;
+    }
+    cli_args a;
+    if (!parse_args(cmd, argc - 2, argv + 2, c->takes, &a))
+        return 2;
+    if (a.help || a.n_operands < c->min_operands || a.n_operands > c->max_operands) {
+        fprintf(a.help ? stdout : stderr, "usage: %s\n", c->usage);
+        return a.help ? 0 : 2;
+    }
     if (!strcmp(cmd, "info"))
         return cmd_info();
-    if (!strcmp(cmd, "demo")) {
-        const char *dir = ".", *trace = NULL;
-        for (int i = 2; i < argc; i++) {
-            if (!strcmp(argv[i], "-o") && i + 1 < argc)
-                dir = argv[++i];
-            else if (!strcmp(argv[i], "--trace") && i + 1 < argc)
-                trace = argv[++i];
-            else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
-                if (!parse_scale("demo", argv[++i]))
-                    return 2;
-            } else {
-                fprintf(stderr, "picavk demo: unknown option '%s'\n", argv[i]);
-                return 2;
-            }
-        }
-        return cmd_demo(dir, trace);
-    }
-    if (!strcmp(cmd, "run")) {
-        int first = 2;
-        for (;;) {
-            if (argc > first + 1 && !strcmp(argv[first], "-o")) { /* `save color NAME` statements write DIR/NAME.png */
-                if (setenv("PVK_SCENE_OUT", argv[first + 1], 1))
-                    return fail("cannot set PVK_SCENE_OUT", PVK_ERROR_OUT_OF_MEMORY);
-            } else if (argc > first + 1 && !strcmp(argv[first], "--scale")) {
-                if (!parse_scale("run", argv[first + 1]))
-                    return 2;
-            } else {
-                break;
-            }
-            first += 2;
-        }
-        if (argc <= first) {
-            fprintf(stderr, "usage: picavk run [-o DIR] [--scale N] SCENE.pvs [SCENE.pvs ...]\n");
-            return 2;
-        }
-        return cmd_run(argc - first, argv + first);
-    }
-    if (!strcmp(cmd, "replay")) {
-        const char *trace = NULL, *dir = ".";
-        bool quiet = false, stats = false;
-        for (int i = 2; i < argc; i++) {
-            if (!strcmp(argv[i], "-o") && i + 1 < argc)
-                dir = argv[++i];
-            else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
-                quiet = true;
-            else if (!strcmp(argv[i], "--stats"))
-                stats = true;
-            else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
-                if (!parse_scale("replay", argv[++i]))
-                    return 2;
-            }
-            else if (argv[i][0] != '-' && !trace)
-                trace = argv[i];
-            else {
-                fprintf(stderr, "picavk replay: unexpected argument '%s'\n", argv[i]);
-                return 2;
-            }
-        }
-        if (!trace) {
-            fprintf(stderr, "usage: picavk replay TRACE.pvt [-o DIR] [--quiet] [--stats] [--scale N]\n");
-            return 2;
-        }
-        return cmd_replay(trace, dir, quiet, stats);
-    }
-    if (!strcmp(cmd, "asm")) {
-        const char *in = NULL, *out = NULL;
-        for (int i = 2; i < argc; i++) {
-            if (!strcmp(argv[i], "-o") && i + 1 < argc)
-                out = argv[++i];
-            else if (argv[i][0] != '-' && !in)
-                in = argv[i];
-            else {
-                fprintf(stderr, "picavk asm: unexpected argument '%s'\n", argv[i]);
-                return 2;
-            }
-        }
-        if (!in) {
-            fprintf(stderr, "usage: picavk asm FILE.pica [-o FILE.shbin]\n");
-            return 2;
-        }
-        return cmd_asm(in, out);
-    }
-    fprintf(stderr, "picavk: unknown command '%s' (try --help)\n", cmd);
-    return 2;
+    if (!strcmp(cmd, "demo"))
+        return cmd_demo(a.out ? a.out : DEMO_DIR, a.trace, a.stats);
+    if (!strcmp(cmd, "run"))
+        return cmd_run(a.out, a.n_operands, a.operands, a.stats);
+    if (!strcmp(cmd, "replay"))
+        return cmd_replay(a.operands[0], a.out ? a.out : REPLAY_DIR, a.quiet, a.stats);
+    return cmd_asm(a.operands[0], a.out);
 }

@@ -37,16 +37,17 @@ typedef struct scene {
     uint32_t cl_len, cl_cap;
 } scene;
 
-/* Messages go to the context's log, as the library's own do. */
+/* Messages go to the context's log, as the library's own do.  They quote
+ * the script (names, tokens, the path), so control bytes are escaped. */
 static void say(pvk_context *ctx, pvk_log_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void say(pvk_context *ctx, pvk_log_level level, const char *fmt, ...)
 {
-    char msg[1024];
+    char msg[1024], esc[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    pvk_log_message(ctx, level, msg);
+    pvk_log_message(ctx, level, pvk_escape(msg, esc, sizeof esc));
 }
 
 static pvk_result fail(scene *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -811,31 +812,13 @@ pvk_result pvk_scene_run_file(pvk_context *ctx, const char *path, int *failures)
 {
     if (!ctx || !path)
         return PVK_ERROR_INVALID_ARGUMENT;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        say(ctx, PVK_LOG_ERROR, "scene: cannot open %s", path);
-        return PVK_ERROR_IO;
+    char *text;
+    size_t len;
+    int e = pvk_read_file(path, &text, &len);
+    if (e) {
+        say(ctx, PVK_LOG_ERROR, "scene: %s: %s", path, pvk_input_error(e));
+        return e == ENOMEM ? PVK_ERROR_OUT_OF_MEMORY : PVK_ERROR_IO;
     }
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *n = cap <= (64u << 20) ? realloc(text, cap) : NULL;
-            if (!n) {
-                free(text);
-                fclose(f);
-                say(ctx, PVK_LOG_ERROR, "scene: %s is too large", path);
-                return PVK_ERROR_OUT_OF_MEMORY;
-            }
-            text = n;
-        }
-        size_t got = fread(text + len, 1, cap - len, f);
-        len += got;
-        if (!got)
-            break;
-    }
-    fclose(f);
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');

@@ -1,15 +1,37 @@
 /* tools/: what the picavk command line and the tests add on top of the GPU
  * library: the shader assembler (asm.c, picasso syntax -> SHBIN), scene
- * scripts (scene.c) and PNG files (png.c).  An emulator that links picavk
- * carries none of it.  Everything here drives a context through the public
- * API only (picavk/picavk.h); this is the tools library's API. */
+ * scripts (scene.c), PNG files (png.c) and reading input files (input.c).
+ * An emulator that links picavk carries none of it.  Everything here drives
+ * a context through the public API only (picavk/picavk.h); this is the
+ * tools library's API. */
 #ifndef PVK_TOOLS_H
 #define PVK_TOOLS_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "picavk/picavk.h"
+
+/* The most a tool reads from one input file (a scene script, shader
+ * source): more is a mistake (a wrong path, /dev/zero), not input. */
+#define PVK_TOOLS_MAX_INPUT ((size_t)64 << 20)
+#define PVK_TOOLS_MAX_INPUT_TEXT "64 MiB"
+
+/* Open an input file for reading: 0 and *out, or an errno value (EISDIR
+ * for a directory, which fopen would open). */
+int pvk_open_input(const char *path, FILE **out);
+/* Read the file at `path` whole into *data (malloc'd, NUL after the *len
+ * bytes; free() it).  Returns 0, or an errno value: EISDIR for a directory,
+ * EFBIG past PVK_TOOLS_MAX_INPUT, what open or read said otherwise. */
+int pvk_read_file(const char *path, char **data, size_t *len);
+/* The reason to print for pvk_read_file's error. */
+const char *pvk_input_error(int err);
+
+/* `in` for a message that echoes input: control bytes (ESC, CR, ...) as
+ * \xNN so a line of a script cannot drive the terminal.  Cut to fit `cap`;
+ * returns `out`. */
+char *pvk_escape(const char *in, char *out, size_t cap);
 
 /* Write RGBA8 pixels as a PNG file. */
 pvk_result pvk_write_png(const char *path, const void *rgba, uint32_t width, uint32_t height, size_t stride);

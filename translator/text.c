@@ -13,7 +13,9 @@ void pvk_text_put(pvk_text *b, const char *fmt, ...)
     for (;;) {
         va_list ap;
         va_start(ap, fmt);
-        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        /* a new text has no buffer yet: NULL + 0 is undefined in C, so measure
+         * into NULL instead of offsetting it */
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->cap - b->len, fmt, ap);
         va_end(ap);
         if (n < 0) {
             b->failed = true;

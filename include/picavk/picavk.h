@@ -29,6 +29,8 @@
 extern "C" {
 #endif
 
+/* The version this header belongs to, for a host's #if; CMake checks it
+ * against project(VERSION), which pvk_version() reports at run time. */
 #define PVK_VERSION_MAJOR 0
 #define PVK_VERSION_MINOR 1
 
@@ -60,6 +62,10 @@ typedef enum pvk_result {
 } pvk_result;
 
 PVK_API const char *pvk_result_string(pvk_result r);
+
+/* The library's version, "MAJOR.MINOR.PATCH" (the picavk that runs, which a
+ * shared library may make newer than the header a host was built with). */
+PVK_API const char *pvk_version(void);
 
 typedef enum pvk_log_level {
     PVK_LOG_DEFAULT = 0, /* in pvk_config: WARN, or PVK_LOG_LEVEL from the environment */
@@ -207,6 +213,18 @@ typedef struct pvk_features {
 } pvk_features;
 
 PVK_API pvk_result pvk_get_features(const pvk_context *ctx, pvk_features *out);
+
+/* The device a context runs on, for reports and bug reports (`picavk info`). */
+typedef struct pvk_device_info {
+    uint32_t api_version;    /* the device's Vulkan version (VK_API_VERSION_MAJOR/MINOR/PATCH) */
+    uint32_t driver_version; /* encoded as the vendor likes; driver_info is the readable form */
+    uint32_t vendor_id, device_id;
+    VkPhysicalDeviceType type;
+    char driver_name[VK_MAX_DRIVER_NAME_SIZE]; /* "llvmpipe", "NVIDIA", ...; "" when unknown */
+    char driver_info[VK_MAX_DRIVER_INFO_SIZE]; /* "Mesa 24.0.5 (LLVM 17.0.6)", ...; "" when unknown */
+} pvk_device_info;
+
+PVK_API pvk_result pvk_get_device_info(const pvk_context *ctx, pvk_device_info *out);
 
 /* Counters of what went wrong, for hosts and tests. */
 typedef struct pvk_stats {

@@ -64,7 +64,15 @@ int main(void)
                 (unsigned long long)st.validation_errors);
         bad++;
     }
-    printf("consumer: %s: memory fill %s\n", pvk_device_name(ctx), bad ? "FAILED" : "ok");
+    /* the installed header and library are the same version */
+    char want_version[32];
+    snprintf(want_version, sizeof want_version, "%d.%d.", PVK_VERSION_MAJOR, PVK_VERSION_MINOR);
+    if (strncmp(pvk_version(), want_version, strlen(want_version))) {
+        fprintf(stderr, "consumer: pvk_version() is %s, the header says %d.%d\n", pvk_version(), PVK_VERSION_MAJOR,
+                PVK_VERSION_MINOR);
+        bad++;
+    }
+    printf("consumer: picavk %s on %s: memory fill %s\n", pvk_version(), pvk_device_name(ctx), bad ? "FAILED" : "ok");
     pvk_context_destroy(ctx);
     return bad != 0;
 }
