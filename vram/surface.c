@@ -382,8 +382,23 @@ static void writeback_retire(pvk_context *ctx, const pvk_pending *p)
         pvk_guest_download(ctx, &s);
 }
 
-/* The image of a dirty `s` -> guest memory (tiled, in its format). */
+static pvk_result write_back_once(pvk_context *ctx, pvk_surface *s);
+
+/* The image of a dirty `s` -> guest memory (tiled, in its format).  A
+ * failure is logged and counted here; callers that cannot stop (a write
+ * to the bytes comes next either way) go on without the surface. */
 static pvk_result write_back(pvk_context *ctx, pvk_surface *s)
+{
+    pvk_result r = write_back_once(ctx, s);
+    if (r) {
+        ctx->stats.surface_writeback_failures++;
+        pvk_log(ctx, PVK_LOG_ERROR, "surface 0x%08X (%ux%u): write-back failed (%s); what only the GPU held is lost",
+                s->key.addr, s->key.width, s->key.height, pvk_result_string(r));
+    }
+    return r;
+}
+
+static pvk_result write_back_once(pvk_context *ctx, pvk_surface *s)
 {
     struct pvk_surfaces *c = ctx->surfaces;
     uint32_t w = s->key.width, h = s->key.height, scale = s->key.scale;
@@ -646,7 +661,7 @@ void pvk_surface_invalidate_lines(pvk_context *ctx, uint32_t paddr, uint32_t len
         /* GPU-only bytes the writer leaves alone (outside its range or in
          * its gaps) survive through memory */
         if (keep_outside && s->dirty && !all)
-            write_back(ctx, s);
+            (void)write_back(ctx, s); /* logged and counted; the write comes next either way */
         s->valid = false;
         s->dirty = false;
     }
@@ -688,7 +703,7 @@ void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t v
         if (!covers(start, len, s) || !clear_word(s, start, value, fill_bytes, &word)) {
             /* reload after the fill; bytes it leaves alone go home first */
             if (s->dirty && !covers(start, len, s))
-                write_back(ctx, s);
+                (void)write_back(ctx, s); /* logged and counted; the fill comes next either way */
             s->valid = s->dirty = false;
             continue;
         }

@@ -286,6 +286,9 @@ typedef struct pvk_stats {
      * what they emitted before is drawn).  The last two count finished GPU
      * work. */
     uint64_t gs_gpu_draws, gs_cpu_fallbacks, gs_excess_triangles, gs_unfinished;
+    /* Write-backs of a surface to guest memory that failed (device lost, out
+     * of memory): the bytes only the GPU held are lost; each is logged. */
+    uint64_t surface_writeback_failures;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
