@@ -162,14 +162,16 @@ int main(void)
         {"alpha write", PVK_GPUREG_DEPTH_COLOR_MASK, 1u << 11, 1},
         {"colour buffer write access", PVK_GPUREG_COLORBUFFER_WRITE, 0xF, 1},
         {"TEV 0 RGB source 0", PVK_GPUREG_TEXENV0_SOURCE, 0x1, 1},
-        {"TEV 0 alpha source 2", PVK_GPUREG_TEXENV0_SOURCE, 0x1u << 24, 1},
+        {"TEV 0 alpha source 2 (modulate reads two)", PVK_GPUREG_TEXENV0_SOURCE, 0x1u << 24, 0},
         {"TEV 0 RGB operand 1", PVK_GPUREG_TEXENV0_OPERAND, 0x10, 1},
-        {"TEV 0 alpha operand 2", PVK_GPUREG_TEXENV0_OPERAND, 0x1u << 20, 1},
+        {"TEV 0 alpha operand 2 (modulate reads two)", PVK_GPUREG_TEXENV0_OPERAND, 0x1u << 20, 0},
+        {"TEV 0 alpha operand 1", PVK_GPUREG_TEXENV0_OPERAND, 0x1u << 16, 1},
         {"TEV 0 RGB combine", PVK_GPUREG_TEXENV0_COMBINER, 0x2, 1},
         {"TEV 0 alpha combine", PVK_GPUREG_TEXENV0_COMBINER, 0x20000, 1},
         {"TEV 0 RGB scale", PVK_GPUREG_TEXENV0_SCALE, 0x1, 1},
         {"TEV 0 alpha scale", PVK_GPUREG_TEXENV0_SCALE, 0x10000, 1},
-        {"TEV 3 RGB source 1", PVK_GPUREG_TEXENV3_SOURCE, 0x10, 1},
+        {"TEV 3 RGB source 1 (replace reads one)", PVK_GPUREG_TEXENV3_SOURCE, 0x10, 0},
+        {"TEV 3 RGB source 0", PVK_GPUREG_TEXENV3_SOURCE, 0x1, 1},
         {"TEV 5 alpha combine", PVK_GPUREG_TEXENV5_COMBINER, 0x10000, 1},
         {"buffer RGB update stage 1", PVK_GPUREG_TEXENV_UPDATE_BUFFER, 1u << 9, 1},
         {"buffer alpha update stage 3", PVK_GPUREG_TEXENV_UPDATE_BUFFER, 1u << 15, 1},
@@ -235,6 +237,17 @@ int main(void)
         {"shadow perspective of a 2D texture", PVK_GPUREG_TEXUNIT0_SHADOW, 0x1, 0},
         {"shadow bias", PVK_GPUREG_TEXUNIT0_SHADOW, 0x100, 0},
     };
+    /* the third argument is in the key where the mode reads it (interpolate) */
+    citro3d_defaults(&pb);
+    pb.regs[PVK_GPUREG_TEXENV0_COMBINER] = 0x00040004;
+    get(&pb, &b, 0);
+    pb.regs[PVK_GPUREG_TEXENV0_SOURCE] ^= 0x1u << 24;
+    pb.regs[PVK_GPUREG_TEXENV0_OPERAND] ^= 0x1u << 20;
+    keys c;
+    get(&pb, &c, 0);
+    CHECK(!same_keys(&b, &c));
+    CHECK(b.fs.stage[0].alpha_src[2] != c.fs.stage[0].alpha_src[2]);
+    CHECK(b.fs.stage[0].alpha_op[2] != c.fs.stage[0].alpha_op[2]);
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         const field *f = &fields[i];
         citro3d_defaults(&pb);
@@ -301,5 +314,36 @@ int main(void)
     CHECK_EQ(b.uni.shadow_bias, 0x1234);
     for (size_t i = 0; i < sizeof b.fs.tex.pad; i++)
         CHECK_EQ(b.fs.tex.pad[i], 0);
+    /* 7. C3D_TexEnvInit's stages 1-5 (previous, replace) leave only their
+     * buffer updates in the generated code; leftovers in the arguments a
+     * mode does not read (C3D_TexEnvSrc's other two) make the same key */
+    citro3d_defaults(&pa);
+    for (int n = 1; n < 6; n++) {
+        uint32_t base = n < 4 ? PVK_GPUREG_TEXENV0_SOURCE + 8u * (uint32_t)n : PVK_GPUREG_TEXENV4_SOURCE + 8u * (n - 4u);
+        pa.regs[base] = 0x000F000F;
+        pa.regs[base + 1] = pa.regs[base + 2] = pa.regs[base + 4] = 0;
+    }
+    citro3d_defaults(&pb);
+    memcpy(pb.regs, pa.regs, sizeof pb.regs);
+    pb.regs[PVK_GPUREG_TEXENV3_SOURCE] = 0x0E3F0E3F; /* arguments 2 and 3 of colour and alpha: not read */
+    get(&pa, &a, 0);
+    get(&pb, &b, 0);
+    CHECK(same_keys(&a, &b));
+    char *src = pvk_glsl_fragment(&a.fs);
+    CHECK(src != NULL);
+    if (src) {
+        CHECK(strstr(src, "// stage 0\n") != NULL);
+        for (int n = 1; n < 6; n++) {
+            char line[64];
+            snprintf(line, sizeof line, "// stage %d passes previous on", n);
+            CHECK(strstr(src, line) != NULL);
+        }
+        CHECK(strstr(src, "tev_modulate(") && !strstr(src, "tev_replace(") && !strstr(src, "tev_dot3("));
+    }
+    free(src);
+    /* the same stage reading its third argument (interpolate) is another shader */
+    pb.regs[PVK_GPUREG_TEXENV3_COMBINER] = 0x00040004;
+    get(&pb, &b, 0);
+    CHECK(!same_keys(&a, &b));
     return th_finish("test_keys");
 }

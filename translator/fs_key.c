@@ -1,6 +1,7 @@
 /* The output merger and TEV registers decoded into the pipeline key, the
  * fragment shader key and the fragment uniforms (seed 000; 3dbrew "GPU/
  * Internal Registers" 0x0C0-0x0FD for the combiners). */
+#include <stdbool.h>
 #include <string.h>
 
 #include "translator/translator.h"
@@ -10,6 +11,51 @@ static const uint16_t tev_base[6] = {
     PVK_GPUREG_TEXENV0_SOURCE, PVK_GPUREG_TEXENV1_SOURCE, PVK_GPUREG_TEXENV2_SOURCE,
     PVK_GPUREG_TEXENV3_SOURCE, PVK_GPUREG_TEXENV4_SOURCE, PVK_GPUREG_TEXENV5_SOURCE,
 };
+
+/* How many of a stage's three arguments combine mode `mode` reads (0 for
+ * the unknown modes, which give 0; dot3 only in colour). */
+static unsigned tev_args(unsigned mode, bool alpha)
+{
+    switch (mode) {
+    case PVK_TEV_REPLACE: return 1;
+    case PVK_TEV_MODULATE: case PVK_TEV_ADD: case PVK_TEV_ADD_SIGNED: case PVK_TEV_SUBTRACT: return 2;
+    case PVK_TEV_DOT3_RGB: case PVK_TEV_DOT3_RGBA: return alpha ? 0 : 2;
+    case PVK_TEV_LERP: case PVK_TEV_MUL_ADD: case PVK_TEV_ADD_MUL: return 3;
+    default: return 0;
+    }
+}
+
+/* One key for each distinct computation: stage 0's "previous" in colour
+ * arguments 1 and 2 becomes what it reads (argument 3's source, 0 when that
+ * is "previous" too), then the sources and operands a mode does not read
+ * (after dot3_rgba all of alpha's) and the unknown scale 3 (x1) are zeroed,
+ * and unknown modes (which give 0) are one code; so registers left over in unused fields compile no new shader. */
+static void tev_canonical(pvk_tev_stage *st, unsigned n)
+{
+    for (unsigned i = 0; n == 0 && i < 2; i++)
+        if (st->rgb_src[i] == PVK_TEV_SRC_PREVIOUS)
+            st->rgb_src[i] = st->rgb_src[2] == PVK_TEV_SRC_PREVIOUS ? PVK_TEV_SRC_ZERO : st->rgb_src[2];
+    unsigned rgb = tev_args(st->rgb_combine, false), alpha = tev_args(st->alpha_combine, true);
+    if (!tev_args(st->rgb_combine, false))
+        st->rgb_combine = 0xF;
+    if (st->rgb_combine == PVK_TEV_DOT3_RGBA) { /* alpha is the dot product too (scaled by the alpha scale) */
+        st->alpha_combine = 0;
+        alpha = 0;
+    } else if (!alpha) { /* an unknown alpha mode gives 0 */
+        st->alpha_combine = 0xF;
+        st->alpha_scale = 0;
+    }
+    for (unsigned i = 0; i < 3; i++) {
+        if (i >= rgb)
+            st->rgb_src[i] = st->rgb_op[i] = 0;
+        if (i >= alpha)
+            st->alpha_src[i] = st->alpha_op[i] = 0;
+    }
+    if (st->rgb_scale > 2)
+        st->rgb_scale = 0;
+    if (st->alpha_scale > 2)
+        st->alpha_scale = 0;
+}
 
 void pvk_frag_state_get(const pvk_pica *p, pvk_pipe_key *pipe, pvk_fs_key *fs, pvk_fs_uniforms *uni,
                         uint32_t *blend_color)
@@ -50,6 +96,7 @@ void pvk_frag_state_get(const pvk_pica *p, pvk_pipe_key *pipe, pvk_fs_key *fs, p
         uni->tev_color[s] = t[3];
         st->rgb_scale = (uint8_t)pvk_texenv_rgb_scale(t[4]);
         st->alpha_scale = (uint8_t)pvk_texenv_alpha_scale(t[4]);
+        tev_canonical(st, s);
     }
     uint32_t ub = r[PVK_GPUREG_TEXENV_UPDATE_BUFFER];
     fs->buffer_rgb = (uint8_t)((ub >> 8) & 0xF);

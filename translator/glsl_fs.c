@@ -34,17 +34,17 @@
 static const char *source(unsigned src)
 {
     switch (src) {
-    case 0: return "primary";
-    case 1: return "frag_pri"; /* fragment lighting (glsl_light.c); 0 with lighting off */
-    case 2: return "frag_sec";
-    case 3: return "tex0";
-    case 4: return "tex1";
-    case 5: return "tex2";
-    case 6: return "tex3"; /* the procedural texture (glsl_light.c); 0 with unit 3 off */
-    case 13: return "buf";
-    case 14: return "konst";
-    case 15: return "prev";
-    default: return "uvec4(0u)"; /* fragment lighting colours, the procedural texture, unknown */
+    case PVK_TEV_SRC_PRIMARY: return "primary";
+    case PVK_TEV_SRC_FRAG_PRIMARY: return "frag_pri"; /* fragment lighting (glsl_light.c); 0 with lighting off */
+    case PVK_TEV_SRC_FRAG_SECONDARY: return "frag_sec";
+    case PVK_TEV_SRC_TEX0: return "tex0";
+    case PVK_TEV_SRC_TEX1: return "tex1";
+    case PVK_TEV_SRC_TEX2: return "tex2";
+    case PVK_TEV_SRC_TEX3: return "tex3"; /* the procedural texture (glsl_light.c); 0 with unit 3 off */
+    case PVK_TEV_SRC_BUFFER: return "buf";
+    case PVK_TEV_SRC_CONSTANT: return "konst";
+    case PVK_TEV_SRC_PREVIOUS: return "prev";
+    default: return "uvec4(0u)"; /* unknown codes, and stage 0's "previous" of "previous" (PVK_TEV_SRC_ZERO) */
     }
 }
 
@@ -118,16 +118,26 @@ static void blend_equation(pvk_text *b, unsigned eq, unsigned src, unsigned dst,
 static const char *combine_fn(unsigned mode)
 {
     switch (mode) {
-    case 0: return "tev_replace";
-    case 1: return "tev_modulate";
-    case 2: return "tev_add";
-    case 3: return "tev_add_signed";
-    case 4: return "tev_lerp";
-    case 5: return "tev_subtract";
-    case 8: return "tev_mul_add";
-    case 9: return "tev_add_mul";
+    case PVK_TEV_REPLACE: return "tev_replace";
+    case PVK_TEV_MODULATE: return "tev_modulate";
+    case PVK_TEV_ADD: return "tev_add";
+    case PVK_TEV_ADD_SIGNED: return "tev_add_signed";
+    case PVK_TEV_LERP: return "tev_lerp";
+    case PVK_TEV_SUBTRACT: return "tev_subtract";
+    case PVK_TEV_MUL_ADD: return "tev_mul_add";
+    case PVK_TEV_ADD_MUL: return "tev_add_mul";
     default: return NULL;
     }
+}
+
+/* A stage after the first that hands "previous" on unchanged (replace with
+ * it, colour and alpha, x1): only the buffer update is left of it.  Stage 0's
+ * "previous" is not the combiner output (it reads 0 or argument 3). */
+static bool passes_through(const pvk_tev_stage *st, unsigned n)
+{
+    return n > 0 && st->rgb_combine == PVK_TEV_REPLACE && st->rgb_src[0] == PVK_TEV_SRC_PREVIOUS && !st->rgb_op[0] &&
+           !st->rgb_scale && st->alpha_combine == PVK_TEV_REPLACE && st->alpha_src[0] == PVK_TEV_SRC_PREVIOUS &&
+           !st->alpha_op[0] && !st->alpha_scale;
 }
 
 static const char *const prelude =
@@ -253,26 +263,94 @@ static void texture_samples(pvk_text *b, const pvk_fs_tex_key *t)
     }
 }
 
-static void tev_helpers(pvk_text *b)
+/* The combine helpers the key's stages use, per argument type (uint for
+ * alpha, uvec3 for colour): GLSL has no templates, and unused ones would
+ * only lengthen every compile. */
+static void tev_helpers(pvk_text *b, const pvk_fs_key *key)
 {
-    /* written out per type: GLSL has no templates */
     static const char *types[2][2] = {{"uint", "int"}, {"uvec3", "ivec3"}};
+    uint32_t used[2] = {0, 0}; /* bit m: combine mode m, for alpha / colour */
+    bool dot3 = false;
+    for (unsigned n = 0; n < 6; n++) {
+        const pvk_tev_stage *st = &key->stage[n];
+        if (passes_through(st, n))
+            continue;
+        used[1] |= 1u << (st->rgb_combine & 15);
+        used[0] |= 1u << (st->alpha_combine & 15);
+        dot3 |= st->rgb_combine == PVK_TEV_DOT3_RGB || st->rgb_combine == PVK_TEV_DOT3_RGBA;
+    }
     for (int t = 0; t < 2; t++) {
         const char *T = types[t][0], *I = types[t][1];
-        pvk_text_put(b, "%s tev_replace(%s a, %s b, %s c) { return a; }\n", T, T, T, T);
-        pvk_text_put(b, "%s tev_modulate(%s a, %s b, %s c) { return a * b / 255u; }\n", T, T, T, T);
-        pvk_text_put(b, "%s tev_add(%s a, %s b, %s c) { return min(a + b, %s(255u)); }\n", T, T, T, T, T);
-        pvk_text_put(b, "%s tev_add_signed(%s a, %s b, %s c) { return %s(clamp(%s(a + b) - 128, 0, 255)); }\n", T, T, T, T, T,
-            I);
-        pvk_text_put(b, "%s tev_lerp(%s a, %s b, %s c) { return (a * c + b * (255u - c)) / 255u; }\n", T, T, T, T);
-        pvk_text_put(b, "%s tev_subtract(%s a, %s b, %s c) { return %s(max(%s(a) - %s(b), 0)); }\n", T, T, T, T, T, I, I);
-        pvk_text_put(b, "%s tev_mul_add(%s a, %s b, %s c) { return min((a * b + 255u * c) / 255u, %s(255u)); }\n", T, T, T, T,
-            T);
-        pvk_text_put(b, "%s tev_add_mul(%s a, %s b, %s c) { return min(a + b, %s(255u)) * c / 255u; }\n", T, T, T, T, T);
+        uint32_t u = used[t];
+        if (u >> PVK_TEV_REPLACE & 1)
+            pvk_text_put(b, "%s tev_replace(%s a, %s b, %s c) { return a; }\n", T, T, T, T);
+        if (u >> PVK_TEV_MODULATE & 1)
+            pvk_text_put(b, "%s tev_modulate(%s a, %s b, %s c) { return a * b / 255u; }\n", T, T, T, T);
+        if (u >> PVK_TEV_ADD & 1)
+            pvk_text_put(b, "%s tev_add(%s a, %s b, %s c) { return min(a + b, %s(255u)); }\n", T, T, T, T, T);
+        if (u >> PVK_TEV_ADD_SIGNED & 1)
+            pvk_text_put(b, "%s tev_add_signed(%s a, %s b, %s c) { return %s(clamp(%s(a + b) - 128, 0, 255)); }\n", T,
+                         T, T, T, T, I);
+        if (u >> PVK_TEV_LERP & 1)
+            pvk_text_put(b, "%s tev_lerp(%s a, %s b, %s c) { return (a * c + b * (255u - c)) / 255u; }\n", T, T, T, T);
+        if (u >> PVK_TEV_SUBTRACT & 1)
+            pvk_text_put(b, "%s tev_subtract(%s a, %s b, %s c) { return %s(max(%s(a) - %s(b), 0)); }\n", T, T, T, T, T,
+                         I, I);
+        if (u >> PVK_TEV_MUL_ADD & 1)
+            pvk_text_put(b, "%s tev_mul_add(%s a, %s b, %s c) { return min((a * b + 255u * c) / 255u, %s(255u)); }\n",
+                         T, T, T, T, T);
+        if (u >> PVK_TEV_ADD_MUL & 1)
+            pvk_text_put(b, "%s tev_add_mul(%s a, %s b, %s c) { return min(a + b, %s(255u)) * c / 255u; }\n", T, T, T,
+                         T, T);
     }
-    pvk_text_put(b, "uint tev_dot3(uvec3 a, uvec3 b)\n{\n"
-           "    ivec3 p = (ivec3(a) * 2 - 255) * (ivec3(b) * 2 - 255) + 128;\n"
-           "    return uint(clamp(p.x / 256 + p.y / 256 + p.z / 256, 0, 255));\n}\n");
+    if (dot3)
+        pvk_text_put(b, "uint tev_dot3(uvec3 a, uvec3 b)\n{\n"
+                        "    ivec3 p = (ivec3(a) * 2 - 255) * (ivec3(b) * 2 - 255) + 128;\n"
+                        "    return uint(clamp(p.x / 256 + p.y / 256 + p.z / 256, 0, 255));\n}\n");
+}
+
+/* Stage `n`'s combiners into "prev" (the two helpers above; arguments from
+ * a canonical key, fs_key.c tev_canonical). */
+static void tev_stage(pvk_text *b, const pvk_tev_stage *st, unsigned n)
+{
+    pvk_text_put(b, "    // stage %u\n    konst = rgba8(tev_color[%u]);\n", n, n);
+    /* stage 0's "previous" in colour arguments 1 and 2 is already what it
+     * reads (fs_key.c tev_canonical) */
+    const char *rs[3], *as[3];
+    for (unsigned i = 0; i < 3; i++) {
+        rs[i] = source(st->rgb_src[i]);
+        as[i] = source(st->alpha_src[i]);
+    }
+    const char *fn = combine_fn(st->rgb_combine);
+    if (st->rgb_combine == PVK_TEV_DOT3_RGB || st->rgb_combine == PVK_TEV_DOT3_RGBA) {
+        pvk_text_put(b, "    rgb = uvec3(tev_dot3(");
+        rgb_operand(b, st->rgb_op[0], rs[0]);
+        pvk_text_put(b, ", ");
+        rgb_operand(b, st->rgb_op[1], rs[1]);
+        pvk_text_put(b, "));\n");
+    } else if (fn) {
+        pvk_text_put(b, "    rgb = %s(", fn);
+        for (unsigned i = 0; i < 3; i++) {
+            rgb_operand(b, st->rgb_op[i], rs[i]);
+            pvk_text_put(b, i < 2 ? ", " : ");\n");
+        }
+    } else {
+        pvk_text_put(b, "    rgb = uvec3(0u);\n");
+    }
+    fn = combine_fn(st->alpha_combine);
+    if (st->rgb_combine == PVK_TEV_DOT3_RGBA) {
+        pvk_text_put(b, "    a = rgb.r;\n"); /* dot3_rgba: the alpha is the dot product too */
+    } else if (fn) {
+        pvk_text_put(b, "    a = %s(", fn);
+        for (unsigned i = 0; i < 3; i++) {
+            alpha_operand(b, st->alpha_op[i], as[i]);
+            pvk_text_put(b, i < 2 ? ", " : ");\n");
+        }
+    } else {
+        pvk_text_put(b, "    a = 0u;\n");
+    }
+    unsigned rs_shift = st->rgb_scale < 3 ? st->rgb_scale : 0, as_shift = st->alpha_scale < 3 ? st->alpha_scale : 0;
+    pvk_text_put(b, "    prev = uvec4(min(rgb << %uu, uvec3(255u)), min(a << %uu, 255u));\n", rs_shift, as_shift);
 }
 
 char *pvk_glsl_fragment(const pvk_fs_key *key)
@@ -286,7 +364,7 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
         pvk_text_put(&b, "layout(input_attachment_index = 0, set = 0, binding = 4) uniform subpassInput dst_in;\n");
     texture_decls(&b, &key->tex);
     pvk_glsl_fraglight_decls(&b, key);
-    tev_helpers(&b);
+    tev_helpers(&b, key);
     pvk_glsl_fraglight_helpers(&b, key);
     pvk_glsl_proctex_helpers(&b, key);
     pvk_text_put(&b, "void main()\n{\n");
@@ -304,46 +382,10 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
     pvk_glsl_fraglight_lighting(&b, key);
     for (unsigned n = 0; n < 6; n++) {
         const pvk_tev_stage *st = &key->stage[n];
-        pvk_text_put(&b, "    // stage %u\n    konst = rgba8(tev_color[%u]);\n", n, n);
-        const char *rs[3], *as[3];
-        for (unsigned i = 0; i < 3; i++) {
-            unsigned src = st->rgb_src[i];
-            /* stage 0: "previous" in colour sources 1 and 2 reads source 3 */
-            if (n == 0 && src == 15 && i < 2)
-                src = st->rgb_src[2] == 15 ? 0xFFu : st->rgb_src[2];
-            rs[i] = source(src);
-            as[i] = source(st->alpha_src[i]);
-        }
-        const char *fn = combine_fn(st->rgb_combine);
-        if (st->rgb_combine == 6 || st->rgb_combine == 7) {
-            pvk_text_put(&b, "    rgb = uvec3(tev_dot3(");
-            rgb_operand(&b, st->rgb_op[0], rs[0]);
-            pvk_text_put(&b, ", ");
-            rgb_operand(&b, st->rgb_op[1], rs[1]);
-            pvk_text_put(&b, "));\n");
-        } else if (fn) {
-            pvk_text_put(&b, "    rgb = %s(", fn);
-            for (unsigned i = 0; i < 3; i++) {
-                rgb_operand(&b, st->rgb_op[i], rs[i]);
-                pvk_text_put(&b, i < 2 ? ", " : ");\n");
-            }
-        } else {
-            pvk_text_put(&b, "    rgb = uvec3(0u);\n");
-        }
-        fn = combine_fn(st->alpha_combine);
-        if (st->rgb_combine == 7) {
-            pvk_text_put(&b, "    a = rgb.r;\n"); /* dot3_rgba: the alpha is the dot product too */
-        } else if (fn) {
-            pvk_text_put(&b, "    a = %s(", fn);
-            for (unsigned i = 0; i < 3; i++) {
-                alpha_operand(&b, st->alpha_op[i], as[i]);
-                pvk_text_put(&b, i < 2 ? ", " : ");\n");
-            }
-        } else {
-            pvk_text_put(&b, "    a = 0u;\n");
-        }
-        unsigned rs_shift = st->rgb_scale < 3 ? st->rgb_scale : 0, as_shift = st->alpha_scale < 3 ? st->alpha_scale : 0;
-        pvk_text_put(&b, "    prev = uvec4(min(rgb << %uu, uvec3(255u)), min(a << %uu, 255u));\n", rs_shift, as_shift);
+        if (passes_through(st, n))
+            pvk_text_put(&b, "    // stage %u passes previous on\n", n);
+        else
+            tev_stage(&b, st, n);
         /* the buffer lags a stage: stage n reads what stage n-2 left */
         pvk_text_put(&b, "    buf = next_buf;\n");
         if (n < 4 && (key->buffer_rgb >> n & 1))

@@ -211,6 +211,17 @@ _Static_assert(sizeof(pvk_pipe_key) == 12, "pvk_pipe_key is packed");
 
 /* The generated fragment shader's key: the TEV combiners and the alpha test.
  * Same rules as pvk_pipe_key. */
+/* TEV codes (3dbrew "GPU/Internal Registers" TEXENVi_SOURCE/_COMBINER). */
+enum {
+    PVK_TEV_SRC_PRIMARY = 0, PVK_TEV_SRC_FRAG_PRIMARY = 1, PVK_TEV_SRC_FRAG_SECONDARY = 2,
+    PVK_TEV_SRC_TEX0 = 3, PVK_TEV_SRC_TEX1 = 4, PVK_TEV_SRC_TEX2 = 5, PVK_TEV_SRC_TEX3 = 6,
+    PVK_TEV_SRC_BUFFER = 13, PVK_TEV_SRC_CONSTANT = 14, PVK_TEV_SRC_PREVIOUS = 15,
+    PVK_TEV_SRC_ZERO = 0xFF, /* not a register value: what stage 0's "previous" reads (tev_canonical) */
+};
+enum {
+    PVK_TEV_REPLACE = 0, PVK_TEV_MODULATE = 1, PVK_TEV_ADD = 2, PVK_TEV_ADD_SIGNED = 3, PVK_TEV_LERP = 4,
+    PVK_TEV_SUBTRACT = 5, PVK_TEV_DOT3_RGB = 6, PVK_TEV_DOT3_RGBA = 7, PVK_TEV_MUL_ADD = 8, PVK_TEV_ADD_MUL = 9,
+};
 typedef struct pvk_tev_stage {
     uint8_t rgb_src[3], alpha_src[3];   /* 0 primary, 1/2 fragment primary/secondary, 3-6 texture 0-3,
                                            13 previous buffer, 14 constant, 15 previous */
