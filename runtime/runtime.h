@@ -230,7 +230,7 @@ void pvk_compute_destroy(pvk_context *ctx);
  * GPU operation is queued after the draws recorded so far and no wait is for
  * a value nothing will signal.  A batch may stay open when a public call
  * returns; every call that needs its draws on the GPU reaches one of those
- * (README, "The surface cache"). */
+ * (docs/surface-cache.md). */
 pvk_result pvk_batch_close(pvk_context *ctx);
 pvk_result pvk_op_begin(pvk_context *ctx, pvk_op *op);
 /* Submit; the pending record takes `op->p` (retire callback etc.). */

@@ -1,5 +1,5 @@
 /* Scene scripts (.pvs): human-written GPU scenes and their expected results.
- * One statement per line; `#` starts a comment.  The README documents the
+ * One statement per line; `#` starts a comment.  docs/cli.md documents the
  * statements.  The parser trusts nothing: every number, address and length
  * is checked, errors name the line, and execution stops at the first one. */
 #include <ctype.h>

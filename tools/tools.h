@@ -42,7 +42,7 @@ pvk_result pvk_write_png(const char *path, const void *rgba, uint32_t width, uin
  * PVK_ERROR_BAD_DATA with "line N: what" in `err` (may be NULL). */
 pvk_result pvk_shader_assemble(const char *src, size_t len, void **data, size_t *size, char *err, size_t err_len);
 
-/* Run a scene script (.pvs, see the README).  Probes that do not match are
+/* Run a scene script (.pvs, see docs/cli.md).  Probes that do not match are
  * logged and counted in *failures; a malformed script stops with
  * PVK_ERROR_BAD_DATA naming the line.  `dir` resolves `mem ... file NAME`. */
 pvk_result pvk_scene_run_file(pvk_context *ctx, const char *path, int *failures);

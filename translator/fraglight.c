@@ -82,7 +82,7 @@ static void get_fog(pvk_pica *p, pvk_fs_fraglight_key *k, pvk_fs_params *prm)
     } else if (mode == 7) {
         /* Gas shading.  Public sources give its registers, its LUT layout and
          * how citro3d drives it, not its arithmetic, and no emulator has it
-         * to compare with (README, "Gas rendering").  A gas draw is one
+         * to compare with (docs/shaders.md, "Gas rendering").  A gas draw is one
          * unsupported event: with fragment operation mode 1 (the density
          * accumulation pass) vertex.c counts the draw, so not again here. */
         if (pvk_colorop_fragment_mode(p->regs[PVK_GPUREG_COLOR_OPERATION]) != 1)

@@ -366,7 +366,7 @@ static bool create_device(viewer *v, bool *host_memory)
     }
     v->phys = devs[best];
 
-    /* README: "A device needs Vulkan 1.3 with timelineSemaphore,
+    /* docs/host-integration.md: "A device needs Vulkan 1.3 with timelineSemaphore,
      * synchronization2, dynamicRendering, maintenance4,
      * storageBuffer8BitAccess, shaderClipDistance and VK_KHR_push_descriptor"
      * (maintenance4: picavk's compute shaders size their workgroups with
