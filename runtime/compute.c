@@ -463,6 +463,18 @@ static pvk_result retire(pvk_context *ctx, bool wait, uint64_t timeout_ns, bool 
     return r ? r : ctx->sticky;
 }
 
+/* Wait up to `ns` for the timeline to reach `value` (submitted). */
+static VkResult wait_timeline(pvk_context *ctx, uint64_t value, uint64_t ns)
+{
+    VkSemaphoreWaitInfo wi = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+        .semaphoreCount = 1,
+        .pSemaphores = &ctx->timeline,
+        .pValues = &value,
+    };
+    return ctx->vk.vkWaitSemaphores(ctx->device, &wi, ns);
+}
+
 pvk_result pvk_retire_until(pvk_context *ctx, uint64_t value)
 {
     if (!ctx->timeline || ctx->sticky || !value)
@@ -475,13 +487,7 @@ pvk_result pvk_retire_until(pvk_context *ctx, uint64_t value)
         value = ctx->timeline_next;
     if (ctx->sticky || !value)
         return ctx->sticky;
-    VkSemaphoreWaitInfo wi = {
-        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
-        .semaphoreCount = 1,
-        .pSemaphores = &ctx->timeline,
-        .pValues = &value,
-    };
-    pvk_result r = pvk_vk_check(ctx, ctx->vk.vkWaitSemaphores(ctx->device, &wi, UINT64_MAX), "vkWaitSemaphores");
+    pvk_result r = pvk_vk_check(ctx, wait_timeline(ctx, value, UINT64_MAX), "vkWaitSemaphores");
     pvk_result r2 = retire(ctx, false, 0, false);
     return r ? r : r2;
 }
@@ -515,14 +521,8 @@ pvk_result pvk_wait_value_host(pvk_context *ctx, uint64_t value, const char *wha
 {
     if (!value || !ctx->timeline || ctx->sticky)
         return ctx->sticky;
-    VkSemaphoreWaitInfo wi = {
-        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
-        .semaphoreCount = 1,
-        .pSemaphores = &ctx->timeline,
-        .pValues = &value,
-    };
     uint64_t ns = host_timeout_ns(ctx);
-    VkResult vr = ctx->vk.vkWaitSemaphores(ctx->device, &wi, ns);
+    VkResult vr = wait_timeline(ctx, value, ns);
     if (vr == VK_TIMEOUT) {
         pvk_log(ctx, PVK_LOG_WARN, "%s: GPU work still running after %llu ms; the wait gave up (the context stays "
                 "usable)", what, (unsigned long long)(ns / 1000000));

@@ -115,20 +115,26 @@ static void huge_elements_stop(const char *stop)
     expect_stopped(48, stop);
 }
 
-/* A host wait that gives up returns PVK_ERROR_TIMEOUT; the work goes on and
- * a later wait succeeds.  Fills of 64 MiB keep lavapipe busy far longer than
- * the 1 ms allowed here. */
-static void wait_timeout(void)
+/* `n` fills of 64 MiB of FCRAM, both units taking turns, fill i writing
+ * i: far longer work for lavapipe than the 1 ms waits below allow. */
+static void long_fills(pvk_context *c, int n)
 {
-    pvk_config cfg = {.wait_timeout_ms = 1};
-    pvk_context *c = th_context(&cfg, 0);
-    for (int i = 0; i < 16; i++) {
+    for (int i = 0; i < n; i++) {
         uint32_t unit = 0x10400010u + 0x10u * (i & 1), start = PVK_FCRAM_BASE + (i & 1) * 0x4000000u;
         pvk_mmio_write32(c, unit, start >> 3);
         pvk_mmio_write32(c, unit + 4, (start + 0x4000000u) >> 3);
         pvk_mmio_write32(c, unit + 8, (uint32_t)i);
         pvk_mmio_write32(c, unit + 12, 0x201);
     }
+}
+
+/* A host wait that gives up returns PVK_ERROR_TIMEOUT; the work goes on and
+ * a later wait succeeds. */
+static void wait_timeout(void)
+{
+    pvk_config cfg = {.wait_timeout_ms = 1};
+    pvk_context *c = th_context(&cfg, 0);
+    long_fills(c, 16);
     pvk_result r = pvk_wait_idle(c);
     CHECK_EQ(r, PVK_ERROR_TIMEOUT);
     unsigned tries = 0;
@@ -169,13 +175,7 @@ static void vblank_timeout(void)
     pvk_result r = PVK_SUCCESS;
     unsigned calls = 0, irqs = 0;
     for (int round = 0; round < 4 && r != PVK_ERROR_TIMEOUT; round++) {
-        for (int i = 0; i < 8; i++) {
-            uint32_t unit = 0x10400010u + 0x10u * (i & 1), start = PVK_FCRAM_BASE + (i & 1) * 0x4000000u;
-            pvk_mmio_write32(c, unit, start >> 3);
-            pvk_mmio_write32(c, unit + 4, (start + 0x4000000u) >> 3);
-            pvk_mmio_write32(c, unit + 8, (uint32_t)i);
-            pvk_mmio_write32(c, unit + 12, 0x201);
-        }
+        long_fills(c, 8);
         for (int v = 0; v < 4 && r != PVK_ERROR_TIMEOUT; v++, calls++) {
             irqs = vblank_irqs;
             r = pvk_vblank(c);
