@@ -346,6 +346,7 @@ static void print_stats(const pvk_stats *s)
         {"texture_copies", s->texture_copies},
         {"pipelines_created", s->pipelines_created},
         {"pipeline_hits", s->pipeline_hits},
+        {"pipeline_evictions", s->pipeline_evictions},
         {"shader_compiles", s->shader_compiles},
         {"shader_disk_hits", s->shader_disk_hits},
         {"surface_loads", s->surface_loads},

@@ -266,6 +266,10 @@ typedef struct pvk_stats {
      * what they emitted before is drawn).  The last two count finished GPU
      * work. */
     uint64_t gs_gpu_draws, gs_cpu_fallbacks, gs_excess_triangles, gs_unfinished;
+    /* Draw pipelines dropped from memory, the least recently used first,
+     * when more distinct draw states than the cache holds (1024) came by;
+     * one used again is created again (pipelines_created). */
+    uint64_t pipeline_evictions;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
