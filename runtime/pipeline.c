@@ -4,11 +4,14 @@
  * first use.  One open-addressing table keyed by XXH3 of the two keys (with
  * the depth format and whether the pipeline is for the attachment-read
  * render pass or dynamic rendering); the last pipeline handed out is checked
- * first with memcmp, no hash.  The layout has push constants and set 0 of
- * push descriptors: texture units 0-2 (bindings 0-2) and the colour
- * attachment as input attachment (binding 4).  On the attachment-read path the
- * render passes and imageless framebuffers live here too, cached for the
- * context.
+ * first with memcmp, no hash.  The table holds at most TABLE_LIVE pipelines:
+ * past that the least recently used one goes, destroyed once the timeline
+ * reaches the value of the last submission that used it (never waited for:
+ * the open draw batch may be recording with it).  The layout has push
+ * constants and set 0 of push descriptors: texture units 0-2 (bindings 0-2)
+ * and the colour attachment as input attachment (binding 4).  On the
+ * attachment-read path the render passes and imageless framebuffers live
+ * here too, cached for the context.
  *
  * On disk (PVK_CACHE_DIR, else $XDG_CACHE_HOME/picavk, else ~/.cache/picavk):
  * the VkPipelineCache, one file per device (pipeline-cache UUID) and driver
@@ -41,7 +44,10 @@
 #define CHECK_ALWAYS true
 #endif
 
-#define TABLE_BITS 10 /* 1024 slots: far more distinct states than a game frame uses */
+/* 2048 slots for at most 1024 pipelines (far more distinct states than a
+ * game frame uses): the table stays at most half full, so probes are short */
+#define TABLE_BITS 11
+#define TABLE_LIVE 1024u
 
 typedef struct key_pair {
     pvk_pipe_key pipe;
@@ -80,7 +86,15 @@ typedef struct entry {
     key_pair key;
     uint64_t hash;
     VkPipeline pipeline;
+    uint64_t value; /* timeline value of the last submission recorded with it */
+    uint64_t tick;  /* when it was last handed out: the smallest is evicted */
 } entry;
+
+/* An evicted pipeline, destroyed once the timeline reaches `value`. */
+typedef struct retired_pipeline {
+    VkPipeline pipeline;
+    uint64_t value;
+} retired_pipeline;
 
 struct pvk_pipelines {
     char dir[512];              /* the disk cache directory, "" when there is none */
@@ -101,9 +115,12 @@ struct pvk_pipelines {
     VkShaderModule quat_geom;   /* shaders/draw_quat.geom, VK_NULL_HANDLE without geometry shaders */
     entry table[1u << TABLE_BITS];
     uint32_t count;
-    const entry *last;
+    entry *last;
+    uint64_t tick;
+    retired_pipeline *retired;  /* evicted, maybe still in use by the GPU */
+    uint32_t n_retired, cap_retired;
     uint64_t created;
-    bool logic_warned, dump_warned;
+    bool logic_warned, dump_warned, evict_logged;
     bool check;                 /* reflect modules against the layout */
     bool vertex_fits;           /* the vertex shader passed that check */
     pvk_spirv_info vertex_info; /* its outputs: what fragment inputs may read */
@@ -290,6 +307,28 @@ bool pvk_pipeline_quat_geom(pvk_context *ctx)
     return ctx->pipelines && ctx->pipelines->quat_geom;
 }
 
+/* Destroy the evicted pipelines whose last submission is done (`all`: every
+ * one, at the context's end).  A lost context keeps them for its end: its
+ * counter says nothing more. */
+static void reap(pvk_context *ctx, struct pvk_pipelines *pl, bool all)
+{
+    uint64_t done = UINT64_MAX;
+    if (!pl->n_retired)
+        return;
+    if (!all && (ctx->sticky || !ctx->timeline ||
+                 pvk_vk_check(ctx, ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &done),
+                              "vkGetSemaphoreCounterValue")))
+        return;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < pl->n_retired; i++) {
+        if (pl->retired[i].value <= done)
+            ctx->vk.vkDestroyPipeline(ctx->device, pl->retired[i].pipeline, NULL);
+        else
+            pl->retired[kept++] = pl->retired[i];
+    }
+    pl->n_retired = kept;
+}
+
 void pvk_pipelines_destroy(pvk_context *ctx)
 {
     struct pvk_pipelines *pl = ctx->pipelines;
@@ -312,6 +351,8 @@ void pvk_pipelines_destroy(pvk_context *ctx)
     for (uint32_t i = 0; i < (1u << TABLE_BITS); i++)
         if (pl->table[i].pipeline)
             ctx->vk.vkDestroyPipeline(ctx->device, pl->table[i].pipeline, NULL);
+    reap(ctx, pl, true); /* the context's end waited for the GPU (or it is lost) */
+    free(pl->retired);
     if (pl->vertex)
         ctx->vk.vkDestroyShaderModule(ctx->device, pl->vertex, NULL);
     if (pl->quat_geom)
@@ -917,7 +958,10 @@ VkFramebuffer pvk_framebuffer_get(pvk_context *ctx, VkFormat depth, bool load, u
     VkRenderPass pass = pvk_render_pass_get(ctx, depth, load);
     if (!pass)
         return VK_NULL_HANDLE;
-    if (pl->n_fbs == MAX_FRAMEBUFFERS) { /* many sizes: start over once the GPU is done with them */
+    /* many sizes: start over once the GPU is done with them.  The wait cuts
+     * no batch: the only caller, draw.c batch_open, submitted the last one
+     * and has not recorded with a framebuffer of the new one yet. */
+    if (pl->n_fbs == MAX_FRAMEBUFFERS) {
         if (pvk_retire(ctx, true))
             return VK_NULL_HANDLE;
         for (uint32_t i = 0; i < pl->n_fbs; i++)
@@ -954,6 +998,63 @@ VkFramebuffer pvk_framebuffer_get(pvk_context *ctx, VkFormat depth, bool load, u
     return fb;
 }
 
+/* Remove slot i, moving later entries of its probe run back into the hole
+ * (backward shift: linear probing finds every key without tombstones). */
+static void table_remove(struct pvk_pipelines *pl, uint32_t i)
+{
+    const uint32_t mask = (1u << TABLE_BITS) - 1;
+    for (uint32_t j = (i + 1) & mask; pl->table[j].pipeline; j = (j + 1) & mask) {
+        uint32_t home = (uint32_t)pl->table[j].hash & mask;
+        /* it may fill the hole unless its home lies cyclically in (i, j] */
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            pl->table[i] = pl->table[j];
+            i = j;
+        }
+    }
+    memset(&pl->table[i], 0, sizeof pl->table[i]);
+    pl->count--;
+    pl->last = NULL; /* entries moved */
+}
+
+/* Make room for one pipeline: the least recently used one goes to the
+ * retired list (destroyed once its last submission is done).  False
+ * (logged) when the list cannot grow. */
+static bool evict_lru(pvk_context *ctx, struct pvk_pipelines *pl)
+{
+    reap(ctx, pl, false); /* a good moment to look: creating a pipeline is slow anyway */
+    if (pl->n_retired == pl->cap_retired) {
+        uint32_t cap = pl->cap_retired ? pl->cap_retired * 2 : 64;
+        retired_pipeline *r = realloc(pl->retired, cap * sizeof *r);
+        if (!r) {
+            pvk_log(ctx, PVK_LOG_ERROR, "draw pipelines: out of memory evicting one of %u", pl->count);
+            return false;
+        }
+        pl->retired = r;
+        pl->cap_retired = cap;
+    }
+    uint32_t lru = UINT32_MAX;
+    for (uint32_t j = 0; j < (1u << TABLE_BITS); j++)
+        if (pl->table[j].pipeline && (lru == UINT32_MAX || pl->table[j].tick < pl->table[lru].tick))
+            lru = j;
+    if (!pl->evict_logged)
+        pvk_log(ctx, PVK_LOG_INFO, "draw pipelines: more than %u distinct states; evicting the least recently used",
+                TABLE_LIVE);
+    pl->evict_logged = true;
+    pl->retired[pl->n_retired++] = (retired_pipeline){pl->table[lru].pipeline, pl->table[lru].value};
+    table_remove(pl, lru);
+    ctx->stats.pipeline_evictions++;
+    return true;
+}
+
+/* The pipeline is recorded into the submission with value `now`. */
+static VkPipeline hand_out(struct pvk_pipelines *pl, entry *e, uint64_t now)
+{
+    e->value = now;
+    e->tick = ++pl->tick;
+    pl->last = e;
+    return e->pipeline;
+}
+
 VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format,
                             bool render_pass, const pvk_vs_draw *vs)
 {
@@ -968,43 +1069,35 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
         k.program = 1;
         vs_key_for_device(ctx, vs, &k.vs);
     }
+    /* the submission the caller records into: the open batch, or the
+     * roundtrip path's own draw, which nothing is submitted before */
+    uint64_t now = ctx->timeline_next + 1;
     if (pl->last && !memcmp(&pl->last->key, &k, sizeof k)) {
         ctx->stats.pipeline_hits++;
-        return pl->last->pipeline;
+        return hand_out(pl, pl->last, now);
     }
     uint64_t h = XXH3_64bits(&k, sizeof k);
-    uint32_t mask = (1u << TABLE_BITS) - 1, i = (uint32_t)h & mask;
-    for (uint32_t probe = 0; probe <= mask; probe++, i = (i + 1) & mask) {
+    const uint32_t mask = (1u << TABLE_BITS) - 1;
+    for (uint32_t i = (uint32_t)h & mask; pl->table[i].pipeline; i = (i + 1) & mask) {
         entry *e = &pl->table[i];
-        if (!e->pipeline)
-            break;
         if (e->hash == h && !memcmp(&e->key, &k, sizeof k)) {
             ctx->stats.pipeline_hits++;
-            pl->last = e;
-            return e->pipeline;
+            return hand_out(pl, e, now);
         }
     }
-    if (pl->count >= mask) { /* full: start over rather than grow without bound */
-        pvk_log(ctx, PVK_LOG_WARN, "draw pipelines: %u distinct states; dropping the cache", pl->count);
-        pvk_retire(ctx, true);
-        for (uint32_t j = 0; j <= mask; j++)
-            if (pl->table[j].pipeline)
-                ctx->vk.vkDestroyPipeline(ctx->device, pl->table[j].pipeline, NULL);
-        memset(pl->table, 0, sizeof pl->table);
-        pl->count = 0;
-        pl->last = NULL;
-        i = (uint32_t)h & mask;
-    }
+    /* full: the least recently used goes, without waiting for the GPU or
+     * touching the open batch (a long-running host sees any number of states) */
+    if (pl->count >= TABLE_LIVE && !evict_lru(ctx, pl))
+        return VK_NULL_HANDLE;
     VkPipeline p = create(ctx, &k);
     if (!p)
         return VK_NULL_HANDLE;
     pl->created++;
     ctx->stats.pipelines_created++;
     pl->count++;
-    entry *e = &pl->table[i];
-    while (e->pipeline)
-        e = &pl->table[(uint32_t)(e - pl->table + 1) & mask];
-    *e = (entry){k, h, p};
-    pl->last = e;
-    return p;
+    uint32_t i = (uint32_t)h & mask; /* after the eviction: entries may have moved */
+    while (pl->table[i].pipeline)
+        i = (i + 1) & mask;
+    pl->table[i] = (entry){k, h, p, 0, 0};
+    return hand_out(pl, &pl->table[i], now);
 }

@@ -289,6 +289,10 @@ typedef struct pvk_stats {
     /* Write-backs of a surface to guest memory that failed (device lost, out
      * of memory): the bytes only the GPU held are lost; each is logged. */
     uint64_t surface_writeback_failures;
+    /* Draw pipelines dropped from memory, the least recently used first,
+     * when more distinct draw states than the cache holds (1024) came by;
+     * one used again is created again (pipelines_created). */
+    uint64_t pipeline_evictions;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
