@@ -43,7 +43,8 @@ enum {
     DEPTHMAP_ENABLE = 0x06D, RENDERBUF_DIM = 0x06E, SH_OUTATTR_CLOCK = 0x06F, TEXUNIT_CONFIG = 0x080,
     TEXUNIT0_BORDER_COLOR = 0x081, TEXUNIT0_TYPE = 0x08E, LIGHTING_ENABLE0 = 0x08F, TEXENV0_SOURCE = 0x0C0,
     TEXENV1_SOURCE = 0x0C8, TEXENV2_SOURCE = 0x0D0, TEXENV3_SOURCE = 0x0D8, TEXENV4_SOURCE = 0x0F0,
-    TEXENV5_SOURCE = 0x0F8, COLOR_OPERATION = 0x100, BLEND_FUNC = 0x101, FRAGOP_ALPHA_TEST = 0x104, FRAMEBUFFER_INVALIDATE = 0x110,
+    TEXENV5_SOURCE = 0x0F8, COLOR_OPERATION = 0x100, BLEND_FUNC = 0x101, FRAGOP_ALPHA_TEST = 0x104,
+    FRAMEBUFFER_INVALIDATE = 0x110,
     FRAMEBUFFER_FLUSH = 0x111, COLORBUFFER_READ = 0x112, DEPTHBUFFER_FORMAT = 0x116, COLORBUFFER_FORMAT = 0x117,
     FRAMEBUFFER_BLOCK32 = 0x11B, DEPTHBUFFER_LOC = 0x11C, LIGHT0_SPECULAR0 = 0x140, LIGHTING_AMBIENT = 0x1C0,
     LIGHTING_NUM_LIGHTS = 0x1C2, LIGHTING_ENABLE1 = 0x1C6, LIGHTING_LUTINPUT_ABS = 0x1D0,
@@ -168,16 +169,16 @@ static void build_command_list(void)
     W(GSH_INPUTBUFFER_CONFIG, 0xA0000000);
     W(VSH_BOOLUNIFORM, 0x7FFF0000);
     SEQ(VSH_INTUNIFORM_I0, 0, 0, 0, 0);
-    SEQ(VSH_FLOATUNIFORM_CONFIG, 95, 0x3F000000, 0, 0); /* c95 = (0,0,0,1): index, then 3 words of f24 */
+    SEQ(VSH_FLOATUNIFORM_CONFIG, 95, 0x3F000000, 0, 0); /* c95 = (0,0,0,1): index, then w z y x as f24 */
 
     /* C3D_FrameDrawOn: the render target.  It is 240 wide and 400 high, the
      * top screen turned a quarter: the LCD's lines run along its short side. */
     W(FRAMEBUFFER_INVALIDATE, 1);
     const uint32_t dim = 0x01000000 | (400 - 1) << 12 | 240;
-    SEQ(DEPTHBUFFER_LOC, DEPTH_BUF >> 3, COLOR_BUF >> 3, dim);
+    SEQ(DEPTHBUFFER_LOC, DEPTH_BUF >> 3, COLOR_BUF >> 3, dim); /* depth, colour, FRAMEBUFFER_DIM */
     W(RENDERBUF_DIM, dim);
-    W(DEPTHBUFFER_FORMAT, 3);        /* D24S8 */
-    W(COLORBUFFER_FORMAT, 0 << 16 | 2); /* RGBA8, 4 bytes a pixel */
+    W(DEPTHBUFFER_FORMAT, 3);           /* D24S8 */
+    W(COLORBUFFER_FORMAT, 0 << 16 | 2); /* RGBA8 (format 0), 4 bytes a pixel (2) */
     W(FRAMEBUFFER_BLOCK32, 0);
     SEQ(COLORBUFFER_READ, 0xF, 0xF, 0x3, 0x3); /* colour read/write, depth+stencil read/write */
 
@@ -240,8 +241,8 @@ static void build_command_list(void)
     for (int r = 0; r < 4; r++)
         for (int c = 0; c < 4; c++)
             memcpy(&words[4 * r + 3 - c], &proj[r][c], 4);
-    W(VSH_FLOATUNIFORM_CONFIG, 0x80000000 | 0);
-    cmd(VSH_FLOATUNIFORM_DATA, 0xF, false, words, 16);
+    W(VSH_FLOATUNIFORM_CONFIG, 0x80000000 | 0);       /* c0, f32 mode */
+    cmd(VSH_FLOATUNIFORM_DATA, 0xF, false, words, 16); /* c0-c3 */
 
     /* C3D_DrawArrays(GPU_TRIANGLES, 0, 3) */
     MASKED(PRIMITIVE_CONFIG, 0x2, 0 << 8);
@@ -436,13 +437,13 @@ int main(int argc, char **argv)
 
     /* 5. C3D_FrameBufTransfer: tiled RGBA8 240x400 -> linear BGR8, then the
      * top screen scans that out: 240 pixels a line, 400 lines */
-    wr(ctx, 0x10400C00, COLOR_BUF >> 3);
-    wr(ctx, 0x10400C04, LCD_FB >> 3);
-    wr(ctx, 0x10400C08, 400 << 16 | 240); /* output size */
+    wr(ctx, 0x10400C00, COLOR_BUF >> 3);  /* input */
+    wr(ctx, 0x10400C04, LCD_FB >> 3);     /* output */
+    wr(ctx, 0x10400C08, 400 << 16 | 240); /* output width | height << 16 */
     wr(ctx, 0x10400C0C, 400 << 16 | 240); /* input size */
     wr(ctx, 0x10400C10, 1 << 12);         /* in RGBA8 (bits 8-10), out BGR8 (12-14) */
     wr(ctx, 0x10400C14, 0);
-    wr(ctx, 0x10400C18, 1);               /* start */
+    wr(ctx, 0x10400C18, 1);               /* start; PPF when done */
     wr(ctx, 0x1040045C, 400 << 16 | 240); /* image size */
     wr(ctx, 0x10400460, 0x1C100D1);       /* pixels 209..449 of a line: 240 */
     wr(ctx, 0x10400464, 0x1920002);       /* lines 2..402: 400 */
