@@ -109,6 +109,84 @@ static void chain_init(feature_chain *c, const pvk_features *exts)
     }
 }
 
+/* What a host's device needs (pvk_host_vulkan_needs).  probe_device checks
+ * the required entries of this list, so the list and picavk's own check of
+ * a device cannot drift apart. */
+#define HOST(flag) (uint32_t)offsetof(pvk_host_vulkan, flag)
+#define NEED_EXT(kind, name, flag, gives) {kind, name, 0, 0, !(flag), (flag), gives}
+#define NEED_F10(member, flag, gives)                                                                                \
+    {PVK_NEED_FEATURE, #member, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,                                        \
+     (uint32_t)offsetof(VkPhysicalDeviceFeatures2, features.member), !(flag), (flag), gives}
+#define NEED_FEAT_(type, stype, member, flag, gives)                                                                 \
+    {PVK_NEED_FEATURE, #member, stype, (uint32_t)offsetof(type, member), !(flag), (flag), gives}
+#define NEED_FEAT(...) NEED_FEAT_(__VA_ARGS__) /* V12, V13: two arguments each */
+#define V12 VkPhysicalDeviceVulkan12Features, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
+#define V13 VkPhysicalDeviceVulkan13Features, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES
+static const pvk_vulkan_need host_needs[] = {
+    NEED_EXT(PVK_NEED_DEVICE_EXTENSION, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME, 0, NULL),
+    NEED_F10(shaderClipDistance, 0, NULL),
+    NEED_FEAT(V12, storageBuffer8BitAccess, 0, NULL),
+    NEED_FEAT(V12, timelineSemaphore, 0, NULL),
+    NEED_FEAT(V13, synchronization2, 0, NULL),
+    NEED_FEAT(V13, dynamicRendering, 0, NULL),
+    /* the built-in compute shaders size their workgroups with LocalSizeId */
+    NEED_FEAT(V13, maintenance4, 0, NULL),
+    NEED_EXT(PVK_NEED_INSTANCE_EXTENSION, VK_EXT_DEBUG_UTILS_EXTENSION_NAME, HOST(debug_utils_enabled),
+             "objects named, passes and draws labelled for debuggers; without: none"),
+    NEED_EXT(PVK_NEED_DEVICE_EXTENSION, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME, HOST(external_memory_host_enabled),
+             "guest memory imported, no copies; without: mirrored in device buffers and copied"),
+#define CBC "any border colour in samplers; without: the nearest built-in one, or the shader applies it"
+    NEED_EXT(PVK_NEED_DEVICE_EXTENSION, VK_EXT_CUSTOM_BORDER_COLOR_EXTENSION_NAME, HOST(custom_border_color_enabled),
+             CBC),
+    NEED_FEAT(VkPhysicalDeviceCustomBorderColorFeaturesEXT,
+              VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CUSTOM_BORDER_COLOR_FEATURES_EXT, customBorderColors,
+              HOST(custom_border_color_enabled), CBC),
+    NEED_FEAT(VkPhysicalDeviceCustomBorderColorFeaturesEXT,
+              VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CUSTOM_BORDER_COLOR_FEATURES_EXT, customBorderColorWithoutFormat,
+              HOST(custom_border_color_enabled), CBC),
+#define ROA                                                                                                          \
+    "draws read their colour attachment and blend exactly as the PICA's integer arithmetic does; without: "         \
+    "Vulkan's blend unit (within 1)"
+    NEED_EXT(PVK_NEED_DEVICE_EXTENSION, VK_EXT_RASTERIZATION_ORDER_ATTACHMENT_ACCESS_EXTENSION_NAME,
+             HOST(attachment_read_enabled), ROA),
+    NEED_FEAT(VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT,
+              VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RASTERIZATION_ORDER_ATTACHMENT_ACCESS_FEATURES_EXT,
+              rasterizationOrderColorAttachmentAccess, HOST(attachment_read_enabled), ROA),
+    NEED_FEAT(V12, imagelessFramebuffer, HOST(attachment_read_enabled), ROA),
+    NEED_FEAT(V12, separateDepthStencilLayouts, HOST(attachment_read_enabled), ROA),
+    NEED_F10(vertexPipelineStoresAndAtomics, HOST(vertex_stores_enabled),
+             "vertex programs of draws on the GPU (the vertex stage reports failed vertices through a storage "
+             "buffer); without: on the CPU interpreter"),
+    NEED_F10(geometryShader, HOST(geometry_shader_enabled),
+             "fragment-lit draws' vertex programs on the GPU; without: on the CPU interpreter"),
+    NEED_F10(logicOp, HOST(logic_op_enabled), "the 16 logic ops; without: drawn as Copy"),
+    NEED_F10(shaderFloat64, HOST(shader_float64_enabled),
+             "RCP, RSQ, EX2, LG2 of programs on the GPU in double precision, as exact as the CPU interpreter; "
+             "without: f32 (within one f24 ulp)"),
+#undef CBC
+#undef ROA
+};
+#undef V12
+#undef V13
+
+pvk_result pvk_host_vulkan_needs(const pvk_vulkan_need **needs, uint32_t *count)
+{
+    if (!needs || !count)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    *needs = host_needs;
+    *count = sizeof host_needs / sizeof host_needs[0];
+    return PVK_SUCCESS;
+}
+
+/* The VkBool32 a feature need names in `c`; NULL when its struct is not chained. */
+static VkBool32 *chain_member(feature_chain *c, const pvk_vulkan_need *n)
+{
+    for (VkBaseOutStructure *s = (VkBaseOutStructure *)&c->f2; s; s = s->pNext)
+        if (s->sType == n->feature_struct)
+            return (VkBool32 *)((char *)s + n->feature_offset);
+    return NULL;
+}
+
 /* Which known extensions `phys` offers; sets the matching feature flags. */
 static void probe_extensions(VkPhysicalDevice phys, pvk_features *f)
 {
@@ -125,15 +203,30 @@ static void probe_extensions(VkPhysicalDevice phys, pvk_features *f)
     free(props);
 }
 
+static bool has_device_ext(VkPhysicalDevice phys, const char *name)
+{
+    uint32_t n = 0;
+    vkEnumerateDeviceExtensionProperties(phys, NULL, &n, NULL);
+    VkExtensionProperties *props = calloc(n ? n : 1, sizeof *props);
+    if (!props)
+        return false;
+    vkEnumerateDeviceExtensionProperties(phys, NULL, &n, props);
+    bool found = false;
+    for (uint32_t i = 0; i < n; i++)
+        found |= !strcmp(props[i].extensionName, name);
+    free(props);
+    return found;
+}
+
 /* Fill `f` from the device's extensions and feature structs.  Returns
- * false with `why` set when something required is missing. */
-static bool probe_device(VkPhysicalDevice phys, pvk_features *f, feature_chain *c, const char **why)
+ * false with `missing` set to the first required thing it lacks. */
+static bool probe_device(VkPhysicalDevice phys, pvk_features *f, feature_chain *c, const char **missing)
 {
     memset(f, 0, sizeof *f);
     VkPhysicalDeviceProperties props;
     vkGetPhysicalDeviceProperties(phys, &props);
-    if (props.apiVersion < VK_API_VERSION_1_3) {
-        *why = "Vulkan 1.3 is required";
+    if (props.apiVersion < PVK_VULKAN_API_VERSION) {
+        *missing = "Vulkan 1.3";
         return false;
     }
     probe_extensions(phys, f);
@@ -159,20 +252,15 @@ static bool probe_device(VkPhysicalDevice phys, pvk_features *f, feature_chain *
     VkFormatProperties fp;
     vkGetPhysicalDeviceFormatProperties(phys, VK_FORMAT_D24_UNORM_S8_UINT, &fp);
     f->d24s8 = !!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT);
-    if (!c->f2.features.shaderClipDistance) {
-        *why = "shaderClipDistance is required";
-        return false;
-    }
-    if (!f->push_descriptor) {
-        *why = "VK_KHR_push_descriptor is required";
-        return false;
-    }
-    /* maintenance4: the built-in compute shaders size their workgroups with LocalSizeId */
-    if (!f->timeline_semaphore || !f->storage_buffer_8bit || !c->v13.synchronization2 || !c->v13.dynamicRendering ||
-        !c->v13.maintenance4) {
-        *why = "timelineSemaphore, storageBuffer8BitAccess, synchronization2, dynamicRendering and maintenance4 are "
-               "required";
-        return false;
+    for (size_t i = 0; i < sizeof host_needs / sizeof host_needs[0]; i++) {
+        const pvk_vulkan_need *n = &host_needs[i];
+        if (!n->required || n->kind == PVK_NEED_INSTANCE_EXTENSION)
+            continue;
+        const VkBool32 *member = n->kind == PVK_NEED_FEATURE ? chain_member(c, n) : NULL;
+        if (n->kind == PVK_NEED_FEATURE ? !member || !*member : !has_device_ext(phys, n->name)) {
+            *missing = n->name;
+            return false;
+        }
     }
     return true;
 }
@@ -280,11 +368,12 @@ static pvk_result pick_device(pvk_context *ctx, feature_chain *chain)
         vkGetPhysicalDeviceProperties(devs[i], &p);
         pvk_features f;
         feature_chain c;
-        const char *why = NULL;
+        const char *missing = NULL;
         if (want && *want && !strstr(p.deviceName, want))
             continue;
-        if (!probe_device(devs[i], &f, &c, &why) || find_queue_family(devs[i]) < 0) {
-            pvk_log(ctx, PVK_LOG_INFO, "skipping %s: %s", p.deviceName, why ? why : "no graphics+compute queue");
+        if (!probe_device(devs[i], &f, &c, &missing) || find_queue_family(devs[i]) < 0) {
+            pvk_log(ctx, PVK_LOG_INFO, "skipping %s: %s%s", p.deviceName,
+                    missing ? missing : "no graphics+compute queue", missing ? " is required" : "");
             continue;
         }
         if (device_score(p.deviceType) > best_score) {
@@ -298,8 +387,8 @@ static pvk_result pick_device(pvk_context *ctx, feature_chain *chain)
         return PVK_ERROR_NO_DEVICE;
     }
     ctx->phys = devs[best];
-    const char *why = NULL;
-    probe_device(ctx->phys, &ctx->features, chain, &why);
+    const char *missing = NULL;
+    probe_device(ctx->phys, &ctx->features, chain, &missing);
     ctx->queue_family = (uint32_t)find_queue_family(ctx->phys);
     return PVK_SUCCESS;
 }
@@ -397,16 +486,24 @@ pvk_result pvk_device_init(pvk_context *ctx)
         ctx->instance = h->instance;
         volkLoadInstanceOnly(ctx->instance);
         ctx->phys = h->physical_device;
-        const char *why = NULL;
-        if (!probe_device(ctx->phys, &ctx->features, &chain, &why)) {
-            pvk_log(ctx, PVK_LOG_ERROR, "host device unsuitable: %s", why);
+        const char *missing = NULL;
+        if (!probe_device(ctx->phys, &ctx->features, &chain, &missing)) {
+            pvk_log(ctx, PVK_LOG_ERROR, "host device unsuitable: %s is required (pvk_host_vulkan_needs)", missing);
             return PVK_ERROR_MISSING_FEATURE;
         }
-        /* Only the host knows which extensions and features it enabled. */
+        /* Only the host knows which extensions and features it enabled: use
+         * what the flags say and the device has, nothing else (the flags
+         * and what they stand for: host_needs). */
         ctx->features.external_memory_host = !!h->external_memory_host_enabled;
         ctx->features.custom_border_color &= !!h->custom_border_color_enabled;
         ctx->features.rasterization_order_attachment_access &= !!h->attachment_read_enabled;
+        ctx->features.logic_op &= !!h->logic_op_enabled;
+        /* runtime/pipeline.c gives fragment-lit draws their geometry shader
+         * by features.geometry_shader (its older check of cfg.host_vulkan,
+         * from before this flag, still keeps it off in embedded mode) */
+        ctx->features.geometry_shader &= !!h->geometry_shader_enabled;
         ctx->vertex_stores = h->vertex_stores_enabled && chain.f2.features.vertexPipelineStoresAndAtomics;
+        ctx->shader_float64 = h->shader_float64_enabled && chain.f2.features.shaderFloat64;
         render_pass_features = h->attachment_read_enabled && chain.v12.imagelessFramebuffer &&
                                chain.v12.separateDepthStencilLayouts;
         ctx->debug_utils = !!h->debug_utils_enabled;

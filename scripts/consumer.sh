@@ -1,9 +1,12 @@
 #!/bin/bash
 # Installs the build in BUILD_DIR into BUILD_DIR/consumer/prefix, then builds
-# the out-of-tree program tests/consumer against that prefix twice, with CMake
-# (find_package(picavk CONFIG)) and with a plain pkg-config compile line, and
-# runs both (a headless context on the default device, e.g. lavapipe).  Works
-# for a static and a PICAVK_SHARED build.  Usage: scripts/consumer.sh BUILD_DIR
+# the out-of-tree programs tests/consumer and examples/headless against that
+# prefix twice each, with CMake (find_package(picavk CONFIG)) and with a plain
+# pkg-config compile line, and runs them (headless contexts on the default
+# device, e.g. lavapipe).  examples/headless draws a lit, textured triangle
+# through one command list and checks the top screen's pixels itself; its
+# pictures go to BUILD_DIR/consumer/headless-{cmake,pc}.png.  Works for a
+# static and a PICAVK_SHARED build.  Usage: scripts/consumer.sh BUILD_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="$(realpath "$1")"
@@ -23,6 +26,10 @@ found="$(sed -n 's/^picavk_DIR:PATH=//p' "$work/cmake/CMakeCache.txt")"
 [[ "$found" == "$prefix"/* ]] || { echo "consumer: find_package found picavk in '$found', not in $prefix"; exit 1; }
 cmake --build "$work/cmake" >/dev/null
 "$work/cmake/consumer"
+cmake -S examples/headless -B "$work/headless-cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" >/dev/null
+cmake --build "$work/headless-cmake" >/dev/null
+"$work/headless-cmake/headless" "$work/headless-cmake.png"
 
 # pkg-config
 if [ $kind = shared ]; then
@@ -33,13 +40,18 @@ fi
 # shellcheck disable=SC2046
 cc -std=c17 -Wall -Wextra -Werror $(pkg-config --cflags picavk) tests/consumer/main.c -o "$work/consumer-pc" $libs
 "$work/consumer-pc"
+# shellcheck disable=SC2046
+cc -std=c17 -Wall -Wextra -Werror $(pkg-config --cflags picavk) examples/headless/headless.c -o "$work/headless-pc" \
+  $libs -lm
+"$work/headless-pc" "$work/headless-pc.png"
 
 if [ $kind = shared ]; then
-  for exe in "$work/cmake/consumer" "$work/consumer-pc" "$prefix/bin/picavk"; do
+  for exe in "$work/cmake/consumer" "$work/consumer-pc" "$work/headless-cmake/headless" "$work/headless-pc" \
+    "$prefix/bin/picavk"; do
     loaded="$(ldd "$exe" | awk '$1 == "libpicavk.so.0" {print $3}')"
     [ -n "$loaded" ] && [ "$(realpath "$loaded")" = "$(realpath "$libdir/libpicavk.so.0")" ] ||
       { echo "consumer: $exe loads '$loaded', not $libdir/libpicavk.so.0"; exit 1; }
   done
 fi
 "$prefix/bin/picavk" info >/dev/null
-echo "consumer: $kind package ok (find_package, pkg-config, installed CLI)"
+echo "consumer: $kind package ok (find_package, pkg-config, examples/headless, installed CLI)"

@@ -1,7 +1,8 @@
 /* Headless bring-up on lavapipe, the validation-message counter (a
  * deliberately invalid Vulkan call must be caught), feature detection, the
- * sticky device-lost error and the run-time GLSL compiler. */
-#include "harness.h"
+ * sticky device-lost error, embedded mode (a host's device, made from
+ * pvk_host_vulkan_needs) and the run-time GLSL compiler. */
+#include "draw_common.h" /* harness.h, the drawing helpers */
 #include "runtime/runtime.h"
 #include "shaders/shaders.h"
 
@@ -132,6 +133,232 @@ static void embedded(void)
     th_release(host); /* the host's device still works after picavk left */
 }
 
+/* The feature structs a host chains, for query and for device creation. */
+typedef struct host_chain {
+    VkPhysicalDeviceFeatures2 f2;
+    VkPhysicalDeviceVulkan11Features v11;
+    VkPhysicalDeviceVulkan12Features v12;
+    VkPhysicalDeviceVulkan13Features v13;
+    VkPhysicalDeviceCustomBorderColorFeaturesEXT cbc;
+    VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT roa;
+} host_chain;
+
+/* Link the core structs and those extension structs `chain_it` accepts. */
+static void host_chain_init(host_chain *c, bool (*chain_it)(VkStructureType, const void *), const void *user)
+{
+    memset(c, 0, sizeof *c);
+    c->f2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    c->v11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
+    c->v12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+    c->v13.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES;
+    c->cbc.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CUSTOM_BORDER_COLOR_FEATURES_EXT;
+    c->roa.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RASTERIZATION_ORDER_ATTACHMENT_ACCESS_FEATURES_EXT;
+    VkBaseOutStructure *all[] = {(void *)&c->v11, (void *)&c->v12, (void *)&c->v13, (void *)&c->cbc, (void *)&c->roa};
+    VkBaseOutStructure *tail = (VkBaseOutStructure *)&c->f2;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (i < 3 || chain_it(all[i]->sType, user))
+            tail = tail->pNext = all[i];
+}
+
+static VkBool32 *host_member(host_chain *c, const pvk_vulkan_need *n)
+{
+    for (VkBaseOutStructure *s = (VkBaseOutStructure *)&c->f2; s; s = s->pNext)
+        if (s->sType == n->feature_struct)
+            return (VkBool32 *)((char *)s + n->feature_offset);
+    return NULL;
+}
+
+typedef struct needs_state {
+    const pvk_vulkan_need *needs;
+    uint32_t count;
+    VkExtensionProperties ext[512];
+    uint32_t n_ext;
+    bool debug_utils;  /* the host's instance has VK_EXT_debug_utils */
+    bool use[64];      /* per need: enabled on the device being made */
+} needs_state;
+
+static bool device_has(const needs_state *st, const char *name)
+{
+    for (uint32_t i = 0; i < st->n_ext; i++)
+        if (!strcmp(st->ext[i].extensionName, name))
+            return true;
+    return false;
+}
+
+/* An extension's struct is chained when its group's device extension is
+ * there (to query) or enabled (to create). */
+static bool chain_if_supported(VkStructureType t, const void *user)
+{
+    const needs_state *st = user;
+    for (uint32_t i = 0; i < st->count; i++)
+        if (st->needs[i].feature_struct == t)
+            for (uint32_t j = 0; j < st->count; j++)
+                if (st->needs[j].host_flag == st->needs[i].host_flag &&
+                    st->needs[j].kind == PVK_NEED_DEVICE_EXTENSION && device_has(st, st->needs[j].name))
+                    return true;
+    return false;
+}
+static bool chain_if_used(VkStructureType t, const void *user)
+{
+    const needs_state *st = user;
+    for (uint32_t i = 0; i < st->count; i++)
+        if (st->use[i] && st->needs[i].feature_struct == t)
+            return true;
+    return false;
+}
+
+/* A device on `host`'s physical device made the way a host makes it from
+ * pvk_host_vulkan_needs: every required entry, and with `optional` every
+ * optional group the device has whole, its flag set in *hv. */
+static VkDevice needs_device(pvk_context *host, bool optional, pvk_host_vulkan *hv, struct VolkDeviceTable *vk)
+{
+    static needs_state st;
+    memset(&st, 0, sizeof st);
+    CHECK_EQ(pvk_host_vulkan_needs(&st.needs, &st.count), PVK_SUCCESS);
+    CHECK(st.count <= 64);
+    st.n_ext = 512;
+    vkEnumerateDeviceExtensionProperties(host->phys, NULL, &st.n_ext, st.ext);
+    st.debug_utils = host->debug_utils;
+    host_chain have, on;
+    host_chain_init(&have, chain_if_supported, &st);
+    vkGetPhysicalDeviceFeatures2(host->phys, &have.f2);
+    bool supported[64];
+    for (uint32_t i = 0; i < st.count; i++) {
+        const pvk_vulkan_need *n = &st.needs[i];
+        VkBool32 *m = n->kind == PVK_NEED_FEATURE ? host_member(&have, n) : NULL;
+        supported[i] = n->kind == PVK_NEED_FEATURE             ? m && *m
+                       : n->kind == PVK_NEED_DEVICE_EXTENSION ? device_has(&st, n->name)
+                                                               : st.debug_utils;
+        if (n->required)
+            CHECK(supported[i]); /* picavk runs on this device: it has them all */
+    }
+    *hv = (pvk_host_vulkan){.get_instance_proc_addr = vkGetInstanceProcAddr, .instance = host->instance,
+                            .physical_device = host->phys, .queue_family = host->queue_family};
+    for (uint32_t i = 0; i < st.count; i++) {
+        bool whole = true; /* every entry of its group is there */
+        for (uint32_t j = 0; j < st.count; j++)
+            if (st.needs[j].host_flag == st.needs[i].host_flag)
+                whole &= supported[j];
+        st.use[i] = st.needs[i].required || (optional && whole);
+        if (st.use[i] && !st.needs[i].required)
+            *(int *)((char *)hv + st.needs[i].host_flag) = 1;
+    }
+    host_chain_init(&on, chain_if_used, &st);
+    const char *exts[64];
+    uint32_t n_exts = 0;
+    for (uint32_t i = 0; i < st.count; i++) {
+        if (!st.use[i])
+            continue;
+        if (st.needs[i].kind == PVK_NEED_FEATURE)
+            *host_member(&on, &st.needs[i]) = VK_TRUE;
+        else if (st.needs[i].kind == PVK_NEED_DEVICE_EXTENSION)
+            exts[n_exts++] = st.needs[i].name;
+    }
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                   .queueFamilyIndex = host->queue_family, .queueCount = 1, .pQueuePriorities = &prio};
+    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &on.f2,
+                              .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci,
+                              .enabledExtensionCount = n_exts, .ppEnabledExtensionNames = exts};
+    VkDevice dev = VK_NULL_HANDLE;
+    CHECK_EQ(vkCreateDevice(host->phys, &dci, NULL, &dev), VK_SUCCESS);
+    if (dev) {
+        volkLoadDeviceTable(vk, dev);
+        vk->vkGetDeviceQueue(dev, host->queue_family, 0, &hv->queue);
+        hv->device = dev;
+    }
+    return dev;
+}
+
+/* pvk_host_vulkan_needs: a well-formed list, and devices made from it: one
+ * with only the required entries (picavk must use nothing else there: the
+ * validation layer watches a draw through the logic-op path), one with every
+ * optional group (each flag then turns its part of picavk on). */
+static void host_needs(void)
+{
+    const pvk_vulkan_need *needs;
+    uint32_t count = 0;
+    CHECK_EQ(pvk_host_vulkan_needs(NULL, &count), PVK_ERROR_INVALID_ARGUMENT);
+    CHECK_EQ(pvk_host_vulkan_needs(&needs, NULL), PVK_ERROR_INVALID_ARGUMENT);
+    CHECK_EQ(pvk_host_vulkan_needs(&needs, &count), PVK_SUCCESS);
+    CHECK(count > 8);
+    bool optional_seen = false, geometry = false;
+    for (uint32_t i = 0; i < count; i++) {
+        const pvk_vulkan_need *n = &needs[i];
+        CHECK(n->name && n->name[0]);
+        CHECK(n->kind <= PVK_NEED_FEATURE);
+        CHECK(!n->required == !!n->host_flag);            /* required: no flag; optional: a flag */
+        CHECK(!n->required == !!n->gives);
+        CHECK(!(n->required && optional_seen));            /* required entries first */
+        optional_seen |= !n->required;
+        CHECK(n->host_flag % sizeof(int) == 0 && n->host_flag < sizeof(pvk_host_vulkan));
+        CHECK(n->host_flag == 0 || n->host_flag >= offsetof(pvk_host_vulkan, external_memory_host_enabled));
+        CHECK((n->kind == PVK_NEED_FEATURE) == (n->feature_struct != 0));
+        if (!strcmp(n->name, "geometryShader"))
+            geometry = n->host_flag == offsetof(pvk_host_vulkan, geometry_shader_enabled) &&
+                       n->feature_struct == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2 &&
+                       n->feature_offset == offsetof(VkPhysicalDeviceFeatures2, features.geometryShader);
+        if (!strcmp(n->name, "timelineSemaphore"))
+            CHECK(n->required && n->feature_struct == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES &&
+                  n->feature_offset == offsetof(VkPhysicalDeviceVulkan12Features, timelineSemaphore));
+    }
+    CHECK(geometry);
+
+    pvk_context *host = th_context(NULL, 0);
+    pvk_features hf;
+    pvk_get_features(host, &hf);
+    for (int optional = 0; optional < 2; optional++) {
+        pvk_host_vulkan hv;
+        struct VolkDeviceTable vk;
+        VkDevice dev = needs_device(host, optional, &hv, &vk);
+        if (!dev)
+            continue;
+        pvk_config cfg = {.host_vulkan = &hv, .log = th_log};
+        CHECK_EQ(pvk_context_create(&cfg, &ctx), PVK_SUCCESS);
+        if (!ctx)
+            continue;
+        pvk_features f;
+        pvk_get_features(ctx, &f);
+        /* what picavk uses is what the flags say, where the device has it */
+        CHECK_EQ(f.geometry_shader, optional && hf.geometry_shader);
+        CHECK_EQ(f.logic_op, optional && hf.logic_op);
+        CHECK_EQ(f.external_memory_host, optional && hf.external_memory_host);
+        CHECK_EQ(f.custom_border_color, optional && hf.custom_border_color);
+        CHECK_EQ(f.debug_utils, optional && hf.debug_utils);
+        CHECK_EQ(ctx->attachment_read, optional && host->attachment_read);
+        CHECK_EQ(ctx->vertex_stores, optional && host->vertex_stores);
+        CHECK_EQ(ctx->shader_float64, optional && host->shader_float64);
+        if (strstr(pvk_device_name(ctx), "llvmpipe")) /* lavapipe has every optional group */
+            CHECK(!optional || (f.geometry_shader && f.logic_op && ctx->attachment_read && ctx->vertex_stores &&
+                                ctx->shader_float64 && f.custom_border_color));
+        /* a triangle over the whole target, blending off: the logic-op path
+         * (logicOpEnable only where logicOp is on), colour (0.2, 0.4, 0.6) */
+        upload_shader();
+        setup_attribs();
+        setup_rgba8_target(FB, W, H);
+        tev_primary_colour();
+        reg(PVK_GPUREG_COLOR_OPERATION, 0x00E40000);
+        reg(PVK_GPUREG_LOGIC_OP, 3); /* Copy */
+        reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+        const float v[3][8] = {{-1, -1, 0, 1, 0.2f, 0.4f, 0.6f, 1}, {3, -1, 0, 1, 0.2f, 0.4f, 0.6f, 1},
+                               {-1, 3, 0, 1, 0.2f, 0.4f, 0.6f, 1}};
+        memcpy(pvk_guest_ptr(ctx, VB, sizeof v), v, sizeof v);
+        pvk_guest_written(ctx, VB, sizeof v);
+        draw_arrays(0, 3);
+        CHECK_EQ(pvk_guest_flush(ctx, FB, W * H * 4), PVK_SUCCESS);
+        const uint8_t *px = (const uint8_t *)pvk_guest_ptr(ctx, FB, W * H * 4) + 4 * tiled_index(10, 20);
+        CHECK(px[0] == 255 && px[1] == 153 && px[2] == 102 && px[3] == 51); /* A, B, G, R */
+        pvk_stats st = stats();
+        CHECK_EQ(st.draws, 1);
+        CHECK_EQ(st.unsupported, 0);
+        pvk_context_destroy(ctx);
+        ctx = NULL;
+        vk.vkDeviceWaitIdle(dev);
+        vk.vkDestroyDevice(dev, NULL);
+    }
+    th_release(host); /* no validation message from either device */
+}
+
 static void glsl(void)
 {
     uint32_t *words = NULL;
@@ -156,6 +383,7 @@ int main(void)
     device_lost_is_sticky();
     bad_arguments();
     embedded();
+    host_needs();
     glsl();
     return th_finish("test_device");
 }

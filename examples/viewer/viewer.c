@@ -2,8 +2,9 @@
  * in a host that owns Vulkan.
  *
  * The host (this program) owns everything Vulkan: the instance (with the
- * extensions SDL needs for a window surface), the device (with the features
- * picavk needs), the queue and the swapchain.  picavk borrows the instance,
+ * extensions SDL needs for a window surface), the device (with what
+ * pvk_host_vulkan_needs lists: picavk's requirements and every optional
+ * group the device has), the queue and the swapchain.  picavk borrows the instance,
  * device and queue (embedded mode, pvk_config.host_vulkan) and hands back each
  * VBlank's screens as VkImages.  Once per 3DS frame the host
  *
@@ -47,10 +48,11 @@
 #define FRAME_NS (1000000000.0 * 4481136.0 / 268111856.0)
 #define FRAMES_IN_FLIGHT 2
 #define MAX_SWAPCHAIN_IMAGES 8
+#define MAX_NEEDS 64
 
 /* ---- Vulkan entry points ---- */
 
-#define GLOBAL_FNS(X) X(CreateInstance) X(EnumerateInstanceLayerProperties)
+#define GLOBAL_FNS(X) X(CreateInstance) X(EnumerateInstanceLayerProperties) X(EnumerateInstanceExtensionProperties)
 #define INSTANCE_FNS(X)                                                                                              \
     X(DestroyInstance) X(EnumeratePhysicalDevices) X(GetPhysicalDeviceProperties) X(GetPhysicalDeviceFeatures2)     \
     X(GetPhysicalDeviceQueueFamilyProperties) X(GetPhysicalDeviceFormatProperties)                                  \
@@ -100,7 +102,11 @@ typedef struct viewer {
     VkDevice device;
     uint32_t queue_family;
     VkQueue queue;
-    bool vertex_stores; /* vertexPipelineStoresAndAtomics enabled: picavk runs vertex programs on the GPU */
+    /* What picavk wants of the instance and device (pvk_host_vulkan_needs),
+     * per entry: the instance or device has it, and it is enabled */
+    const pvk_vulkan_need *needs;
+    uint32_t n_needs;
+    bool need_have[MAX_NEEDS], need_use[MAX_NEEDS];
 
     VkSwapchainKHR swapchain;
     VkFormat swap_format;
@@ -203,13 +209,38 @@ static bool create_instance(viewer *v)
         return false;
     SDL_Vulkan_GetInstanceExtensions(v->window, &n_sdl, exts);
     uint32_t n_exts = n_sdl;
-    if (validation)
-        exts[n_exts++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    /* picavk's instance extensions, all optional (VK_EXT_debug_utils: names
+     * and labels in RenderDoc; the validation messenger needs it too) */
+    if (pvk_host_vulkan_needs(&v->needs, &v->n_needs) || v->n_needs > MAX_NEEDS)
+        return free(exts), false;
+    uint32_t n_avail = 0;
+    vk.EnumerateInstanceExtensionProperties(NULL, &n_avail, NULL);
+    VkExtensionProperties *avail = calloc(n_avail ? n_avail : 1, sizeof *avail);
+    if (!avail || vk.EnumerateInstanceExtensionProperties(NULL, &n_avail, avail) != VK_SUCCESS)
+        return free(exts), free(avail), false;
+    bool debug_utils = false;
+    for (uint32_t i = 0; i < v->n_needs; i++) {
+        if (v->needs[i].kind != PVK_NEED_INSTANCE_EXTENSION)
+            continue;
+        for (uint32_t k = 0; k < n_avail; k++)
+            v->need_have[i] |= !strcmp(avail[k].extensionName, v->needs[i].name);
+        if (v->need_have[i]) {
+            const char **grown = realloc(exts, (n_exts + 2) * sizeof *exts);
+            if (!grown)
+                return free(exts), free(avail), false;
+            exts = grown;
+            exts[n_exts++] = v->needs[i].name;
+            debug_utils |= !strcmp(v->needs[i].name, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+        }
+    }
+    free(avail);
+    if (validation && !debug_utils)
+        exts[n_exts++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME; /* fails below with a message */
 
     VkApplicationInfo app = {
         .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
         .pApplicationName = "picavk viewer",
-        .apiVersion = VK_API_VERSION_1_3, /* picavk needs Vulkan 1.3 */
+        .apiVersion = PVK_VULKAN_API_VERSION,
     };
     VkDebugUtilsMessengerCreateInfoEXT mci = {
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
@@ -256,52 +287,112 @@ static bool has_extension(const VkExtensionProperties *props, uint32_t n, const 
     return false;
 }
 
-/* The feature structs picavk's requirements live in, chained for query and
- * for device creation. */
+/* The feature structs picavk's needs name (pvk_vulkan_need.feature_struct),
+ * chained for query and for device creation; an entry naming another struct
+ * counts as missing. */
 typedef struct features {
     VkPhysicalDeviceFeatures2 f2;
+    VkPhysicalDeviceVulkan11Features v11;
     VkPhysicalDeviceVulkan12Features v12;
     VkPhysicalDeviceVulkan13Features v13;
+    VkPhysicalDeviceCustomBorderColorFeaturesEXT cbc;
+    VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT roa;
 } features;
 
-static void features_init(features *f)
+/* Link the core structs, and an extension's struct where `ext_ok` says its
+ * extension is there (to query) or enabled (to create): a struct of an
+ * extension the device lacks must not be chained. */
+static void features_init(features *f, bool (*ext_ok)(const viewer *, VkStructureType, const bool *), const viewer *v,
+                          const bool *ext)
 {
     memset(f, 0, sizeof *f);
     f->f2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    f->v11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
     f->v12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
     f->v13.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES;
-    f->f2.pNext = &f->v12;
-    f->v12.pNext = &f->v13;
+    f->cbc.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CUSTOM_BORDER_COLOR_FEATURES_EXT;
+    f->roa.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RASTERIZATION_ORDER_ATTACHMENT_ACCESS_FEATURES_EXT;
+    VkBaseOutStructure *chain[] = {(void *)&f->v11, (void *)&f->v12, (void *)&f->v13, (void *)&f->cbc, (void *)&f->roa};
+    VkBaseOutStructure *tail = (VkBaseOutStructure *)&f->f2;
+    for (size_t i = 0; i < sizeof chain / sizeof chain[0]; i++)
+        if (i < 3 || ext_ok(v, chain[i]->sType, ext))
+            tail = tail->pNext = chain[i];
+}
+
+static VkBool32 *feature_member(features *f, const pvk_vulkan_need *n)
+{
+    for (VkBaseOutStructure *s = (VkBaseOutStructure *)&f->f2; s; s = s->pNext)
+        if (s->sType == n->feature_struct)
+            return (VkBool32 *)((char *)s + n->feature_offset);
+    return NULL;
+}
+
+/* An extension feature struct belongs to the device extension of its group
+ * (pvk_vulkan_need.host_flag); `ext` says per entry whether that extension
+ * counts (there, or enabled). */
+static bool group_ext(const viewer *v, VkStructureType t, const bool *ext)
+{
+    for (uint32_t i = 0; i < v->n_needs; i++)
+        if (v->needs[i].feature_struct == t)
+            for (uint32_t j = 0; j < v->n_needs; j++)
+                if (v->needs[j].kind == PVK_NEED_DEVICE_EXTENSION && v->needs[j].host_flag == v->needs[i].host_flag &&
+                    ext[j])
+                    return true;
+    return false;
+}
+
+/* Which of picavk's device extensions and features `pd` has (have[]), and
+ * whether that is every required one. */
+static bool probe_needs(const viewer *v, VkPhysicalDevice pd, const VkExtensionProperties *ext, uint32_t n_ext,
+                        bool *have)
+{
+    for (uint32_t i = 0; i < v->n_needs; i++)
+        if (v->needs[i].kind == PVK_NEED_DEVICE_EXTENSION) {
+            have[i] = false;
+            for (uint32_t k = 0; k < n_ext; k++)
+                have[i] |= !strcmp(ext[k].extensionName, v->needs[i].name);
+        } else if (v->needs[i].kind == PVK_NEED_INSTANCE_EXTENSION) {
+            have[i] = v->need_have[i]; /* create_instance found it */
+        }
+    features f;
+    features_init(&f, group_ext, v, have);
+    vk.GetPhysicalDeviceFeatures2(pd, &f.f2);
+    bool ok = true;
+    for (uint32_t i = 0; i < v->n_needs; i++) {
+        if (v->needs[i].kind == PVK_NEED_FEATURE) {
+            const VkBool32 *m = feature_member(&f, &v->needs[i]);
+            have[i] = m && *m;
+        }
+        ok &= have[i] || !v->needs[i].required;
+    }
+    return ok;
+}
+
+static VkExtensionProperties *device_extensions(VkPhysicalDevice pd, uint32_t *n)
+{
+    *n = 0;
+    vk.EnumerateDeviceExtensionProperties(pd, NULL, n, NULL);
+    VkExtensionProperties *ext = calloc(*n ? *n : 1, sizeof *ext);
+    if (ext && vk.EnumerateDeviceExtensionProperties(pd, NULL, n, ext) != VK_SUCCESS)
+        *n = 0;
+    return ext;
 }
 
 /* Can this device run picavk and present to our surface?  Sets the queue
- * family (graphics + compute + present: picavk and the host share one queue)
- * and whether the optional VK_EXT_external_memory_host is there. */
-static bool device_suitable(viewer *v, VkPhysicalDevice pd, uint32_t *family, bool *host_memory)
+ * family (graphics + compute + present: picavk and the host share one queue). */
+static bool device_suitable(viewer *v, VkPhysicalDevice pd, uint32_t *family)
 {
     VkPhysicalDeviceProperties props;
     vk.GetPhysicalDeviceProperties(pd, &props);
-    if (props.apiVersion < VK_API_VERSION_1_3)
+    if (props.apiVersion < PVK_VULKAN_API_VERSION)
         return false;
 
-    uint32_t n = 0;
-    vk.EnumerateDeviceExtensionProperties(pd, NULL, &n, NULL);
-    VkExtensionProperties *ext = calloc(n ? n : 1, sizeof *ext);
-    if (!ext)
-        return false;
-    vk.EnumerateDeviceExtensionProperties(pd, NULL, &n, ext);
-    bool ok = has_extension(ext, n, VK_KHR_SWAPCHAIN_EXTENSION_NAME) &&
-              has_extension(ext, n, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
-    *host_memory = has_extension(ext, n, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+    uint32_t n;
+    VkExtensionProperties *ext = device_extensions(pd, &n);
+    bool have[MAX_NEEDS];
+    bool ok = ext && has_extension(ext, n, VK_KHR_SWAPCHAIN_EXTENSION_NAME) && probe_needs(v, pd, ext, n, have);
     free(ext);
     if (!ok)
-        return false;
-
-    features f;
-    features_init(&f);
-    vk.GetPhysicalDeviceFeatures2(pd, &f.f2);
-    if (!f.f2.features.shaderClipDistance || !f.v12.timelineSemaphore || !f.v12.storageBuffer8BitAccess ||
-        !f.v13.synchronization2 || !f.v13.dynamicRendering || !f.v13.maintenance4)
         return false;
 
     /* the swapchain images are written with vkCmdBlitImage2 */
@@ -334,9 +425,11 @@ static int type_rank(VkPhysicalDeviceType t)
 }
 
 /* Pick a device (a GPU before a CPU driver such as lavapipe; PVK_DEVICE=<part
- * of the name> forces one, as for picavk headless) and create it with
- * exactly what picavk requires plus what the host itself uses. */
-static bool create_device(viewer *v, bool *host_memory)
+ * of the name> forces one, as for picavk headless) and create it with what
+ * picavk needs, every optional group of pvk_host_vulkan_needs the device
+ * has whole (each turns on a part of picavk: its `gives`), and what the host
+ * itself uses (VK_KHR_swapchain). */
+static bool create_device(viewer *v)
 {
     uint32_t n = 0;
     vk.EnumeratePhysicalDevices(v->instance, &n, NULL);
@@ -350,14 +443,12 @@ static bool create_device(viewer *v, bool *host_memory)
         VkPhysicalDeviceProperties p;
         vk.GetPhysicalDeviceProperties(devs[i], &p);
         uint32_t family;
-        bool hm;
-        if ((want && *want && !strstr(p.deviceName, want)) || !device_suitable(v, devs[i], &family, &hm))
+        if ((want && *want && !strstr(p.deviceName, want)) || !device_suitable(v, devs[i], &family))
             continue;
         if (type_rank(p.deviceType) > best_rank) {
             best = (int)i;
             best_rank = type_rank(p.deviceType);
             v->queue_family = family;
-            *host_memory = hm;
         }
     }
     if (best < 0) {
@@ -366,28 +457,29 @@ static bool create_device(viewer *v, bool *host_memory)
     }
     v->phys = devs[best];
 
-    /* docs/host-integration.md: "A device needs Vulkan 1.3 with timelineSemaphore,
-     * synchronization2, dynamicRendering, maintenance4,
-     * storageBuffer8BitAccess, shaderClipDistance and VK_KHR_push_descriptor"
-     * (maintenance4: picavk's compute shaders size their workgroups with
-     * LocalSizeId).  The host adds
-     * VK_KHR_swapchain; VK_EXT_external_memory_host is optional and lets
-     * picavk import guest memory without copies; vertexPipelineStoresAndAtomics
-     * is optional and lets picavk run vertex programs on the GPU. */
+    /* An optional group is used when the device has all of it. */
+    uint32_t n_ext;
+    VkExtensionProperties *ext = device_extensions(v->phys, &n_ext);
+    if (!ext)
+        return false;
+    probe_needs(v, v->phys, ext, n_ext, v->need_have);
+    free(ext);
+    const char *exts[MAX_NEEDS + 1] = {VK_KHR_SWAPCHAIN_EXTENSION_NAME};
+    uint32_t n_exts = 1;
+    for (uint32_t i = 0; i < v->n_needs; i++) {
+        bool whole = true;
+        for (uint32_t j = 0; j < v->n_needs; j++)
+            if (v->needs[j].host_flag == v->needs[i].host_flag)
+                whole &= v->need_have[j];
+        v->need_use[i] = v->needs[i].required || whole;
+        if (v->need_use[i] && v->needs[i].kind == PVK_NEED_DEVICE_EXTENSION)
+            exts[n_exts++] = v->needs[i].name;
+    }
     features f;
-    features_init(&f);
-    vk.GetPhysicalDeviceFeatures2(v->phys, &f.f2);
-    v->vertex_stores = f.f2.features.vertexPipelineStoresAndAtomics;
-    features_init(&f);
-    f.f2.features.vertexPipelineStoresAndAtomics = v->vertex_stores;
-    f.f2.features.shaderClipDistance = VK_TRUE;
-    f.v12.timelineSemaphore = VK_TRUE;
-    f.v12.storageBuffer8BitAccess = VK_TRUE;
-    f.v13.synchronization2 = VK_TRUE;
-    f.v13.dynamicRendering = VK_TRUE;
-    f.v13.maintenance4 = VK_TRUE;
-    const char *exts[3] = {VK_KHR_SWAPCHAIN_EXTENSION_NAME, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME,
-                           VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME};
+    features_init(&f, group_ext, v, v->need_use);
+    for (uint32_t i = 0; i < v->n_needs; i++)
+        if (v->need_use[i] && v->needs[i].kind == PVK_NEED_FEATURE)
+            *feature_member(&f, &v->needs[i]) = VK_TRUE;
     float prio = 1.0f;
     VkDeviceQueueCreateInfo qci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
@@ -400,7 +492,7 @@ static bool create_device(viewer *v, bool *host_memory)
         .pNext = &f.f2,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &qci,
-        .enabledExtensionCount = *host_memory ? 3 : 2,
+        .enabledExtensionCount = n_exts,
         .ppEnabledExtensionNames = exts,
     };
     if (!vk_ok(vk.CreateDevice(v->phys, &dci, NULL, &v->device), "vkCreateDevice"))
@@ -552,7 +644,7 @@ static bool create_swapchain(viewer *v)
 
 /* ---- picavk ---- */
 
-static bool create_picavk(viewer *v, bool host_memory)
+static bool create_picavk(viewer *v)
 {
     pvk_host_vulkan hv = {
         .get_instance_proc_addr = vk.GetInstanceProcAddr,
@@ -561,9 +653,15 @@ static bool create_picavk(viewer *v, bool host_memory)
         .device = v->device,
         .queue = v->queue,
         .queue_family = v->queue_family,
-        .external_memory_host_enabled = host_memory,
-        .vertex_stores_enabled = v->vertex_stores,
     };
+    /* each optional group the device was created with: its flag */
+    fprintf(stderr, "viewer: enabled for picavk beyond its requirements:");
+    for (uint32_t i = 0; i < v->n_needs; i++)
+        if (v->need_use[i] && !v->needs[i].required) {
+            *(int *)((char *)&hv + v->needs[i].host_flag) = 1;
+            fprintf(stderr, " %s", v->needs[i].name);
+        }
+    fprintf(stderr, "\n");
     pvk_config cfg = {.host_vulkan = &hv}; /* log to stderr, no IRQ callback: a replay needs none */
     pvk_result r = pvk_context_create(&cfg, &v->ctx);
     if (r) {
@@ -1198,10 +1296,8 @@ int main(int argc, char **argv)
         destroy(&v);
         return 1;
     }
-    bool host_memory = false;
     int status = 1;
-    if (create_instance(&v) && create_device(&v, &host_memory) && create_swapchain(&v) &&
-        create_picavk(&v, host_memory)) {
+    if (create_instance(&v) && create_device(&v) && create_swapchain(&v) && create_picavk(&v)) {
         printf("viewer: %s, %ux%u swapchain, %s\n", pvk_device_name(v.ctx), v.extent.width, v.extent.height,
                v.present_mode == VK_PRESENT_MODE_MAILBOX_KHR ? "mailbox" : "fifo");
         fflush(stdout);

@@ -95,7 +95,10 @@ typedef void (*pvk_irq_fn)(void *user, pvk_context *ctx, pvk_irq which);
  * from them (through volk) and never creates or destroys them.  The device
  * must be Vulkan 1.3 with timelineSemaphore, storageBuffer8BitAccess,
  * synchronization2, dynamicRendering, maintenance4 and shaderClipDistance
- * enabled, and VK_KHR_push_descriptor (examples/viewer creates such a device). */
+ * enabled, and VK_KHR_push_descriptor; pvk_host_vulkan_needs lists these and
+ * the optional extensions and features with the flag below that tells picavk
+ * each was enabled (examples/viewer creates its device from that list).
+ * picavk uses only what the flags say: it cannot see what the host enabled. */
 typedef struct pvk_host_vulkan {
     PFN_vkGetInstanceProcAddr get_instance_proc_addr;
     VkInstance instance;
@@ -133,7 +136,59 @@ typedef struct pvk_host_vulkan {
      * that fail (runaway programs, undefined opcodes) back through a storage
      * buffer; else they run on the CPU interpreter. */
     int vertex_stores_enabled;
+    /* Optional: geometryShader was enabled.  Fragment-lit draws can then run
+     * their vertex programs on the GPU, a geometry shader turning each
+     * triangle's quaternions as the PICA interpolates them; else they run
+     * on the CPU interpreter.  pvk_features.geometry_shader reports it. */
+    int geometry_shader_enabled;
+    /* Optional: logicOp was enabled: the PICA's 16 logic ops; else every
+     * logic op draws as Copy (logged once, counted unsupported). */
+    int logic_op_enabled;
+    /* Optional: shaderFloat64 was enabled: vertex and geometry programs on
+     * the GPU compute RCP, RSQ, EX2 and LG2 in double precision, as exact as
+     * the CPU interpreter; else with the GPU's f32 functions (within one
+     * f24 ulp). */
+    int shader_float64_enabled;
 } pvk_host_vulkan;
+
+/* What picavk wants of a device the host creates (embedded mode), as data a
+ * host applies to its own instance and device creation.  Each entry is an
+ * instance extension, a device extension or a feature (a VkBool32 member of
+ * a feature struct).  Required entries must all be enabled: picavk refuses
+ * the device otherwise (PVK_ERROR_MISSING_FEATURE, the first missing one
+ * logged).  Optional entries come in groups, one per pvk_host_vulkan flag:
+ * a host that enabled every entry with the same host_flag sets that flag
+ * to 1.  Beyond the list: an instance and device of at least
+ * PVK_VULKAN_API_VERSION, and a queue with graphics and compute. */
+#define PVK_VULKAN_API_VERSION VK_API_VERSION_1_3
+
+typedef enum pvk_vulkan_need_kind {
+    PVK_NEED_INSTANCE_EXTENSION = 0,
+    PVK_NEED_DEVICE_EXTENSION = 1,
+    PVK_NEED_FEATURE = 2,
+} pvk_vulkan_need_kind;
+
+typedef struct pvk_vulkan_need {
+    pvk_vulkan_need_kind kind;
+    const char *name;               /* "VK_KHR_push_descriptor"; a feature's member: "timelineSemaphore" */
+    /* Features: the sType of the struct that has the member and the
+     * member's byte offset in it.  VkPhysicalDeviceFeatures members are given
+     * in VkPhysicalDeviceFeatures2 (VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+     * offset counted from the start of VkPhysicalDeviceFeatures2); the others
+     * in VkPhysicalDeviceVulkan11/12/13Features or an extension's feature
+     * struct, whose extension is in the same group.  0 for extensions. */
+    VkStructureType feature_struct;
+    uint32_t feature_offset;
+    int required;
+    /* Optional entries: offsetof(pvk_host_vulkan, the int flag of the
+     * group); 0 for required ones. */
+    uint32_t host_flag;
+    const char *gives;              /* optional entries: what the group gives, and what picavk does without it */
+} pvk_vulkan_need;
+
+/* The list (static, constant: valid for the process's lifetime), required
+ * entries first.  Needs no context. */
+PVK_API pvk_result pvk_host_vulkan_needs(const pvk_vulkan_need **needs, uint32_t *count);
 
 /* Guest physical memory ranges. */
 #define PVK_VRAM_BASE 0x18000000u
