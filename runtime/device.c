@@ -499,8 +499,7 @@ pvk_result pvk_device_init(pvk_context *ctx)
         ctx->features.rasterization_order_attachment_access &= !!h->attachment_read_enabled;
         ctx->features.logic_op &= !!h->logic_op_enabled;
         /* runtime/pipeline.c gives fragment-lit draws their geometry shader
-         * by features.geometry_shader (its older check of cfg.host_vulkan,
-         * from before this flag, still keeps it off in embedded mode) */
+         * by features.geometry_shader */
         ctx->features.geometry_shader &= !!h->geometry_shader_enabled;
         ctx->vertex_stores = h->vertex_stores_enabled && chain.f2.features.vertexPipelineStoresAndAtomics;
         ctx->shader_float64 = h->shader_float64_enabled && chain.f2.features.shaderFloat64;

@@ -291,9 +291,9 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
     if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &pl->vertex),
                           "vkCreateShaderModule")))
         return r;
-    /* geometryShader is enabled on picavk's own device where it exists; a
-     * host's device may not have it enabled (no way to tell): none there */
-    if (ctx->features.geometry_shader && !ctx->cfg.host_vulkan) {
+    /* features.geometry_shader: the device has it and, on a host's device,
+     * pvk_host_vulkan.geometry_shader_enabled says it was enabled */
+    if (ctx->features.geometry_shader) {
         spv = pvk_builtin_draw_quat_geom_spirv();
         smci.codeSize = spv.size, smci.pCode = spv.code;
         r = pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &pl->quat_geom),

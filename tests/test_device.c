@@ -351,6 +351,9 @@ static void host_needs(void)
         pvk_stats st = stats();
         CHECK_EQ(st.draws, 1);
         CHECK_EQ(st.unsupported, 0);
+        /* fragment-lit draws keep their geometry shader on a host's device
+         * that enabled geometryShader */
+        CHECK_EQ(pvk_pipeline_quat_geom(ctx), optional && hf.geometry_shader);
         pvk_context_destroy(ctx);
         ctx = NULL;
         vk.vkDeviceWaitIdle(dev);
