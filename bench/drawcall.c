@@ -78,15 +78,15 @@ static double bare_rate(pvk_context *ctx)
     pk.color_mask = 0xF;
     VkPipeline pipe = pvk_pipeline_get(ctx, &pk, &fk, VK_FORMAT_UNDEFINED, false, NULL);
     pvk_image im = {0};
-    if (!pipe || pvk_image_ensure(ctx, &im, SIDE, SIDE, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+    if (!pipe || pvk_image_ensure(&ctx->gpu, &im, SIDE, SIDE, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
                                   true))
         return 0;
     double best = 0;
     for (int rep = 0; rep < 5; rep++) {
         pvk_op op;
-        if (pvk_op_begin(ctx, &op))
+        if (pvk_op_begin(&ctx->gpu, &op))
             break;
-        pvk_image_barrier(ctx, op.cmd, im.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+        pvk_image_barrier(&ctx->gpu, op.cmd, im.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
                           VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_NONE, 0,
                           VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
         double t0 = bench_now();
@@ -100,21 +100,21 @@ static double bare_rate(pvk_context *ctx)
                               .layerCount = 1,
                               .colorAttachmentCount = 1,
                               .pColorAttachments = &att};
-        ctx->vk.vkCmdBeginRendering(op.cmd, &ri);
-        ctx->vk.vkCmdBindPipeline(op.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipe);
+        ctx->gpu.vk.vkCmdBeginRendering(op.cmd, &ri);
+        ctx->gpu.vk.vkCmdBindPipeline(op.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipe);
         VkViewport vp = {0, 0, SIDE, SIDE, 0, 1};
         VkRect2D sc = {{0, 0}, {SIDE, SIDE}};
-        ctx->vk.vkCmdSetViewport(op.cmd, 0, 1, &vp);
-        ctx->vk.vkCmdSetScissor(op.cmd, 0, 1, &sc);
+        ctx->gpu.vk.vkCmdSetViewport(op.cmd, 0, 1, &vp);
+        ctx->gpu.vk.vkCmdSetScissor(op.cmd, 0, 1, &sc);
         for (uint32_t i = 0; i < N; i++)
-            ctx->vk.vkCmdDraw(op.cmd, 3, 1, 0, 0);
-        ctx->vk.vkCmdEndRendering(op.cmd);
+            ctx->gpu.vk.vkCmdDraw(op.cmd, 3, 1, 0, 0);
+        ctx->gpu.vk.vkCmdEndRendering(op.cmd);
         double t = bench_now() - t0;
-        pvk_op_abort(ctx, &op); /* recorded, never submitted: only the CPU cost counts */
+        pvk_op_abort(&ctx->gpu, &op); /* recorded, never submitted: only the CPU cost counts */
         if (N / t > best)
             best = N / t;
     }
-    pvk_image_destroy(ctx, &im);
+    pvk_image_destroy(&ctx->gpu, &im);
     return best;
 }
 

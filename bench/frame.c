@@ -182,13 +182,13 @@ static pvk_result capture(void *user, const pvk_draw_packet *pk)
 static void bare_frame(pvk_context *ctx, VkBuffer vbuf, pvk_image *color, pvk_image *depth)
 {
     pvk_op op;
-    if (pvk_op_begin(ctx, &op))
+    if (pvk_op_begin(&ctx->gpu, &op))
         return;
     VkCommandBuffer cmd = op.cmd;
-    pvk_image_barrier(ctx, cmd, color->image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+    pvk_image_barrier(&ctx->gpu, cmd, color->image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
                       VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
                       VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
-    pvk_image_barrier(ctx, cmd, depth->image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+    pvk_image_barrier(&ctx->gpu, cmd, depth->image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
                       VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, 0,
                       VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
     VkRenderingAttachmentInfo att = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
@@ -209,10 +209,10 @@ static void bare_frame(pvk_context *ctx, VkBuffer vbuf, pvk_image *color, pvk_im
                           .colorAttachmentCount = 1,
                           .pColorAttachments = &att,
                           .pDepthAttachment = &datt};
-    ctx->vk.vkCmdBeginRendering(cmd, &ri);
+    ctx->gpu.vk.vkCmdBeginRendering(cmd, &ri);
     VkPipelineLayout layout = pvk_pipeline_layout(ctx);
     VkDeviceSize zero = 0;
-    ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &vbuf, &zero);
+    ctx->gpu.vk.vkCmdBindVertexBuffers(cmd, 0, 1, &vbuf, &zero);
     VkPipeline bound = VK_NULL_HANDLE;
     for (uint32_t i = 0; i < cap.draws; i++) {
         const pvk_draw_packet *pk = &cap.pk[i];
@@ -221,28 +221,28 @@ static void bare_frame(pvk_context *ctx, VkBuffer vbuf, pvk_image *color, pvk_im
         if (!pipe)
             break;
         if (pipe != bound)
-            ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, bound = pipe);
+            ctx->gpu.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, bound = pipe);
         VkViewport vp = {rd->viewport[0], (float)FH - rd->viewport[1], rd->viewport[2], -rd->viewport[3], 0, 1};
         VkRect2D sc = {{0, 0}, {FW, FH}};
         float bc[4];
         for (int k = 0; k < 4; k++)
             bc[k] = (float)((pk->blend_color >> (8 * k)) & 0xFF) / 255.0f;
-        ctx->vk.vkCmdSetViewport(cmd, 0, 1, &vp);
-        ctx->vk.vkCmdSetScissor(cmd, 0, 1, &sc);
-        ctx->vk.vkCmdSetBlendConstants(cmd, bc);
-        ctx->vk.vkCmdSetCullMode(cmd, pvk_vk_cull_mode(rd->cull));
-        ctx->vk.vkCmdSetDepthTestEnable(cmd, rd->depth_test);
-        ctx->vk.vkCmdSetDepthWriteEnable(cmd, rd->depth_write);
-        ctx->vk.vkCmdSetDepthCompareOp(cmd, pvk_vk_compare_op(rd->depth_func));
+        ctx->gpu.vk.vkCmdSetViewport(cmd, 0, 1, &vp);
+        ctx->gpu.vk.vkCmdSetScissor(cmd, 0, 1, &sc);
+        ctx->gpu.vk.vkCmdSetBlendConstants(cmd, bc);
+        ctx->gpu.vk.vkCmdSetCullMode(cmd, pvk_vk_cull_mode(rd->cull));
+        ctx->gpu.vk.vkCmdSetDepthTestEnable(cmd, rd->depth_test);
+        ctx->gpu.vk.vkCmdSetDepthWriteEnable(cmd, rd->depth_write);
+        ctx->gpu.vk.vkCmdSetDepthCompareOp(cmd, pvk_vk_compare_op(rd->depth_func));
         pvk_draw_push push = {{1, 1, 0, 0}, rd->depth_scale, rd->depth_offset, 16777215.0f, rd->w_buffer,
                               pk->uniforms, pk->blend_color};
         struct { float plane[4]; uint32_t enable, pad[3]; } clip = {{0, 0, 0, 0}, 0, {0, 0, 0}};
-        ctx->vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof push, &push);
-        ctx->vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof clip, &clip);
-        ctx->vk.vkCmdDraw(cmd, pk->tri_vertices, 1, cap.first[i], 0);
+        ctx->gpu.vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof push, &push);
+        ctx->gpu.vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof clip, &clip);
+        ctx->gpu.vk.vkCmdDraw(cmd, pk->tri_vertices, 1, cap.first[i], 0);
     }
-    ctx->vk.vkCmdEndRendering(cmd);
-    pvk_op_submit(ctx, &op);
+    ctx->gpu.vk.vkCmdEndRendering(cmd);
+    pvk_op_submit(&ctx->gpu, &op);
 }
 
 /* Frames per second of the bare pass over the captured triangles. */
@@ -264,35 +264,35 @@ static double measure_bare(double seconds)
     pvk_wait_idle(ctx);
     VkDeviceSize bytes = (VkDeviceSize)DRAWS * VERTS * sizeof *cap.verts;
     if (cap.draws == DRAWS && cap.verts &&
-        !pvk_create_buffer(ctx, bytes, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
+        !pvk_create_buffer(&ctx->gpu, bytes, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
                            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &vbuf, &vmem) &&
-        ctx->vk.vkMapMemory(ctx->device, vmem, 0, VK_WHOLE_SIZE, 0, &map) == VK_SUCCESS &&
-        !pvk_image_ensure(ctx, &color, FW, FH, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, true) &&
-        !pvk_image_ensure(ctx, &depth, FW, FH, VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+        ctx->gpu.vk.vkMapMemory(ctx->gpu.device, vmem, 0, VK_WHOLE_SIZE, 0, &map) == VK_SUCCESS &&
+        !pvk_image_ensure(&ctx->gpu, &color, FW, FH, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, true) &&
+        !pvk_image_ensure(&ctx->gpu, &depth, FW, FH, VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
                           true)) {
         memcpy(map, cap.verts, bytes);
         bare_frame(ctx, vbuf, &color, &depth); /* warm-up */
-        pvk_retire(ctx, true);
+        pvk_retire(&ctx->gpu, true);
         uint32_t frames = 0;
         double t0 = bench_now(), t1;
         do { /* paced as picavk's loop is: queued, polled, waited for at the end */
             bare_frame(ctx, vbuf, &color, &depth);
             if (++frames % 8 == 0)
-                pvk_retire(ctx, false);
+                pvk_retire(&ctx->gpu, false);
             t1 = bench_now();
         } while (t1 - t0 < seconds || frames < 3);
-        pvk_retire(ctx, true);
+        pvk_retire(&ctx->gpu, true);
         fps = frames / (bench_now() - t0);
     } else {
         fprintf(stderr, "frame bench: the bare pass could not be set up (%u draws captured)\n", cap.draws);
     }
-    pvk_retire(ctx, true);
-    pvk_image_destroy(ctx, &color);
-    pvk_image_destroy(ctx, &depth);
+    pvk_retire(&ctx->gpu, true);
+    pvk_image_destroy(&ctx->gpu, &color);
+    pvk_image_destroy(&ctx->gpu, &depth);
     if (vbuf)
-        ctx->vk.vkDestroyBuffer(ctx->device, vbuf, NULL);
+        ctx->gpu.vk.vkDestroyBuffer(ctx->gpu.device, vbuf, NULL);
     if (vmem)
-        ctx->vk.vkFreeMemory(ctx->device, vmem, NULL);
+        ctx->gpu.vk.vkFreeMemory(ctx->gpu.device, vmem, NULL);
     free(cap.verts);
     pvk_context_destroy(ctx);
     return fps;

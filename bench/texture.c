@@ -57,14 +57,14 @@ static double time_gpu(const pvk_texture_desc *d, int reps, double *cpu_s)
     for (int r = 0; r < reps; r++) {
         double t0 = now(), c0 = cpu_now();
         for (int i = 0; i < BATCH; i++)
-            if (pvk_texture_decode(ctx, d, &t[i]))
+            if (pvk_texture_decode(&ctx->vram, d, &t[i]))
                 return -1;
         pvk_wait_idle(ctx);
         double s = (now() - t0) / BATCH, c = (cpu_now() - c0) / BATCH;
         if (s < best)
             best = s, *cpu_s = c;
         for (int i = 0; i < BATCH; i++)
-            pvk_texture_destroy(ctx, &t[i]);
+            pvk_texture_destroy(&ctx->vram, &t[i]);
     }
     return best;
 }
@@ -116,11 +116,11 @@ int main(void)
                               .faces = 1};
         pvk_texture t;
         double t0 = now();
-        if (pvk_texture_decode(ctx, &d, &t))
+        if (pvk_texture_decode(&ctx->vram, &d, &t))
             return 1;
         pvk_wait_idle(ctx);
         first[i] = now() - t0;
-        pvk_texture_destroy(ctx, &t);
+        pvk_texture_destroy(&ctx->vram, &t);
         t0 = now();
         for (unsigned l = 0; l < FLEVELS; l++)
             tex_ref_decode(pvk_guest_ptr(ctx, a, fbytes) + tex_ref_level_offset(PVK_TEX_ETC1, FW, FW, l), FW >> l,

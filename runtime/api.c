@@ -14,8 +14,8 @@
     do {                                                                                                          \
         if (!(ctx))                                                                                               \
             return PVK_ERROR_INVALID_ARGUMENT;                                                                    \
-        if ((ctx)->sticky)                                                                                        \
-            return (ctx)->sticky;                                                                                 \
+        if ((ctx)->gpu.sticky)                                                                                        \
+            return (ctx)->gpu.sticky;                                                                                 \
     } while (0)
 
 /* The threading contract (picavk.h): a context is externally synchronised.
@@ -38,7 +38,7 @@ static entry enter(pvk_context *ctx, const char *fn)
         ctx->depth++;
         return (entry){ctx, false};
     }
-    pvk_log(ctx, PVK_LOG_ERROR, "%s: the context is in use by another thread (a context is externally "
+    pvk_log(&ctx->gpu, PVK_LOG_ERROR, "%s: the context is in use by another thread (a context is externally "
             "synchronised); call refused", fn);
     return (entry){ctx, true};
 }
@@ -95,19 +95,19 @@ void pvk_context_destroy(pvk_context *ctx)
 
 pvk_result pvk_context_status(const pvk_context *ctx)
 {
-    return ctx ? ctx->sticky : PVK_ERROR_INVALID_ARGUMENT;
+    return ctx ? ctx->gpu.sticky : PVK_ERROR_INVALID_ARGUMENT;
 }
 
 const char *pvk_device_name(const pvk_context *ctx)
 {
-    return ctx ? ctx->device_name : "";
+    return ctx ? ctx->gpu.device_name : "";
 }
 
 pvk_result pvk_get_features(const pvk_context *ctx, pvk_features *out)
 {
     if (!ctx || !out)
         return PVK_ERROR_INVALID_ARGUMENT;
-    *out = ctx->features;
+    *out = ctx->gpu.features;
     return PVK_SUCCESS;
 }
 
@@ -116,14 +116,14 @@ pvk_result pvk_get_device_info(const pvk_context *ctx, pvk_device_info *out)
     if (!ctx || !out)
         return PVK_ERROR_INVALID_ARGUMENT;
     *out = (pvk_device_info){
-        .api_version = ctx->props.apiVersion,
-        .driver_version = ctx->props.driverVersion,
-        .vendor_id = ctx->props.vendorID,
-        .device_id = ctx->props.deviceID,
-        .type = ctx->props.deviceType,
+        .api_version = ctx->gpu.props.apiVersion,
+        .driver_version = ctx->gpu.props.driverVersion,
+        .vendor_id = ctx->gpu.props.vendorID,
+        .device_id = ctx->gpu.props.deviceID,
+        .type = ctx->gpu.props.deviceType,
     };
-    snprintf(out->driver_name, sizeof out->driver_name, "%s", ctx->driver_props.driverName);
-    snprintf(out->driver_info, sizeof out->driver_info, "%s", ctx->driver_props.driverInfo);
+    snprintf(out->driver_name, sizeof out->driver_name, "%s", ctx->gpu.driver_props.driverName);
+    snprintf(out->driver_info, sizeof out->driver_info, "%s", ctx->gpu.driver_props.driverInfo);
     return PVK_SUCCESS;
 }
 
@@ -131,7 +131,7 @@ pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out)
 {
     if (!ctx || !out)
         return PVK_ERROR_INVALID_ARGUMENT;
-    *out = ctx->stats;
+    *out = ctx->gpu.stats;
     const pvk_pica_counters *c = &ctx->pica.counters;
     out->command_lists = c->lists;
     out->draws = c->draws;
@@ -147,7 +147,7 @@ pvk_result pvk_poll(pvk_context *ctx)
 {
     ENTER(ctx, PVK_ERROR_BUSY);
     CHECK_CTX(ctx);
-    return pvk_retire(ctx, false);
+    return pvk_retire(&ctx->gpu, false);
 }
 
 /* Idle means guest memory holds everything the GPU made, too. */
@@ -155,8 +155,8 @@ pvk_result pvk_wait_idle(pvk_context *ctx)
 {
     ENTER(ctx, PVK_ERROR_BUSY);
     CHECK_CTX(ctx);
-    pvk_result r = pvk_guest_sync_all(ctx);
-    return r ? r : pvk_retire_host(ctx);
+    pvk_result r = pvk_guest_sync_all(&ctx->vram);
+    return r ? r : pvk_retire_host(&ctx->gpu);
 }
 
 /* ---- guest memory ---- */
@@ -164,16 +164,16 @@ pvk_result pvk_wait_idle(pvk_context *ctx)
 void *pvk_guest_ptr(pvk_context *ctx, uint32_t paddr, uint32_t len)
 {
     ENTER(ctx, NULL);
-    return ctx ? pvk_guest_host(ctx, paddr, len, "pvk_guest_ptr") : NULL;
+    return ctx ? pvk_guest_host(&ctx->vram, paddr, len, "pvk_guest_ptr") : NULL;
 }
 
 pvk_result pvk_guest_written(pvk_context *ctx, uint32_t paddr, uint32_t len)
 {
     ENTER(ctx, PVK_ERROR_BUSY);
     CHECK_CTX(ctx);
-    if (!pvk_guest_check(ctx, paddr, len, "pvk_guest_written"))
+    if (!pvk_guest_check(&ctx->vram, paddr, len, "pvk_guest_written"))
         return PVK_ERROR_OUT_OF_RANGE;
-    pvk_guest_invalidate(ctx, paddr, len);
+    pvk_guest_invalidate(&ctx->vram, paddr, len);
     return PVK_SUCCESS;
 }
 
@@ -182,10 +182,10 @@ pvk_result pvk_guest_flush(pvk_context *ctx, uint32_t paddr, uint32_t len)
     ENTER(ctx, PVK_ERROR_BUSY);
     if (!ctx)
         return PVK_ERROR_INVALID_ARGUMENT;
-    if (!pvk_guest_check(ctx, paddr, len, "pvk_guest_flush"))
+    if (!pvk_guest_check(&ctx->vram, paddr, len, "pvk_guest_flush"))
         return PVK_ERROR_OUT_OF_RANGE;
-    pvk_result r = ctx->sticky ? ctx->sticky : pvk_guest_sync_for_read(ctx, paddr, len);
-    return r ? r : pvk_retire_host(ctx);
+    pvk_result r = ctx->gpu.sticky ? ctx->gpu.sticky : pvk_guest_sync_for_read(&ctx->vram, paddr, len);
+    return r ? r : pvk_retire_host(&ctx->gpu);
 }
 
 /* ---- registers ---- */
@@ -208,7 +208,7 @@ pvk_result pvk_mmio_read32(pvk_context *ctx, uint32_t paddr, uint32_t *value)
     if (!pvk_ctx_mmio_check(ctx, paddr, "pvk_mmio_read32"))
         return PVK_ERROR_OUT_OF_RANGE;
     *value = pvk_ctx_mmio_read(ctx, paddr);
-    return ctx->sticky;
+    return ctx->gpu.sticky;
 }
 
 pvk_result pvk_mmio_write32(pvk_context *ctx, uint32_t paddr, uint32_t value)
@@ -262,7 +262,7 @@ pvk_result pvk_get_framebuffer(pvk_context *ctx, pvk_framebuffer_info *out)
 void pvk_log_message(pvk_context *ctx, pvk_log_level level, const char *message)
 {
     if (message)
-        pvk_log(ctx, level, "%s", message);
+        pvk_log(&ctx->gpu, level, "%s", message);
 }
 
 /* The GSP way (GX command 1): size, address, start through the external
@@ -330,15 +330,15 @@ pvk_result pvk_set_scale(pvk_context *ctx, uint32_t scale)
     ENTER(ctx, PVK_ERROR_BUSY);
     if (!ctx)
         return PVK_ERROR_INVALID_ARGUMENT;
-    if (ctx->sticky)
-        return ctx->sticky;
-    /* surfaces follow lazily: pvk_surface_get keys them by ctx->scale */
+    if (ctx->gpu.sticky)
+        return ctx->gpu.sticky;
+    /* surfaces follow lazily: pvk_surface_get keys them by ctx->vram.scale */
     return pvk_scale_set(ctx, scale, "pvk_set_scale") ? PVK_SUCCESS : PVK_ERROR_INVALID_ARGUMENT;
 }
 
 uint32_t pvk_get_scale(const pvk_context *ctx)
 {
-    return ctx ? ctx->scale : 1;
+    return ctx ? ctx->vram.scale : 1;
 }
 
 pvk_result pvk_frame_acquire(pvk_context *ctx, pvk_frame *frame)

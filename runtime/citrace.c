@@ -74,12 +74,12 @@ static void write_sized(pvk_context *ctx, uint32_t addr, uint32_t size_code, uin
     }
     uint32_t word = addr & ~3u, shift = (addr & 3) * 8, old = 0;
     if (shift + bytes * 8 > 32) {
-        pvk_bad_input(ctx, "CiTrace: %u-byte register write at 0x%08X crosses a word", bytes, addr);
+        pvk_bad_input(&ctx->gpu, "CiTrace: %u-byte register write at 0x%08X crosses a word", bytes, addr);
         return;
     }
     uint32_t mask = (bytes == 1 ? 0xFFu : 0xFFFFu) << shift;
     if (word >= PVK_MMIO_BASE && word - PVK_MMIO_BASE < 0x1000)
-        old = pvk_mmio_reg(ctx, word - PVK_MMIO_BASE); /* a read could have side effects */
+        old = pvk_mmio_reg(&ctx->vram, word - PVK_MMIO_BASE); /* a read could have side effects */
     else if (word >= PVK_MMIO_BASE + 0x1000 && word - PVK_MMIO_BASE < PVK_MMIO_SIZE)
         old = ctx->pica.regs[(word - PVK_MMIO_BASE - 0x1000) / 4]; /* as stored: no read side effects */
     ctx_write(ctx, word, (old & ~mask) | (((uint32_t)value << shift) & mask));
@@ -90,7 +90,7 @@ static pvk_result load_initial_state(pvk_context *ctx, const ct_file *f, const u
     for (int b = 0; b < CT_BLOCKS; b++) {
         uint32_t off = rd32(h + 12 + 8 * b), words = rd32(h + 16 + 8 * b);
         if (!in_file(f, off, (uint64_t)words * 4)) {
-            pvk_bad_input(ctx, "CiTrace: initial-state block %d (0x%X words at 0x%X) lies outside the file", b, words,
+            pvk_bad_input(&ctx->gpu, "CiTrace: initial-state block %d (0x%X words at 0x%X) lies outside the file", b, words,
                           off);
             return PVK_ERROR_BAD_DATA;
         }
@@ -102,7 +102,7 @@ static pvk_result load_initial_state(pvk_context *ctx, const ct_file *f, const u
     uint32_t gpu[PVK_MMIO_WORDS] = {0};
     for (uint32_t i = 0; i < n && i < PVK_MMIO_WORDS; i++)
         gpu[i] = rd32(f->data + off + 4 * i);
-    pvk_mmio_load(ctx, gpu, NULL, n < PVK_MMIO_WORDS ? n : PVK_MMIO_WORDS);
+    pvk_mmio_load(&ctx->vram, gpu, NULL, n < PVK_MMIO_WORDS ? n : PVK_MMIO_WORDS);
     off = rd32(h + 12 + 8 * CT_PICA_REGS);
     n = rd32(h + 16 + 8 * CT_PICA_REGS);
     for (uint32_t i = 0; i < n && i < PVK_PICA_REG_COUNT; i++)
@@ -123,7 +123,7 @@ static pvk_result load_initial_state(pvk_context *ctx, const ct_file *f, const u
         off = rd32(h + 12 + 8 * tables[t].block);
         n = rd32(h + 16 + 8 * tables[t].block);
         if (n > tables[t].cap)
-            pvk_log(ctx, PVK_LOG_WARN, "CiTrace: initial-state block %d has %u words; %u kept", tables[t].block, n,
+            pvk_log(&ctx->gpu, PVK_LOG_WARN, "CiTrace: initial-state block %d has %u words; %u kept", tables[t].block, n,
                     tables[t].cap);
         for (uint32_t i = 0; i < n && i < tables[t].cap; i++)
             tables[t].dst[i] = rd32(f->data + off + 4 * i);
@@ -134,21 +134,21 @@ static pvk_result load_initial_state(pvk_context *ctx, const ct_file *f, const u
 static pvk_result play(pvk_context *ctx, const ct_file *f, pvk_frame_fn on_frame, void *user)
 {
     if (f->size < CT_HEADER_SIZE || memcmp(f->data, "CiTr", 4)) {
-        pvk_bad_input(ctx, "CiTrace: not a CiTrace file (bad magic or shorter than its header)");
+        pvk_bad_input(&ctx->gpu, "CiTrace: not a CiTrace file (bad magic or shorter than its header)");
         return PVK_ERROR_BAD_DATA;
     }
     const uint8_t *h = f->data;
     if (rd32(h + 4) != 1) {
-        pvk_bad_input(ctx, "CiTrace: version %u is not supported", rd32(h + 4));
+        pvk_bad_input(&ctx->gpu, "CiTrace: version %u is not supported", rd32(h + 4));
         return PVK_ERROR_BAD_DATA;
     }
     if (rd32(h + 8) < CT_HEADER_SIZE || rd32(h + 8) > f->size) {
-        pvk_bad_input(ctx, "CiTrace: header size %u is impossible", rd32(h + 8));
+        pvk_bad_input(&ctx->gpu, "CiTrace: header size %u is impossible", rd32(h + 8));
         return PVK_ERROR_BAD_DATA;
     }
     uint32_t stream_off = rd32(h + 92), count = rd32(h + 96);
     if (!in_file(f, stream_off, (uint64_t)count * CT_ELEMENT_SIZE)) {
-        pvk_bad_input(ctx, "CiTrace: %u stream elements at 0x%X run past the end of the file", count, stream_off);
+        pvk_bad_input(&ctx->gpu, "CiTrace: %u stream elements at 0x%X run past the end of the file", count, stream_off);
         return PVK_ERROR_BAD_DATA;
     }
     pvk_result r = load_initial_state(ctx, f, h);
@@ -170,16 +170,16 @@ static pvk_result play(pvk_context *ctx, const ct_file *f, pvk_frame_fn on_frame
             if (!size)
                 break;
             if (!in_file(f, data_off, size)) {
-                pvk_bad_input(ctx, "CiTrace: element %u: memory data at 0x%X+0x%X lies outside the file", i,
+                pvk_bad_input(&ctx->gpu, "CiTrace: element %u: memory data at 0x%X+0x%X lies outside the file", i,
                               data_off, size);
                 return PVK_ERROR_BAD_DATA;
             }
-            uint8_t *dst = pvk_guest_host(ctx, addr, size, "CiTrace memory load"); /* logs and counts a bad range */
+            uint8_t *dst = pvk_guest_host(&ctx->vram, addr, size, "CiTrace memory load"); /* logs and counts a bad range */
             if (!dst)
                 break;
-            pvk_guest_before_cpu_write(ctx, addr, size);
+            pvk_guest_before_cpu_write(&ctx->vram, addr, size);
             memcpy(dst, f->data + data_off, size);
-            pvk_guest_invalidate(ctx, addr, size);
+            pvk_guest_invalidate(&ctx->vram, addr, size);
             break;
         }
         case CT_REGISTER: {
@@ -193,21 +193,21 @@ static pvk_result play(pvk_context *ctx, const ct_file *f, pvk_frame_fn on_frame
                 addr = b;
                 size = a;
             } else {
-                pvk_bad_input(ctx, "CiTrace: element %u: register write without a size code", i);
+                pvk_bad_input(&ctx->gpu, "CiTrace: element %u: register write without a size code", i);
                 return PVK_ERROR_BAD_DATA;
             }
             write_sized(ctx, addr, size, value);
             break;
         }
         default:
-            pvk_bad_input(ctx, "CiTrace: element %u has unknown type 0x%X", i, rd32(e));
+            pvk_bad_input(&ctx->gpu, "CiTrace: element %u has unknown type 0x%X", i, rd32(e));
             return PVK_ERROR_BAD_DATA;
         }
-        if (ctx->sticky)
-            return ctx->sticky;
+        if (ctx->gpu.sticky)
+            return ctx->gpu.sticky;
     }
-    pvk_guest_sync_all(ctx); /* the replay is over: guest memory holds what it drew */
-    return pvk_retire(ctx, true);
+    pvk_guest_sync_all(&ctx->vram); /* the replay is over: guest memory holds what it drew */
+    return pvk_retire(&ctx->gpu, true);
 }
 
 pvk_result pvk_citrace_play(pvk_context *ctx, const void *data, size_t size, pvk_frame_fn on_frame, void *user)
@@ -220,7 +220,7 @@ pvk_result pvk_citrace_play_file(pvk_context *ctx, const char *path, pvk_frame_f
 {
     FILE *fp = fopen(path, "rb");
     if (!fp) {
-        pvk_log(ctx, PVK_LOG_ERROR, "CiTrace: cannot open %s", path);
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "CiTrace: cannot open %s", path);
         return PVK_ERROR_IO;
     }
     fseek(fp, 0, SEEK_END);
@@ -228,7 +228,7 @@ pvk_result pvk_citrace_play_file(pvk_context *ctx, const char *path, pvk_frame_f
     fseek(fp, 0, SEEK_SET);
     if (n < 0 || (unsigned long long)n >= CT_MAX_FILE) {
         fclose(fp);
-        pvk_bad_input(ctx, "CiTrace: %s is too large", path);
+        pvk_bad_input(&ctx->gpu, "CiTrace: %s is too large", path);
         return PVK_ERROR_BAD_DATA;
     }
     uint8_t *buf = malloc(n ? (size_t)n : 1);

@@ -30,27 +30,29 @@ static void env_report(void *user, pvk_pica_report kind, pvk_log_level level, ui
     pvk_context *ctx = user;
     switch (kind) {
     case PVK_PICA_OUT_OF_RANGE: /* also bad input */
-        ctx->stats.out_of_range += count;
-        ctx->stats.bad_input += count;
+        ctx->gpu.stats.out_of_range += count;
+        ctx->gpu.stats.bad_input += count;
         break;
-    case PVK_PICA_BAD_INPUT: ctx->stats.bad_input += count; break;
-    case PVK_PICA_UNSUPPORTED: ctx->stats.unsupported += count; break;
+    case PVK_PICA_BAD_INPUT: ctx->gpu.stats.bad_input += count; break;
+    case PVK_PICA_UNSUPPORTED: ctx->gpu.stats.unsupported += count; break;
     case PVK_PICA_NOTE: break;
     }
     if (msg)
-        pvk_log(ctx, level, "%s", msg);
+        pvk_log(&ctx->gpu, level, "%s", msg);
 }
 
 static const void *env_guest_read(void *user, uint32_t paddr, uint32_t len)
 {
-    return pvk_guest_cpu_read(user, paddr, len);
+    pvk_context *ctx = user;
+    return pvk_guest_cpu_read(&ctx->vram, paddr, len);
 }
 
 static void env_p3d(void *user, bool active, bool raise)
 {
-    pvk_mmio_set_p3d(user, active);
+    pvk_context *ctx = user;
+    pvk_mmio_set_p3d(&ctx->vram, active);
     if (raise)
-        pvk_raise_irq(user, PVK_IRQ_P3D);
+        pvk_raise_irq(&ctx->gpu, PVK_IRQ_P3D);
 }
 
 static pvk_result env_draw(void *user, const pvk_draw_packet *packet)
@@ -69,7 +71,7 @@ static pvk_result env_cache(void *user, pvk_pica_cache_op op)
 {
     pvk_context *ctx = user;
     if (op == PVK_PICA_TEXTURE_CACHE_CLEAR)
-        pvk_texture_cache_clear(ctx);
+        pvk_texture_cache_clear(&ctx->vram);
     if (op != PVK_PICA_FRAMEBUFFER_FLUSH)
         return PVK_SUCCESS;
     pvk_fb_desc fb;
@@ -77,9 +79,9 @@ static pvk_result env_cache(void *user, pvk_pica_cache_op op)
     uint32_t px = fb.width * fb.height;
     pvk_result r = PVK_SUCCESS;
     if (px && fb.color_bpp)
-        r = pvk_guest_sync_for_read(ctx, fb.color_addr, px * fb.color_bpp);
+        r = pvk_guest_sync_for_read(&ctx->vram, fb.color_addr, px * fb.color_bpp);
     if (!r && px && fb.depth_bpp)
-        r = pvk_guest_sync_for_read(ctx, fb.depth_addr, px * fb.depth_bpp);
+        r = pvk_guest_sync_for_read(&ctx->vram, fb.depth_addr, px * fb.depth_bpp);
     return r;
 }
 
@@ -87,13 +89,13 @@ static void pica_init(pvk_context *ctx)
 {
     pvk_pica_env env = {
         .user = ctx,
-        .log_level = ctx->log_level,
+        .log_level = ctx->gpu.log_level,
         .report = env_report,
         .guest_read = env_guest_read,
         .p3d = env_p3d,
         .draw = env_draw,
         .cache = env_cache,
-        .gpu_vs = !(ctx->debug & PVK_DEBUG_CPU_VS),
+        .gpu_vs = !(ctx->gpu.debug & PVK_DEBUG_CPU_VS),
     };
     pvk_pica_reset(&ctx->pica);
     pvk_pica_set_env(&ctx->pica, &env);
@@ -103,41 +105,43 @@ pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
 {
     *out = NULL;
     pvk_context *ctx = calloc(1, sizeof *ctx);
+    if (ctx)
+        ctx->vram.gpu = &ctx->gpu, ctx->gpu.handle = ctx; /* vram/ reaches the Vulkan layer only through vram.gpu */
     if (!ctx)
         return PVK_ERROR_OUT_OF_MEMORY;
     if (config)
-        ctx->cfg = *config;
-    ctx->debug = pvk_debug_flags_from_env();
-    ctx->log_level = ctx->cfg.log_level ? ctx->cfg.log_level : PVK_LOG_WARN;
+        ctx->gpu.cfg = *config;
+    ctx->gpu.debug = pvk_debug_flags_from_env();
+    ctx->gpu.log_level = ctx->gpu.cfg.log_level ? ctx->gpu.cfg.log_level : PVK_LOG_WARN;
     if (level_from_env())
-        ctx->log_level = level_from_env();
-    if (ctx->debug & PVK_DEBUG_VERBOSE)
-        ctx->log_level = PVK_LOG_DEBUG;
-    if ((ctx->debug & PVK_DEBUG_SHADERS) && ctx->log_level < PVK_LOG_INFO)
-        ctx->log_level = PVK_LOG_INFO; /* the dumps are logged at info: say where they went */
+        ctx->gpu.log_level = level_from_env();
+    if (ctx->gpu.debug & PVK_DEBUG_VERBOSE)
+        ctx->gpu.log_level = PVK_LOG_DEBUG;
+    if ((ctx->gpu.debug & PVK_DEBUG_SHADERS) && ctx->gpu.log_level < PVK_LOG_INFO)
+        ctx->gpu.log_level = PVK_LOG_INFO; /* the dumps are logged at info: say where they went */
     pvk_result r;
     const char *es = getenv("PVK_SCALE"); /* tools: overrides the config */
     if (es && *es) {
         char *end;
         unsigned long v = strtoul(es, &end, 10);
         if (*end || v == 0 || v > PVK_MAX_SCALE) {
-            pvk_log(ctx, PVK_LOG_ERROR, "PVK_SCALE=%s: the resolution scale is an integer 1..%u", es, PVK_MAX_SCALE);
+            pvk_log(&ctx->gpu, PVK_LOG_ERROR, "PVK_SCALE=%s: the resolution scale is an integer 1..%u", es, PVK_MAX_SCALE);
             free(ctx);
             return PVK_ERROR_INVALID_ARGUMENT;
         }
-        ctx->cfg.scale = (uint32_t)v;
+        ctx->gpu.cfg.scale = (uint32_t)v;
     }
-    if (!pvk_scale_set(ctx, ctx->cfg.scale, "pvk_config.scale")) {
+    if (!pvk_scale_set(ctx, ctx->gpu.cfg.scale, "pvk_config.scale")) {
         free(ctx);
         return PVK_ERROR_INVALID_ARGUMENT;
     }
     /* Creation reads volk's globals throughout (instance-level calls); another
      * thread's creation must not reload them meanwhile. */
     pvk_vulkan_global_lock();
-    if ((r = pvk_device_init(ctx)) || (r = pvk_compute_init(ctx)) || (r = pvk_guest_init(ctx)) ||
-        (r = pvk_surface_init(ctx)) || (r = pvk_textures_init(ctx)) || (r = pvk_samplers_init(ctx)))
+    if ((r = pvk_device_init(&ctx->gpu)) || (r = pvk_compute_init(&ctx->gpu)) || (r = pvk_guest_init(&ctx->vram)) ||
+        (r = pvk_surface_init(&ctx->vram)) || (r = pvk_textures_init(&ctx->vram)) || (r = pvk_samplers_init(ctx)))
         goto fail;
-    pvk_mmio_reset(ctx);
+    pvk_mmio_reset(&ctx->vram);
     pica_init(ctx);
     if ((r = pvk_lcd_init(ctx)) || (r = pvk_pipelines_init(ctx)) || (r = pvk_draw_init(ctx)))
         goto fail;
@@ -146,27 +150,27 @@ pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
     return PVK_SUCCESS;
 fail:
     pvk_vulkan_global_unlock();
-    pvk_log(ctx, PVK_LOG_ERROR, "context creation failed: %s", pvk_result_name(r));
+    pvk_log(&ctx->gpu, PVK_LOG_ERROR, "context creation failed: %s", pvk_result_name(r));
     pvk_ctx_destroy(ctx);
     return r;
 }
 
 void pvk_ctx_destroy(pvk_context *ctx)
 {
-    if (ctx->device)
-        pvk_retire(ctx, true);
+    if (ctx->gpu.device)
+        pvk_retire(&ctx->gpu, true);
     pvk_draw_destroy(ctx);
     pvk_gs_destroy(ctx);
     pvk_fragdata_destroy(ctx);
     pvk_pipelines_destroy(ctx);
     pvk_lcd_destroy(ctx);
     pvk_samplers_destroy(ctx);
-    pvk_textures_destroy(ctx);
-    pvk_surface_destroy(ctx);
-    pvk_guest_destroy(ctx);
-    pvk_compute_destroy(ctx);
+    pvk_textures_destroy(&ctx->vram);
+    pvk_surface_destroy(&ctx->vram);
+    pvk_guest_destroy(&ctx->vram);
+    pvk_compute_destroy(&ctx->gpu);
     pvk_vulkan_global_lock(); /* instance-level calls through volk's globals */
-    pvk_device_destroy(ctx);
+    pvk_device_destroy(&ctx->gpu);
     pvk_vulkan_global_unlock();
     free(ctx);
 }
@@ -174,10 +178,10 @@ void pvk_ctx_destroy(pvk_context *ctx)
 bool pvk_scale_set(pvk_context *ctx, uint32_t scale, const char *what)
 {
     if (scale > PVK_MAX_SCALE) {
-        pvk_log(ctx, PVK_LOG_ERROR, "%s: resolution scale %u is outside 1..%u", what, scale, PVK_MAX_SCALE);
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "%s: resolution scale %u is outside 1..%u", what, scale, PVK_MAX_SCALE);
         return false;
     }
-    ctx->scale = scale ? scale : 1;
+    ctx->vram.scale = scale ? scale : 1;
     return true;
 }
 
@@ -186,7 +190,7 @@ bool pvk_scale_set(pvk_context *ctx, uint32_t scale, const char *what)
 bool pvk_ctx_mmio_check(pvk_context *ctx, uint32_t paddr, const char *what)
 {
     if (paddr < PVK_MMIO_BASE || paddr - PVK_MMIO_BASE >= PVK_MMIO_SIZE || (paddr & 3)) {
-        pvk_bad_input(ctx, "%s: 0x%08X is not an aligned GPU register address (0x10400000-0x10401FFF)", what, paddr);
+        pvk_bad_input(&ctx->gpu, "%s: 0x%08X is not an aligned GPU register address (0x10400000-0x10401FFF)", what, paddr);
         return false;
     }
     return true;
@@ -194,11 +198,11 @@ bool pvk_ctx_mmio_check(pvk_context *ctx, uint32_t paddr, const char *what)
 
 uint32_t pvk_ctx_mmio_read(pvk_context *ctx, uint32_t paddr)
 {
-    pvk_retire(ctx, false); /* status bits reflect finished work */
+    pvk_retire(&ctx->gpu, false); /* status bits reflect finished work */
     uint32_t off = paddr - PVK_MMIO_BASE;
     if (off >= 0x1000)
         return pvk_pica_read(&ctx->pica, (off - 0x1000) / 4);
-    return pvk_mmio_ext_read(ctx, off);
+    return pvk_mmio_ext_read(&ctx->vram, off);
 }
 
 pvk_result pvk_ctx_mmio_write(pvk_context *ctx, uint32_t paddr, uint32_t value)
@@ -207,5 +211,5 @@ pvk_result pvk_ctx_mmio_write(pvk_context *ctx, uint32_t paddr, uint32_t value)
     uint32_t off = paddr - PVK_MMIO_BASE;
     if (off >= 0x1000)
         return pvk_pica_write(&ctx->pica, (off - 0x1000) / 4, value);
-    return pvk_mmio_ext_write(ctx, off, value);
+    return pvk_mmio_ext_write(&ctx->vram, off, value);
 }

@@ -8,7 +8,7 @@
  * nothing.  Consecutive draws into the same buffers form a batch: one command
  * buffer, one dynamic-rendering instance, per draw only what changed in the
  * pipeline, the dynamic state, push constants and vkCmdDraw.  Where the
- * device reads attachments in rasterization order (ctx->attachment_read) a
+ * device reads attachments in rasterization order (ctx->gpu.attachment_read) a
  * batch is a VkRenderPass instead (runtime/pipeline.c makes it and its
  * imageless framebuffer): the colour attachment is input attachment 0 too,
  * pushed once per batch, and shaders that blend read the destination there
@@ -16,7 +16,7 @@
  * pvk_keys_for_device.  The batch is
  * submitted when the buffers change, after BATCH_MAX_DRAWS draws, or when
  * anything else is about to reach the queue or wait for it
- * (pvk_batch_close, runtime/compute.c).  PVK_DEBUG=sync submits every draw
+ * (pvk_batch_close, gpu/compute.c).  PVK_DEBUG=sync submits every draw
  * on its own and waits for it.
  *
  * PVK_DEBUG=roundtrip keeps the old path for comparison: every draw loads
@@ -71,7 +71,7 @@ typedef struct draw_batch {
     VkImageView color, depth; /* the attachments (depth VK_NULL_HANDLE: none) */
     VkFormat dfmt;            /* the depth attachment's format: every pipeline of the batch is made for it */
     bool stencil;             /* ... which has a stencil aspect: every draw sets the stencil state */
-    bool pass;                /* a VkRenderPass reading the colour attachment (ctx->attachment_read), else
+    bool pass;                /* a VkRenderPass reading the colour attachment (ctx->gpu.attachment_read), else
                                  dynamic rendering */
     uint32_t w, h;
     VkPipeline pipeline;      /* bound last */
@@ -113,18 +113,18 @@ struct pvk_draw {
 static pvk_result ensure_target(pvk_context *ctx, struct pvk_draw *d, uint32_t w, uint32_t h)
 {
     if (d->rt.image && (d->rt.w != w || d->rt.h != h))
-        pvk_retire(ctx, true); /* a draw in flight may still use it */
-    pvk_result r = pvk_image_ensure(ctx, &d->rt, w, h, VK_FORMAT_R8G8B8A8_UNORM, PVK_COLOR_TARGET_USAGE, true);
-    pvk_object_name(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)d->rt.image, "draw colour target %ux%u", w, h);
+        pvk_retire(&ctx->gpu, true); /* a draw in flight may still use it */
+    pvk_result r = pvk_image_ensure(&ctx->gpu, &d->rt, w, h, VK_FORMAT_R8G8B8A8_UNORM, PVK_COLOR_TARGET_USAGE, true);
+    pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_IMAGE, (uint64_t)d->rt.image, "draw colour target %ux%u", w, h);
     return r;
 }
 
 static pvk_result ensure_depth_image(pvk_context *ctx, struct pvk_draw *d, uint32_t w, uint32_t h)
 {
     if (d->depth.image && (d->depth.w != w || d->depth.h != h))
-        pvk_retire(ctx, true);
-    pvk_result r = pvk_image_ensure(ctx, &d->depth, w, h, d->dfmt, PVK_DEPTH_TARGET_USAGE, true);
-    pvk_object_name(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)d->depth.image, "draw depth target %ux%u", w, h);
+        pvk_retire(&ctx->gpu, true);
+    pvk_result r = pvk_image_ensure(&ctx->gpu, &d->depth, w, h, d->dfmt, PVK_DEPTH_TARGET_USAGE, true);
+    pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_IMAGE, (uint64_t)d->depth.image, "draw depth target %ux%u", w, h);
     return r;
 }
 
@@ -133,23 +133,23 @@ static pvk_result ensure_vertices(pvk_context *ctx, struct pvk_draw *d, VkDevice
     if (bytes <= d->vcap)
         return PVK_SUCCESS;
     if (d->vbuf)
-        ctx->vk.vkDestroyBuffer(ctx->device, d->vbuf, NULL);
+        ctx->gpu.vk.vkDestroyBuffer(ctx->gpu.device, d->vbuf, NULL);
     if (d->vbuf_mem)
-        ctx->vk.vkFreeMemory(ctx->device, d->vbuf_mem, NULL);
+        ctx->gpu.vk.vkFreeMemory(ctx->gpu.device, d->vbuf_mem, NULL);
     d->vbuf = VK_NULL_HANDLE;
     d->vbuf_mem = VK_NULL_HANDLE;
     d->vcap = 0;
     VkDeviceSize cap = 1 << 18;
     while (cap < bytes)
         cap *= 2;
-    pvk_result r = pvk_create_buffer(ctx, cap,
+    pvk_result r = pvk_create_buffer(&ctx->gpu, cap,
                                      VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT |
                                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                                      &d->vbuf, &d->vbuf_mem);
     if (r)
         return r;
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkMapMemory(ctx->device, d->vbuf_mem, 0, VK_WHOLE_SIZE, 0, &d->vmap),
+    if ((r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkMapMemory(ctx->gpu.device, d->vbuf_mem, 0, VK_WHOLE_SIZE, 0, &d->vmap),
                           "vkMapMemory")))
         return r;
     d->vcap = cap;
@@ -163,7 +163,7 @@ static pvk_result ensure_vertices(pvk_context *ctx, struct pvk_draw *d, VkDevice
 /* A bigger ring; everything in flight finishes first, the old buffer goes. */
 static pvk_result vertex_grow(pvk_context *ctx, struct pvk_draw *d, VkDeviceSize bytes)
 {
-    pvk_result r = pvk_retire(ctx, true);
+    pvk_result r = pvk_retire(&ctx->gpu, true);
     return r ? r : ensure_vertices(ctx, d, bytes);
 }
 
@@ -187,12 +187,12 @@ static pvk_result vertex_alloc(pvk_context *ctx, struct pvk_draw *d, VkDeviceSiz
     VkDeviceSize seg = d->vcap / VRING_SEGS;
     int first = (int)(d->vhead / seg), last = (int)((d->vhead + bytes - 1) / seg);
     for (int i = first; i <= last; i++) {
-        if (i != d->vcur && d->vseg[i] > ctx->timeline_next && d->vcap < VRING_MAX) {
+        if (i != d->vcur && d->vseg[i] > ctx->gpu.timeline_next && d->vcap < VRING_MAX) {
             if ((r = vertex_grow(ctx, d, d->vcap * 2)))
                 return r;
             return vertex_alloc(ctx, d, bytes, off); /* once: the new ring is empty */
         }
-        if (i != d->vcur && d->vseg[i] && (r = pvk_retire_until(ctx, d->vseg[i])))
+        if (i != d->vcur && d->vseg[i] && (r = pvk_retire_until(&ctx->gpu, d->vseg[i])))
             return r;
         d->vseg[i] = 0;
     }
@@ -264,7 +264,7 @@ static void vs_status(pvk_context *ctx, uint64_t done)
             memcpy(cnt, (const uint8_t *)d->vmap + c->off, sizeof cnt);
             uint32_t bad = pvk_gs_account(ctx, c->gs_key, cnt);
             if (bad)
-                pvk_bad_input(ctx, "draw %llu: geometry program on the GPU: %u invocations did not end (runaway "
+                pvk_bad_input(&ctx->gpu, "draw %llu: geometry program on the GPU: %u invocations did not end (runaway "
                                    "program, bad instruction, or a vertex whose program did not end); they draw "
                                    "nothing", (unsigned long long)c->seq, bad);
             continue;
@@ -275,14 +275,14 @@ static void vs_status(pvk_context *ctx, uint64_t done)
             continue;
         /* one error per draw, as the CPU path's first bad vertex stops it */
         if (st.kinds & 6u)
-            pvk_bad_input(ctx, "draw %llu: vertex program on the GPU: %s at pc 0x%03X%s; those vertices are not drawn",
+            pvk_bad_input(&ctx->gpu, "draw %llu: vertex program on the GPU: %s at pc 0x%03X%s; those vertices are not drawn",
                           (unsigned long long)c->seq,
                           st.kinds & 2u ? "runaway program stopped"
                                         : "undefined opcode, BREAK outside a loop or PC past code memory",
                           st.kinds & 2u ? st.pc[0] : st.pc[1],
                           (st.kinds & 6u) == 6u ? " (and vertices with bad instructions)" : "");
         if (st.kinds & 8u)
-            pvk_unsupported(ctx, "draw %llu: a vertex fell through past a subroutine's end into code the GPU "
+            pvk_unsupported(&ctx->gpu, "draw %llu: a vertex fell through past a subroutine's end into code the GPU "
                                  "translation does not cover (pc 0x%03X): not drawn",
                             (unsigned long long)c->seq, st.pc[2]);
     }
@@ -290,8 +290,9 @@ static void vs_status(pvk_context *ctx, uint64_t done)
 }
 
 /* A batch of draws is done. */
-static void batch_retire(pvk_context *ctx, const pvk_pending *p)
+static void batch_retire(pvk_gpu *gpu, const pvk_pending *p)
 {
+    pvk_context *ctx = pvk_ctx_of_gpu(gpu);
     vs_status(ctx, p->value);
 }
 
@@ -299,7 +300,7 @@ static void batch_retire(pvk_context *ctx, const pvk_pending *p)
 static void image_barrier_aspect(pvk_context *ctx, VkCommandBuffer cmd, VkImage img, VkImageAspectFlags aspect,
                                  VkImageLayout from, VkImageLayout to)
 {
-    pvk_image_barrier(ctx, cmd, img, aspect, from, to, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+    pvk_image_barrier(&ctx->gpu, cmd, img, aspect, from, to, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
                       VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
                       VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
 }
@@ -309,17 +310,18 @@ static void image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage img, Vk
     image_barrier_aspect(ctx, cmd, img, VK_IMAGE_ASPECT_COLOR_BIT, from, to);
 }
 
-static void draw_retire(pvk_context *ctx, const pvk_pending *p)
+static void draw_retire(pvk_gpu *gpu, const pvk_pending *p)
 {
+    pvk_context *ctx = pvk_ctx_of_gpu(gpu);
     vs_status(ctx, p->value);
     pvk_guest_span s;
-    if (pvk_guest_resolve(ctx, p->dst_addr, p->dst_len, NULL, &s))
-        pvk_guest_download(ctx, &s);
+    if (pvk_guest_resolve(&ctx->vram, p->dst_addr, p->dst_len, NULL, &s))
+        pvk_guest_download(&ctx->vram, &s);
     struct pvk_draw *d = ctx->draw; /* one draw in flight at most: its depth range is here */
     if (!d)
         return;
-    if (d->depth_len && pvk_guest_resolve(ctx, d->depth_addr, d->depth_len, NULL, &s))
-        pvk_guest_download(ctx, &s);
+    if (d->depth_len && pvk_guest_resolve(&ctx->vram, d->depth_addr, d->depth_len, NULL, &s))
+        pvk_guest_download(&ctx->vram, &s);
     d->depth_len = 0;
 }
 
@@ -347,13 +349,13 @@ static bool packet_target(pvk_context *ctx, const pvk_draw_packet *pk, target *t
 {
     const pvk_fb_desc *fb = &pk->fb;
     *t = (target){fb->width, fb->height, fb->color_bpp, fb->color_addr, fb->color_xfer_format, fb->color_write,
-                  fb->block32, {0}, roundtrip ? 1 : ctx->scale};
+                  fb->block32, {0}, roundtrip ? 1 : ctx->vram.scale};
     /* Without colour writes (depth-only passes: citro3d binds no colour
      * buffer and clears the access registers) the colour buffer is left
      * alone; nothing reads it until blending exists. */
     if (!t->color || !roundtrip) /* surfaces check their ranges themselves */
         return true;
-    return pvk_guest_resolve(ctx, t->addr, t->w * t->h * t->bpp, "draw colour buffer", &t->span);
+    return pvk_guest_resolve(&ctx->vram, t->addr, t->w * t->h * t->bpp, "draw colour buffer", &t->span);
 }
 
 /* The depth buffer a draw uses: `use` when the test or writes are on, `write`
@@ -373,7 +375,7 @@ static bool packet_depth(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
         ds->vkfmt = d->dsfmt;
     if (rd->stencil_test && !ds->stencil && !d->stencil_warned) {
         d->stencil_warned = true;
-        pvk_unsupported(ctx, "draw: stencil test without %s: drawn without stencil",
+        pvk_unsupported(&ctx->gpu, "draw: stencil test without %s: drawn without stencil",
                         roundtrip ? "the surface cache (PVK_DEBUG=roundtrip)" : "D32_SFLOAT_S8_UINT attachments");
     }
     ds->bpp = fb->depth_bpp;
@@ -381,7 +383,7 @@ static bool packet_depth(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_pa
     ds->addr = fb->depth_addr;
     ds->format = fb->depth_format;
     if (roundtrip &&
-        !pvk_guest_resolve(ctx, ds->addr, fb->width * fb->height * ds->bpp, "draw depth buffer", &ds->span))
+        !pvk_guest_resolve(&ctx->vram, ds->addr, fb->width * fb->height * ds->bpp, "draw depth buffer", &ds->span))
         return false;
     ds->use = true;
     ds->write = rd->depth_write && fb->depth_write;
@@ -410,12 +412,12 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
 static void set_stencil(pvk_context *ctx, VkCommandBuffer cmd, const pvk_raster_desc *rd, bool on)
 {
     const VkStencilFaceFlags both = VK_STENCIL_FACE_FRONT_AND_BACK;
-    ctx->vk.vkCmdSetStencilTestEnable(cmd, on && rd->stencil_test);
-    ctx->vk.vkCmdSetStencilOp(cmd, both, pvk_vk_stencil_op(rd->stencil_fail), pvk_vk_stencil_op(rd->stencil_zpass),
+    ctx->gpu.vk.vkCmdSetStencilTestEnable(cmd, on && rd->stencil_test);
+    ctx->gpu.vk.vkCmdSetStencilOp(cmd, both, pvk_vk_stencil_op(rd->stencil_fail), pvk_vk_stencil_op(rd->stencil_zpass),
                               pvk_vk_stencil_op(rd->stencil_zfail), pvk_vk_compare_op(rd->stencil_func));
-    ctx->vk.vkCmdSetStencilCompareMask(cmd, both, rd->stencil_compare_mask);
-    ctx->vk.vkCmdSetStencilWriteMask(cmd, both, on ? rd->stencil_write_mask : 0);
-    ctx->vk.vkCmdSetStencilReference(cmd, both, rd->stencil_ref);
+    ctx->gpu.vk.vkCmdSetStencilCompareMask(cmd, both, rd->stencil_compare_mask);
+    ctx->gpu.vk.vkCmdSetStencilWriteMask(cmd, both, on ? rd->stencil_write_mask : 0);
+    ctx->gpu.vk.vkCmdSetStencilReference(cmd, both, rd->stencil_ref);
 }
 static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk,
                                  const draw_input *in);
@@ -426,7 +428,7 @@ static pvk_result attrib_sources(pvk_context *ctx, const pvk_vs_draw *vs, const 
 {
     for (uint32_t b = 0; b < vs->key.bindings; b++) {
         uint32_t a = vs->buf_addr[b] & ~3u, len = vs->buf_len[b] + (vs->buf_addr[b] & 3u);
-        src[b] = pvk_guest_host(ctx, a, len, "draw attribute buffer");
+        src[b] = pvk_guest_host(&ctx->vram, a, len, "draw attribute buffer");
         if (!src[b])
             return PVK_ERROR_OUT_OF_RANGE; /* the translator checked it: cannot happen */
     }
@@ -445,13 +447,13 @@ static pvk_result vs_inputs(pvk_context *ctx, struct pvk_draw *d, const pvk_vs_d
     pvk_result r;
     in->vs = vs;
     const VkDeviceSize ubytes = sizeof(pvk_vs_draw_uniforms);
-    VkDeviceSize align = ctx->props.limits.minStorageBufferOffsetAlignment;
+    VkDeviceSize align = ctx->gpu.props.limits.minStorageBufferOffsetAlignment;
     align = align > 64 ? align : 64;
     VkDeviceSize ibytes = vs->indexed ? (VkDeviceSize)vs->count * 2 : 0;
     const uint8_t *src[12];
     if ((r = attrib_sources(ctx, vs, src)))
         return r;
-    bool need_uni = roundtrip || d->uni_lap != d->vlap || !d->batch.open || d->uni_value != ctx->timeline_next + 1 ||
+    bool need_uni = roundtrip || d->uni_lap != d->vlap || !d->batch.open || d->uni_value != ctx->gpu.timeline_next + 1 ||
                     memcmp(&d->uni_last, vs->uniforms, ubytes);
     VkDeviceSize base = 0, bytes = 0;
     for (int tries = 0;; tries++) {
@@ -515,8 +517,8 @@ static void record_vertices(pvk_context *ctx, struct pvk_draw *d, VkCommandBuffe
 {
     const pvk_vs_draw *vs = in->vs;
     if (!vs) {
-        ctx->vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &in->voff);
-        ctx->vk.vkCmdDraw(cmd, pk->tri_vertices, 1, 0, 0);
+        ctx->gpu.vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &in->voff);
+        ctx->gpu.vk.vkCmdDraw(cmd, pk->tri_vertices, 1, 0, 0);
         return;
     }
     VkDescriptorBufferInfo bi[2] = {{d->vbuf, in->uni_off, sizeof(pvk_vs_draw_uniforms)},
@@ -528,47 +530,47 @@ static void record_vertices(pvk_context *ctx, struct pvk_draw *d, VkCommandBuffe
                                       .descriptorCount = 1,
                                       .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                       .pBufferInfo = &bi[i]};
-    ctx->vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, 2, w);
+    ctx->gpu.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, 2, w);
     if (vs->key.bindings)
-        ctx->vk.vkCmdBindVertexBuffers(cmd, 0, vs->key.bindings, in->vb, in->vb_off);
+        ctx->gpu.vk.vkCmdBindVertexBuffers(cmd, 0, vs->key.bindings, in->vb, in->vb_off);
     if (vs->indexed) {
-        ctx->vk.vkCmdBindIndexBuffer(cmd, in->ib, in->ib_off, VK_INDEX_TYPE_UINT16);
-        ctx->vk.vkCmdDrawIndexed(cmd, vs->count, 1, 0, vs->vertex_offset, 0);
+        ctx->gpu.vk.vkCmdBindIndexBuffer(cmd, in->ib, in->ib_off, VK_INDEX_TYPE_UINT16);
+        ctx->gpu.vk.vkCmdDrawIndexed(cmd, vs->count, 1, 0, vs->vertex_offset, 0);
     } else {
-        ctx->vk.vkCmdDraw(cmd, vs->count, 1, 0, 0);
+        ctx->gpu.vk.vkCmdDraw(cmd, vs->count, 1, 0, 0);
     }
 }
 
 /* A draw whose vertex program runs on the GPU (pk->vs). */
 static pvk_result draw_submit_vs(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk)
 {
-    bool roundtrip = ctx->debug & PVK_DEBUG_ROUNDTRIP;
+    bool roundtrip = ctx->gpu.debug & PVK_DEBUG_ROUNDTRIP;
     /* fragment lighting takes each triangle's quaternions along the shorter
      * arc (pvk_draw_submit): per triangle, which a vertex stage cannot do; a
      * geometry shader does (runtime/pipeline.c) */
     if (pk->fs.fl.light && !pvk_pipeline_quat_geom(ctx))
         return PVK_ERROR_MISSING_FEATURE;
-    if (!ctx->vertex_stores)
+    if (!ctx->gpu.vertex_stores)
         return PVK_ERROR_MISSING_FEATURE; /* bad vertices could not be reported (vs_status) */
     pvk_result r = pvk_vs_module_prepare(ctx, pk->vs);
     if (r)
         return r; /* MISSING_FEATURE: the translator draws on the CPU */
-    if (roundtrip && (r = pvk_retire(ctx, true)))
+    if (roundtrip && (r = pvk_retire(&ctx->gpu, true)))
         return r;
     draw_input in = {0};
     VkDeviceSize region = 0, bytes = 0;
     if ((r = vs_inputs(ctx, d, pk->vs, roundtrip, &in, &region, &bytes)))
         return r;
     r = roundtrip ? render_roundtrip(ctx, d, pk, &in) : render_batched(ctx, d, pk, &in);
-    uint64_t value = ctx->timeline_next + (d->batch.open ? 1 : 0);
+    uint64_t value = ctx->gpu.timeline_next + (d->batch.open ? 1 : 0);
     vertex_used(d, in.uni_off, sizeof(pvk_vs_draw_uniforms), value);
     vertex_used(d, region, bytes, value);
     if (!d->uni_value)
         d->uni_value = value;
     pvk_result rc = r ? PVK_SUCCESS : vs_check_add(d, value, pk->seq, in.status_off, false, 0);
     uint64_t done = 0; /* submitted already (PVK_DEBUG=sync waits there too, its retire came first) */
-    if (!rc && !r && !d->batch.open && ctx->timeline &&
-        ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &done) == VK_SUCCESS)
+    if (!rc && !r && !d->batch.open && ctx->gpu.timeline &&
+        ctx->gpu.vk.vkGetSemaphoreCounterValue(ctx->gpu.device, ctx->gpu.timeline, &done) == VK_SUCCESS)
         vs_status(ctx, done);
     return r ? r : rc;
 }
@@ -583,7 +585,7 @@ static pvk_result draw_submit_gs(pvk_context *ctx, struct pvk_draw *d, const pvk
 {
     const pvk_gs_draw *gs = pk->gs;
     const pvk_vs_draw *vs = &gs->vs;
-    if (ctx->debug & PVK_DEBUG_ROUNDTRIP)
+    if (ctx->gpu.debug & PVK_DEBUG_ROUNDTRIP)
         return PVK_ERROR_MISSING_FEATURE; /* the old path draws on the CPU */
     VkPipeline pa, pb;
     pvk_result r = pvk_gs_prepare(ctx, gs, &pa, &pb);
@@ -591,13 +593,13 @@ static pvk_result draw_submit_gs(pvk_context *ctx, struct pvk_draw *d, const pvk
         return r; /* MISSING_FEATURE: the translator draws on the CPU */
     uint32_t slots = pvk_gs_slots(ctx, gs);
     if (!slots) { /* triangles would be dropped on every draw: the CPU path has no slots */
-        pvk_log(ctx, PVK_LOG_DEBUG, "geometry program on the CPU: an invocation emits more than %u triangles",
+        pvk_log(&ctx->gpu, PVK_LOG_DEBUG, "geometry program on the CPU: an invocation emits more than %u triangles",
                 PVK_GS_MAX_SLOTS);
         return PVK_ERROR_MISSING_FEATURE;
     }
     if ((uint64_t)gs->prims * slots > gs->max_tris)
         return PVK_ERROR_MISSING_FEATURE; /* the CPU path counts what is really emitted */
-    VkDeviceSize align = ctx->props.limits.minStorageBufferOffsetAlignment;
+    VkDeviceSize align = ctx->gpu.props.limits.minStorageBufferOffsetAlignment;
     align = align > 64 ? align : 64;
 #define GS_UP(x) (((x) + align - 1) & ~(align - 1))
     VkDeviceSize tri_bytes = (VkDeviceSize)gs->prims * slots * 3 * sizeof(draw_vertex);
@@ -614,7 +616,7 @@ static pvk_result draw_submit_gs(pvk_context *ctx, struct pvk_draw *d, const pvk
     if ((r = attrib_sources(ctx, vs, src)))
         return r;
     /* the pre-pass goes after the draws recorded so far */
-    if ((r = pvk_batch_close(ctx)) && ctx->sticky)
+    if ((r = pvk_batch_close(&ctx->gpu)) && ctx->gpu.sticky)
         return r;
     VkDeviceSize raw, base;
     if ((r = vertex_alloc(ctx, d, bytes + align, &raw)))
@@ -660,13 +662,13 @@ static pvk_result draw_submit_gs(pvk_context *ctx, struct pvk_draw *d, const pvk
     push.tri_slots = slots;
     push.light = pk->fs.fl.light;
     pvk_op op;
-    if ((r = pvk_op_begin(ctx, &op)))
+    if ((r = pvk_op_begin(&ctx->gpu, &op)))
         return r;
-    pvk_op_label(ctx, &op, "geometry program pre-pass (%u vertices, %u primitives, %u slots each)", gs->vertices,
+    pvk_op_label(&ctx->gpu, &op, "geometry program pre-pass (%u vertices, %u primitives, %u slots each)", gs->vertices,
                  gs->prims, slots);
     pvk_gs_record(ctx, op.cmd, gs, pa, pb, d->vbuf, &rg, &push);
-    if ((r = pvk_op_submit(ctx, &op))) {
-        vertex_used(d, raw, bytes + align, ctx->timeline_next);
+    if ((r = pvk_op_submit(&ctx->gpu, &op))) {
+        vertex_used(d, raw, bytes + align, ctx->gpu.timeline_next);
         return r;
     }
     pvk_draw_packet cpk = *pk; /* the slots, drawn as the CPU path draws its vertices */
@@ -674,12 +676,12 @@ static pvk_result draw_submit_gs(pvk_context *ctx, struct pvk_draw *d, const pvk
     cpk.tri_vertices = gs->prims * slots * 3;
     draw_input in = {.voff = rg.tri};
     r = render_batched(ctx, d, &cpk, &in);
-    uint64_t value = ctx->timeline_next + (d->batch.open ? 1 : 0);
+    uint64_t value = ctx->gpu.timeline_next + (d->batch.open ? 1 : 0);
     vertex_used(d, raw, bytes + align, value);
     /* the counters are read when the draw's batch is done (vs_status):
      * after the pre-pass's submission, which comes first on the queue */
     pvk_result rc = vs_check_add(d, value, pk->seq, rg.cnt, true, pvk_gs_key_hash(gs));
-    ctx->stats.gs_gpu_draws++;
+    ctx->gpu.stats.gs_gpu_draws++;
     return r ? r : rc;
 }
 
@@ -709,9 +711,9 @@ static void count_reserved(pvk_context *ctx, const pvk_tex_desc *td, uint32_t ma
             continue;
         if (!(d->reserved_logged & kinds[i].bit)) {
             d->reserved_logged |= kinds[i].bit;
-            pvk_unsupported(ctx, "draw: texture unit %u has %s (counted per draw)", td->unit, kinds[i].what);
+            pvk_unsupported(&ctx->gpu, "draw: texture unit %u has %s (counted per draw)", td->unit, kinds[i].what);
         } else {
-            ctx->stats.unsupported++;
+            ctx->gpu.stats.unsupported++;
         }
     }
 }
@@ -740,9 +742,9 @@ static pvk_result textures_for_draw(pvk_context *ctx, const pvk_draw_packet *pk,
             /* undocumented, and no emulator models it to follow */
             if (!d->shadow_warned) {
                 d->shadow_warned = true;
-                pvk_unsupported(ctx, "draw: shadow cube textures are not sampled: they read 0 (counted per draw)");
+                pvk_unsupported(&ctx->gpu, "draw: shadow cube textures are not sampled: they read 0 (counted per draw)");
             } else {
-                ctx->stats.unsupported++;
+                ctx->gpu.stats.unsupported++;
             }
             continue;
         }
@@ -761,17 +763,17 @@ static pvk_result textures_for_draw(pvk_context *ctx, const pvk_draw_packet *pk,
         if (cut) {
             if (!d->small_levels_warned) {
                 d->small_levels_warned = true;
-                pvk_unsupported(ctx, "draw: texture %ux%u with %u levels: levels smaller than 8x8 are not decoded; "
+                pvk_unsupported(&ctx->gpu, "draw: texture %ux%u with %u levels: levels smaller than 8x8 are not decoded; "
                                      "sampled from the first %u (counted per draw)",
                                 desc.width, desc.height, desc.levels, fit);
             } else {
-                ctx->stats.unsupported++;
+                ctx->gpu.stats.unsupported++;
             }
             desc.levels = fit;
         }
-        pvk_result r = pvk_texture_get(ctx, &desc, &t);
+        pvk_result r = pvk_texture_get(&ctx->vram, &desc, &t);
         if (r) {
-            if (ctx->sticky)
+            if (ctx->gpu.sticky)
                 return r;
             continue; /* logged and counted */
         }
@@ -787,13 +789,13 @@ static pvk_result textures_for_draw(pvk_context *ctx, const pvk_draw_packet *pk,
             sk = (pvk_sampler_key){0};
         bool bs = pvk_vk_address_mode(sk.wrap_s) == VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER,
              bt = pvk_vk_address_mode(sk.wrap_t) == VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER;
-        if ((bs || bt) && (texel_bytes < 4 || !ctx->features.custom_border_color)) {
-            if (!ctx->features.custom_border_color && !d->border_warned) {
+        if ((bs || bt) && (texel_bytes < 4 || !ctx->gpu.features.custom_border_color)) {
+            if (!ctx->gpu.features.custom_border_color && !d->border_warned) {
                 d->border_warned = true;
-                pvk_log(ctx, PVK_LOG_WARN, "draw: no custom border colours: the fragment shader clamps to the border "
+                pvk_log(&ctx->gpu, PVK_LOG_WARN, "draw: no custom border colours: the fragment shader clamps to the border "
                                            "colour itself (pvk_stats.shader_borders)");
             }
-            ctx->stats.shader_borders++;
+            ctx->gpu.stats.shader_borders++;
             fs->tex.shader_border |= (uint8_t)((bs ? 1u << u : 0) | (bt ? 1u << (u + 4) : 0));
             if (bs)
                 sk.wrap_s = 0; /* clamp to edge */
@@ -803,15 +805,15 @@ static pvk_result textures_for_draw(pvk_context *ctx, const pvk_draw_packet *pk,
         }
         VkSampler smp = pvk_sampler_get(ctx, &sk, NULL);
         if (!smp) {
-            if (ctx->sticky)
-                return ctx->sticky;
+            if (ctx->gpu.sticky)
+                return ctx->gpu.sticky;
             continue; /* logged */
         }
         count_reserved(ctx, td, cut ? ~(uint32_t)PVK_TEXRES_LOD : ~0u); /* levels past 8x8: counted above */
         tb->info[u] = (VkDescriptorImageInfo){smp, t->view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
         tb->units |= 1u << u;
         fs->tex.enable |= (uint8_t)(1u << u);
-        ctx->stats.texture_samples++;
+        ctx->gpu.stats.texture_samples++;
     }
     return PVK_SUCCESS;
 }
@@ -829,7 +831,7 @@ static void push_textures(pvk_context *ctx, VkCommandBuffer cmd, const tex_bindi
                                             .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
                                             .pImageInfo = &tb->info[u]};
     if (n)
-        ctx->vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, n, w);
+        ctx->gpu.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, n, w);
 }
 
 pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *pk)
@@ -840,12 +842,12 @@ pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *pk)
     if (pk->vs)
         return draw_submit_vs(ctx, d, pk);
     VkDeviceSize bytes = (VkDeviceSize)pk->tri_vertices * sizeof(draw_vertex), voff = 0;
-    bool roundtrip = ctx->debug & PVK_DEBUG_ROUNDTRIP;
+    bool roundtrip = ctx->gpu.debug & PVK_DEBUG_ROUNDTRIP;
     pvk_result r;
     if (roundtrip) {
         /* The old path: the vertex buffer and render target are shared by
          * all draws, so wait for the previous user before writing them. */
-        if ((r = pvk_retire(ctx, true)) || (r = ensure_vertices(ctx, d, bytes)))
+        if ((r = pvk_retire(&ctx->gpu, true)) || (r = ensure_vertices(ctx, d, bytes)))
             return r;
     } else if ((r = vertex_alloc(ctx, d, bytes, &voff))) {
         return r;
@@ -865,7 +867,7 @@ pvk_result pvk_draw_submit(pvk_context *ctx, const pvk_draw_packet *pk)
     draw_input in = {.voff = voff};
     r = roundtrip ? render_roundtrip(ctx, d, pk, &in) : render_batched(ctx, d, pk, &in);
     /* in use by the batch the draw went into: still open (the next value) or submitted */
-    vertex_used(d, voff, bytes, ctx->timeline_next + (d->batch.open ? 1 : 0));
+    vertex_used(d, voff, bytes, ctx->gpu.timeline_next + (d->batch.open ? 1 : 0));
     return r;
 }
 
@@ -884,28 +886,28 @@ static pvk_result packet_surfaces(pvk_context *ctx, const target *t, const depth
     pvk_result r;
     if (t->color) {
         if (t->fmt < 0 || !t->bpp) {
-            pvk_bad_input(ctx, "draw: colour buffer format is unknown; dropped");
+            pvk_bad_input(&ctx->gpu, "draw: colour buffer format is unknown; dropped");
             return PVK_ERROR_BAD_PARAMETERS;
         }
         pvk_surface_key key = {.addr = t->addr, .width = t->w, .height = t->h, .format = (uint32_t)t->fmt,
-                               .kind = PVK_SURFACE_COLOR, .block32 = t->block32, .scale = (uint8_t)ctx->scale};
-        if ((r = pvk_surface_get(ctx, &key, VK_FORMAT_R8G8B8A8_UNORM, "draw colour buffer", cs)))
+                               .kind = PVK_SURFACE_COLOR, .block32 = t->block32, .scale = (uint8_t)ctx->vram.scale};
+        if ((r = pvk_surface_get(&ctx->vram, &key, VK_FORMAT_R8G8B8A8_UNORM, "draw colour buffer", cs)))
             return r;
     }
     if (ds->use) {
         if (!ds->bpp) {
-            pvk_bad_input(ctx, "draw: depth buffer format %u is reserved; dropped", ds->format);
+            pvk_bad_input(&ctx->gpu, "draw: depth buffer format %u is reserved; dropped", ds->format);
             return PVK_ERROR_BAD_PARAMETERS;
         }
         uint32_t len = t->w * t->h * ds->bpp, clen = t->w * t->h * t->bpp;
         if (t->color && ds->addr < t->addr + clen && t->addr < ds->addr + len) {
-            pvk_unsupported(ctx, "draw: depth buffer 0x%08X overlaps the colour buffer 0x%08X; drawn without depth",
+            pvk_unsupported(&ctx->gpu, "draw: depth buffer 0x%08X overlaps the colour buffer 0x%08X; drawn without depth",
                             ds->addr, t->addr);
             return PVK_SUCCESS;
         }
         pvk_surface_key key = {.addr = ds->addr, .width = t->w, .height = t->h, .format = ds->format,
-                               .kind = PVK_SURFACE_DEPTH, .block32 = t->block32, .scale = (uint8_t)ctx->scale};
-        if ((r = pvk_surface_get(ctx, &key, ds->vkfmt, "draw depth buffer", dsurf)))
+                               .kind = PVK_SURFACE_DEPTH, .block32 = t->block32, .scale = (uint8_t)ctx->vram.scale};
+        if ((r = pvk_surface_get(&ctx->vram, &key, ds->vkfmt, "draw depth buffer", dsurf)))
             return r;
     }
     return PVK_SUCCESS;
@@ -916,11 +918,11 @@ static pvk_result packet_surfaces(pvk_context *ctx, const target *t, const depth
 static bool viewport_ok(pvk_context *ctx, const pvk_raster_desc *rd, uint32_t scale)
 {
     float vw = rd->viewport[2], vh = rd->viewport[3];
-    const uint32_t *max = ctx->props.limits.maxViewportDimensions;
+    const uint32_t *max = ctx->gpu.props.limits.maxViewportDimensions;
     if (vw > 0 && vw <= 8192 && vh > 0 && vh <= 8192 && vw * (float)scale <= (float)max[0] &&
         vh * (float)scale <= (float)max[1])
         return true;
-    pvk_bad_input(ctx, "draw: viewport %gx%g is not drawable; dropped", vw, vh);
+    pvk_bad_input(&ctx->gpu, "draw: viewport %gx%g is not drawable; dropped", vw, vh);
     return false;
 }
 
@@ -937,7 +939,7 @@ static void set_draw_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw
     float bc[4];
     for (int i = 0; i < 4; i++)
         bc[i] = (float)((pk->blend_color >> (8 * i)) & 0xFF) / 255.0f;
-    ctx->vk.vkCmdSetBlendConstants(cmd, bc);
+    ctx->gpu.vk.vkCmdSetBlendConstants(cmd, bc);
     /* Viewport: PICA window y runs up; attachment row = h - window y.  At
      * resolution scale N every window coordinate is N attachment pixels, the
      * picture not moved: an edge on a 1x pixel boundary stays on a boundary
@@ -948,7 +950,7 @@ static void set_draw_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw
     float vx = rd->viewport[0], vy = rd->viewport[1], vw = rd->viewport[2], vh = rd->viewport[3], n = (float)scale;
     VkViewport viewport = {vx * n, ((float)h - vy) * n, vw * n, -vh * n, 0.0f, 1.0f};
     int32_t si = (int32_t)scale;
-    ctx->vk.vkCmdSetViewport(cmd, 0, 1, &viewport);
+    ctx->gpu.vk.vkCmdSetViewport(cmd, 0, 1, &viewport);
     VkRect2D scissor = {{0, 0}, {w * scale, h * scale}};
     int32_t exclude[4] = {1, 1, 0, 0}; /* x1 < x0: none */
     uint32_t smode = rd->scissor_mode;
@@ -968,31 +970,31 @@ static void set_draw_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw
             exclude[0] = x0 * si, exclude[1] = r0 * si, exclude[2] = (x1 + 1) * si - 1, exclude[3] = (r1 + 1) * si - 1;
         }
     }
-    ctx->vk.vkCmdSetScissor(cmd, 0, 1, &scissor);
+    ctx->gpu.vk.vkCmdSetScissor(cmd, 0, 1, &scissor);
     pvk_draw_push fpush = {
         {exclude[0], exclude[1], exclude[2], exclude[3]},
         rd->depth_scale, rd->depth_offset,
         (float)((1u << (dst->bits ? dst->bits : 24)) - 1), rd->w_buffer, pk->uniforms, pk->blend_color};
     VkPipelineLayout layout = pvk_pipeline_layout(ctx);
-    ctx->vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof fpush, &fpush);
+    ctx->gpu.vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof fpush, &fpush);
     if (depth_attachment) {
-        ctx->vk.vkCmdSetDepthTestEnable(cmd, dst->use);
-        ctx->vk.vkCmdSetDepthWriteEnable(cmd, dst->write);
-        ctx->vk.vkCmdSetDepthCompareOp(cmd, dst->use ? dst->op : VK_COMPARE_OP_ALWAYS);
+        ctx->gpu.vk.vkCmdSetDepthTestEnable(cmd, dst->use);
+        ctx->gpu.vk.vkCmdSetDepthWriteEnable(cmd, dst->write);
+        ctx->gpu.vk.vkCmdSetDepthCompareOp(cmd, dst->use ? dst->op : VK_COMPARE_OP_ALWAYS);
     }
     if (stencil_attachment)
         set_stencil(ctx, cmd, rd, dst->stencil);
     struct { float plane[4]; uint32_t enable, pad[3]; } clip = {
         {rd->clip[0], rd->clip[1], rd->clip[2], rd->clip[3]}, rd->clip_enable, {0, 0, 0}};
-    ctx->vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof clip, &clip);
-    ctx->vk.vkCmdSetCullMode(cmd, pvk_vk_cull_mode(rd->cull));
+    ctx->gpu.vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof clip, &clip);
+    ctx->gpu.vk.vkCmdSetCullMode(cmd, pvk_vk_cull_mode(rd->cull));
 }
 
 /* Label one draw of a batch (a no-op without debug utils); true when
  * pvk_label_end must close it. */
 static bool label_draw(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_packet *pk, uint32_t addr)
 {
-    return pvk_cmd_label(ctx, cmd, "draw %llu (%s, %u triangles, state %016llx) into 0x%08X",
+    return pvk_cmd_label(&ctx->gpu, cmd, "draw %llu (%s, %u triangles, state %016llx) into 0x%08X",
                          (unsigned long long)pk->seq,
                          pk->kind == PVK_DRAW_ARRAYS     ? "arrays"
                          : pk->kind == PVK_DRAW_ELEMENTS ? "elements"
@@ -1001,21 +1003,22 @@ static bool label_draw(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_pac
 }
 
 /* The hook pvk_batch_close calls: end the pass and submit the batch. */
-static pvk_result batch_submit(pvk_context *ctx)
+static pvk_result batch_submit(pvk_gpu *gpu)
 {
+    pvk_context *ctx = pvk_ctx_of_gpu(gpu);
     draw_batch *b = &ctx->draw->batch;
     if (!b->open)
         return PVK_SUCCESS;
     b->open = false;
     if (b->pass)
-        ctx->vk.vkCmdEndRenderPass(b->op.cmd);
+        ctx->gpu.vk.vkCmdEndRenderPass(b->op.cmd);
     else
-        ctx->vk.vkCmdEndRendering(b->op.cmd);
-    if (ctx->sticky) { /* a lost device runs nothing more */
-        pvk_op_abort(ctx, &b->op);
-        return ctx->sticky;
+        ctx->gpu.vk.vkCmdEndRendering(b->op.cmd);
+    if (ctx->gpu.sticky) { /* a lost device runs nothing more */
+        pvk_op_abort(&ctx->gpu, &b->op);
+        return ctx->gpu.sticky;
     }
-    return pvk_op_submit(ctx, &b->op);
+    return pvk_op_submit(&ctx->gpu, &b->op);
 }
 
 /* Start a batch rendering into `color` (a surface's view, or the scratch
@@ -1026,11 +1029,11 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
 {
     draw_batch *b = &d->batch;
     pvk_result r;
-    if ((r = pvk_op_begin(ctx, &b->op)))
+    if ((r = pvk_op_begin(&ctx->gpu, &b->op)))
         return r;
     b->op.p.retire = batch_retire;
     VkCommandBuffer cmd = b->op.cmd;
-    pvk_op_label(ctx, &b->op, "draws into 0x%08X%s %ux%u", t->addr, t->color ? "" : " (no colour writes)", t->w,
+    pvk_op_label(&ctx->gpu, &b->op, "draws into 0x%08X%s %ux%u", t->addr, t->color ? "" : " (no colour writes)", t->w,
                  t->h);
     /* surfaces are at rest in the attachment layouts; scratch images hold nothing */
     if (!cs)
@@ -1065,7 +1068,7 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
         .pDepthAttachment = depth ? &datt : NULL,
         .pStencilAttachment = dst->stencil ? &datt : NULL, /* the same image and view */
     };
-    b->pass = ctx->attachment_read;
+    b->pass = ctx->gpu.attachment_read;
     if (b->pass) {
         /* The same attachments in a render pass whose subpass reads the colour
          * attachment in rasterization order (shaders that blend). */
@@ -1075,7 +1078,7 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
         uint32_t fw = t->w * t->scale, fh = t->h * t->scale;
         VkFramebuffer fb = pass ? pvk_framebuffer_get(ctx, dfmt, load, fw, fh) : VK_NULL_HANDLE;
         if (!fb) {
-            pvk_op_abort(ctx, &b->op);
+            pvk_op_abort(&ctx->gpu, &b->op);
             return PVK_ERROR_VULKAN; /* logged */
         }
         VkImageView views[2] = {att.imageView, datt.imageView};
@@ -1091,16 +1094,16 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
             .clearValueCount = depth ? 2 : 0,
             .pClearValues = clear,
         };
-        ctx->vk.vkCmdBeginRenderPass(cmd, &rpbi, VK_SUBPASS_CONTENTS_INLINE);
+        ctx->gpu.vk.vkCmdBeginRenderPass(cmd, &rpbi, VK_SUBPASS_CONTENTS_INLINE);
         VkDescriptorImageInfo dii = {VK_NULL_HANDLE, att.imageView, VK_IMAGE_LAYOUT_GENERAL};
         VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                   .dstBinding = PVK_DRAW_BINDING_DST,
                                   .descriptorCount = 1,
                                   .descriptorType = VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT,
                                   .pImageInfo = &dii};
-        ctx->vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, 1, &w);
+        ctx->gpu.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, 1, &w);
     } else {
-        ctx->vk.vkCmdBeginRendering(cmd, &ri);
+        ctx->gpu.vk.vkCmdBeginRendering(cmd, &ri);
     }
     b->open = true;
     b->color = att.imageView;
@@ -1111,7 +1114,7 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
     b->h = t->h * t->scale;
     b->pipeline = VK_NULL_HANDLE;
     b->draws = 0;
-    ctx->batch_close = batch_submit;
+    ctx->gpu.batch_close = batch_submit;
     return PVK_SUCCESS;
 }
 
@@ -1128,12 +1131,12 @@ static void shadow_for_path(pvk_context *ctx, struct pvk_draw *d, pvk_fs_key *fs
         return;
     fs->fl.shadow = 0;
     if (d->shadow_mode_warned) {
-        ctx->stats.unsupported++;
+        ctx->gpu.stats.unsupported++;
         return;
     }
     d->shadow_mode_warned = true;
-    pvk_unsupported(ctx, "draw: shadow rendering needs attachment reads (%s); the TEV colour is written instead",
-                    ctx->debug & PVK_DEBUG_ROUNDTRIP ? "not on the PVK_DEBUG=roundtrip path" : "device or PVK_DEBUG");
+    pvk_unsupported(&ctx->gpu, "draw: shadow rendering needs attachment reads (%s); the TEV colour is written instead",
+                    ctx->gpu.debug & PVK_DEBUG_ROUNDTRIP ? "not on the PVK_DEBUG=roundtrip path" : "device or PVK_DEBUG");
 }
 
 static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_packet *pk,
@@ -1168,7 +1171,7 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
                 (!dsurf || b->depth == pvk_surface_view(dsurf));
     /* another target: the batch goes first, so the textures' and samplers'
      * last use (the open or next submission) is this draw's batch */
-    if (!same && (r = pvk_batch_close(ctx)) && ctx->sticky)
+    if (!same && (r = pvk_batch_close(&ctx->gpu)) && ctx->gpu.sticky)
         return r;
     pvk_pipe_key pipe = pk->pipe;
     pvk_fs_key fs = pk->fs;
@@ -1191,7 +1194,7 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
     VkCommandBuffer cmd = b->op.cmd;
     bool labelled = label_draw(ctx, cmd, pk, t.addr);
     if (b->pipeline != pipeline) {
-        ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+        ctx->gpu.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
         b->pipeline = pipeline;
     }
     set_draw_state(ctx, cmd, pk, t.w, t.h, sc, &dst, b->depth != VK_NULL_HANDLE, b->stencil);
@@ -1200,23 +1203,23 @@ static pvk_result render_batched(pvk_context *ctx, struct pvk_draw *d, const pvk
         pvk_fragdata_bind(ctx, cmd, &fref);
     record_vertices(ctx, d, cmd, pk, in);
     if (fdata)
-        pvk_fragdata_used(ctx, &fref, ctx->timeline_next + 1); /* the open batch's value */
+        pvk_fragdata_used(ctx, &fref, ctx->gpu.timeline_next + 1); /* the open batch's value */
     if (labelled)
-        pvk_label_end(ctx, cmd);
+        pvk_label_end(&ctx->gpu, cmd);
     /* the surfaces are newer than guest memory now; nothing goes home */
     if (cs)
         pvk_surface_drawn(cs);
     if (dsurf && (dst.write || (dst.stencil && pk->raster.stencil_test && pk->raster.stencil_write_mask))) {
         pvk_surface_drawn(dsurf);
-        pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x24, t.w * t.h * dst.bpp); /* POLYGON_DEPTHBUFFER_WRITES */
+        pvk_mmio_count(&ctx->vram.mmio, PVK_REG_TRAFFIC_FIRST + 0x24, t.w * t.h * dst.bpp); /* POLYGON_DEPTHBUFFER_WRITES */
     }
     if (dst.use)
-        pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x20, t.w * t.h * dst.bpp); /* POLYGON_DEPTHBUFFER_READS */
+        pvk_mmio_count(&ctx->vram.mmio, PVK_REG_TRAFFIC_FIRST + 0x20, t.w * t.h * dst.bpp); /* POLYGON_DEPTHBUFFER_READS */
     if (t.color)
-        pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x2C, t.w * t.h * t.bpp); /* POLYGON_COLORBUFFER_WRITES */
+        pvk_mmio_count(&ctx->vram.mmio, PVK_REG_TRAFFIC_FIRST + 0x2C, t.w * t.h * t.bpp); /* POLYGON_COLORBUFFER_WRITES */
     /* sync: every draw on its own, waited for */
-    if (++b->draws >= (ctx->debug & PVK_DEBUG_SYNC ? 1u : BATCH_MAX_DRAWS))
-        return pvk_batch_close(ctx);
+    if (++b->draws >= (ctx->gpu.debug & PVK_DEBUG_SYNC ? 1u : BATCH_MAX_DRAWS))
+        return pvk_batch_close(&ctx->gpu);
     return PVK_SUCCESS;
 }
 
@@ -1237,10 +1240,10 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
     pvk_buffer_range guest = {0};
     uint32_t sub = 0;
     if (t->color) {
-        if (!pvk_guest_bind(ctx, &span, &guest, &sub, "draw colour buffer"))
+        if (!pvk_guest_bind(&ctx->vram, &span, &guest, &sub, "draw colour buffer"))
             return PVK_SUCCESS;
         if (span.region->mirror)
-            pvk_guest_upload(ctx, &span);
+            pvk_guest_upload(&ctx->vram, &span);
     }
     pvk_buffer_range staging = {d->staging, 0, (VkDeviceSize)w * h * 4};
     depth_state dst;
@@ -1249,14 +1252,14 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
     pvk_buffer_range dguest = {0}, dstaging = {d->dstaging, 0, (VkDeviceSize)w * h * 4};
     uint32_t dsub = 0;
     if (dst.use) {
-        if (!pvk_guest_bind(ctx, &dst.span, &dguest, &dsub, "draw depth buffer"))
+        if (!pvk_guest_bind(&ctx->vram, &dst.span, &dguest, &dsub, "draw depth buffer"))
             return PVK_SUCCESS;
         if (dsub % 4) { /* cannot happen with 8-byte addresses and aligned regions */
-            pvk_bad_input(ctx, "draw: depth buffer at 0x%08X is not word aligned in its binding; dropped", dst.addr);
+            pvk_bad_input(&ctx->gpu, "draw: depth buffer at 0x%08X is not word aligned in its binding; dropped", dst.addr);
             return PVK_SUCCESS;
         }
         if (dst.span.region->mirror)
-            pvk_guest_upload(ctx, &dst.span);
+            pvk_guest_upload(&ctx->vram, &dst.span);
     }
     if (d->dfmt != VK_FORMAT_UNDEFINED && (r = ensure_depth_image(ctx, d, w, h)))
         return r;
@@ -1278,19 +1281,19 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
         return r;
 
     pvk_op op;
-    if ((r = pvk_op_begin(ctx, &op)))
+    if ((r = pvk_op_begin(&ctx->gpu, &op)))
         return r;
-    pvk_op_label(ctx, &op, "draw %llu (%s, %u triangles, state %016llx) into 0x%08X", (unsigned long long)pk->seq,
+    pvk_op_label(&ctx->gpu, &op, "draw %llu (%s, %u triangles, state %016llx) into 0x%08X", (unsigned long long)pk->seq,
                  pk->kind == PVK_DRAW_ARRAYS ? "arrays" : pk->kind == PVK_DRAW_ELEMENTS ? "elements" : "immediate",
                  pk->tri_vertices / 3, (unsigned long long)pk->state_hash, addr);
     VkCommandBuffer cmd = op.cmd;
     /* load: tiled guest colour -> linear RGBA8 (memory byte order) -> image */
     VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
     if (t->color) {
-        pvk_transfer_record_convert(ctx, &op, guest, sub, staging, 0, w, w, h, (uint32_t)fmt, PVK_XFER_RGBA8_NATURAL, 0);
-        pvk_op_barrier(ctx, &op);
+        pvk_transfer_record_convert(&ctx->vram, &op, guest, sub, staging, 0, w, w, h, (uint32_t)fmt, PVK_XFER_RGBA8_NATURAL, 0);
+        pvk_op_barrier(&ctx->gpu, &op);
         image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-        ctx->vk.vkCmdCopyBufferToImage(cmd, d->staging, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
+        ctx->gpu.vk.vkCmdCopyBufferToImage(cmd, d->staging, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
         image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                       VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
     } else {
@@ -1299,12 +1302,12 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
     /* depth: tiled guest -> linear q * 2^-24 -> D32 image */
     VkBufferImageCopy dbic = {.imageSubresource = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
     if (dst.use) {
-        pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x20, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_READS */
-        pvk_depth_io(ctx, &op, dguest, dsub, dstaging, w, h, dst.bpp, false, false);
-        pvk_op_barrier(ctx, &op);
+        pvk_mmio_count(&ctx->vram.mmio, PVK_REG_TRAFFIC_FIRST + 0x20, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_READS */
+        pvk_depth_io(&ctx->vram, &op, dguest, dsub, dstaging, w, h, dst.bpp, false, false);
+        pvk_op_barrier(&ctx->gpu, &op);
         image_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
                              VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-        ctx->vk.vkCmdCopyBufferToImage(cmd, d->dstaging, d->depth.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &dbic);
+        ctx->gpu.vk.vkCmdCopyBufferToImage(cmd, d->dstaging, d->depth.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &dbic);
         image_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                              VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
     } else if (d->depth.image) {
@@ -1334,45 +1337,45 @@ static pvk_result render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const p
         .pColorAttachments = &att,
         .pDepthAttachment = d->depth.image ? &datt : NULL,
     };
-    ctx->vk.vkCmdBeginRendering(cmd, &ri);
-    ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+    ctx->gpu.vk.vkCmdBeginRendering(cmd, &ri);
+    ctx->gpu.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
     set_draw_state(ctx, cmd, pk, w, h, 1, &dst, d->depth.image != VK_NULL_HANDLE, false);
     push_textures(ctx, cmd, &tb);
     if (fdata)
         pvk_fragdata_bind(ctx, cmd, &fref);
     record_vertices(ctx, d, cmd, pk, in);
-    ctx->vk.vkCmdEndRendering(cmd);
+    ctx->gpu.vk.vkCmdEndRendering(cmd);
 
     /* store: image -> linear staging -> tiled guest colour */
     if (t->color) {
         image_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                       VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-        ctx->vk.vkCmdCopyImageToBuffer(cmd, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->staging, 1, &bic);
+        ctx->gpu.vk.vkCmdCopyImageToBuffer(cmd, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->staging, 1, &bic);
     }
     if (dst.write) {
         image_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                              VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-        ctx->vk.vkCmdCopyImageToBuffer(cmd, d->depth.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->dstaging, 1, &dbic);
+        ctx->gpu.vk.vkCmdCopyImageToBuffer(cmd, d->depth.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->dstaging, 1, &dbic);
     }
-    pvk_op_barrier(ctx, &op);
+    pvk_op_barrier(&ctx->gpu, &op);
     if (t->color)
-        pvk_transfer_record_convert(ctx, &op, staging, 0, guest, sub, w, w, h, PVK_XFER_RGBA8_NATURAL, (uint32_t)fmt, 2);
+        pvk_transfer_record_convert(&ctx->vram, &op, staging, 0, guest, sub, w, w, h, PVK_XFER_RGBA8_NATURAL, (uint32_t)fmt, 2);
     d->depth_len = 0;
     if (dst.write) {
-        pvk_depth_io(ctx, &op, dguest, dsub, dstaging, w, h, dst.bpp, true, false);
+        pvk_depth_io(&ctx->vram, &op, dguest, dsub, dstaging, w, h, dst.bpp, true, false);
         d->depth_addr = dst.addr;
         d->depth_len = w * h * dst.bpp;
-        pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x24, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_WRITES */
+        pvk_mmio_count(&ctx->vram.mmio, PVK_REG_TRAFFIC_FIRST + 0x24, w * h * dst.bpp); /* POLYGON_DEPTHBUFFER_WRITES */
     }
     op.p.retire = draw_retire;
     op.p.dst_addr = addr;
     op.p.dst_len = t->color ? w * h * bpp : 0;
     if (t->color)
-        pvk_mmio_count(&ctx->mmio, PVK_REG_TRAFFIC_FIRST + 0x2C, w * h * bpp); /* POLYGON_COLORBUFFER_WRITES */
-    if ((r = pvk_op_submit(ctx, &op)))
+        pvk_mmio_count(&ctx->vram.mmio, PVK_REG_TRAFFIC_FIRST + 0x2C, w * h * bpp); /* POLYGON_COLORBUFFER_WRITES */
+    if ((r = pvk_op_submit(&ctx->gpu, &op)))
         return r;
     if (fdata)
-        pvk_fragdata_used(ctx, &fref, ctx->timeline_next);
+        pvk_fragdata_used(ctx, &fref, ctx->gpu.timeline_next);
     return PVK_SUCCESS;
 }
 
@@ -1382,39 +1385,39 @@ pvk_result pvk_draw_init(pvk_context *ctx)
     if (!d)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->draw = d;
-    pvk_log(ctx, PVK_LOG_INFO, "drawing: TEV combiners, texture units 0-2 (no shadow cube maps), the procedural "
+    pvk_log(&ctx->gpu, PVK_LOG_INFO, "drawing: TEV combiners, texture units 0-2 (no shadow cube maps), the procedural "
                                "texture, fragment lighting, fog, shadow rendering, alpha test, blending, logic ops, "
                                "depth and stencil; no gas");
     /* D32_SFLOAT holds every 24-bit depth exactly (translator/glsl_fs.c); Vulkan
      * requires it for depth attachments and transfers, but check anyway. */
     VkFormatProperties fp;
-    vkGetPhysicalDeviceFormatProperties(ctx->phys, VK_FORMAT_D32_SFLOAT, &fp);
+    vkGetPhysicalDeviceFormatProperties(ctx->gpu.phys, VK_FORMAT_D32_SFLOAT, &fp);
     VkFormatFeatureFlags need = VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_FORMAT_FEATURE_TRANSFER_SRC_BIT |
                                 VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
     if ((fp.optimalTilingFeatures & need) == need)
         d->dfmt = VK_FORMAT_D32_SFLOAT;
     else
-        pvk_log(ctx, PVK_LOG_ERROR, "device lacks D32_SFLOAT depth attachments: draws ignore the depth buffer");
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "device lacks D32_SFLOAT depth attachments: draws ignore the depth buffer");
     /* D24S8: the same exact float depth plus a stencil aspect.  (D24_UNORM_S8
      * would need another depth encoding; without D32_SFLOAT_S8_UINT draws go
      * without stencil, logged when one tests.) */
-    vkGetPhysicalDeviceFormatProperties(ctx->phys, VK_FORMAT_D32_SFLOAT_S8_UINT, &fp);
+    vkGetPhysicalDeviceFormatProperties(ctx->gpu.phys, VK_FORMAT_D32_SFLOAT_S8_UINT, &fp);
     if (d->dfmt && (fp.optimalTilingFeatures & need) == need)
         d->dsfmt = VK_FORMAT_D32_SFLOAT_S8_UINT;
     else
-        pvk_log(ctx, PVK_LOG_WARN, "device lacks D32_SFLOAT_S8_UINT attachments: no stencil test");
+        pvk_log(&ctx->gpu, PVK_LOG_WARN, "device lacks D32_SFLOAT_S8_UINT attachments: no stencil test");
     pvk_result r;
-    if ((r = pvk_create_buffer(ctx, (VkDeviceSize)MAX_DIM * MAX_DIM * 4,
+    if ((r = pvk_create_buffer(&ctx->gpu, (VkDeviceSize)MAX_DIM * MAX_DIM * 4,
                                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                    VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &d->dstaging, &d->dstaging_mem)) ||
-        (r = pvk_create_buffer(ctx, (VkDeviceSize)MAX_DIM * MAX_DIM * 4,
+        (r = pvk_create_buffer(&ctx->gpu, (VkDeviceSize)MAX_DIM * MAX_DIM * 4,
                                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                    VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &d->staging, &d->staging_mem)))
         return r;
-    pvk_object_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)d->staging, "draw colour staging (linear RGBA8)");
-    pvk_object_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)d->dstaging, "draw depth staging (linear float)");
+    pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_BUFFER, (uint64_t)d->staging, "draw colour staging (linear RGBA8)");
+    pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_BUFFER, (uint64_t)d->dstaging, "draw depth staging (linear float)");
     return PVK_SUCCESS;
 }
 
@@ -1423,22 +1426,22 @@ void pvk_draw_destroy(pvk_context *ctx)
     struct pvk_draw *d = ctx->draw;
     if (!d)
         return;
-    pvk_batch_close(ctx); /* the context's last retire submitted it already */
-    pvk_image_destroy(ctx, &d->rt);
-    pvk_image_destroy(ctx, &d->depth);
+    pvk_batch_close(&ctx->gpu); /* the context's last retire submitted it already */
+    pvk_image_destroy(&ctx->gpu, &d->rt);
+    pvk_image_destroy(&ctx->gpu, &d->depth);
     if (d->dstaging)
-        ctx->vk.vkDestroyBuffer(ctx->device, d->dstaging, NULL);
+        ctx->gpu.vk.vkDestroyBuffer(ctx->gpu.device, d->dstaging, NULL);
     if (d->dstaging_mem)
-        ctx->vk.vkFreeMemory(ctx->device, d->dstaging_mem, NULL);
+        ctx->gpu.vk.vkFreeMemory(ctx->gpu.device, d->dstaging_mem, NULL);
     if (d->vbuf)
-        ctx->vk.vkDestroyBuffer(ctx->device, d->vbuf, NULL);
+        ctx->gpu.vk.vkDestroyBuffer(ctx->gpu.device, d->vbuf, NULL);
     if (d->vbuf_mem)
-        ctx->vk.vkFreeMemory(ctx->device, d->vbuf_mem, NULL);
+        ctx->gpu.vk.vkFreeMemory(ctx->gpu.device, d->vbuf_mem, NULL);
     free(d->checks);
     if (d->staging)
-        ctx->vk.vkDestroyBuffer(ctx->device, d->staging, NULL);
+        ctx->gpu.vk.vkDestroyBuffer(ctx->gpu.device, d->staging, NULL);
     if (d->staging_mem)
-        ctx->vk.vkFreeMemory(ctx->device, d->staging_mem, NULL);
+        ctx->gpu.vk.vkFreeMemory(ctx->gpu.device, d->staging_mem, NULL);
     free(d);
     ctx->draw = NULL;
 }

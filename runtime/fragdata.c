@@ -38,9 +38,9 @@ struct pvk_fragdata {
 static void fragdata_free(pvk_context *ctx, struct pvk_fragdata *f)
 {
     if (f->buf)
-        ctx->vk.vkDestroyBuffer(ctx->device, f->buf, NULL);
+        ctx->gpu.vk.vkDestroyBuffer(ctx->gpu.device, f->buf, NULL);
     if (f->mem)
-        ctx->vk.vkFreeMemory(ctx->device, f->mem, NULL);
+        ctx->gpu.vk.vkFreeMemory(ctx->gpu.device, f->mem, NULL);
     free(f);
 }
 
@@ -49,19 +49,19 @@ static pvk_result fragdata_create(pvk_context *ctx)
     struct pvk_fragdata *f = calloc(1, sizeof *f);
     if (!f)
         return PVK_ERROR_OUT_OF_MEMORY;
-    pvk_result r = pvk_create_buffer(ctx, RING_BYTES, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+    pvk_result r = pvk_create_buffer(&ctx->gpu, RING_BYTES, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
                                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &f->buf,
                                      &f->mem);
     void *map = NULL;
     if (!r)
-        r = pvk_vk_check(ctx, ctx->vk.vkMapMemory(ctx->device, f->mem, 0, VK_WHOLE_SIZE, 0, &map), "vkMapMemory");
+        r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkMapMemory(ctx->gpu.device, f->mem, 0, VK_WHOLE_SIZE, 0, &map), "vkMapMemory");
     if (r) {
         fragdata_free(ctx, f);
         return r;
     }
-    pvk_object_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)f->buf, "fragment LUTs and parameters (ring)");
+    pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_BUFFER, (uint64_t)f->buf, "fragment LUTs and parameters (ring)");
     f->map = map;
-    const VkPhysicalDeviceLimits *lim = &ctx->props.limits;
+    const VkPhysicalDeviceLimits *lim = &ctx->gpu.props.limits;
     f->align = 256; /* at least every offset alignment Vulkan allows */
     if (lim->minStorageBufferOffsetAlignment > f->align)
         f->align = lim->minStorageBufferOffsetAlignment;
@@ -99,7 +99,7 @@ static pvk_result ring_alloc(pvk_context *ctx, struct pvk_fragdata *f, VkDeviceS
         if (i == f->cur)
             continue;
         pvk_result r;
-        if (f->seg[i] && (r = pvk_retire_until(ctx, f->seg[i])))
+        if (f->seg[i] && (r = pvk_retire_until(&ctx->gpu, f->seg[i])))
             return r;
         f->seg[i] = 0;
         if (f->lut_valid && overlaps(f->lut_off, LUT_BYTES, (VkDeviceSize)i * seg, seg))
@@ -155,7 +155,7 @@ pvk_result pvk_fragdata_prepare(pvk_context *ctx, const pvk_draw_packet *pk, pvk
 
 VkDescriptorType pvk_fragdata_lut_type(const pvk_context *ctx)
 {
-    bool ubo = ctx->props.limits.maxUniformBufferRange >= LUT_BYTES && !(ctx->debug & PVK_DEBUG_LUT_STORAGE);
+    bool ubo = ctx->gpu.props.limits.maxUniformBufferRange >= LUT_BYTES && !(ctx->gpu.debug & PVK_DEBUG_LUT_STORAGE);
     return ubo ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
@@ -175,7 +175,7 @@ void pvk_fragdata_bind(pvk_context *ctx, VkCommandBuffer cmd, const pvk_fragdata
         {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = PVK_DRAW_BINDING_FRAG_PARAMS,
          .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .pBufferInfo = &params},
     };
-    ctx->vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, 2, w);
+    ctx->gpu.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, 2, w);
 }
 
 void pvk_fragdata_used(pvk_context *ctx, const pvk_fragdata_ref *ref, uint64_t value)

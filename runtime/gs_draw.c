@@ -68,7 +68,7 @@ static pvk_result gs_init(pvk_context *ctx)
         .bindingCount = BINDINGS,
         .pBindings = b,
     };
-    pvk_result r = pvk_vk_check(ctx, ctx->vk.vkCreateDescriptorSetLayout(ctx->device, &dsl, NULL, &g->set_layout),
+    pvk_result r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateDescriptorSetLayout(ctx->gpu.device, &dsl, NULL, &g->set_layout),
                                 "vkCreateDescriptorSetLayout");
     VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(pvk_gs_push)};
     VkPipelineLayoutCreateInfo plci = {
@@ -79,7 +79,7 @@ static pvk_result gs_init(pvk_context *ctx)
         .pPushConstantRanges = &pcr,
     };
     if (!r)
-        r = pvk_vk_check(ctx, ctx->vk.vkCreatePipelineLayout(ctx->device, &plci, NULL, &g->layout),
+        r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreatePipelineLayout(ctx->gpu.device, &plci, NULL, &g->layout),
                          "vkCreatePipelineLayout");
     if (r) {
         pvk_gs_destroy(ctx);
@@ -92,9 +92,9 @@ static void drop_pipelines(pvk_context *ctx, struct pvk_gs *g)
 {
     for (uint32_t i = 0; i < TABLE_SIZE; i++) {
         if (g->table[i].vertex)
-            ctx->vk.vkDestroyPipeline(ctx->device, g->table[i].vertex, NULL);
+            ctx->gpu.vk.vkDestroyPipeline(ctx->gpu.device, g->table[i].vertex, NULL);
         if (g->table[i].geometry)
-            ctx->vk.vkDestroyPipeline(ctx->device, g->table[i].geometry, NULL);
+            ctx->gpu.vk.vkDestroyPipeline(ctx->gpu.device, g->table[i].geometry, NULL);
     }
     memset(g->table, 0, sizeof g->table);
     g->count = 0;
@@ -107,9 +107,9 @@ void pvk_gs_destroy(pvk_context *ctx)
         return;
     drop_pipelines(ctx, g);
     if (g->layout)
-        ctx->vk.vkDestroyPipelineLayout(ctx->device, g->layout, NULL);
+        ctx->gpu.vk.vkDestroyPipelineLayout(ctx->gpu.device, g->layout, NULL);
     if (g->set_layout)
-        ctx->vk.vkDestroyDescriptorSetLayout(ctx->device, g->set_layout, NULL);
+        ctx->gpu.vk.vkDestroyDescriptorSetLayout(ctx->gpu.device, g->set_layout, NULL);
     free(g);
     ctx->gs = NULL;
 }
@@ -121,10 +121,10 @@ static pvk_result compile(pvk_context *ctx, struct pvk_gs *g, const char *src, c
     uint32_t *words = pvk_shader_spirv(ctx, PVK_STAGE_COMPUTE, src, hash, &n);
     if (!words)
         return PVK_ERROR_VULKAN; /* logged: picavk's bug */
-    pvk_result r = pvk_compute_pipeline_create(ctx, words, n * 4, g->layout, NULL, out);
+    pvk_result r = pvk_compute_pipeline_create(&ctx->gpu, words, n * 4, g->layout, NULL, out);
     free(words);
     if (!r)
-        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)*out, "%s (compute, %016llx)", what,
+        pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_PIPELINE, (uint64_t)*out, "%s (compute, %016llx)", what,
                         (unsigned long long)hash);
     return r;
 }
@@ -146,7 +146,7 @@ static pvk_result build(pvk_context *ctx, struct pvk_gs *g, const pvk_gs_draw *g
         free(src);
     }
     if (r == PVK_ERROR_MISSING_FEATURE)
-        pvk_log(ctx, PVK_LOG_DEBUG, "geometry program %016llx (entry %u) or its vertex program is not translated "
+        pvk_log(&ctx->gpu, PVK_LOG_DEBUG, "geometry program %016llx (entry %u) or its vertex program is not translated "
                 "whole, or it has more than %u reachable EMITs: its draws run on the CPU",
                 (unsigned long long)key->code_hash, key->entry, PVK_GLSL_GS_MAX_EMIT_SITES);
     return r;
@@ -159,7 +159,7 @@ pvk_result pvk_gs_prepare(pvk_context *ctx, const pvk_gs_draw *gs, VkPipeline *v
         return r;
     struct pvk_gs *g = ctx->gs;
     pvk_gs_key key = gs->key;
-    if (ctx->shader_float64)
+    if (ctx->gpu.shader_float64)
         key.flags |= PVK_GLSL_VS_F64;
     uint32_t i = (uint32_t)XXH3_64bits(&key, sizeof key) & (TABLE_SIZE - 1);
     for (;; i = (i + 1) & (TABLE_SIZE - 1)) {
@@ -172,7 +172,7 @@ pvk_result pvk_gs_prepare(pvk_context *ctx, const pvk_gs_draw *gs, VkPipeline *v
         }
     }
     if (g->count >= TABLE_SIZE / 2) { /* start over rather than grow without bound */
-        if ((r = pvk_retire(ctx, true)))
+        if ((r = pvk_retire(&ctx->gpu, true)))
             return r;
         drop_pipelines(ctx, g);
         return pvk_gs_prepare(ctx, gs, vertex, geometry);
@@ -181,12 +181,12 @@ pvk_result pvk_gs_prepare(pvk_context *ctx, const pvk_gs_draw *gs, VkPipeline *v
     r = build(ctx, g, gs, &key, &e);
     if (r && r != PVK_ERROR_MISSING_FEATURE) {
         if (e.vertex)
-            ctx->vk.vkDestroyPipeline(ctx->device, e.vertex, NULL);
+            ctx->gpu.vk.vkDestroyPipeline(ctx->gpu.device, e.vertex, NULL);
         return r;
     }
     if (r) { /* remembered: the CPU path */
         if (e.vertex)
-            ctx->vk.vkDestroyPipeline(ctx->device, e.vertex, NULL);
+            ctx->gpu.vk.vkDestroyPipeline(ctx->gpu.device, e.vertex, NULL);
         e.vertex = e.geometry = VK_NULL_HANDLE;
     }
     g->table[i] = e;
@@ -249,24 +249,24 @@ void pvk_gs_record(pvk_context *ctx, VkCommandBuffer cmd, const pvk_gs_draw *gs,
     /* pass A: the vertex program on every vertex read */
     pvk_gs_push p = *push;
     p.n = gs->vertices;
-    ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vertex);
-    ctx->vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->layout, 0, 3, w);
-    ctx->vk.vkCmdPushConstants(cmd, g->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p, &p);
-    ctx->vk.vkCmdDispatch(cmd, (gs->vertices + GROUP - 1) / GROUP, 1, 1);
+    ctx->gpu.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vertex);
+    ctx->gpu.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->layout, 0, 3, w);
+    ctx->gpu.vk.vkCmdPushConstants(cmd, g->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p, &p);
+    ctx->gpu.vk.vkCmdDispatch(cmd, (gs->vertices + GROUP - 1) / GROUP, 1, 1);
     VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
                            .srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                            .srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                            .dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                            .dstAccessMask = VK_ACCESS_2_SHADER_STORAGE_READ_BIT};
     VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &mb};
-    ctx->vk.vkCmdPipelineBarrier2(cmd, &di);
+    ctx->gpu.vk.vkCmdPipelineBarrier2(cmd, &di);
     /* pass B: the geometry program per primitive; binding 1 is its uniforms now */
     bi[1] = (VkDescriptorBufferInfo){ring, rg->gs_uni, sizeof(pvk_vs_uniforms)};
     p.n = gs->prims;
-    ctx->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, geometry);
-    ctx->vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->layout, 0, BINDINGS, w);
-    ctx->vk.vkCmdPushConstants(cmd, g->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p, &p);
-    ctx->vk.vkCmdDispatch(cmd, (gs->prims + GROUP - 1) / GROUP, 1, 1);
+    ctx->gpu.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, geometry);
+    ctx->gpu.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->layout, 0, BINDINGS, w);
+    ctx->gpu.vk.vkCmdPushConstants(cmd, g->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p, &p);
+    ctx->gpu.vk.vkCmdDispatch(cmd, (gs->prims + GROUP - 1) / GROUP, 1, 1);
     /* the slots are vertices of a later submission on this queue (submission
      * order carries the barrier's second scope there); the counters are the
      * host's to read */
@@ -275,5 +275,5 @@ void pvk_gs_record(pvk_context *ctx, VkCommandBuffer cmd, const pvk_gs_draw *gs,
                             .srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                             .dstStageMask = VK_PIPELINE_STAGE_2_VERTEX_ATTRIBUTE_INPUT_BIT | VK_PIPELINE_STAGE_2_HOST_BIT,
                             .dstAccessMask = VK_ACCESS_2_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_2_HOST_READ_BIT};
-    ctx->vk.vkCmdPipelineBarrier2(cmd, &di);
+    ctx->gpu.vk.vkCmdPipelineBarrier2(cmd, &di);
 }

@@ -150,7 +150,7 @@ static void find_dir(pvk_context *ctx, struct pvk_pipelines *pl)
     else if (home && *home)
         snprintf(pl->dir, sizeof pl->dir, "%s/.cache/picavk", home);
     if (pl->dir[0] && !make_dir(pl->dir)) {
-        pvk_log(ctx, PVK_LOG_WARN, "shader cache: cannot create %s; caching in memory only", pl->dir);
+        pvk_log(&ctx->gpu, PVK_LOG_WARN, "shader cache: cannot create %s; caching in memory only", pl->dir);
         pl->dir[0] = 0;
     }
 }
@@ -184,7 +184,7 @@ static void write_file(pvk_context *ctx, const char *path, const void *data, siz
         ok = false;
     if (!ok || rename(tmp, path)) {
         remove(tmp);
-        pvk_log(ctx, PVK_LOG_WARN, "shader cache: cannot write %s", path);
+        pvk_log(&ctx->gpu, PVK_LOG_WARN, "shader cache: cannot write %s", path);
     }
 }
 
@@ -192,8 +192,8 @@ static void cache_path(const pvk_context *ctx, const struct pvk_pipelines *pl, c
 {
     char uuid[2 * VK_UUID_SIZE + 1];
     for (unsigned i = 0; i < VK_UUID_SIZE; i++)
-        snprintf(uuid + 2 * i, 3, "%02x", ctx->props.pipelineCacheUUID[i]);
-    snprintf(out, cap, "%s/pipelines-%s-%08x.bin", pl->dir, uuid, ctx->props.driverVersion);
+        snprintf(uuid + 2 * i, 3, "%02x", ctx->gpu.props.pipelineCacheUUID[i]);
+    snprintf(out, cap, "%s/pipelines-%s-%08x.bin", pl->dir, uuid, ctx->gpu.props.driverVersion);
 }
 
 pvk_result pvk_pipelines_init(pvk_context *ctx)
@@ -213,11 +213,11 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
     VkPipelineCacheCreateInfo pcci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO, .initialDataSize = size, .pInitialData = data};
     /* the driver checks the header and ignores data of another device or version */
-    if (ctx->vk.vkCreatePipelineCache(ctx->device, &pcci, NULL, &pl->cache) != VK_SUCCESS) {
-        pvk_log(ctx, PVK_LOG_WARN, "pipeline cache %s is unusable; starting empty", path);
+    if (ctx->gpu.vk.vkCreatePipelineCache(ctx->gpu.device, &pcci, NULL, &pl->cache) != VK_SUCCESS) {
+        pvk_log(&ctx->gpu, PVK_LOG_WARN, "pipeline cache %s is unusable; starting empty", path);
         pcci.initialDataSize = 0;
         pcci.pInitialData = NULL;
-        if (ctx->vk.vkCreatePipelineCache(ctx->device, &pcci, NULL, &pl->cache) != VK_SUCCESS)
+        if (ctx->gpu.vk.vkCreatePipelineCache(ctx->gpu.device, &pcci, NULL, &pl->cache) != VK_SUCCESS)
             pl->cache = VK_NULL_HANDLE;
     }
     free(data);
@@ -255,10 +255,10 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
     for (uint32_t t = 0; t < 4; t++)
         for (uint32_t c = 0; c < 4; c++) {
             VkFormatProperties fp;
-            vkGetPhysicalDeviceFormatProperties(ctx->phys, pvk_vk_attrib_format(t, c + 1), &fp);
+            vkGetPhysicalDeviceFormatProperties(ctx->gpu.phys, pvk_vk_attrib_format(t, c + 1), &fp);
             pl->attrib_ok[t][c] = (fp.bufferFeatures & VK_FORMAT_FEATURE_VERTEX_BUFFER_BIT) != 0;
         }
-    pvk_result r = pvk_vk_check(ctx, ctx->vk.vkCreateDescriptorSetLayout(ctx->device, &dslci, NULL, &pl->set_layout),
+    pvk_result r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateDescriptorSetLayout(ctx->gpu.device, &dslci, NULL, &pl->set_layout),
                                 "vkCreateDescriptorSetLayout");
     if (r)
         return r;
@@ -269,34 +269,34 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
         .pushConstantRangeCount = 2,
         .pPushConstantRanges = pl->ranges,
     };
-    r = pvk_vk_check(ctx, ctx->vk.vkCreatePipelineLayout(ctx->device, &plci, NULL, &pl->layout),
+    r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreatePipelineLayout(ctx->gpu.device, &plci, NULL, &pl->layout),
                      "vkCreatePipelineLayout");
     if (r)
         return r;
     pvk_spirv spv = pvk_builtin_draw_vertex_spirv();
-    pl->check = CHECK_ALWAYS || (ctx->debug & PVK_DEBUG_SHADERS);
+    pl->check = CHECK_ALWAYS || (ctx->gpu.debug & PVK_DEBUG_SHADERS);
     if (pl->check) {
         /* a vertex shader that does not fit refuses every draw pipeline (logged here, once) */
         char err[256], why[256];
         if (pvk_spirv_reflect(spv.code, spv.size / 4, &pl->vertex_info, err))
-            pvk_log(ctx, PVK_LOG_ERROR, "draw vertex shader: %s", err);
+            pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw vertex shader: %s", err);
         else if (!pvk_shader_fits_layout(&pl->vertex_info, VK_SHADER_STAGE_VERTEX_BIT, NULL, pl->ranges, 2,
                                          pl->bindings, pl->n_bindings, why, sizeof why))
-            pvk_log(ctx, PVK_LOG_ERROR, "draw vertex shader does not fit the draw pipeline layout: %s", why);
+            pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw vertex shader does not fit the draw pipeline layout: %s", why);
         else
             pl->vertex_fits = true;
     }
     VkShaderModuleCreateInfo smci = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = spv.size, .pCode = spv.code};
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &pl->vertex),
+    if ((r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateShaderModule(ctx->gpu.device, &smci, NULL, &pl->vertex),
                           "vkCreateShaderModule")))
         return r;
     /* features.geometry_shader: the device has it and, on a host's device,
      * pvk_host_vulkan.geometry_shader_enabled says it was enabled */
-    if (ctx->features.geometry_shader) {
+    if (ctx->gpu.features.geometry_shader) {
         spv = pvk_builtin_draw_quat_geom_spirv();
         smci.codeSize = spv.size, smci.pCode = spv.code;
-        r = pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &pl->quat_geom),
+        r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateShaderModule(ctx->gpu.device, &smci, NULL, &pl->quat_geom),
                          "vkCreateShaderModule");
     }
     return r;
@@ -315,14 +315,14 @@ static void reap(pvk_context *ctx, struct pvk_pipelines *pl, bool all)
     uint64_t done = UINT64_MAX;
     if (!pl->n_retired)
         return;
-    if (!all && (ctx->sticky || !ctx->timeline ||
-                 pvk_vk_check(ctx, ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &done),
+    if (!all && (ctx->gpu.sticky || !ctx->gpu.timeline ||
+                 pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkGetSemaphoreCounterValue(ctx->gpu.device, ctx->gpu.timeline, &done),
                               "vkGetSemaphoreCounterValue")))
         return;
     uint32_t kept = 0;
     for (uint32_t i = 0; i < pl->n_retired; i++) {
         if (pl->retired[i].value <= done)
-            ctx->vk.vkDestroyPipeline(ctx->device, pl->retired[i].pipeline, NULL);
+            ctx->gpu.vk.vkDestroyPipeline(ctx->gpu.device, pl->retired[i].pipeline, NULL);
         else
             pl->retired[kept++] = pl->retired[i];
     }
@@ -336,9 +336,9 @@ void pvk_pipelines_destroy(pvk_context *ctx)
         return;
     if (pl->cache && pl->dir[0] && pl->created) {
         size_t size = 0;
-        if (ctx->vk.vkGetPipelineCacheData(ctx->device, pl->cache, &size, NULL) == VK_SUCCESS && size) {
+        if (ctx->gpu.vk.vkGetPipelineCacheData(ctx->gpu.device, pl->cache, &size, NULL) == VK_SUCCESS && size) {
             void *data = malloc(size);
-            if (data && ctx->vk.vkGetPipelineCacheData(ctx->device, pl->cache, &size, data) == VK_SUCCESS) {
+            if (data && ctx->gpu.vk.vkGetPipelineCacheData(ctx->gpu.device, pl->cache, &size, data) == VK_SUCCESS) {
                 char path[600];
                 cache_path(ctx, pl, path, sizeof path);
                 write_file(ctx, path, data, size);
@@ -347,29 +347,29 @@ void pvk_pipelines_destroy(pvk_context *ctx)
         }
     }
     if (pl->cache)
-        ctx->vk.vkDestroyPipelineCache(ctx->device, pl->cache, NULL);
+        ctx->gpu.vk.vkDestroyPipelineCache(ctx->gpu.device, pl->cache, NULL);
     for (uint32_t i = 0; i < (1u << TABLE_BITS); i++)
         if (pl->table[i].pipeline)
-            ctx->vk.vkDestroyPipeline(ctx->device, pl->table[i].pipeline, NULL);
+            ctx->gpu.vk.vkDestroyPipeline(ctx->gpu.device, pl->table[i].pipeline, NULL);
     reap(ctx, pl, true); /* the context's end waited for the GPU (or it is lost) */
     free(pl->retired);
     if (pl->vertex)
-        ctx->vk.vkDestroyShaderModule(ctx->device, pl->vertex, NULL);
+        ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->vertex, NULL);
     if (pl->quat_geom)
-        ctx->vk.vkDestroyShaderModule(ctx->device, pl->quat_geom, NULL);
+        ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->quat_geom, NULL);
     for (uint32_t i = 0; i < pl->n_vsm; i++)
         if (pl->vsm[i].module)
-            ctx->vk.vkDestroyShaderModule(ctx->device, pl->vsm[i].module, NULL);
+            ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->vsm[i].module, NULL);
     for (uint32_t i = 0; i < pl->n_fbs; i++)
-        ctx->vk.vkDestroyFramebuffer(ctx->device, pl->fbs[i].fb, NULL);
+        ctx->gpu.vk.vkDestroyFramebuffer(ctx->gpu.device, pl->fbs[i].fb, NULL);
     for (uint32_t i = 0; i < pl->n_passes; i++)
-        ctx->vk.vkDestroyRenderPass(ctx->device, pl->passes[i].pass, NULL);
+        ctx->gpu.vk.vkDestroyRenderPass(ctx->gpu.device, pl->passes[i].pass, NULL);
     if (pl->layout)
-        ctx->vk.vkDestroyPipelineLayout(ctx->device, pl->layout, NULL);
+        ctx->gpu.vk.vkDestroyPipelineLayout(ctx->gpu.device, pl->layout, NULL);
     if (pl->set_layout)
-        ctx->vk.vkDestroyDescriptorSetLayout(ctx->device, pl->set_layout, NULL);
-    pvk_log(ctx, PVK_LOG_DEBUG, "draw pipelines: %llu created, %llu found in memory",
-            (unsigned long long)pl->created, (unsigned long long)ctx->stats.pipeline_hits);
+        ctx->gpu.vk.vkDestroyDescriptorSetLayout(ctx->gpu.device, pl->set_layout, NULL);
+    pvk_log(&ctx->gpu, PVK_LOG_DEBUG, "draw pipelines: %llu created, %llu found in memory",
+            (unsigned long long)pl->created, (unsigned long long)ctx->gpu.stats.pipeline_hits);
     free(pl);
     ctx->pipelines = NULL;
 }
@@ -463,12 +463,12 @@ uint32_t *pvk_shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char 
         size_t size = 0;
         uint32_t *words = read_file(path, &size);
         if (words && size % 4 == 0 && size >= 20 && words[0] == 0x07230203u) {
-            ctx->stats.shader_disk_hits++;
+            ctx->gpu.stats.shader_disk_hits++;
             *n_words = size / 4;
             return words;
         }
         if (words)
-            pvk_log(ctx, PVK_LOG_WARN, "shader cache: %s is not SPIR-V; compiling again", path);
+            pvk_log(&ctx->gpu, PVK_LOG_WARN, "shader cache: %s is not SPIR-V; compiling again", path);
         free(words);
     }
     uint32_t *words = NULL;
@@ -476,14 +476,14 @@ uint32_t *pvk_shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char 
     pvk_result r = pvk_glsl_compile(stage, src, &words, n_words, &log);
     if (r) {
         /* generated code that does not compile is picavk's bug, not the guest's */
-        pvk_log(ctx, PVK_LOG_ERROR, "generated %s shader does not compile: %s\n%s",
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "generated %s shader does not compile: %s\n%s",
                 stage == PVK_STAGE_VERTEX ? "vertex" : stage == PVK_STAGE_COMPUTE ? "compute" : "fragment",
                 log ? log : "", src);
         free(log);
         return NULL;
     }
     free(log);
-    ctx->stats.shader_compiles++;
+    ctx->gpu.stats.shader_compiles++;
     if (path[0])
         write_file(ctx, path, words, *n_words * 4);
     return words;
@@ -498,13 +498,13 @@ static void dump_fragment(pvk_context *ctx, const pvk_fs_key *fs, uint64_t hash,
     snprintf(dir, sizeof dir, "%s/shaders", pl->dir);
     if (!pl->dir[0] || !make_dir(dir)) {
         if (!pl->dump_warned)
-            pvk_log(ctx, PVK_LOG_WARN, "PVK_DEBUG=shaders: no cache directory to dump shaders into (PVK_CACHE_DIR)");
+            pvk_log(&ctx->gpu, PVK_LOG_WARN, "PVK_DEBUG=shaders: no cache directory to dump shaders into (PVK_CACHE_DIR)");
         pl->dump_warned = true;
         return;
     }
     char *glsl = pvk_spirv_to_glsl(words, n_words, err);
     if (!glsl) {
-        pvk_log(ctx, PVK_LOG_ERROR, "PVK_DEBUG=shaders: fragment shader %016llx: %s", (unsigned long long)hash, err);
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "PVK_DEBUG=shaders: fragment shader %016llx: %s", (unsigned long long)hash, err);
         return;
     }
     /* a header naming the key, so a dump can be traced to the state that made it */
@@ -524,7 +524,7 @@ static void dump_fragment(pvk_context *ctx, const pvk_fs_key *fs, uint64_t hash,
         snprintf(gen, sizeof gen, "%s/%016llx.generated.frag.glsl", dir, (unsigned long long)hash);
         write_file(ctx, cross, text, hl + 1 + gl);
         write_file(ctx, gen, src, strlen(src));
-        pvk_log(ctx, PVK_LOG_INFO, "PVK_DEBUG=shaders: fragment shader %s (generated from %s)", cross, gen);
+        pvk_log(&ctx->gpu, PVK_LOG_INFO, "PVK_DEBUG=shaders: fragment shader %s (generated from %s)", cross, gen);
     }
     free(text);
     free(glsl);
@@ -535,19 +535,19 @@ static bool fragment_fits(pvk_context *ctx, uint64_t hash, const uint32_t *words
 {
     struct pvk_pipelines *pl = ctx->pipelines;
     if (!pl->vertex_fits) {
-        pvk_log(ctx, PVK_LOG_ERROR, "draw pipeline refused: the vertex shader does not fit the layout (logged)");
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw pipeline refused: the vertex shader does not fit the layout (logged)");
         return false;
     }
     pvk_spirv_info info;
     char err[256], why[256];
     if (pvk_spirv_reflect(words, n_words, &info, err)) {
-        pvk_log(ctx, PVK_LOG_ERROR, "draw pipeline refused: fragment shader %016llx: %s", (unsigned long long)hash,
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw pipeline refused: fragment shader %016llx: %s", (unsigned long long)hash,
                 err);
         return false;
     }
     if (!pvk_shader_fits_layout(&info, VK_SHADER_STAGE_FRAGMENT_BIT, &pl->vertex_info, pl->ranges, 2, pl->bindings,
                                 pl->n_bindings, why, sizeof why)) {
-        pvk_log(ctx, PVK_LOG_ERROR, "draw pipeline refused: fragment shader %016llx does not fit the layout: %s",
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw pipeline refused: fragment shader %016llx does not fit the layout: %s",
                 (unsigned long long)hash, why);
         return false;
     }
@@ -562,13 +562,13 @@ static VkShaderModule fragment_module(pvk_context *ctx, const pvk_fs_key *fs)
     uint64_t hash = XXH3_64bits(src, strlen(src));
     size_t n = 0;
     uint32_t *words = pvk_shader_spirv(ctx, PVK_STAGE_FRAGMENT, src, hash, &n);
-    if (words && (ctx->debug & PVK_DEBUG_SHADERS))
+    if (words && (ctx->gpu.debug & PVK_DEBUG_SHADERS))
         dump_fragment(ctx, fs, hash, src, words, n); /* before the check: a refused module can be read */
     VkShaderModule mod = VK_NULL_HANDLE;
     if (words && (!ctx->pipelines->check || fragment_fits(ctx, hash, words, n))) {
         VkShaderModuleCreateInfo smci = {
             .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = n * 4, .pCode = words};
-        pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &mod), "vkCreateShaderModule");
+        pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateShaderModule(ctx->gpu.device, &smci, NULL, &mod), "vkCreateShaderModule");
     }
     free(words);
     free(src);
@@ -597,7 +597,7 @@ static bool vertex_fits(pvk_context *ctx, const pvk_vs_key *key, const uint32_t 
     if (ok)
         ok = pvk_shader_fits_layout(want, VK_SHADER_STAGE_FRAGMENT_BIT, info, NULL, 0, NULL, 0, why, sizeof why);
     if (!ok)
-        pvk_log(ctx, PVK_LOG_ERROR, "generated vertex shader (program %016llx) refused: %s",
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "generated vertex shader (program %016llx) refused: %s",
                 (unsigned long long)key->code_hash, why[0] ? why : "the built-in vertex shader does not fit");
     free(info);
     free(want);
@@ -616,7 +616,7 @@ static vs_module *vs_find(struct pvk_pipelines *pl, const pvk_vs_key *key)
 static void vs_key_for_device(const pvk_context *ctx, const pvk_vs_draw *vs, pvk_vs_key *key)
 {
     *key = vs->key;
-    if (ctx->shader_float64)
+    if (ctx->gpu.shader_float64)
         key->flags |= PVK_GLSL_VS_F64;
 }
 
@@ -628,7 +628,7 @@ pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs)
     for (uint32_t i = 0; i < 12; i++) {
         uint32_t f = key.fmt[i];
         if (f && !pl->attrib_ok[(f - 1) % 4][(f - 1) / 4]) {
-            pvk_log(ctx, PVK_LOG_DEBUG, "vertex format %d is not a vertex input format here: draw on the CPU",
+            pvk_log(&ctx->gpu, PVK_LOG_DEBUG, "vertex format %d is not a vertex input format here: draw on the CPU",
                     (int)pvk_vk_attrib_format((f - 1) % 4, (f - 1) / 4 + 1));
             return PVK_ERROR_MISSING_FEATURE;
         }
@@ -639,14 +639,14 @@ pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs)
     if (pl->n_vsm == VS_MODULES) { /* pipelines keep what they need: modules can go any time */
         for (uint32_t i = 0; i < pl->n_vsm; i++)
             if (pl->vsm[i].module)
-                ctx->vk.vkDestroyShaderModule(ctx->device, pl->vsm[i].module, NULL);
+                ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->vsm[i].module, NULL);
         pl->n_vsm = 0;
     }
     char *src = NULL;
     pvk_result r = pvk_glsl_vertex_shader(&key, vs->code, vs->opdesc, &src);
     VkShaderModule mod = VK_NULL_HANDLE;
     if (r == PVK_ERROR_MISSING_FEATURE) {
-        pvk_log(ctx, PVK_LOG_DEBUG, "vertex program %016llx (entry %u) is not translated whole: its draws run on "
+        pvk_log(&ctx->gpu, PVK_LOG_DEBUG, "vertex program %016llx (entry %u) is not translated whole: its draws run on "
                 "the CPU", (unsigned long long)key.code_hash, key.entry);
     } else if (r) {
         return r;
@@ -660,7 +660,7 @@ pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs)
         if (!pl->check || vertex_fits(ctx, &key, words, n)) {
             VkShaderModuleCreateInfo smci = {
                 .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = n * 4, .pCode = words};
-            r = pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &mod),
+            r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateShaderModule(ctx->gpu.device, &smci, NULL, &mod),
                              "vkCreateShaderModule");
         } else {
             r = PVK_ERROR_VULKAN;
@@ -680,7 +680,7 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
     if (k->program) {
         const vs_module *m = vs_find(pl, &k->vs);
         if (!m || !m->module) { /* pvk_pipeline_get's caller prepares it first */
-            pvk_log(ctx, PVK_LOG_ERROR, "draw pipeline: no vertex module for program %016llx",
+            pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw pipeline: no vertex module for program %016llx",
                     (unsigned long long)k->vs.code_hash);
             return VK_NULL_HANDLE;
         }
@@ -774,10 +774,10 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
     };
     /* Without the device's logicOp the fragment is written as it is (Copy),
      * logged once: the shader cannot read the attachment on this path. */
-    bool logic = !pk->blend && ctx->features.logic_op;
+    bool logic = !pk->blend && ctx->gpu.features.logic_op;
     if (!pk->blend && !logic && pk->logic_op != 3 && !pl->logic_warned) {
         pl->logic_warned = true;
-        pvk_unsupported(ctx, "the device has no logicOp: logic op %u is drawn as Copy", pk->logic_op);
+        pvk_unsupported(&ctx->gpu, "the device has no logicOp: logic op %u is drawn as Copy", pk->logic_op);
     }
     VkPipelineColorBlendStateCreateInfo cb = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
@@ -810,7 +810,7 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
         .stencilAttachmentFormat = stencil ? (VkFormat)k->depth_format : VK_FORMAT_UNDEFINED};
     VkRenderPass pass = k->render_pass ? pvk_render_pass_get(ctx, (VkFormat)k->depth_format, true) : VK_NULL_HANDLE;
     if (k->render_pass && !pass) {
-        ctx->vk.vkDestroyShaderModule(ctx->device, frag, NULL);
+        ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, frag, NULL);
         return VK_NULL_HANDLE; /* logged */
     }
     VkGraphicsPipelineCreateInfo gpci = {
@@ -831,11 +831,11 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
         .layout = pl->layout,
     };
     VkPipeline p = VK_NULL_HANDLE;
-    pvk_vk_check(ctx, ctx->vk.vkCreateGraphicsPipelines(ctx->device, pl->cache, 1, &gpci, NULL, &p),
+    pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateGraphicsPipelines(ctx->gpu.device, pl->cache, 1, &gpci, NULL, &p),
                  "vkCreateGraphicsPipelines");
-    ctx->vk.vkDestroyShaderModule(ctx->device, frag, NULL);
+    ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, frag, NULL);
     if (p)
-        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, "draw: %s, mask %X%s",
+        pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, "draw: %s, mask %X%s",
                         k->fs.blend ? "blend in the shader" : pk->blend ? "blend" : "logic op", pk->color_mask,
                         k->render_pass ? ", render pass" : "");
     return p;
@@ -851,7 +851,7 @@ static bool blend_exact_fixed(unsigned eq, unsigned src, unsigned dst)
 
 void pvk_keys_for_device(const pvk_context *ctx, pvk_pipe_key *pipe, pvk_fs_key *fs)
 {
-    if (!ctx->attachment_read || !pipe->blend)
+    if (!ctx->gpu.attachment_read || !pipe->blend)
         return;
     if (blend_exact_fixed(pipe->rgb_eq, pipe->rgb_src, pipe->rgb_dst) &&
         blend_exact_fixed(pipe->alpha_eq, pipe->alpha_src, pipe->alpha_dst))
@@ -872,7 +872,7 @@ VkRenderPass pvk_render_pass_get(pvk_context *ctx, VkFormat depth, bool load)
         if (pl->passes[i].depth == depth && pl->passes[i].load == load)
             return pl->passes[i].pass;
     if (pl->n_passes == MAX_PASSES) { /* three depth formats and two load ops fit */
-        pvk_log(ctx, PVK_LOG_ERROR, "render passes: more than %d kinds", MAX_PASSES);
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "render passes: more than %d kinds", MAX_PASSES);
         return VK_NULL_HANDLE;
     }
     bool stencil = depth == VK_FORMAT_D32_SFLOAT_S8_UINT || depth == VK_FORMAT_D24_UNORM_S8_UINT;
@@ -939,9 +939,9 @@ VkRenderPass pvk_render_pass_get(pvk_context *ctx, VkFormat depth, bool load)
         .pDependencies = deps,
     };
     VkRenderPass pass = VK_NULL_HANDLE;
-    if (pvk_vk_check(ctx, ctx->vk.vkCreateRenderPass2(ctx->device, &rpci, NULL, &pass), "vkCreateRenderPass2"))
+    if (pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateRenderPass2(ctx->gpu.device, &rpci, NULL, &pass), "vkCreateRenderPass2"))
         return VK_NULL_HANDLE;
-    pvk_object_name(ctx, VK_OBJECT_TYPE_RENDER_PASS, (uint64_t)pass, "draws reading their colour attachment%s%s",
+    pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_RENDER_PASS, (uint64_t)pass, "draws reading their colour attachment%s%s",
                     has_depth ? (stencil ? ", depth-stencil" : ", depth") : "", has_depth ? (load ? " loaded" : " cleared") : "");
     pl->passes[pl->n_passes++] = (pass_entry){depth, load, pass};
     return pass;
@@ -962,10 +962,10 @@ VkFramebuffer pvk_framebuffer_get(pvk_context *ctx, VkFormat depth, bool load, u
      * no batch: the only caller, draw.c batch_open, submitted the last one
      * and has not recorded with a framebuffer of the new one yet. */
     if (pl->n_fbs == MAX_FRAMEBUFFERS) {
-        if (pvk_retire(ctx, true))
+        if (pvk_retire(&ctx->gpu, true))
             return VK_NULL_HANDLE;
         for (uint32_t i = 0; i < pl->n_fbs; i++)
-            ctx->vk.vkDestroyFramebuffer(ctx->device, pl->fbs[i].fb, NULL);
+            ctx->gpu.vk.vkDestroyFramebuffer(ctx->gpu.device, pl->fbs[i].fb, NULL);
         pl->n_fbs = 0;
     }
     /* imageless: the views come at vkCmdBeginRenderPass, so no framebuffer
@@ -992,7 +992,7 @@ VkFramebuffer pvk_framebuffer_get(pvk_context *ctx, VkFormat depth, bool load, u
         .layers = 1,
     };
     VkFramebuffer fb = VK_NULL_HANDLE;
-    if (pvk_vk_check(ctx, ctx->vk.vkCreateFramebuffer(ctx->device, &fci, NULL, &fb), "vkCreateFramebuffer"))
+    if (pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateFramebuffer(ctx->gpu.device, &fci, NULL, &fb), "vkCreateFramebuffer"))
         return VK_NULL_HANDLE;
     pl->fbs[pl->n_fbs++] = (fb_entry){depth, load, w, h, fb};
     return fb;
@@ -1026,7 +1026,7 @@ static bool evict_lru(pvk_context *ctx, struct pvk_pipelines *pl)
         uint32_t cap = pl->cap_retired ? pl->cap_retired * 2 : 64;
         retired_pipeline *r = realloc(pl->retired, cap * sizeof *r);
         if (!r) {
-            pvk_log(ctx, PVK_LOG_ERROR, "draw pipelines: out of memory evicting one of %u", pl->count);
+            pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw pipelines: out of memory evicting one of %u", pl->count);
             return false;
         }
         pl->retired = r;
@@ -1037,12 +1037,12 @@ static bool evict_lru(pvk_context *ctx, struct pvk_pipelines *pl)
         if (pl->table[j].pipeline && (lru == UINT32_MAX || pl->table[j].tick < pl->table[lru].tick))
             lru = j;
     if (!pl->evict_logged)
-        pvk_log(ctx, PVK_LOG_INFO, "draw pipelines: more than %u distinct states; evicting the least recently used",
+        pvk_log(&ctx->gpu, PVK_LOG_INFO, "draw pipelines: more than %u distinct states; evicting the least recently used",
                 TABLE_LIVE);
     pl->evict_logged = true;
     pl->retired[pl->n_retired++] = (retired_pipeline){pl->table[lru].pipeline, pl->table[lru].value};
     table_remove(pl, lru);
-    ctx->stats.pipeline_evictions++;
+    ctx->gpu.stats.pipeline_evictions++;
     return true;
 }
 
@@ -1071,9 +1071,9 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     }
     /* the submission the caller records into: the open batch, or the
      * roundtrip path's own draw, which nothing is submitted before */
-    uint64_t now = ctx->timeline_next + 1;
+    uint64_t now = ctx->gpu.timeline_next + 1;
     if (pl->last && !memcmp(&pl->last->key, &k, sizeof k)) {
-        ctx->stats.pipeline_hits++;
+        ctx->gpu.stats.pipeline_hits++;
         return hand_out(pl, pl->last, now);
     }
     uint64_t h = XXH3_64bits(&k, sizeof k);
@@ -1081,7 +1081,7 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     for (uint32_t i = (uint32_t)h & mask; pl->table[i].pipeline; i = (i + 1) & mask) {
         entry *e = &pl->table[i];
         if (e->hash == h && !memcmp(&e->key, &k, sizeof k)) {
-            ctx->stats.pipeline_hits++;
+            ctx->gpu.stats.pipeline_hits++;
             return hand_out(pl, e, now);
         }
     }
@@ -1093,7 +1093,7 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     if (!p)
         return VK_NULL_HANDLE;
     pl->created++;
-    ctx->stats.pipelines_created++;
+    ctx->gpu.stats.pipelines_created++;
     pl->count++;
     uint32_t i = (uint32_t)h & mask; /* after the eviction: entries may have moved */
     while (pl->table[i].pipeline)

@@ -108,18 +108,18 @@ struct pvk_lcd {
 
 static void destroy_image(pvk_context *ctx, lcd_image *im)
 {
-    pvk_image_destroy(ctx, im);
+    pvk_image_destroy(&ctx->gpu, im);
 }
 
 /* (Re)create `im` at w x h unless it already is that size; output images
  * are sampled by the host and get a view. */
 static pvk_result ensure_image(pvk_context *ctx, lcd_image *im, uint32_t w, uint32_t h, bool output)
 {
-    pvk_result r = pvk_image_ensure(ctx, im, w, h, VK_FORMAT_R8G8B8A8_UNORM,
+    pvk_result r = pvk_image_ensure(&ctx->gpu, im, w, h, VK_FORMAT_R8G8B8A8_UNORM,
                                     VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                                         (output ? VK_IMAGE_USAGE_SAMPLED_BIT : 0),
                                     output);
-    pvk_object_name(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)im->image, "LCD %s image %ux%u",
+    pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_IMAGE, (uint64_t)im->image, "LCD %s image %ux%u",
                     output ? "output" : "staging", w, h);
     return r;
 }
@@ -135,21 +135,21 @@ pvk_result pvk_lcd_init(pvk_context *ctx)
     pvk_result r;
     for (int i = 0; i < PVK_SCREEN_COUNT; i++) {
         lcd_screen *s = &lcd->screens[i];
-        r = pvk_create_buffer(ctx, (VkDeviceSize)MAX_LINES * MAX_LINE_PIXELS * 4,
+        r = pvk_create_buffer(&ctx->gpu, (VkDeviceSize)MAX_LINES * MAX_LINE_PIXELS * 4,
                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                               VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &s->buf,
                               &s->mem);
         if (r)
             return r;
         void *p;
-        if ((r = pvk_vk_check(ctx, ctx->vk.vkMapMemory(ctx->device, s->mem, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory")))
+        if ((r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkMapMemory(ctx->gpu.device, s->mem, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory")))
             return r;
         s->pixels = p;
     }
-    r = pvk_create_buffer(ctx, sizeof ctx->mmio.lut, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+    r = pvk_create_buffer(&ctx->gpu, sizeof ctx->vram.mmio.lut, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &lcd->lut_buf, &lcd->lut_mem);
     if (r == PVK_ERROR_MISSING_FEATURE)
-        r = pvk_create_buffer(ctx, sizeof ctx->mmio.lut,
+        r = pvk_create_buffer(&ctx->gpu, sizeof ctx->vram.mmio.lut,
                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, 0, &lcd->lut_buf,
                               &lcd->lut_mem);
     return r;
@@ -163,13 +163,13 @@ void pvk_lcd_destroy(pvk_context *ctx)
     for (int i = 0; i < PVK_SCREEN_COUNT; i++) {
         lcd_screen *s = &lcd->screens[i];
         if (s->buf)
-            ctx->vk.vkDestroyBuffer(ctx->device, s->buf, NULL);
+            ctx->gpu.vk.vkDestroyBuffer(ctx->gpu.device, s->buf, NULL);
         if (s->mem)
-            ctx->vk.vkFreeMemory(ctx->device, s->mem, NULL);
+            ctx->gpu.vk.vkFreeMemory(ctx->gpu.device, s->mem, NULL);
         if (s->big)
-            ctx->vk.vkDestroyBuffer(ctx->device, s->big, NULL);
+            ctx->gpu.vk.vkDestroyBuffer(ctx->gpu.device, s->big, NULL);
         if (s->big_mem)
-            ctx->vk.vkFreeMemory(ctx->device, s->big_mem, NULL);
+            ctx->gpu.vk.vkFreeMemory(ctx->gpu.device, s->big_mem, NULL);
     }
     for (int k = 0; k < N_SLOTS; k++) {
         frame_slot *f = &lcd->slots[k];
@@ -180,9 +180,9 @@ void pvk_lcd_destroy(pvk_context *ctx)
         destroy_image(ctx, &f->combined);
     }
     if (lcd->lut_buf)
-        ctx->vk.vkDestroyBuffer(ctx->device, lcd->lut_buf, NULL);
+        ctx->gpu.vk.vkDestroyBuffer(ctx->gpu.device, lcd->lut_buf, NULL);
     if (lcd->lut_mem)
-        ctx->vk.vkFreeMemory(ctx->device, lcd->lut_mem, NULL);
+        ctx->gpu.vk.vkFreeMemory(ctx->gpu.device, lcd->lut_mem, NULL);
     free(lcd);
     ctx->lcd = NULL;
 }
@@ -216,7 +216,7 @@ typedef struct pdc_state {
 
 static const uint32_t *pdc_regs(const pvk_context *ctx, int pdc)
 {
-    return &ctx->mmio.regs[(PVK_REG_PDC0 + 0x100u * (uint32_t)pdc) / 4];
+    return &ctx->vram.mmio.regs[(PVK_REG_PDC0 + 0x100u * (uint32_t)pdc) / 4];
 }
 
 /* end - start of a register holding two 12-bit positions; `native` when the
@@ -227,12 +227,12 @@ static uint32_t span_of(pvk_context *ctx, int pdc, uint32_t reg, uint32_t native
     if (!v)
         return native;
     if (hi <= lo) {
-        pvk_bad_input(ctx, "PDC%d: %s end %u not after start %u; using %u", pdc, name, hi, lo, native);
+        pvk_bad_input(&ctx->gpu, "PDC%d: %s end %u not after start %u; using %u", pdc, name, hi, lo, native);
         return native;
     }
     uint32_t n = hi - lo, max = reg == PVK_PDC_HDISP ? MAX_LINE_PIXELS : MAX_LINES;
     if (n > max) {
-        pvk_bad_input(ctx, "PDC%d: %s of %u exceeds %u; clipped", pdc, name, n, max);
+        pvk_bad_input(&ctx->gpu, "PDC%d: %s of %u exceeds %u; clipped", pdc, name, n, max);
         n = max;
     }
     return n;
@@ -264,7 +264,7 @@ static void bind_framebuffer(pvk_context *ctx, int pdc, uint32_t addr, const pdc
                              const char *what, pvk_buffer_range *range, int32_t *start, uint32_t *lo, uint32_t *hi)
 {
     /* any valid binding for the empty window */
-    *range = (pvk_buffer_range){ctx->guest.regions[PVK_REGION_VRAM].buffer, 0, 16};
+    *range = (pvk_buffer_range){ctx->vram.guest.regions[PVK_REGION_VRAM].buffer, 0, 16};
     *start = 0;
     *lo = *hi = 0;
     if (!rows)
@@ -274,26 +274,26 @@ static void bind_framebuffer(pvk_context *ctx, int pdc, uint32_t addr, const pdc
     int64_t span_lo = (int64_t)addr + (last < 0 ? last : 0);
     int64_t span_hi = (int64_t)addr + (last > 0 ? last : 0) + row_bytes;
     if (span_lo < 0 || span_hi > UINT32_MAX) {
-        pvk_bad_input(ctx, "%s: framebuffer at 0x%08X with stride %d leaves the address space", what, addr, s->stride);
+        pvk_bad_input(&ctx->gpu, "%s: framebuffer at 0x%08X with stride %d leaves the address space", what, addr, s->stride);
         return;
     }
     pvk_guest_span span;
     uint32_t sub;
     /* a render target shown directly: its surface goes home first */
-    pvk_guest_sync_for_read(ctx, (uint32_t)span_lo, (uint32_t)(span_hi - span_lo));
-    if (!pvk_guest_resolve(ctx, (uint32_t)span_lo, (uint32_t)(span_hi - span_lo), what, &span) ||
-        !pvk_guest_bind(ctx, &span, range, &sub, what)) {
-        *range = (pvk_buffer_range){ctx->guest.regions[PVK_REGION_VRAM].buffer, 0, 16};
+    pvk_guest_sync_for_read(&ctx->vram, (uint32_t)span_lo, (uint32_t)(span_hi - span_lo));
+    if (!pvk_guest_resolve(&ctx->vram, (uint32_t)span_lo, (uint32_t)(span_hi - span_lo), what, &span) ||
+        !pvk_guest_bind(&ctx->vram, &span, range, &sub, what)) {
+        *range = (pvk_buffer_range){ctx->vram.guest.regions[PVK_REGION_VRAM].buffer, 0, 16};
         return;
     }
     if (span.region->mirror) { /* mirror mode: earlier GPU writes home first, then ours in */
-        pvk_retire(ctx, true);
-        pvk_guest_upload(ctx, &span);
+        pvk_retire(&ctx->gpu, true);
+        pvk_guest_upload(&ctx->vram, &span);
     }
     *start = (int32_t)(sub + (uint32_t)((int64_t)addr - span_lo));
     *lo = sub;
     *hi = sub + span.len;
-    pvk_mmio_count(&ctx->mmio, pdc ? PVK_REG_TRAFFIC_LCD_BOTTOM_READS : PVK_REG_TRAFFIC_LCD_TOP_READS, rows * row_bytes);
+    pvk_mmio_count(&ctx->vram.mmio, pdc ? PVK_REG_TRAFFIC_LCD_BOTTOM_READS : PVK_REG_TRAFFIC_LCD_TOP_READS, rows * row_bytes);
 }
 
 /* Record the scan-out of `width` columns into `out`.  `mode` maps columns to
@@ -322,15 +322,15 @@ static void scan(pvk_context *ctx, pvk_op *op, int pdc, const pdc_state *s, uint
         pc.overscan = 0;
     }
     ranges[2] = (pvk_buffer_range){out->buf, 0, (VkDeviceSize)width * s->line_pixels * 4};
-    ranges[3] = (pvk_buffer_range){ctx->lcd->lut_buf, (VkDeviceSize)pdc * sizeof ctx->mmio.lut[0],
-                                   sizeof ctx->mmio.lut[0]};
+    ranges[3] = (pvk_buffer_range){ctx->lcd->lut_buf, (VkDeviceSize)pdc * sizeof ctx->vram.mmio.lut[0],
+                                   sizeof ctx->vram.mmio.lut[0]};
     out->width = width;
     out->height = s->line_pixels;
     out->scale = 1;
     /* scaled frames: a shown image of exactly this framebuffer (rows packed at the stride) */
-    out->has_shown = ctx->scale > 1 && s->enabled && mode == MODE_A && !s->dbl &&
+    out->has_shown = ctx->vram.scale > 1 && s->enabled && mode == MODE_A && !s->dbl &&
                      s->stride == (int32_t)(s->line_pixels * s->bpp) &&
-                     pvk_surface_shown(ctx, addr_a, s->line_pixels, a_rows, s->fmt, &out->shown);
+                     pvk_surface_shown(&ctx->vram, addr_a, s->line_pixels, a_rows, s->fmt, &out->shown);
     /* Blocks of 4 columns x 4 pixels where every column's run is whole words
      * inside its framebuffer: both present (a window covers all its rows or
      * none), word-aligned starts (strides are multiples of 8), whole blocks
@@ -343,7 +343,7 @@ static void scan(pvk_context *ctx, pvk_op *op, int pdc, const pdc_state *s, uint
     if (blocks) {
         bool identity = true; /* the reset state, and what most programs leave */
         for (uint32_t i = 0; i < PVK_LCD_LUT_SIZE && identity; i++)
-            identity = ctx->mmio.lut[pdc][i] == 0x010101u * i;
+            identity = ctx->vram.mmio.lut[pdc][i] == 0x010101u * i;
         scanout_push bp = pc;
         pvk_buffer_range br[4] = {ranges[0], ranges[0], ranges[2], ranges[3]};
         if (two) {
@@ -355,13 +355,13 @@ static void scan(pvk_context *ctx, pvk_op *op, int pdc, const pdc_state *s, uint
         } else {
             bp.start_b = pc.start_a;
         }
-        pvk_op_dispatch(ctx, op, pvk_pipe_scanout_block(s->bpp, !identity, s->dbl), br, &bp, (width / 4 + 7) / 8,
+        pvk_op_dispatch(&ctx->gpu, op, pvk_pipe_scanout_block(s->bpp, !identity, s->dbl), br, &bp, (width / 4 + 7) / 8,
                         (h4 / 4 + 7) / 8, 1);
     }
     /* the rest per pixel: image rows [0, y_end) are pixels line_pixels - 1 .. h4 along the scanline */
     pc.y_end = blocks ? s->line_pixels - h4 : s->line_pixels;
     if (pc.y_end)
-        pvk_op_dispatch(ctx, op, PVK_PIPE_SCANOUT, ranges, &pc, (width + 7) / 8, (pc.y_end + 7) / 8, 1);
+        pvk_op_dispatch(&ctx->gpu, op, PVK_PIPE_SCANOUT, ranges, &pc, (width + 7) / 8, (pc.y_end + 7) / 8, 1);
 }
 
 static void scan_pdc(pvk_context *ctx, pvk_op *op, int pdc)
@@ -403,25 +403,25 @@ static pvk_result ensure_big(pvk_context *ctx, lcd_screen *sc, VkDeviceSize byte
     if (sc->big_cap >= bytes)
         return PVK_SUCCESS;
     if (sc->big) {
-        pvk_result r = pvk_wait_value_host(ctx, ctx->lcd->frame_value, "VBlank: growing a screen's buffer");
+        pvk_result r = pvk_wait_value_host(&ctx->gpu, ctx->lcd->frame_value, "VBlank: growing a screen's buffer");
         if (r)
             return r;
-        ctx->vk.vkDestroyBuffer(ctx->device, sc->big, NULL);
-        ctx->vk.vkFreeMemory(ctx->device, sc->big_mem, NULL);
+        ctx->gpu.vk.vkDestroyBuffer(ctx->gpu.device, sc->big, NULL);
+        ctx->gpu.vk.vkFreeMemory(ctx->gpu.device, sc->big_mem, NULL);
         sc->big = VK_NULL_HANDLE;
         sc->big_mem = VK_NULL_HANDLE;
         sc->big_cap = 0;
     }
-    pvk_result r = pvk_create_buffer(ctx, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+    pvk_result r = pvk_create_buffer(&ctx->gpu, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                                      &sc->big, &sc->big_mem);
     void *p;
-    if (r || (r = pvk_vk_check(ctx, ctx->vk.vkMapMemory(ctx->device, sc->big_mem, 0, VK_WHOLE_SIZE, 0, &p),
+    if (r || (r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkMapMemory(ctx->gpu.device, sc->big_mem, 0, VK_WHOLE_SIZE, 0, &p),
                                "vkMapMemory")))
         return r;
     sc->big_pixels = p;
     sc->big_cap = bytes;
-    pvk_object_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)sc->big, "LCD frame at resolution scale");
+    pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_BUFFER, (uint64_t)sc->big, "LCD frame at resolution scale");
     return PVK_SUCCESS;
 }
 
@@ -430,8 +430,8 @@ static pvk_result ensure_big(pvk_context *ctx, lcd_screen *sc, VkDeviceSize byte
 static pvk_result scale_frames(pvk_context *ctx, pvk_op *op)
 {
     struct pvk_lcd *lcd = ctx->lcd;
-    uint32_t n = ctx->scale;
-    pvk_op_barrier(ctx, op);
+    uint32_t n = ctx->vram.scale;
+    pvk_op_barrier(&ctx->gpu, op);
     for (int i = 0; i < PVK_SCREEN_COUNT; i++) {
         lcd_screen *sc = &lcd->screens[i];
         if (!sc->width)
@@ -445,8 +445,8 @@ static pvk_result scale_frames(pvk_context *ctx, pvk_op *op)
         pvk_buffer_range bufs[3] = {
             sc->has_shown ? sc->shown : (pvk_buffer_range){sc->buf, 0, (VkDeviceSize)sc->width * sc->height * 4},
             {sc->big, 0, bytes},
-            {lcd->lut_buf, (VkDeviceSize)(i == PVK_SCREEN_BOTTOM) * sizeof ctx->mmio.lut[0], sizeof ctx->mmio.lut[0]}};
-        pvk_op_dispatch(ctx, op, PVK_PIPE_LCD_SCALE, bufs, &push, (sc->width * n + 7) / 8, (sc->height * n + 7) / 8,
+            {lcd->lut_buf, (VkDeviceSize)(i == PVK_SCREEN_BOTTOM) * sizeof ctx->vram.mmio.lut[0], sizeof ctx->vram.mmio.lut[0]}};
+        pvk_op_dispatch(&ctx->gpu, op, PVK_PIPE_LCD_SCALE, bufs, &push, (sc->width * n + 7) / 8, (sc->height * n + 7) / 8,
                         1);
         sc->scale = n;
     }
@@ -459,7 +459,7 @@ static void image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage image, 
                           VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage,
                           VkAccessFlags2 dst_access)
 {
-    pvk_image_barrier(ctx, cmd, image, VK_IMAGE_ASPECT_COLOR_BIT, from, to, src_stage, src_access, dst_stage,
+    pvk_image_barrier(&ctx->gpu, cmd, image, VK_IMAGE_ASPECT_COLOR_BIT, from, to, src_stage, src_access, dst_stage,
                       dst_access);
 }
 
@@ -493,7 +493,7 @@ static void blit(pvk_context *ctx, VkCommandBuffer cmd, const lcd_image *src, co
         .pRegions = &region,
         .filter = filter,
     };
-    ctx->vk.vkCmdBlitImage2(cmd, &bi);
+    ctx->gpu.vk.vkCmdBlitImage2(cmd, &bi);
 }
 
 /* A slot the host does not hold, oldest first; -1 when all are held. */
@@ -516,13 +516,13 @@ static void wait_host(pvk_context *ctx, frame_slot *f)
         .pSemaphores = &f->host_done,
         .pValues = &f->host_done_value,
     };
-    uint64_t ms = ctx->cfg.wait_timeout_ms ? ctx->cfg.wait_timeout_ms : PVK_DEFAULT_WAIT_TIMEOUT_MS;
-    VkResult vr = ctx->vk.vkWaitSemaphores(ctx->device, &wi, ms * 1000000ull);
+    uint64_t ms = ctx->gpu.cfg.wait_timeout_ms ? ctx->gpu.cfg.wait_timeout_ms : PVK_DEFAULT_WAIT_TIMEOUT_MS;
+    VkResult vr = ctx->gpu.vk.vkWaitSemaphores(ctx->gpu.device, &wi, ms * 1000000ull);
     if (vr == VK_TIMEOUT)
-        pvk_log(ctx, PVK_LOG_ERROR, "frame %llu: the host's release semaphore did not reach %llu; images reused",
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "frame %llu: the host's release semaphore did not reach %llu; images reused",
                 (unsigned long long)f->frame, (unsigned long long)f->host_done_value);
     else
-        pvk_vk_check(ctx, vr, "vkWaitSemaphores (frame release)");
+        pvk_vk_check(&ctx->gpu, vr, "vkWaitSemaphores (frame release)");
     f->host_done = VK_NULL_HANDLE;
 }
 
@@ -554,7 +554,7 @@ static uint32_t frame_scale(pvk_context *ctx)
         s--;
     uint32_t clamped = s == lcd->out.scale ? 0 : s;
     if (clamped && clamped != lcd->clamped_scale)
-        pvk_log(ctx, PVK_LOG_WARN, "output scale %u would exceed %u pixels per image for a %ux%u frame; using %u",
+        pvk_log(&ctx->gpu, PVK_LOG_WARN, "output scale %u would exceed %u pixels per image for a %ux%u frame; using %u",
                 lcd->out.scale, PVK_OUTPUT_MAX_PIXELS, frame_w(&lcd->screens[PVK_SCREEN_TOP]),
                 frame_h(&lcd->screens[PVK_SCREEN_TOP]), s);
     lcd->clamped_scale = clamped;
@@ -569,7 +569,7 @@ static pvk_result record_images(pvk_context *ctx, pvk_op *op, int k)
     const pvk_output_config *o = &lcd->out;
     wait_host(ctx, f);
     /* Resizing destroys images the GPU may still be writing from an old frame. */
-    pvk_result r = pvk_wait_value_host(ctx, f->value, "VBlank: reusing an older frame's images");
+    pvk_result r = pvk_wait_value_host(&ctx->gpu, f->value, "VBlank: reusing an older frame's images");
     if (r)
         return r;
     uint32_t s = frame_scale(ctx);
@@ -618,12 +618,12 @@ static pvk_result record_images(pvk_context *ctx, pvk_op *op, int k)
         VkBuffer src = sc->scale > 1 ? sc->big : sc->buf;
         begin_write(ctx, cmd, f->screens[i].image);
         if (s == 1) {
-            ctx->vk.vkCmdCopyBufferToImage(cmd, src, f->screens[i].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+            ctx->gpu.vk.vkCmdCopyBufferToImage(cmd, src, f->screens[i].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
                                            &bics[i]);
             continue;
         }
         begin_write(ctx, cmd, f->stage[i].image);
-        ctx->vk.vkCmdCopyBufferToImage(cmd, src, f->stage[i].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bics[i]);
+        ctx->gpu.vk.vkCmdCopyBufferToImage(cmd, src, f->stage[i].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bics[i]);
         image_barrier(ctx, cmd, f->stage[i].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                       VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
                       VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
@@ -634,7 +634,7 @@ static pvk_result record_images(pvk_context *ctx, pvk_op *op, int k)
         begin_write(ctx, cmd, f->combined.image);
         VkClearColorValue black = {.float32 = {0, 0, 0, 1}};
         VkImageSubresourceRange all = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-        ctx->vk.vkCmdClearColorImage(cmd, f->combined.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &black, 1, &all);
+        ctx->gpu.vk.vkCmdClearColorImage(cmd, f->combined.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &black, 1, &all);
         image_barrier(ctx, cmd, f->combined.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
                       VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
@@ -649,7 +649,7 @@ static pvk_result record_images(pvk_context *ctx, pvk_op *op, int k)
             const lcd_screen *sc = &lcd->screens[i];
             VkBufferImageCopy at = bics[i];
             at.imageOffset = (VkOffset3D){f->rects[i].offset.x, f->rects[i].offset.y, 0};
-            ctx->vk.vkCmdCopyBufferToImage(cmd, sc->scale > 1 ? sc->big : sc->buf, f->combined.image,
+            ctx->gpu.vk.vkCmdCopyBufferToImage(cmd, sc->scale > 1 ? sc->big : sc->buf, f->combined.image,
                                            VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &at);
         }
     }
@@ -671,49 +671,49 @@ pvk_result pvk_lcd_vblank(pvk_context *ctx)
     struct pvk_lcd *lcd = ctx->lcd;
     /* The select bit written during the frame takes effect now (bit 4). */
     for (int pdc = 0; pdc < 2; pdc++) {
-        uint32_t *sel = &ctx->mmio.regs[(PVK_REG_PDC0 + 0x100u * (uint32_t)pdc + PVK_PDC_SELECT) / 4];
+        uint32_t *sel = &ctx->vram.mmio.regs[(PVK_REG_PDC0 + 0x100u * (uint32_t)pdc + PVK_PDC_SELECT) / 4];
         *sel = (*sel & ~0x10u) | ((*sel & 1) << 4);
     }
     pvk_op op;
-    pvk_result res = pvk_op_begin(ctx, &op);
+    pvk_result res = pvk_op_begin(&ctx->gpu, &op);
     if (res)
         return res;
-    pvk_op_label(ctx, &op, "VBlank %llu: scan-out of both screens", (unsigned long long)lcd->frames + 1);
-    ctx->vk.vkCmdUpdateBuffer(op.cmd, lcd->lut_buf, 0, sizeof ctx->mmio.lut, ctx->mmio.lut);
-    pvk_op_barrier(ctx, &op);
+    pvk_op_label(&ctx->gpu, &op, "VBlank %llu: scan-out of both screens", (unsigned long long)lcd->frames + 1);
+    ctx->gpu.vk.vkCmdUpdateBuffer(op.cmd, lcd->lut_buf, 0, sizeof ctx->vram.mmio.lut, ctx->vram.mmio.lut);
+    pvk_op_barrier(&ctx->gpu, &op);
     scan_pdc(ctx, &op, 0);
     scan_pdc(ctx, &op, 1);
-    if (ctx->scale > 1 && (res = scale_frames(ctx, &op))) {
-        pvk_op_abort(ctx, &op);
+    if (ctx->vram.scale > 1 && (res = scale_frames(ctx, &op))) {
+        pvk_op_abort(&ctx->gpu, &op);
         return res;
     }
     int k = free_slot(lcd);
     if (k >= 0) {
-        pvk_op_barrier(ctx, &op);
+        pvk_op_barrier(&ctx->gpu, &op);
         if ((res = record_images(ctx, &op, k))) {
-            pvk_op_abort(ctx, &op);
+            pvk_op_abort(&ctx->gpu, &op);
             return res;
         }
     } else if (!lcd->warned_held) {
-        pvk_log(ctx, PVK_LOG_WARN, "the host holds all %d frames; VkImages not updated until one is released",
+        pvk_log(&ctx->gpu, PVK_LOG_WARN, "the host holds all %d frames; VkImages not updated until one is released",
                 N_SLOTS);
         lcd->warned_held = true;
     }
-    if ((res = pvk_op_submit(ctx, &op)))
+    if ((res = pvk_op_submit(&ctx->gpu, &op)))
         return res;
-    lcd->frame_value = ctx->timeline_next;
+    lcd->frame_value = ctx->gpu.timeline_next;
     lcd->frames++;
     if (k >= 0) {
         lcd->slots[k].frame = lcd->frames;
-        lcd->slots[k].value = ctx->timeline_next;
+        lcd->slots[k].value = ctx->gpu.timeline_next;
         lcd->newest = k;
     }
     for (int pdc = 0; pdc < 2; pdc++) {
-        uint32_t *r = &ctx->mmio.regs[(PVK_REG_PDC0 + 0x100u * (uint32_t)pdc) / 4];
+        uint32_t *r = &ctx->vram.mmio.regs[(PVK_REG_PDC0 + 0x100u * (uint32_t)pdc) / 4];
         uint32_t control = r[PVK_PDC_CONTROL / 4];
         if ((control & 1) && !(control & 0x200)) {
             r[PVK_PDC_SELECT / 4] |= 1u << 17;
-            pvk_raise_irq(ctx, pdc ? PVK_IRQ_PDC1 : PVK_IRQ_PDC0);
+            pvk_raise_irq(&ctx->gpu, pdc ? PVK_IRQ_PDC1 : PVK_IRQ_PDC0);
         }
     }
     return PVK_SUCCESS;
@@ -736,7 +736,7 @@ pvk_result pvk_lcd_frame_read(pvk_context *ctx, pvk_screen screen, void *rgba, s
     uint32_t w = frame_w(s), h = frame_h(s);
     if (stride < (size_t)w * 4)
         return PVK_ERROR_INVALID_ARGUMENT;
-    pvk_result r = pvk_retire_host(ctx); /* the host's wait: bounded */
+    pvk_result r = pvk_retire_host(&ctx->gpu); /* the host's wait: bounded */
     if (r)
         return r;
     const uint32_t *px = s->scale > 1 ? s->big_pixels : s->pixels;
@@ -755,7 +755,7 @@ pvk_result pvk_lcd_set_output(pvk_context *ctx, const pvk_output_config *config)
     if (c.scale > MAX_SCALE || (unsigned)c.layout > PVK_LAYOUT_SIDE_BY_SIDE || (unsigned)c.filter > PVK_FILTER_LINEAR ||
         (c.image_layout != VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL &&
          c.image_layout != VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL && c.image_layout != VK_IMAGE_LAYOUT_GENERAL)) {
-        pvk_log(ctx, PVK_LOG_ERROR, "pvk_set_output: scale %u, layout %d, filter %d, image layout %d not supported",
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "pvk_set_output: scale %u, layout %d, filter %d, image layout %d not supported",
                 c.scale, (int)c.layout, (int)c.filter, (int)c.image_layout);
         return PVK_ERROR_INVALID_ARGUMENT;
     }
@@ -773,10 +773,10 @@ static pvk_frame_image frame_image(const lcd_image *im, bool has, VkImageLayout 
 pvk_result pvk_lcd_frame_acquire(pvk_context *ctx, pvk_frame *frame)
 {
     memset(frame, 0, sizeof *frame);
-    frame->semaphore = ctx->timeline;
-    frame->queue_family = ctx->queue_family;
-    if (ctx->sticky)
-        return ctx->sticky;
+    frame->semaphore = ctx->gpu.timeline;
+    frame->queue_family = ctx->gpu.queue_family;
+    if (ctx->gpu.sticky)
+        return ctx->gpu.sticky;
     struct pvk_lcd *lcd = ctx->lcd;
     if (lcd->newest < 0)
         return PVK_SUCCESS; /* no VBlank yet: frame 0, no images */
@@ -813,7 +813,7 @@ pvk_result pvk_lcd_frame_release(pvk_context *ctx, const pvk_frame *frame, VkSem
         lcd->warned_held = false;
         return PVK_SUCCESS;
     }
-    pvk_log(ctx, PVK_LOG_ERROR, "pvk_frame_release: frame %llu is not held", (unsigned long long)frame->frame);
+    pvk_log(&ctx->gpu, PVK_LOG_ERROR, "pvk_frame_release: frame %llu is not held", (unsigned long long)frame->frame);
     return PVK_ERROR_INVALID_ARGUMENT;
 }
 

@@ -1,283 +1,59 @@
-/* runtime/ owns Vulkan and the context: bring-up through volk (its own device
- * or the host's), submission, synchronisation and retirement, logging, the
- * PICA -> Vulkan translation tables (pica_to_vk.c), drawing the translator's
- * packets (draw.c), LCD presentation (present.c), traces, and every public
- * entry point (api.c).  It never decodes PICA registers: it reads the
- * translator's descriptions.  vram/ may use only its low-level GPU layer
- * (log.c, device.c, compute.c: context, logging, buffers, images, command
- * recording, barriers, retirement, IRQ delivery).  What the other folders may
- * use of it. */
+/* runtime/ owns the context and the public API: the context as its layers'
+ * state (gpu/ the Vulkan layer, vram/ guest memory and transfers, the
+ * translator's register file), the PICA -> Vulkan translation tables
+ * (pica_to_vk.c), drawing the translator's packets (draw.c, pipeline.c,
+ * fragdata.c, gs_draw.c, vs_compute.c, sampler.c), LCD presentation
+ * (present.c), traces, and every public entry point (api.c).  It never
+ * decodes PICA registers: it reads the translator's descriptions.  It is the
+ * top of the library: nothing below includes this header.  What tests and
+ * the layers' callbacks (pvk_ctx_of_gpu, pvk_ctx_of_vram) use of it. */
 #ifndef PVK_RUNTIME_H
 #define PVK_RUNTIME_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <volk.h>
 
 #include "picavk/picavk.h"
+#include "gpu/gpu.h"
 #include "vram/vram.h"
 #include "translator/translator.h"
 #include "shaders/shaders.h"
 
-/* PVK_DEBUG=flag,flag switches. */
-enum {
-    PVK_DEBUG_NO_HOST_IMPORT = 1u << 0, /* "no-host-import": mirror guest memory in device buffers */
-    PVK_DEBUG_VERBOSE = 1u << 1,        /* "verbose": log level DEBUG */
-    PVK_DEBUG_SYNC = 1u << 2,           /* "sync": wait for every GPU operation at once (a batch per draw) */
-    PVK_DEBUG_NO_LOGIC_OP = 1u << 3,    /* "no-logic-op": act as if the device lacked logicOp (fallback tests) */
-    PVK_DEBUG_ROUNDTRIP = 1u << 4,      /* "roundtrip": no surface cache, every draw loads and stores guest memory */
-    PVK_DEBUG_SHADERS = 1u << 5,        /* "shaders": dump generated shaders (SPIRV-Cross GLSL) to the cache dir */
-    PVK_DEBUG_NO_CUSTOM_BORDER = 1u << 6, /* "no-custom-border": act as if the device lacked custom border colours */
-    PVK_DEBUG_NO_ATTACHMENT_READ = 1u << 7, /* "no-attachment-read": act as if the device lacked
-                                               rasterizationOrderAttachmentAccess (fixed-function blending) */
-    PVK_DEBUG_LUT_STORAGE = 1u << 8,    /* "lut-storage": the fragment LUTs in a storage buffer, as on devices whose
-                                           maxUniformBufferRange cannot hold them (runtime/fragdata.c) */
-    PVK_DEBUG_CPU_VS = 1u << 9,         /* "cpu-vs": vertex programs of draws on the CPU interpreter */
-    PVK_DEBUG_TEXTURE_STAGING = 1u << 10, /* "texture-staging": texture decodes through a staging buffer and a
-                                             copy, as on GPUs, also on CPU devices (vram/texture.c) */
-};
-
-/* One built-in compute pipeline: storage buffers through push descriptors and
- * a push-constant block. */
-typedef struct pvk_compute_pipeline {
-    VkDescriptorSetLayout set_layout;
-    VkPipelineLayout layout;
-    VkPipeline pipeline;
-    uint32_t buffers;
-    uint32_t push_size;
-} pvk_compute_pipeline;
-
-enum {
-    PVK_PIPE_FILL,
-    PVK_PIPE_DISPLAY_TRANSFER,
-    PVK_PIPE_DISPLAY_QUAD,
-    PVK_PIPE_TEXTURE_COPY,
-    PVK_PIPE_SCANOUT,
-    PVK_PIPE_DEPTH_IO, /* runtime/draw.c: depth buffer load/store */
-    PVK_PIPE_SURFACE_CONVERT, /* vram/: display transfers from and reinterpretations of surfaces */
-    PVK_PIPE_TEXTURE_DECODE_ETC, /* vram/texture.c: the same for ETC1/ETC1A4 */
-    PVK_PIPE_LCD_SCALE, /* runtime/present.c: frames at resolution scale N */
-    /* Variants by specialisation constants, each created on first use:
-     * display_block.comp per input bytes per pixel, downscale, direction and
-     * output bytes per pixel (pvk_pipe_display_block; 54 slots, at most 30
-     * valid); scanout_block.comp per bytes per pixel, LUT use and pixel
-     * doubling (pvk_pipe_scanout_block). */
-    PVK_PIPE_DISPLAY_BLOCK,
-    PVK_PIPE_SCANOUT_BLOCK = PVK_PIPE_DISPLAY_BLOCK + 54,
-    /* display_quad.comp linear -> tiled (PVK_PIPE_DISPLAY_QUAD is tiled -> linear) */
-    PVK_PIPE_DISPLAY_QUAD_TO_TILED = PVK_PIPE_SCANOUT_BLOCK + 12,
-    /* texture_decode.comp per uncompressed PICA texture format (+ 0-11;
-     * vram/texture.c: guest texture -> linear image level) */
-    PVK_PIPE_TEXTURE_DECODE,
-    PVK_PIPE_COUNT = PVK_PIPE_TEXTURE_DECODE + 12,
-};
-static inline int pvk_pipe_bpp_class(uint32_t bpp)
-{
-    return bpp == 4 ? 0 : bpp == 3 ? 1 : 2;
-}
-static inline int pvk_pipe_display_block(uint32_t in_bpp, uint32_t scale, bool to_tiled, uint32_t out_bpp)
-{
-    return PVK_PIPE_DISPLAY_BLOCK + ((pvk_pipe_bpp_class(in_bpp) * 3 + (int)scale) * 2 + to_tiled) * 3 +
-           pvk_pipe_bpp_class(out_bpp);
-}
-static inline int pvk_pipe_scanout_block(uint32_t bpp, bool lut, bool dbl)
-{
-    return PVK_PIPE_SCANOUT_BLOCK + pvk_pipe_bpp_class(bpp) * 4 + lut * 2 + dbl;
-}
-
-/* GPU work in flight: retired in submission order once the timeline passes
- * `value`; `retire` then runs on the host thread (status bits, IRQs,
- * copying results back in mirror mode). */
-typedef struct pvk_pending {
-    uint64_t value;
-    VkCommandBuffer cmd;
-    void (*retire)(pvk_context *ctx, const struct pvk_pending *p);
-    uint32_t arg;               /* e.g. which fill unit */
-    uint32_t dst_addr, dst_len; /* guest range written, for mirror downloads */
-    VkBuffer scratch;           /* freed on retire */
-    VkDeviceMemory scratch_mem;
-} pvk_pending;
-
-#define PVK_MAX_PENDING 256
-
-/* One recording in progress (pvk_op_begin .. pvk_op_submit). */
-typedef struct pvk_op {
-    VkCommandBuffer cmd;
-    pvk_pending p;
-    bool labelled;              /* pvk_op_label opened a debug label; submit closes it */
-} pvk_op;
-
+/* A context is its layers' state, bottom up: the Vulkan layer (gpu/), guest
+ * memory and what moves it (vram/), then the translator's register file and
+ * runtime/'s drawing, LCD and traces. */
 struct pvk_context {
-    pvk_config cfg;
-    pvk_log_level log_level;
-    uint32_t debug;           /* PVK_DEBUG_* */
-    uint32_t scale;           /* resolution scale of render targets and frames, 1..PVK_MAX_SCALE */
-    pvk_result sticky;        /* PVK_ERROR_DEVICE_LOST once lost */
-    pvk_stats stats;
-    pvk_features features;
-    /* Draws read their colour attachment in the shader (exact PICA blending):
-     * rasterizationOrderColorAttachmentAccess, imagelessFramebuffer and
-     * separateDepthStencilLayouts; every batch a VkRenderPass (runtime/draw.c,
-     * runtime/pipeline.c). */
-    bool attachment_read;
-    bool shader_float64;      /* enabled on the device (runtime/vs_compute.c) */
-    bool vertex_stores;       /* vertexPipelineStoresAndAtomics enabled: the GPU vertex path reports bad vertices */
-
-    /* Vulkan */
-    bool own_instance, own_device;
-    bool debug_utils;         /* VK_EXT_debug_utils enabled on the instance */
-    VkInstance instance;
-    VkPhysicalDevice phys;
-    VkDevice device;
-    VkQueue queue;
-    uint32_t queue_family;
-    struct VolkDeviceTable vk;
-    /* Instance-level debug-utils entry points of this context's instance:
-     * volk keeps instance functions in process globals that the next context
-     * creation overwrites, so nothing reads those globals after creation. */
-    PFN_vkCmdBeginDebugUtilsLabelEXT begin_label;
-    PFN_vkCmdEndDebugUtilsLabelEXT end_label;
-    PFN_vkSetDebugUtilsObjectNameEXT set_object_name;
-    /* embedded mode: the host's queue lock (pvk_host_vulkan), copied */
-    void (*queue_lock)(void *user, VkQueue queue);
-    void (*queue_unlock)(void *user, VkQueue queue);
-    void *queue_lock_user;
+    pvk_gpu gpu;              /* gpu/ */
+    pvk_vram vram;            /* vram/ (vram.gpu points at gpu) */
+    pvk_pica pica;            /* translator/: internal register file */
     /* debug builds: the thread inside a public call (api.c), and how deep */
     _Atomic(uintptr_t) owner;
     uint32_t depth;
-    VkDebugUtilsMessengerEXT messenger;
-    VkPhysicalDeviceProperties props;
-    VkPhysicalDeviceDriverProperties driver_props; /* pvk_get_device_info */
-    VkPhysicalDeviceMemoryProperties mem_props;
-    uint64_t import_alignment; /* minImportedHostPointerAlignment */
-    char device_name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
-    VkCommandPool cmd_pool;
-    VkSemaphore timeline;
-    uint64_t timeline_next;   /* last value submitted */
-    VkCommandBuffer free_cmds[PVK_MAX_PENDING];
-    uint32_t free_cmd_count;
-    pvk_pending pending[PVK_MAX_PENDING]; /* ring, oldest first */
-    uint32_t pending_head, pending_count;
-    pvk_compute_pipeline pipes[PVK_PIPE_COUNT];
-    /* Set while a recording stays open across operations (the draw batch of
-     * runtime/draw.c); pvk_batch_close clears it and calls it. */
-    pvk_result (*batch_close)(pvk_context *ctx);
-
-    pvk_guest guest;          /* vram/ */
-    pvk_mmio mmio;            /* vram/: external register file */
-    pvk_pica pica;            /* translator/: internal register file */
     struct pvk_lcd *lcd;      /* runtime/present.c */
     struct pvk_trace *trace;  /* runtime/trace.c: recording when not NULL */
     struct pvk_draw *draw;    /* runtime/draw.c */
     struct pvk_gs *gs;        /* runtime/gs_draw.c (made on the first geometry draw) */
     struct pvk_fragdata *fragdata; /* runtime/fragdata.c (made on first use) */
     struct pvk_pipelines *pipelines; /* runtime/pipeline.c */
-    struct pvk_surfaces *surfaces; /* vram/surface.c */
     struct pvk_samplers *samplers; /* runtime/sampler.c */
-    struct pvk_textures *textures; /* vram/texture.c: the texture cache */
 };
+/* The context a layer's callback was handed the part of (batch close,
+ * retire callbacks of runtime/, the guest-memory observer). */
+static inline pvk_context *pvk_ctx_of_gpu(pvk_gpu *gpu)
+{
+    return (pvk_context *)(void *)((char *)gpu - offsetof(pvk_context, gpu));
+}
+static inline pvk_context *pvk_ctx_of_vram(pvk_vram *vm)
+{
+    return (pvk_context *)(void *)((char *)vm - offsetof(pvk_context, vram));
+}
 
-/* ---- logging (runtime/log.c) ---- */
-void pvk_log(pvk_context *ctx, pvk_log_level level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-/* Log an error caused by guest input and count it. */
-void pvk_bad_input(pvk_context *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void pvk_unsupported(pvk_context *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-uint32_t pvk_debug_flags_from_env(void);
-/* Set ctx->scale (0 means 1); false (logged, naming `what`) when out of range. */
+/* Set ctx->vram.scale (0 means 1); false (logged, naming `what`) when out of range. */
 bool pvk_scale_set(pvk_context *ctx, uint32_t scale, const char *what);
-const char *pvk_result_name(pvk_result r); /* pvk_result_string's table */
-
-/* Turn a VkResult into a pvk_result, making DEVICE_LOST sticky and logging `what`. */
-pvk_result pvk_vk_check(pvk_context *ctx, VkResult r, const char *what);
-
-/* ---- device (runtime/device.c) ---- */
-pvk_result pvk_device_init(pvk_context *ctx);
-void pvk_device_destroy(pvk_context *ctx);
-/* Held around context creation and destruction: volk's process-global
- * loader and instance pointers are (re)loaded then, one context at a time. */
-void pvk_vulkan_global_lock(void);
-void pvk_vulkan_global_unlock(void);
-int pvk_find_memory_type(const pvk_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags want);
-pvk_result pvk_create_buffer(pvk_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage,
-                             VkMemoryPropertyFlags props, VkBuffer *buf, VkDeviceMemory *mem);
-/* A 2D image with its memory and (optionally) a view. */
-typedef struct pvk_image {
-    VkImage image;
-    VkImageView view;
-    VkDeviceMemory mem;
-    uint32_t w, h;
-} pvk_image;
-/* Device-local memory for `image` (any memory when none is), allocated and bound. */
-pvk_result pvk_image_memory(pvk_context *ctx, VkImage image, VkDeviceMemory *mem);
-/* (Re)create `im` at w x h unless it already is that size. */
-pvk_result pvk_image_ensure(pvk_context *ctx, pvk_image *im, uint32_t w, uint32_t h, VkFormat format,
-                            VkImageUsageFlags usage, bool view);
-void pvk_image_destroy(pvk_context *ctx, pvk_image *im);
-
-/* ---- compute and submission (runtime/compute.c) ---- */
-pvk_result pvk_compute_init(pvk_context *ctx);
-/* A compute pipeline from SPIR-V (`size` bytes) with `layout`; `spec` may be
- * NULL.  The one place compute pipelines are created. */
-pvk_result pvk_compute_pipeline_create(pvk_context *ctx, const uint32_t *code, size_t size, VkPipelineLayout layout,
-                                       const VkSpecializationInfo *spec, VkPipeline *out);
-void pvk_compute_destroy(pvk_context *ctx);
-/* Submit the open draw batch, if any.  The one place a batch closes from
- * outside draw.c: pvk_op_begin, pvk_retire and pvk_retire_host call it
- * first (pvk_retire_until when it waits for the batch's value), so any other
- * GPU operation is queued after the draws recorded so far and no wait is for
- * a value nothing will signal.  A batch may stay open when a public call
- * returns; every call that needs its draws on the GPU reaches one of those
- * (docs/surface-cache.md). */
-pvk_result pvk_batch_close(pvk_context *ctx);
-pvk_result pvk_op_begin(pvk_context *ctx, pvk_op *op);
-/* Submit; the pending record takes `op->p` (retire callback etc.). */
-pvk_result pvk_op_submit(pvk_context *ctx, pvk_op *op);
-/* Name what the op records (a debug label around all of it). */
-void pvk_op_label(pvk_context *ctx, pvk_op *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* Open a label on `cmd` (one draw of a batch); true when one was opened and
- * pvk_label_end must close it. */
-bool pvk_cmd_label(pvk_context *ctx, VkCommandBuffer cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* Abandon a recording that failed half way. */
-void pvk_op_abort(pvk_context *ctx, pvk_op *op);
-/* Bind pipeline `pipe` (created now if it is made on first use; a failure
- * is logged and nothing runs), push `bufs` (buffer, offset, range triples)
- * and `push`, and dispatch groups. */
-void pvk_op_dispatch(pvk_context *ctx, pvk_op *op, int pipe, const pvk_buffer_range *bufs,
-                     const void *push, uint32_t gx, uint32_t gy, uint32_t gz);
-/* A layout transition of a one-mip, one-layer image. */
-void pvk_image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
-                       VkImageLayout from, VkImageLayout to, VkPipelineStageFlags2 src_stage,
-                       VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
-/* Make earlier shader/transfer writes visible to later commands of the same op. */
-void pvk_op_barrier(pvk_context *ctx, pvk_op *op);
-pvk_result pvk_retire(pvk_context *ctx, bool wait);
-/* Wait until the operation that signalled timeline `value` is done, retire
- * what is.  `value` may be that of the open batch (timeline_next + 1): it is
- * submitted first. */
-pvk_result pvk_retire_until(pvk_context *ctx, uint64_t value);
-/* The host-facing wait (pvk_wait_idle, pvk_guest_flush, pvk_frame_read): bounded by
- * pvk_config.wait_timeout_ms, PVK_ERROR_TIMEOUT past it (nothing lost). */
-#define PVK_DEFAULT_WAIT_TIMEOUT_MS 10000u
-pvk_result pvk_retire_host(pvk_context *ctx);
-/* The host's bounded wait (pvk_config.wait_timeout_ms) for timeline `value`,
- * already submitted, before a host call reuses what that work uses:
- * PVK_ERROR_TIMEOUT (logged, naming `what`) when it is not reached in time;
- * nothing is retired. */
-pvk_result pvk_wait_value_host(pvk_context *ctx, uint64_t value, const char *what);
-/* Embedded mode: the host's queue lock around each queue operation. */
-void pvk_queue_lock(pvk_context *ctx);
-void pvk_queue_unlock(pvk_context *ctx);
-/* VK_EXT_debug_utils names and labels (no-ops without the extension), so a
- * captured frame reads like the guest's: a label per pass and draw. */
-void pvk_label_end(pvk_context *ctx, VkCommandBuffer cmd);
-void pvk_object_name(pvk_context *ctx, VkObjectType type, uint64_t handle, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* ---- IRQs to the host (runtime/log.c) ---- */
-void pvk_raise_irq(pvk_context *ctx, pvk_irq which);
 
 /* ---- PICA -> Vulkan tables (runtime/pica_to_vk.c) ---- */
 VkCompareOp pvk_vk_compare_op(uint32_t func);
@@ -322,17 +98,6 @@ void pvk_sampler_info(const pvk_context *ctx, const pvk_sampler_key *k, VkSample
 VkSampler pvk_sampler_get(pvk_context *ctx, const pvk_sampler_key *k, bool *emulate_border);
 /* Samplers cached now (tests). */
 uint32_t pvk_sampler_count(const pvk_context *ctx);
-
-/* ---- embedded SPIR-V (generated: shaders/) ---- */
-typedef struct pvk_spirv {
-    const uint32_t *code;
-    size_t size; /* bytes */
-} pvk_spirv;
-pvk_spirv pvk_builtin_spirv(int pipe);
-pvk_spirv pvk_builtin_draw_vertex_spirv(void);
-/* Fragment lighting's per-triangle quaternion flips for generated vertex
- * stages (shaders/draw_quat.geom; specialisation constant 0: pvk_vs_key.topology). */
-pvk_spirv pvk_builtin_draw_quat_geom_spirv(void);
 
 /* ---- the context (runtime/context.c) ---- */
 pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out);
@@ -412,7 +177,7 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
  * needs: the translator draws on the CPU instead. */
 pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs);
 /* The one place device capabilities adjust finished keys: with attachment
- * reads (ctx->attachment_read) a blending key moves its BLEND_FUNC state from
+ * reads (ctx->gpu.attachment_read) a blending key moves its BLEND_FUNC state from
  * the pipeline key into the fragment-shader key (the shader blends exactly),
  * unless Vulkan's blend unit is exact for it already (min/max, or only Zero
  * and One factors: a replace blend); otherwise the keys stay as built.  Draws on the dynamic-rendering path
@@ -424,13 +189,6 @@ void pvk_keys_for_device(const pvk_context *ctx, pvk_pipe_key *pipe, pvk_fs_key 
  * w x h.  Cached for the context; VK_NULL_HANDLE after a logged failure. */
 VkRenderPass pvk_render_pass_get(pvk_context *ctx, VkFormat depth, bool load);
 VkFramebuffer pvk_framebuffer_get(pvk_context *ctx, VkFormat depth, bool load, uint32_t w, uint32_t h);
-/* What colour targets (surfaces, the draw's scratch image) and depth targets
- * are created with: imageless framebuffers name these usages exactly. */
-#define PVK_COLOR_TARGET_USAGE                                                                                     \
-    (VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | \
-     VK_IMAGE_USAGE_TRANSFER_DST_BIT)
-#define PVK_DEPTH_TARGET_USAGE                                                                                     \
-    (VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT)
 /* The draw layout's one descriptor set (0, push descriptors): bindings 0-2
  * are texture units 0-2 (combined image samplers, pushed per draw that
  * samples), 3 is kept for textures too; binding 4 is the colour attachment

@@ -42,10 +42,10 @@ void pvk_samplers_destroy(pvk_context *ctx)
     struct pvk_samplers *c = ctx->samplers;
     if (!c)
         return;
-    if (c->count && ctx->pending_count)
-        pvk_retire(ctx, true); /* work in flight may sample through them */
+    if (c->count && ctx->gpu.pending_count)
+        pvk_retire(&ctx->gpu, true); /* work in flight may sample through them */
     for (uint32_t i = 0; i < c->count; i++)
-        ctx->vk.vkDestroySampler(ctx->device, c->e[i].sampler, NULL);
+        ctx->gpu.vk.vkDestroySampler(ctx->gpu.device, c->e[i].sampler, NULL);
     free(c);
     ctx->samplers = NULL;
 }
@@ -74,7 +74,7 @@ void pvk_sampler_key_from_desc(const pvk_tex_desc *d, pvk_sampler_key *k)
 void pvk_sampler_info(const pvk_context *ctx, const pvk_sampler_key *k, VkSamplerCreateInfo *ci,
                       VkSamplerCustomBorderColorCreateInfoEXT *cbc, bool *border_fallback)
 {
-    float bias = (float)k->lod_bias / 256.0f, most = ctx->props.limits.maxSamplerLodBias;
+    float bias = (float)k->lod_bias / 256.0f, most = ctx->gpu.props.limits.maxSamplerLodBias;
     bias = bias > most ? most : bias < -most ? -most : bias;
     /* Vulkan clamps the level of detail to [minLod, maxLod] as the PICA's
      * LOD register clamps the level; a min level above the max (flagged by
@@ -104,7 +104,7 @@ void pvk_sampler_info(const pvk_context *ctx, const pvk_sampler_key *k, VkSample
     bool border = clamps_to_border(k->wrap_s) || clamps_to_border(k->wrap_t);
     if (!border)
         return;
-    if (ctx->features.custom_border_color) {
+    if (ctx->gpu.features.custom_border_color) {
         *cbc = (VkSamplerCustomBorderColorCreateInfoEXT){
             .sType = VK_STRUCTURE_TYPE_SAMPLER_CUSTOM_BORDER_COLOR_CREATE_INFO_EXT,
             .format = VK_FORMAT_UNDEFINED,
@@ -129,22 +129,22 @@ static pvk_result create(pvk_context *ctx, sampler_entry *e, const pvk_sampler_k
     VkSamplerCreateInfo ci;
     VkSamplerCustomBorderColorCreateInfoEXT cbc;
     pvk_sampler_info(ctx, k, &ci, &cbc, &e->border_fallback);
-    pvk_result r = pvk_vk_check(ctx, ctx->vk.vkCreateSampler(ctx->device, &ci, NULL, &e->sampler), "vkCreateSampler");
+    pvk_result r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateSampler(ctx->gpu.device, &ci, NULL, &e->sampler), "vkCreateSampler");
     if (r)
         return r;
     e->key = *k;
-    ctx->stats.samplers_created++;
+    ctx->gpu.stats.samplers_created++;
     if (e->border_fallback) {
-        ctx->stats.sampler_border_fallbacks++;
+        ctx->gpu.stats.sampler_border_fallbacks++;
         if (!c->fallback_logged) {
             c->fallback_logged = true;
-            pvk_log(ctx, PVK_LOG_WARN,
+            pvk_log(&ctx->gpu, PVK_LOG_WARN,
                     "samplers: no custom border colours on this device: border colour 0x%08X (RGBA bytes) and "
                     "others become the nearest built-in one (logged once; pvk_stats.sampler_border_fallbacks)",
                     k->border);
         }
     }
-    pvk_object_name(ctx, VK_OBJECT_TYPE_SAMPLER, (uint64_t)e->sampler,
+    pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_SAMPLER, (uint64_t)e->sampler,
                     "sampler mag %u min %u mip %u wrap %u/%u lod %u-%u bias %d border %08X%s", k->mag_filter,
                     k->min_filter, k->mip_filter, k->wrap_s, k->wrap_t, k->min_level, k->max_level, k->lod_bias,
                     k->border, k->compare ? " shadow" : "");
@@ -166,9 +166,9 @@ VkSampler pvk_sampler_get(pvk_context *ctx, const pvk_sampler_key *k, bool *emul
             for (uint32_t i = 1; i < c->count; i++)
                 if (c->e[i].last_use < e->last_use)
                     e = &c->e[i];
-            if (pvk_retire_until(ctx, e->gpu_value) && ctx->sticky)
+            if (pvk_retire_until(&ctx->gpu, e->gpu_value) && ctx->gpu.sticky)
                 return VK_NULL_HANDLE;
-            ctx->vk.vkDestroySampler(ctx->device, e->sampler, NULL);
+            ctx->gpu.vk.vkDestroySampler(ctx->gpu.device, e->sampler, NULL);
             memset(e, 0, sizeof *e);
             c->count--;
             /* keep the array dense: the last entry fills the hole */
@@ -185,7 +185,7 @@ VkSampler pvk_sampler_get(pvk_context *ctx, const pvk_sampler_key *k, bool *emul
         c->count++;
     }
     e->last_use = ++c->tick;
-    e->gpu_value = ctx->timeline_next + 1; /* the open (or next) batch may use it */
+    e->gpu_value = ctx->gpu.timeline_next + 1; /* the open (or next) batch may use it */
     if (emulate_border)
         *emulate_border = e->border_fallback;
     return e->sampler;

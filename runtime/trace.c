@@ -94,7 +94,7 @@ static void emit(pvk_trace *t, uint8_t type, const void *a, uint32_t len_a, cons
 
 static bool emit_snapshot(pvk_context *ctx, pvk_trace *t)
 {
-    emit(t, REC_EXTERNAL, ctx->mmio.regs, sizeof ctx->mmio.regs, ctx->mmio.lut, sizeof ctx->mmio.lut);
+    emit(t, REC_EXTERNAL, ctx->vram.mmio.regs, sizeof ctx->vram.mmio.regs, ctx->vram.mmio.lut, sizeof ctx->vram.mmio.lut);
     size_t n = pvk_pica_state_save(&ctx->pica, NULL, 0);
     uint8_t *st = malloc(n);
     if (!st)
@@ -121,17 +121,18 @@ static void trace_free(pvk_trace *t)
 
 /* The GPU is about to use these guest bytes: record pages not yet in the
  * trace (the guest-memory observer while recording). */
-static void trace_observe(pvk_context *ctx, const pvk_guest_span *s)
+static void trace_observe(pvk_vram *vm, const pvk_guest_span *s)
 {
+    pvk_context *ctx = pvk_ctx_of_vram(vm);
     pvk_trace *t = ctx->trace;
     /* Record memory as the GPU will see it: after the work before it, with
      * render targets written back for every page recorded (a replay's
      * memory record replaces what a surface holds). */
     uint32_t lo = s->offset / PAGE * PAGE, hi = (s->offset + s->len - 1) / PAGE * PAGE + PAGE;
-    pvk_guest_sync_for_read(ctx, s->region->base + lo, hi - lo);
-    if (ctx->pending_count)
-        pvk_retire(ctx, true);
-    int region = (int)(s->region - ctx->guest.regions);
+    pvk_guest_sync_for_read(&ctx->vram, s->region->base + lo, hi - lo);
+    if (ctx->gpu.pending_count)
+        pvk_retire(&ctx->gpu, true);
+    int region = (int)(s->region - ctx->vram.guest.regions);
     for (uint32_t page = s->offset / PAGE; page <= (s->offset + s->len - 1) / PAGE; page++) {
         const uint8_t *bytes = s->region->host + (size_t)page * PAGE;
         uint64_t h = XXH3_64bits(bytes, PAGE) | 1; /* never 0: 0 means "not recorded" */
@@ -147,7 +148,7 @@ static void trace_observe(pvk_context *ctx, const pvk_guest_span *s)
 pvk_result pvk_trace_start(pvk_context *ctx, const char *path)
 {
     if (ctx->trace) {
-        pvk_log(ctx, PVK_LOG_ERROR, "pvk_trace_begin: a trace is already being recorded");
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "pvk_trace_begin: a trace is already being recorded");
         return PVK_ERROR_INVALID_ARGUMENT;
     }
     pvk_trace *t = calloc(1, sizeof *t);
@@ -159,7 +160,7 @@ pvk_result pvk_trace_start(pvk_context *ctx, const char *path)
     t->out = malloc(t->out_cap);
     t->zc = ZSTD_createCCtx();
     for (int i = 0; i < PVK_REGION_COUNT; i++)
-        t->page_hash[i] = calloc(ctx->guest.regions[i].size / PAGE, sizeof(uint64_t));
+        t->page_hash[i] = calloc(ctx->vram.guest.regions[i].size / PAGE, sizeof(uint64_t));
     if (!t->buf || !t->out || !t->zc || !t->page_hash[0] || !t->page_hash[1] || !t->page_hash[2]) {
         trace_free(t);
         return PVK_ERROR_OUT_OF_MEMORY;
@@ -167,23 +168,23 @@ pvk_result pvk_trace_start(pvk_context *ctx, const char *path)
     ZSTD_CCtx_setParameter(t->zc, ZSTD_c_compressionLevel, 3);
     t->f = fopen(path, "wb");
     if (!t->f) {
-        pvk_log(ctx, PVK_LOG_ERROR, "pvk_trace_begin: cannot create %s", path);
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "pvk_trace_begin: cannot create %s", path);
         trace_free(t);
         return PVK_ERROR_IO;
     }
     uint8_t head[16];
     memcpy(head, TRACE_MAGIC, 8);
     put32(head + 8, TRACE_VERSION);
-    put32(head + 12, ctx->cfg.new_3ds ? 1 : 0);
+    put32(head + 12, ctx->gpu.cfg.new_3ds ? 1 : 0);
     fwrite(head, 1, sizeof head, t->f);
     /* Work in flight would change memory after we snapshot it. */
-    pvk_retire(ctx, true);
+    pvk_retire(&ctx->gpu, true);
     if (!emit_snapshot(ctx, t)) {
         trace_free(t);
         return PVK_ERROR_OUT_OF_MEMORY;
     }
     ctx->trace = t;
-    ctx->guest.observe = trace_observe;
+    ctx->vram.guest.observe = trace_observe;
     return PVK_SUCCESS;
 }
 
@@ -196,10 +197,10 @@ pvk_result pvk_trace_stop(pvk_context *ctx)
     compress(t, ZSTD_e_end);
     bool failed = t->failed || fflush(t->f) != 0;
     ctx->trace = NULL;
-    ctx->guest.observe = NULL;
+    ctx->vram.guest.observe = NULL;
     trace_free(t);
     if (failed) {
-        pvk_log(ctx, PVK_LOG_ERROR, "pvk_trace_end: writing the trace failed");
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "pvk_trace_end: writing the trace failed");
         return PVK_ERROR_IO;
     }
     return PVK_SUCCESS;
@@ -255,7 +256,7 @@ static bool fill(pvk_context *ctx, reader *r, size_t n, pvk_result *err)
         ZSTD_outBuffer out = {r->buf, r->cap, r->len};
         size_t ret = ZSTD_decompressStream(r->dc, &out, &r->zin);
         if (ZSTD_isError(ret)) {
-            pvk_bad_input(ctx, "trace: corrupt compressed data (%s)", ZSTD_getErrorName(ret));
+            pvk_bad_input(&ctx->gpu, "trace: corrupt compressed data (%s)", ZSTD_getErrorName(ret));
             *err = PVK_ERROR_BAD_DATA;
             return false;
         }
@@ -267,30 +268,30 @@ static bool fill(pvk_context *ctx, reader *r, size_t n, pvk_result *err)
 pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user)
 {
     if (ctx->trace) {
-        pvk_log(ctx, PVK_LOG_ERROR, "trace: cannot replay while recording");
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "trace: cannot replay while recording");
         return PVK_ERROR_INVALID_ARGUMENT;
     }
     reader r = {0};
     pvk_result err = PVK_SUCCESS;
     r.f = fopen(path, "rb");
     if (!r.f) {
-        pvk_log(ctx, PVK_LOG_ERROR, "trace: cannot open %s", path);
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "trace: cannot open %s", path);
         return PVK_ERROR_IO;
     }
     uint8_t head[16];
     if (fread(head, 1, 16, r.f) != 16 || memcmp(head, TRACE_MAGIC, 8)) {
-        pvk_bad_input(ctx, "trace: %s is not a picavk trace (bad magic)", path);
+        pvk_bad_input(&ctx->gpu, "trace: %s is not a picavk trace (bad magic)", path);
         fclose(r.f);
         return PVK_ERROR_BAD_DATA;
     }
     uint32_t version = get32(head + 8);
     if (version < 1 || version > TRACE_VERSION) {
-        pvk_bad_input(ctx, "trace: version %u is not supported (this picavk reads 1 to %u)", version, TRACE_VERSION);
+        pvk_bad_input(&ctx->gpu, "trace: version %u is not supported (this picavk reads 1 to %u)", version, TRACE_VERSION);
         fclose(r.f);
         return PVK_ERROR_BAD_DATA;
     }
-    if ((get32(head + 12) & 1) != (ctx->cfg.new_3ds ? 1u : 0u))
-        pvk_log(ctx, PVK_LOG_WARN, "trace: recorded on a %s 3DS configuration", get32(head + 12) & 1 ? "New" : "Old");
+    if ((get32(head + 12) & 1) != (ctx->gpu.cfg.new_3ds ? 1u : 0u))
+        pvk_log(&ctx->gpu, PVK_LOG_WARN, "trace: recorded on a %s 3DS configuration", get32(head + 12) & 1 ? "New" : "Old");
     r.in_cap = ZSTD_DStreamInSize();
     r.cap = MAX_RECORD + ZSTD_DStreamOutSize();
     r.in = malloc(r.in_cap);
@@ -306,13 +307,13 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
         uint8_t type = r.buf[r.pos];
         uint32_t len = get32(r.buf + r.pos + 1);
         if (len > MAX_RECORD) {
-            pvk_bad_input(ctx, "trace: record of %u bytes exceeds the limit", len);
+            pvk_bad_input(&ctx->gpu, "trace: record of %u bytes exceeds the limit", len);
             err = PVK_ERROR_BAD_DATA;
             break;
         }
         if (!fill(ctx, &r, 5 + (size_t)len, &err)) {
             if (!err) {
-                pvk_bad_input(ctx, "trace: truncated record");
+                pvk_bad_input(&ctx->gpu, "trace: truncated record");
                 err = PVK_ERROR_BAD_DATA;
             }
             break;
@@ -321,14 +322,14 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
         r.pos += 5 + (size_t)len;
         switch (type) {
         case REC_EXTERNAL:
-            if (len != sizeof ctx->mmio.regs + sizeof ctx->mmio.lut)
+            if (len != sizeof ctx->vram.mmio.regs + sizeof ctx->vram.mmio.lut)
                 goto bad_len;
         {
-            pvk_retire(ctx, true);
+            pvk_retire(&ctx->gpu, true);
             uint32_t regs[PVK_MMIO_WORDS], lut[2][PVK_LCD_LUT_SIZE]; /* aligned copies of the record */
             memcpy(regs, p, sizeof regs);
             memcpy(lut, p + sizeof regs, sizeof lut);
-            pvk_mmio_load(ctx, regs, (const uint32_t(*)[PVK_LCD_LUT_SIZE])lut, PVK_MMIO_WORDS);
+            pvk_mmio_load(&ctx->vram, regs, (const uint32_t(*)[PVK_LCD_LUT_SIZE])lut, PVK_MMIO_WORDS);
         }
             break;
         case REC_INTERNAL: {
@@ -347,12 +348,12 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
             } else {
                 memcpy(st, p, len);
             }
-            pvk_retire(ctx, true);
+            pvk_retire(&ctx->gpu, true);
             err = pvk_pica_state_load(&ctx->pica, st, n);
             free(st);
             if (err) {
                 if (err == PVK_ERROR_BAD_DATA)
-                    pvk_bad_input(ctx, "trace: the internal register snapshot (%u bytes) is malformed or of an "
+                    pvk_bad_input(&ctx->gpu, "trace: the internal register snapshot (%u bytes) is malformed or of an "
                                        "unknown version", len);
                 goto out;
             }
@@ -368,14 +369,14 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
             if (len < 4)
                 goto bad_len;
             uint32_t addr = get32(p);
-            void *dst = pvk_guest_host(ctx, addr, len - 4, "trace memory record");
+            void *dst = pvk_guest_host(&ctx->vram, addr, len - 4, "trace memory record");
             if (!dst) {
                 err = PVK_ERROR_BAD_DATA;
                 goto out;
             }
-            pvk_guest_before_cpu_write(ctx, addr, len - 4); /* the GPU may still read the old bytes */
+            pvk_guest_before_cpu_write(&ctx->vram, addr, len - 4); /* the GPU may still read the old bytes */
             memcpy(dst, p + 4, len - 4);
-            pvk_guest_invalidate(ctx, addr, len - 4);
+            pvk_guest_invalidate(&ctx->vram, addr, len - 4);
             break;
         }
         case REC_VBLANK:
@@ -391,27 +392,27 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
             if (len != 4)
                 goto bad_len;
             if (get32(p) != frames)
-                pvk_log(ctx, PVK_LOG_WARN, "trace: %u frames replayed, the recorder counted %u", frames, get32(p));
+                pvk_log(&ctx->gpu, PVK_LOG_WARN, "trace: %u frames replayed, the recorder counted %u", frames, get32(p));
             ended = true;
             break;
         default:
-            pvk_bad_input(ctx, "trace: unknown record type %u", type);
+            pvk_bad_input(&ctx->gpu, "trace: unknown record type %u", type);
             err = PVK_ERROR_BAD_DATA;
             goto out;
         }
         continue;
     bad_len:
-        pvk_bad_input(ctx, "trace: record type %u has a bad length %u", type, len);
+        pvk_bad_input(&ctx->gpu, "trace: record type %u has a bad length %u", type, len);
         err = PVK_ERROR_BAD_DATA;
         goto out;
     }
     if (!err && !ended) {
-        pvk_bad_input(ctx, "trace: %s ends without an end record (truncated?)", path);
+        pvk_bad_input(&ctx->gpu, "trace: %s ends without an end record (truncated?)", path);
         err = PVK_ERROR_BAD_DATA;
     }
 out:
-    pvk_guest_sync_all(ctx); /* the replay is over: guest memory as the recording left it */
-    pvk_retire(ctx, true);
+    pvk_guest_sync_all(&ctx->vram); /* the replay is over: guest memory as the recording left it */
+    pvk_retire(&ctx->gpu, true);
     ZSTD_freeDCtx(r.dc);
     free(r.in);
     free(r.buf);

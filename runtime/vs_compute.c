@@ -74,11 +74,11 @@ static const char tail_regs[] =
 static void buffer_free(pvk_context *ctx, host_buffer *b)
 {
     if (b->map)
-        ctx->vk.vkUnmapMemory(ctx->device, b->mem);
+        ctx->gpu.vk.vkUnmapMemory(ctx->gpu.device, b->mem);
     if (b->buf)
-        ctx->vk.vkDestroyBuffer(ctx->device, b->buf, NULL);
+        ctx->gpu.vk.vkDestroyBuffer(ctx->gpu.device, b->buf, NULL);
     if (b->mem)
-        ctx->vk.vkFreeMemory(ctx->device, b->mem, NULL);
+        ctx->gpu.vk.vkFreeMemory(ctx->gpu.device, b->mem, NULL);
     memset(b, 0, sizeof *b);
 }
 
@@ -91,11 +91,11 @@ static pvk_result buffer_ensure(pvk_context *ctx, host_buffer *b, VkDeviceSize s
     while (want < size)
         want *= 2;
     buffer_free(ctx, b);
-    pvk_result r = pvk_create_buffer(ctx, want, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+    pvk_result r = pvk_create_buffer(&ctx->gpu, want, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                                      &b->buf, &b->mem);
     if (!r)
-        r = pvk_vk_check(ctx, ctx->vk.vkMapMemory(ctx->device, b->mem, 0, VK_WHOLE_SIZE, 0, &b->map), "vkMapMemory");
+        r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkMapMemory(ctx->gpu.device, b->mem, 0, VK_WHOLE_SIZE, 0, &b->map), "vkMapMemory");
     if (r) {
         buffer_free(ctx, b);
         return r;
@@ -120,7 +120,7 @@ pvk_result pvk_vs_compute_create(pvk_context *ctx, pvk_vs_compute **out)
         .bindingCount = 3,
         .pBindings = b,
     };
-    pvk_result r = pvk_vk_check(ctx, ctx->vk.vkCreateDescriptorSetLayout(ctx->device, &dsl, NULL, &vc->set_layout),
+    pvk_result r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateDescriptorSetLayout(ctx->gpu.device, &dsl, NULL, &vc->set_layout),
                                 "vkCreateDescriptorSetLayout");
     VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, 16};
     VkPipelineLayoutCreateInfo plci = {
@@ -131,7 +131,7 @@ pvk_result pvk_vs_compute_create(pvk_context *ctx, pvk_vs_compute **out)
         .pPushConstantRanges = &pcr,
     };
     if (!r)
-        r = pvk_vk_check(ctx, ctx->vk.vkCreatePipelineLayout(ctx->device, &plci, NULL, &vc->layout),
+        r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreatePipelineLayout(ctx->gpu.device, &plci, NULL, &vc->layout),
                          "vkCreatePipelineLayout");
     if (!r)
         r = buffer_ensure(ctx, &vc->uni, sizeof(pvk_vs_uniforms));
@@ -148,7 +148,7 @@ static void drop_pipelines(pvk_vs_compute *vc)
     pvk_context *ctx = vc->ctx;
     for (uint32_t i = 0; i < TABLE_SIZE; i++)
         if (vc->table[i].pipeline)
-            ctx->vk.vkDestroyPipeline(ctx->device, vc->table[i].pipeline, NULL);
+            ctx->gpu.vk.vkDestroyPipeline(ctx->gpu.device, vc->table[i].pipeline, NULL);
     memset(vc->table, 0, sizeof vc->table);
     vc->count = 0;
 }
@@ -158,15 +158,15 @@ void pvk_vs_compute_destroy(pvk_vs_compute *vc)
     if (!vc)
         return;
     pvk_context *ctx = vc->ctx;
-    pvk_retire(ctx, true); /* nothing of ours may still run */
+    pvk_retire(&ctx->gpu, true); /* nothing of ours may still run */
     drop_pipelines(vc);
     buffer_free(ctx, &vc->in);
     buffer_free(ctx, &vc->out);
     buffer_free(ctx, &vc->uni);
     if (vc->layout)
-        ctx->vk.vkDestroyPipelineLayout(ctx->device, vc->layout, NULL);
+        ctx->gpu.vk.vkDestroyPipelineLayout(ctx->gpu.device, vc->layout, NULL);
     if (vc->set_layout)
-        ctx->vk.vkDestroyDescriptorSetLayout(ctx->device, vc->set_layout, NULL);
+        ctx->gpu.vk.vkDestroyDescriptorSetLayout(ctx->gpu.device, vc->set_layout, NULL);
     free(vc);
 }
 
@@ -200,17 +200,17 @@ static pvk_result build(pvk_vs_compute *vc, const pvk_vs_program *prog, bool reg
     r = pvk_glsl_compile(PVK_STAGE_COMPUTE, src, &words, &n_words, &log);
     if (r) {
         /* generated code that does not compile is picavk's bug, not the guest's */
-        pvk_log(ctx, PVK_LOG_ERROR, "translated vertex program does not compile: %s\n%s", log ? log : "", src);
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "translated vertex program does not compile: %s\n%s", log ? log : "", src);
         free(log);
         free(src);
         return r;
     }
     free(log);
     free(src);
-    r = pvk_compute_pipeline_create(ctx, words, n_words * 4, vc->layout, NULL, out);
+    r = pvk_compute_pipeline_create(&ctx->gpu, words, n_words * 4, vc->layout, NULL, out);
     free(words);
     if (!r)
-        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)*out, "vertex program %016llx (compute, entry %u)",
+        pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_PIPELINE, (uint64_t)*out, "vertex program %016llx (compute, entry %u)",
                         (unsigned long long)XXH3_64bits(prog->code, PVK_SH_CODE_WORDS * 4), prog->entry);
     return r;
 }
@@ -234,7 +234,7 @@ static pvk_result pipeline_for(pvk_vs_compute *vc, const pvk_vs_program *prog, b
         }
     }
     if (vc->count >= TABLE_SIZE / 2) { /* start over rather than grow without bound */
-        pvk_retire(vc->ctx, true);
+        pvk_retire(&vc->ctx->gpu, true);
         drop_pipelines(vc);
         return pipeline_for(vc, prog, regs, out);
     }
@@ -256,7 +256,7 @@ pvk_result pvk_vs_compute_run(pvk_vs_compute *vc, const pvk_vs_program *prog_in,
     if (n > 65535u * GROUP)
         return PVK_ERROR_INVALID_ARGUMENT;
     pvk_vs_program prog = *prog_in;
-    if (ctx->shader_float64)
+    if (ctx->gpu.shader_float64)
         prog.flags |= PVK_GLSL_VS_F64;
     VkPipeline pipe;
     pvk_result r = pipeline_for(vc, &prog, regs, &pipe);
@@ -264,16 +264,16 @@ pvk_result pvk_vs_compute_run(pvk_vs_compute *vc, const pvk_vs_program *prog_in,
         return r;
     uint32_t words = regs ? WORDS_REGS : WORDS_PLAIN;
     VkDeviceSize in_size = (VkDeviceSize)n * sizeof in[0], out_size = (VkDeviceSize)n * words * 4;
-    if ((r = pvk_retire(ctx, true))) /* the buffers may still be in use by the last run */
+    if ((r = pvk_retire(&ctx->gpu, true))) /* the buffers may still be in use by the last run */
         return r;
     if ((r = buffer_ensure(ctx, &vc->in, in_size)) || (r = buffer_ensure(ctx, &vc->out, out_size)))
         return r;
     memcpy(vc->in.map, in, in_size);
     memcpy(vc->uni.map, uni, sizeof *uni);
     pvk_op op;
-    if ((r = pvk_op_begin(ctx, &op)))
+    if ((r = pvk_op_begin(&ctx->gpu, &op)))
         return r;
-    pvk_op_label(ctx, &op, "vertex program (compute, %u vertices)", n);
+    pvk_op_label(&ctx->gpu, &op, "vertex program (compute, %u vertices)", n);
     VkDescriptorBufferInfo bi[3] = {
         {vc->in.buf, 0, in_size}, {vc->out.buf, 0, out_size}, {vc->uni.buf, 0, sizeof *uni}};
     VkWriteDescriptorSet w[3];
@@ -282,13 +282,13 @@ pvk_result pvk_vs_compute_run(pvk_vs_compute *vc, const pvk_vs_program *prog_in,
                                       .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                       .pBufferInfo = &bi[i]};
     uint32_t push[4] = {n, 0, 0, 0};
-    ctx->vk.vkCmdBindPipeline(op.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
-    ctx->vk.vkCmdPushDescriptorSetKHR(op.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vc->layout, 0, 3, w);
-    ctx->vk.vkCmdPushConstants(op.cmd, vc->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
-    ctx->vk.vkCmdDispatch(op.cmd, (n + GROUP - 1) / GROUP, 1, 1);
-    if ((r = pvk_op_submit(ctx, &op)))
+    ctx->gpu.vk.vkCmdBindPipeline(op.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+    ctx->gpu.vk.vkCmdPushDescriptorSetKHR(op.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vc->layout, 0, 3, w);
+    ctx->gpu.vk.vkCmdPushConstants(op.cmd, vc->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
+    ctx->gpu.vk.vkCmdDispatch(op.cmd, (n + GROUP - 1) / GROUP, 1, 1);
+    if ((r = pvk_op_submit(&ctx->gpu, &op)))
         return r;
-    if ((r = pvk_retire_until(ctx, op.p.value)))
+    if ((r = pvk_retire_until(&ctx->gpu, op.p.value)))
         return r;
     const uint32_t *o = vc->out.map;
     for (uint32_t v = 0; v < n; v++, o += words) {

@@ -1,6 +1,6 @@
 /* The built-in shaders, compiled at build time by glslangValidator and
  * embedded here (the headers are generated into the build tree). */
-#include "runtime/runtime.h"
+#include "shaders/shaders.h"
 
 #include "depth_io.comp.spv.h"
 #include "display_block.comp.spv.h"

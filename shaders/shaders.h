@@ -60,4 +60,55 @@ typedef struct pvk_spirv_info {
 
 pvk_result pvk_spirv_reflect(const uint32_t *words, size_t n_words, pvk_spirv_info *out, char err[256]);
 
+/* The built-in compute pipelines (gpu/compute.c creates them from this
+ * table, shaders/builtin.c holds their SPIR-V). */
+enum {
+    PVK_PIPE_FILL,
+    PVK_PIPE_DISPLAY_TRANSFER,
+    PVK_PIPE_DISPLAY_QUAD,
+    PVK_PIPE_TEXTURE_COPY,
+    PVK_PIPE_SCANOUT,
+    PVK_PIPE_DEPTH_IO, /* runtime/draw.c: depth buffer load/store */
+    PVK_PIPE_SURFACE_CONVERT, /* vram/: display transfers from and reinterpretations of surfaces */
+    PVK_PIPE_TEXTURE_DECODE_ETC, /* vram/texture.c: the same for ETC1/ETC1A4 */
+    PVK_PIPE_LCD_SCALE, /* runtime/present.c: frames at resolution scale N */
+    /* Variants by specialisation constants, each created on first use:
+     * display_block.comp per input bytes per pixel, downscale, direction and
+     * output bytes per pixel (pvk_pipe_display_block; 54 slots, at most 30
+     * valid); scanout_block.comp per bytes per pixel, LUT use and pixel
+     * doubling (pvk_pipe_scanout_block). */
+    PVK_PIPE_DISPLAY_BLOCK,
+    PVK_PIPE_SCANOUT_BLOCK = PVK_PIPE_DISPLAY_BLOCK + 54,
+    /* display_quad.comp linear -> tiled (PVK_PIPE_DISPLAY_QUAD is tiled -> linear) */
+    PVK_PIPE_DISPLAY_QUAD_TO_TILED = PVK_PIPE_SCANOUT_BLOCK + 12,
+    /* texture_decode.comp per uncompressed PICA texture format (+ 0-11;
+     * vram/texture.c: guest texture -> linear image level) */
+    PVK_PIPE_TEXTURE_DECODE,
+    PVK_PIPE_COUNT = PVK_PIPE_TEXTURE_DECODE + 12,
+};
+static inline int pvk_pipe_bpp_class(uint32_t bpp)
+{
+    return bpp == 4 ? 0 : bpp == 3 ? 1 : 2;
+}
+static inline int pvk_pipe_display_block(uint32_t in_bpp, uint32_t scale, bool to_tiled, uint32_t out_bpp)
+{
+    return PVK_PIPE_DISPLAY_BLOCK + ((pvk_pipe_bpp_class(in_bpp) * 3 + (int)scale) * 2 + to_tiled) * 3 +
+           pvk_pipe_bpp_class(out_bpp);
+}
+static inline int pvk_pipe_scanout_block(uint32_t bpp, bool lut, bool dbl)
+{
+    return PVK_PIPE_SCANOUT_BLOCK + pvk_pipe_bpp_class(bpp) * 4 + lut * 2 + dbl;
+}
+
+/* ---- embedded SPIR-V (generated: shaders/) ---- */
+typedef struct pvk_spirv {
+    const uint32_t *code;
+    size_t size; /* bytes */
+} pvk_spirv;
+pvk_spirv pvk_builtin_spirv(int pipe);
+pvk_spirv pvk_builtin_draw_vertex_spirv(void);
+/* Fragment lighting's per-triangle quaternion flips for generated vertex
+ * stages (shaders/draw_quat.geom; specialisation constant 0: pvk_vs_key.topology). */
+pvk_spirv pvk_builtin_draw_quat_geom_spirv(void);
+
 #endif

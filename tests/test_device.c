@@ -21,7 +21,7 @@ static void bringup(void)
     pvk_device_info d;
     CHECK_EQ(pvk_get_device_info(ctx, &d), PVK_SUCCESS);
     CHECK(d.api_version >= VK_API_VERSION_1_3);
-    CHECK_EQ(d.vendor_id, ctx->props.vendorID);
+    CHECK_EQ(d.vendor_id, ctx->gpu.props.vendorID);
     CHECK(strlen(d.driver_name) > 0 && strlen(d.driver_name) < sizeof d.driver_name);
     if (strstr(pvk_device_name(ctx), "llvmpipe"))
         CHECK(!strcmp(d.driver_name, "llvmpipe") && strstr(d.driver_info, "Mesa") &&
@@ -42,9 +42,9 @@ static void validation_counter(void)
         .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
     };
     VkBuffer buf = VK_NULL_HANDLE;
-    VkResult vr = ctx->vk.vkCreateBuffer(ctx->device, &bci, NULL, &buf);
+    VkResult vr = ctx->gpu.vk.vkCreateBuffer(ctx->gpu.device, &bci, NULL, &buf);
     if (vr == VK_SUCCESS && buf)
-        ctx->vk.vkDestroyBuffer(ctx->device, buf, NULL);
+        ctx->gpu.vk.vkDestroyBuffer(ctx->gpu.device, buf, NULL);
     th_quiet_errors = 0;
     pvk_stats st;
     pvk_get_stats(ctx, &st);
@@ -57,7 +57,7 @@ static void device_lost_is_sticky(void)
 {
     pvk_context *ctx = th_context(NULL, 0);
     th_quiet_errors = 1;
-    CHECK_EQ(pvk_vk_check(ctx, VK_ERROR_DEVICE_LOST, "test"), PVK_ERROR_DEVICE_LOST);
+    CHECK_EQ(pvk_vk_check(&ctx->gpu, VK_ERROR_DEVICE_LOST, "test"), PVK_ERROR_DEVICE_LOST);
     th_quiet_errors = 0;
     CHECK_EQ(pvk_context_status(ctx), PVK_ERROR_DEVICE_LOST);
     CHECK_EQ(pvk_mmio_write32(ctx, 0x10400004, 1), PVK_ERROR_DEVICE_LOST);
@@ -88,18 +88,18 @@ static void embedded(void)
     pvk_context *host = th_context(NULL, 0);
     pvk_host_vulkan hv = {
         .get_instance_proc_addr = vkGetInstanceProcAddr,
-        .instance = host->instance,
-        .physical_device = host->phys,
-        .device = host->device,
-        .queue = host->queue,
-        .queue_family = host->queue_family,
-        .external_memory_host_enabled = host->features.external_memory_host,
+        .instance = host->gpu.instance,
+        .physical_device = host->gpu.phys,
+        .device = host->gpu.device,
+        .queue = host->gpu.queue,
+        .queue_family = host->gpu.queue_family,
+        .external_memory_host_enabled = host->gpu.features.external_memory_host,
     };
     pvk_config cfg = {.host_vulkan = &hv, .log = th_log};
     pvk_context *ctx = NULL;
     CHECK_EQ(pvk_context_create(&cfg, &ctx), PVK_SUCCESS);
     if (ctx) {
-        CHECK(ctx->device == host->device && !ctx->own_device && !ctx->own_instance);
+        CHECK(ctx->gpu.device == host->gpu.device && !ctx->gpu.own_device && !ctx->gpu.own_instance);
         /* a fill runs on the borrowed device */
         uint32_t *p = pvk_guest_ptr(ctx, PVK_VRAM_BASE, 32);
         pvk_mmio_write32(ctx, 0x10400010, PVK_VRAM_BASE >> 3);
@@ -111,23 +111,23 @@ static void embedded(void)
         CHECK_EQ(p[7], 0xCAFEF00D);
         /* picavk cannot know what the host enabled: no attachment reads and
          * no vertex programs on the GPU (vertex-stage stores) unless told */
-        CHECK(!ctx->attachment_read);
-        CHECK(!ctx->vertex_stores);
+        CHECK(!ctx->gpu.attachment_read);
+        CHECK(!ctx->gpu.vertex_stores);
         pvk_context_destroy(ctx);
     }
     /* the headless context enabled rasterization-order attachment access and
      * imagelessFramebuffer where the device has them; as a host it says so */
-    hv.attachment_read_enabled = host->attachment_read;
-    hv.vertex_stores_enabled = host->vertex_stores;
+    hv.attachment_read_enabled = host->gpu.attachment_read;
+    hv.vertex_stores_enabled = host->gpu.vertex_stores;
     ctx = NULL;
     CHECK_EQ(pvk_context_create(&cfg, &ctx), PVK_SUCCESS);
     if (ctx) {
-        CHECK_EQ(ctx->attachment_read, host->attachment_read);
-        CHECK_EQ(ctx->vertex_stores, host->vertex_stores);
+        CHECK_EQ(ctx->gpu.attachment_read, host->gpu.attachment_read);
+        CHECK_EQ(ctx->gpu.vertex_stores, host->gpu.vertex_stores);
         if (strstr(pvk_device_name(ctx), "llvmpipe"))
-            CHECK(ctx->vertex_stores);
+            CHECK(ctx->gpu.vertex_stores);
         if (strstr(pvk_device_name(ctx), "llvmpipe"))
-            CHECK(ctx->attachment_read);
+            CHECK(ctx->gpu.attachment_read);
         pvk_context_destroy(ctx);
     }
     th_release(host); /* the host's device still works after picavk left */
@@ -217,11 +217,11 @@ static VkDevice needs_device(pvk_context *host, bool optional, pvk_host_vulkan *
     CHECK_EQ(pvk_host_vulkan_needs(&st.needs, &st.count), PVK_SUCCESS);
     CHECK(st.count <= 64);
     st.n_ext = 512;
-    vkEnumerateDeviceExtensionProperties(host->phys, NULL, &st.n_ext, st.ext);
-    st.debug_utils = host->debug_utils;
+    vkEnumerateDeviceExtensionProperties(host->gpu.phys, NULL, &st.n_ext, st.ext);
+    st.debug_utils = host->gpu.debug_utils;
     host_chain have, on;
     host_chain_init(&have, chain_if_supported, &st);
-    vkGetPhysicalDeviceFeatures2(host->phys, &have.f2);
+    vkGetPhysicalDeviceFeatures2(host->gpu.phys, &have.f2);
     bool supported[64];
     for (uint32_t i = 0; i < st.count; i++) {
         const pvk_vulkan_need *n = &st.needs[i];
@@ -232,8 +232,8 @@ static VkDevice needs_device(pvk_context *host, bool optional, pvk_host_vulkan *
         if (n->required)
             CHECK(supported[i]); /* picavk runs on this device: it has them all */
     }
-    *hv = (pvk_host_vulkan){.get_instance_proc_addr = vkGetInstanceProcAddr, .instance = host->instance,
-                            .physical_device = host->phys, .queue_family = host->queue_family};
+    *hv = (pvk_host_vulkan){.get_instance_proc_addr = vkGetInstanceProcAddr, .instance = host->gpu.instance,
+                            .physical_device = host->gpu.phys, .queue_family = host->gpu.queue_family};
     for (uint32_t i = 0; i < st.count; i++) {
         bool whole = true; /* every entry of its group is there */
         for (uint32_t j = 0; j < st.count; j++)
@@ -256,15 +256,15 @@ static VkDevice needs_device(pvk_context *host, bool optional, pvk_host_vulkan *
     }
     float prio = 1.0f;
     VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                   .queueFamilyIndex = host->queue_family, .queueCount = 1, .pQueuePriorities = &prio};
+                                   .queueFamilyIndex = host->gpu.queue_family, .queueCount = 1, .pQueuePriorities = &prio};
     VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &on.f2,
                               .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci,
                               .enabledExtensionCount = n_exts, .ppEnabledExtensionNames = exts};
     VkDevice dev = VK_NULL_HANDLE;
-    CHECK_EQ(vkCreateDevice(host->phys, &dci, NULL, &dev), VK_SUCCESS);
+    CHECK_EQ(vkCreateDevice(host->gpu.phys, &dci, NULL, &dev), VK_SUCCESS);
     if (dev) {
         volkLoadDeviceTable(vk, dev);
-        vk->vkGetDeviceQueue(dev, host->queue_family, 0, &hv->queue);
+        vk->vkGetDeviceQueue(dev, host->gpu.queue_family, 0, &hv->queue);
         hv->device = dev;
     }
     return dev;
@@ -325,12 +325,12 @@ static void host_needs(void)
         CHECK_EQ(f.external_memory_host, optional && hf.external_memory_host);
         CHECK_EQ(f.custom_border_color, optional && hf.custom_border_color);
         CHECK_EQ(f.debug_utils, optional && hf.debug_utils);
-        CHECK_EQ(ctx->attachment_read, optional && host->attachment_read);
-        CHECK_EQ(ctx->vertex_stores, optional && host->vertex_stores);
-        CHECK_EQ(ctx->shader_float64, optional && host->shader_float64);
+        CHECK_EQ(ctx->gpu.attachment_read, optional && host->gpu.attachment_read);
+        CHECK_EQ(ctx->gpu.vertex_stores, optional && host->gpu.vertex_stores);
+        CHECK_EQ(ctx->gpu.shader_float64, optional && host->gpu.shader_float64);
         if (strstr(pvk_device_name(ctx), "llvmpipe")) /* lavapipe has every optional group */
-            CHECK(!optional || (f.geometry_shader && f.logic_op && ctx->attachment_read && ctx->vertex_stores &&
-                                ctx->shader_float64 && f.custom_border_color));
+            CHECK(!optional || (f.geometry_shader && f.logic_op && ctx->gpu.attachment_read && ctx->gpu.vertex_stores &&
+                                ctx->gpu.shader_float64 && f.custom_border_color));
         /* a triangle over the whole target, blending off: the logic-op path
          * (logicOpEnable only where logicOp is on), colour (0.2, 0.4, 0.6) */
         upload_shader();

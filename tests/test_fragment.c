@@ -509,8 +509,8 @@ int main(void)
         bool fallback = run >= 2;
         ctx = th_context_debug(NULL, fallback ? "no-attachment-read" : NULL, mirror);
         if (strstr(pvk_device_name(ctx), "llvmpipe"))
-            CHECK_EQ(ctx->attachment_read, !fallback);
-        const int blend_tol = ctx->attachment_read ? 0 : 1;
+            CHECK_EQ(ctx->gpu.attachment_read, !fallback);
+        const int blend_tol = ctx->gpu.attachment_read ? 0 : 1;
         upload_shader();
         setup_attribs();
         setup_fb();
@@ -560,7 +560,7 @@ int main(void)
         for (int k = 0; k < 12; k++)
             stacked_blend(blend_tol, k);
         printf("%s, mode %d: %d blend states within %d of the integer reference (allowed %d)\n",
-               ctx->attachment_read ? "attachment reads" : "fixed-function blending", mirror, n_blend, worst_blend,
+               ctx->gpu.attachment_read ? "attachment reads" : "fixed-function blending", mirror, n_blend, worst_blend,
                blend_tol);
         th_release(ctx);
     }

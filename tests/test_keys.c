@@ -75,10 +75,10 @@ static void device_adjustment(void)
     get(&p, &built, 0);
     CHECK(built.pipe.blend && built.pipe.rgb_src && !built.fs.blend); /* the translator never sets fs.blend */
     k = built;
-    dev.attachment_read = false;
+    dev.gpu.attachment_read = false;
     pvk_keys_for_device(&dev, &k.pipe, &k.fs);
     CHECK(same_keys(&k, &built));
-    dev.attachment_read = true;
+    dev.gpu.attachment_read = true;
     pvk_keys_for_device(&dev, &k.pipe, &k.fs);
     CHECK_EQ(k.fs.blend, 1);
     CHECK(k.fs.rgb_eq == built.pipe.rgb_eq && k.fs.alpha_eq == built.pipe.alpha_eq);

@@ -423,33 +423,33 @@ static void host_init(pvk_context *ctx, host *h)
     memset(h, 0, sizeof *h);
     VkCommandPoolCreateInfo cpci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                     .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-                                    .queueFamilyIndex = ctx->queue_family};
-    CHECK_EQ(ctx->vk.vkCreateCommandPool(ctx->device, &cpci, NULL, &h->pool), VK_SUCCESS);
+                                    .queueFamilyIndex = ctx->gpu.queue_family};
+    CHECK_EQ(ctx->gpu.vk.vkCreateCommandPool(ctx->gpu.device, &cpci, NULL, &h->pool), VK_SUCCESS);
     VkCommandBufferAllocateInfo cbai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                         .commandPool = h->pool,
                                         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                         .commandBufferCount = 1};
-    CHECK_EQ(ctx->vk.vkAllocateCommandBuffers(ctx->device, &cbai, &h->cmd), VK_SUCCESS);
+    CHECK_EQ(ctx->gpu.vk.vkAllocateCommandBuffers(ctx->gpu.device, &cbai, &h->cmd), VK_SUCCESS);
     VkSemaphoreTypeCreateInfo stci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
                                       .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
     VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &stci};
-    CHECK_EQ(ctx->vk.vkCreateSemaphore(ctx->device, &sci, NULL, &h->done), VK_SUCCESS);
-    CHECK_EQ(pvk_create_buffer(ctx, 2400 * 1920 * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+    CHECK_EQ(ctx->gpu.vk.vkCreateSemaphore(ctx->gpu.device, &sci, NULL, &h->done), VK_SUCCESS);
+    CHECK_EQ(pvk_create_buffer(&ctx->gpu, 2400 * 1920 * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &h->buf,
                                &h->mem),
              PVK_SUCCESS);
     void *p = NULL;
-    CHECK_EQ(ctx->vk.vkMapMemory(ctx->device, h->mem, 0, VK_WHOLE_SIZE, 0, &p), VK_SUCCESS);
+    CHECK_EQ(ctx->gpu.vk.vkMapMemory(ctx->gpu.device, h->mem, 0, VK_WHOLE_SIZE, 0, &p), VK_SUCCESS);
     h->pixels = p;
 }
 
 static void host_destroy(pvk_context *ctx, host *h)
 {
-    ctx->vk.vkDestroyBuffer(ctx->device, h->buf, NULL);
-    ctx->vk.vkFreeMemory(ctx->device, h->mem, NULL);
-    ctx->vk.vkDestroySemaphore(ctx->device, h->done, NULL);
-    ctx->vk.vkFreeCommandBuffers(ctx->device, h->pool, 1, &h->cmd);
-    ctx->vk.vkDestroyCommandPool(ctx->device, h->pool, NULL);
+    ctx->gpu.vk.vkDestroyBuffer(ctx->gpu.device, h->buf, NULL);
+    ctx->gpu.vk.vkFreeMemory(ctx->gpu.device, h->mem, NULL);
+    ctx->gpu.vk.vkDestroySemaphore(ctx->gpu.device, h->done, NULL);
+    ctx->gpu.vk.vkFreeCommandBuffers(ctx->gpu.device, h->pool, 1, &h->cmd);
+    ctx->gpu.vk.vkDestroyCommandPool(ctx->gpu.device, h->pool, NULL);
 }
 
 /* Wait on the frame's semaphore in a submission that copies `im` to the host
@@ -458,8 +458,8 @@ static void host_read(pvk_context *ctx, host *h, const pvk_frame *f, const pvk_f
 {
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    ctx->vk.vkResetCommandBuffer(h->cmd, 0);
-    ctx->vk.vkBeginCommandBuffer(h->cmd, &bi);
+    ctx->gpu.vk.vkResetCommandBuffer(h->cmd, 0);
+    ctx->gpu.vk.vkBeginCommandBuffer(h->cmd, &bi);
     VkImageMemoryBarrier2 b = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
         .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
@@ -474,10 +474,10 @@ static void host_read(pvk_context *ctx, host *h, const pvk_frame *f, const pvk_f
     };
     VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1,
                            .pImageMemoryBarriers = &b};
-    ctx->vk.vkCmdPipelineBarrier2(h->cmd, &di);
+    ctx->gpu.vk.vkCmdPipelineBarrier2(h->cmd, &di);
     VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                              .imageExtent = {im->extent.width, im->extent.height, 1}};
-    ctx->vk.vkCmdCopyImageToBuffer(h->cmd, im->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, h->buf, 1, &bic);
+    ctx->gpu.vk.vkCmdCopyImageToBuffer(h->cmd, im->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, h->buf, 1, &bic);
     /* hand the image back in the layout picavk reported */
     b.srcStageMask = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT;
     b.srcAccessMask = 0;
@@ -485,7 +485,7 @@ static void host_read(pvk_context *ctx, host *h, const pvk_frame *f, const pvk_f
     b.dstAccessMask = 0;
     b.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
     b.newLayout = im->layout;
-    ctx->vk.vkCmdPipelineBarrier2(h->cmd, &di);
+    ctx->gpu.vk.vkCmdPipelineBarrier2(h->cmd, &di);
     VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
                            .srcStageMask = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
                            .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
@@ -493,8 +493,8 @@ static void host_read(pvk_context *ctx, host *h, const pvk_frame *f, const pvk_f
                            .dstAccessMask = VK_ACCESS_2_HOST_READ_BIT};
     VkDependencyInfo di2 = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1,
                             .pMemoryBarriers = &mb};
-    ctx->vk.vkCmdPipelineBarrier2(h->cmd, &di2);
-    ctx->vk.vkEndCommandBuffer(h->cmd);
+    ctx->gpu.vk.vkCmdPipelineBarrier2(h->cmd, &di2);
+    ctx->gpu.vk.vkEndCommandBuffer(h->cmd);
     h->done_value++;
     VkSemaphoreSubmitInfo wait = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
                                   .semaphore = f->semaphore,
@@ -512,12 +512,12 @@ static void host_read(pvk_context *ctx, host *h, const pvk_frame *f, const pvk_f
                         .pCommandBufferInfos = &cbsi,
                         .signalSemaphoreInfoCount = 1,
                         .pSignalSemaphoreInfos = &sig};
-    CHECK_EQ(ctx->vk.vkQueueSubmit2(ctx->queue, 1, &si, VK_NULL_HANDLE), VK_SUCCESS);
+    CHECK_EQ(ctx->gpu.vk.vkQueueSubmit2(ctx->gpu.queue, 1, &si, VK_NULL_HANDLE), VK_SUCCESS);
     VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
                               .semaphoreCount = 1,
                               .pSemaphores = &h->done,
                               .pValues = &h->done_value};
-    CHECK_EQ(ctx->vk.vkWaitSemaphores(ctx->device, &wi, UINT64_MAX), VK_SUCCESS);
+    CHECK_EQ(ctx->gpu.vk.vkWaitSemaphores(ctx->gpu.device, &wi, UINT64_MAX), VK_SUCCESS);
 }
 
 /* The image at `scale` (nearest) must equal the memory frame, placed at `at`. */
@@ -555,8 +555,8 @@ static void frontend(pvk_context *ctx)
     CHECK_EQ(pvk_vblank(ctx), PVK_SUCCESS);
     CHECK_EQ(pvk_frame_acquire(ctx, &f), PVK_SUCCESS);
     CHECK_EQ(f.frame, before + 1);
-    CHECK(f.semaphore == ctx->timeline);
-    CHECK_EQ(f.queue_family, ctx->queue_family);
+    CHECK(f.semaphore == ctx->gpu.timeline);
+    CHECK_EQ(f.queue_family, ctx->gpu.queue_family);
     CHECK_EQ(f.screens[PVK_SCREEN_TOP].extent.width, 800);
     CHECK_EQ(f.screens[PVK_SCREEN_TOP].extent.height, 480);
     CHECK_EQ(f.screens[PVK_SCREEN_TOP_RIGHT].extent.width, 800);

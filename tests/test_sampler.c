@@ -62,14 +62,14 @@ static void probe_texture(pvk_context *ctx, pvk_texture *t)
         }
     pvk_guest_written(ctx, addr, 256);
     pvk_texture_desc d = {.addr = {addr}, .width = 8, .height = 8, .format = 0, .levels = 1, .faces = 1};
-    CHECK_EQ(pvk_texture_decode(ctx, &d, t), PVK_SUCCESS);
+    CHECK_EQ(pvk_texture_decode(&ctx->vram, &d, t), PVK_SUCCESS);
 }
 
 /* Sample `t` through `sampler` at PROBES coordinates; RGBA bytes out. */
 static void probe(pvk_context *ctx, const pvk_texture *t, VkSampler sampler, const float uv[PROBES][2],
                   uint8_t out[PROBES][4])
 {
-    const struct VolkDeviceTable *vk = &ctx->vk;
+    const struct VolkDeviceTable *vk = &ctx->gpu.vk;
     uint32_t *spv = NULL;
     size_t n_words = 0;
     char *log = NULL;
@@ -82,17 +82,17 @@ static void probe(pvk_context *ctx, const pvk_texture *t, VkSampler sampler, con
     VkDescriptorSetLayoutCreateInfo dl = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                           .bindingCount = 2, .pBindings = bind};
     VkDescriptorSetLayout set_layout;
-    CHECK_EQ(vk->vkCreateDescriptorSetLayout(ctx->device, &dl, NULL, &set_layout), VK_SUCCESS);
+    CHECK_EQ(vk->vkCreateDescriptorSetLayout(ctx->gpu.device, &dl, NULL, &set_layout), VK_SUCCESS);
     VkPushConstantRange pr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, PROBES * 8};
     VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
                                      .pSetLayouts = &set_layout, .pushConstantRangeCount = 1,
                                      .pPushConstantRanges = &pr};
     VkPipelineLayout layout;
-    CHECK_EQ(vk->vkCreatePipelineLayout(ctx->device, &pl, NULL, &layout), VK_SUCCESS);
+    CHECK_EQ(vk->vkCreatePipelineLayout(ctx->gpu.device, &pl, NULL, &layout), VK_SUCCESS);
     VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                    .codeSize = n_words * 4, .pCode = spv};
     VkShaderModule mod;
-    CHECK_EQ(vk->vkCreateShaderModule(ctx->device, &mi, NULL, &mod), VK_SUCCESS);
+    CHECK_EQ(vk->vkCreateShaderModule(ctx->gpu.device, &mi, NULL, &mod), VK_SUCCESS);
     free(spv);
     VkComputePipelineCreateInfo cpi = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
@@ -101,20 +101,20 @@ static void probe(pvk_context *ctx, const pvk_texture *t, VkSampler sampler, con
         .layout = layout,
     };
     VkPipeline pipe;
-    CHECK_EQ(vk->vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &cpi, NULL, &pipe), VK_SUCCESS);
+    CHECK_EQ(vk->vkCreateComputePipelines(ctx->gpu.device, VK_NULL_HANDLE, 1, &cpi, NULL, &pipe), VK_SUCCESS);
     VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1},
                                      {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1}};
     VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 1,
                                       .poolSizeCount = 2, .pPoolSizes = sizes};
     VkDescriptorPool pool;
-    CHECK_EQ(vk->vkCreateDescriptorPool(ctx->device, &dpi, NULL, &pool), VK_SUCCESS);
+    CHECK_EQ(vk->vkCreateDescriptorPool(ctx->gpu.device, &dpi, NULL, &pool), VK_SUCCESS);
     VkDescriptorSetAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
                                        .descriptorPool = pool, .descriptorSetCount = 1, .pSetLayouts = &set_layout};
     VkDescriptorSet set;
-    CHECK_EQ(vk->vkAllocateDescriptorSets(ctx->device, &dai, &set), VK_SUCCESS);
+    CHECK_EQ(vk->vkAllocateDescriptorSets(ctx->gpu.device, &dai, &set), VK_SUCCESS);
     VkBuffer buf;
     VkDeviceMemory mem;
-    CHECK_EQ(pvk_create_buffer(ctx, PROBES * 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+    CHECK_EQ(pvk_create_buffer(&ctx->gpu, PROBES * 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &buf, &mem),
              PVK_SUCCESS);
     VkDescriptorImageInfo ii = {sampler, t->view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
@@ -125,29 +125,29 @@ static void probe(pvk_context *ctx, const pvk_texture *t, VkSampler sampler, con
         {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = set, .dstBinding = 1, .descriptorCount = 1,
          .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &bi},
     };
-    vk->vkUpdateDescriptorSets(ctx->device, 2, w, 0, NULL);
+    vk->vkUpdateDescriptorSets(ctx->gpu.device, 2, w, 0, NULL);
     pvk_op op;
-    CHECK_EQ(pvk_op_begin(ctx, &op), PVK_SUCCESS);
+    CHECK_EQ(pvk_op_begin(&ctx->gpu, &op), PVK_SUCCESS);
     vk->vkCmdBindPipeline(op.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
     vk->vkCmdBindDescriptorSets(op.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, NULL);
     vk->vkCmdPushConstants(op.cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, PROBES * 8, uv);
     vk->vkCmdDispatch(op.cmd, 1, 1, 1);
-    pvk_op_barrier(ctx, &op);
-    CHECK_EQ(pvk_op_submit(ctx, &op), PVK_SUCCESS);
-    CHECK_EQ(pvk_retire_until(ctx, ctx->timeline_next), PVK_SUCCESS);
+    pvk_op_barrier(&ctx->gpu, &op);
+    CHECK_EQ(pvk_op_submit(&ctx->gpu, &op), PVK_SUCCESS);
+    CHECK_EQ(pvk_retire_until(&ctx->gpu, ctx->gpu.timeline_next), PVK_SUCCESS);
     float *f;
-    CHECK_EQ(vk->vkMapMemory(ctx->device, mem, 0, VK_WHOLE_SIZE, 0, (void **)&f), VK_SUCCESS);
+    CHECK_EQ(vk->vkMapMemory(ctx->gpu.device, mem, 0, VK_WHOLE_SIZE, 0, (void **)&f), VK_SUCCESS);
     for (int i = 0; i < PROBES; i++)
         for (int c = 0; c < 4; c++)
             out[i][c] = (uint8_t)(f[4 * i + c] * 255.0f + 0.5f);
-    vk->vkUnmapMemory(ctx->device, mem);
-    vk->vkDestroyBuffer(ctx->device, buf, NULL);
-    vk->vkFreeMemory(ctx->device, mem, NULL);
-    vk->vkDestroyDescriptorPool(ctx->device, pool, NULL);
-    vk->vkDestroyPipeline(ctx->device, pipe, NULL);
-    vk->vkDestroyShaderModule(ctx->device, mod, NULL);
-    vk->vkDestroyPipelineLayout(ctx->device, layout, NULL);
-    vk->vkDestroyDescriptorSetLayout(ctx->device, set_layout, NULL);
+    vk->vkUnmapMemory(ctx->gpu.device, mem);
+    vk->vkDestroyBuffer(ctx->gpu.device, buf, NULL);
+    vk->vkFreeMemory(ctx->gpu.device, mem, NULL);
+    vk->vkDestroyDescriptorPool(ctx->gpu.device, pool, NULL);
+    vk->vkDestroyPipeline(ctx->gpu.device, pipe, NULL);
+    vk->vkDestroyShaderModule(ctx->gpu.device, mod, NULL);
+    vk->vkDestroyPipelineLayout(ctx->gpu.device, layout, NULL);
+    vk->vkDestroyDescriptorSetLayout(ctx->gpu.device, set_layout, NULL);
 }
 
 /* Each wrap mode at texel centres outside [0, 1] in s (t inside, row 3):
@@ -185,7 +185,7 @@ static void probe_wraps(pvk_context *ctx, uint32_t border, const uint8_t expect_
             CHECK(!memcmp(out[i], want, 4));
         }
     }
-    pvk_texture_destroy(ctx, &t);
+    pvk_texture_destroy(&ctx->vram, &t);
 }
 
 int main(void)
@@ -196,7 +196,7 @@ int main(void)
     VkSamplerCustomBorderColorCreateInfoEXT cbc;
     bool fb;
     pvk_sampler_key k, k2;
-    int custom = ctx->features.custom_border_color;
+    int custom = ctx->gpu.features.custom_border_color;
     printf("custom border colours: %s\n", custom ? "yes" : "no (fallback checks only)");
 
     /* ---- keys from descriptions ---- */
@@ -367,7 +367,7 @@ int main(void)
 
     /* ---- without custom border colours ---- */
     ctx = th_context_debug(&cfg, "no-custom-border", 0);
-    CHECK_EQ(ctx->features.custom_border_color, 0);
+    CHECK_EQ(ctx->gpu.features.custom_border_color, 0);
     memset(&k, 0, sizeof k);
     k.wrap_s = 1;
     k.border = 0x80402010; /* R 0x10, G 0x20, B 0x40, A 0x80: nearest is opaque black (A 128 of 255) */

@@ -817,7 +817,7 @@ static void run(const char *debug)
         if (!roundtrip) { /* which decodes every texture from memory, a submission per draw */
             render_to_texture();
             batching();
-            if (ctx->attachment_read) /* shadow rendering reads the attachment */
+            if (ctx->gpu.attachment_read) /* shadow rendering reads the attachment */
                 shadow_rendered();
         }
         shadow();

@@ -32,7 +32,7 @@ static uint8_t *texels(const pvk_texture *t, size_t *size)
     for (uint32_t f = 0; f < t->desc.faces; f++)
         for (uint32_t l = 0; l < t->desc.levels; l++) {
             size_t b = (size_t)(t->desc.width >> l) * (t->desc.height >> l) * tb * k * k;
-            CHECK_EQ(pvk_texture_read(ctx, t, f, l, p, b), PVK_SUCCESS);
+            CHECK_EQ(pvk_texture_read(&ctx->vram, t, f, l, p, b), PVK_SUCCESS);
             p += b;
         }
     *size = n * t->desc.faces;
@@ -43,9 +43,9 @@ static uint8_t *texels(const pvk_texture *t, size_t *size)
 static uint8_t *reference(const pvk_texture_desc *d, size_t *size)
 {
     pvk_texture t;
-    CHECK_EQ(pvk_texture_decode(ctx, d, &t), PVK_SUCCESS);
+    CHECK_EQ(pvk_texture_decode(&ctx->vram, d, &t), PVK_SUCCESS);
     uint8_t *out = texels(&t, size);
-    pvk_texture_destroy(ctx, &t);
+    pvk_texture_destroy(&ctx->vram, &t);
     return out;
 }
 
@@ -96,7 +96,7 @@ static void from_surfaces(uint32_t cb_fmt, const uint32_t *fmts, int n, int dept
         d[m] = i < n ? desc(FB, W, H, fmts[i], 1) : desc(DB, W, H, depth_tex, 1);
         pvk_stats before = stats();
         const pvk_texture *t;
-        CHECK_EQ(pvk_texture_get(ctx, &d[m], &t), PVK_SUCCESS);
+        CHECK_EQ(pvk_texture_get(&ctx->vram, &d[m], &t), PVK_SUCCESS);
         pvk_stats after = stats();
         CHECK_EQ(after.texture_from_surface, before.texture_from_surface + 1);
         CHECK_EQ(after.surface_writebacks, before.surface_writebacks);
@@ -105,7 +105,7 @@ static void from_surfaces(uint32_t cb_fmt, const uint32_t *fmts, int n, int dept
         got[m] = texels(t, &size[m]);
         /* a second look finds it */
         const pvk_texture *again;
-        CHECK_EQ(pvk_texture_get(ctx, &d[m], &again), PVK_SUCCESS);
+        CHECK_EQ(pvk_texture_get(&ctx->vram, &d[m], &again), PVK_SUCCESS);
         CHECK(again == t);
         CHECK_EQ(stats().texture_hits, after.texture_hits + 1);
         CHECK_EQ(stats().surface_writebacks, before.surface_writebacks);
@@ -136,9 +136,9 @@ static void expect_decode(const pvk_texture_desc *d)
 {
     pvk_stats before = stats();
     const pvk_texture *t;
-    CHECK_EQ(pvk_texture_get(ctx, d, &t), PVK_SUCCESS);
+    CHECK_EQ(pvk_texture_get(&ctx->vram, d, &t), PVK_SUCCESS);
     CHECK_EQ(stats().texture_decodes, before.texture_decodes + 1);
-    CHECK_EQ(pvk_texture_get(ctx, d, &t), PVK_SUCCESS);
+    CHECK_EQ(pvk_texture_get(&ctx->vram, d, &t), PVK_SUCCESS);
     CHECK_EQ(stats().texture_decodes, before.texture_decodes + 1);
     CHECK_EQ(stats().texture_hits, before.texture_hits + 1);
 }
@@ -170,7 +170,7 @@ static void run(int mirror)
     pvk_texture_desc mip = desc(FB, W, H, PVK_TEX_RGBA8, 2);
     pvk_stats before = stats();
     const pvk_texture *t;
-    CHECK_EQ(pvk_texture_get(ctx, &mip, &t), PVK_SUCCESS);
+    CHECK_EQ(pvk_texture_get(&ctx->vram, &mip, &t), PVK_SUCCESS);
     CHECK_EQ(stats().surface_writebacks, before.surface_writebacks + 1);
     CHECK_EQ(stats().texture_decodes, before.texture_decodes + 1);
     CHECK_EQ(stats().texture_from_surface, before.texture_from_surface);
@@ -196,7 +196,7 @@ static void run(int mirror)
     /* a host write elsewhere leaves it */
     before = stats();
     pvk_guest_written(ctx, MEMTEX + 64, 16);
-    CHECK_EQ(pvk_texture_get(ctx, &l8, &t), PVK_SUCCESS);
+    CHECK_EQ(pvk_texture_get(&ctx->vram, &l8, &t), PVK_SUCCESS);
     CHECK_EQ(stats().texture_hits, before.texture_hits + 1);
     CHECK_EQ(stats().texture_invalidations, before.texture_invalidations);
     /* a memory fill over it */
@@ -219,7 +219,7 @@ static void run(int mirror)
     ext(PVK_REG_MEMCOPY_CNT, 1);
     CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
     CHECK_EQ(stats().texture_invalidations, before.texture_invalidations + 1);
-    CHECK_EQ(pvk_texture_get(ctx, &l8, &t), PVK_SUCCESS);
+    CHECK_EQ(pvk_texture_get(&ctx->vram, &l8, &t), PVK_SUCCESS);
     CHECK_EQ(stats().texture_decodes, before.texture_decodes + 1);
     {
         size_t n;
@@ -234,18 +234,18 @@ static void run(int mirror)
      * clear, as a 3DS program does) is seen at the next use after a clear */
     before = stats();
     reg(PVK_GPUREG_TEXUNIT_CONFIG, 1u << 16 | 1u << 12);
-    CHECK_EQ(pvk_texture_get(ctx, &l8, &t), PVK_SUCCESS);
+    CHECK_EQ(pvk_texture_get(&ctx->vram, &l8, &t), PVK_SUCCESS);
     CHECK_EQ(stats().texture_hits, before.texture_hits + 1);
     CHECK_EQ(stats().texture_decodes, before.texture_decodes);
     m = pvk_guest_ptr(ctx, MEMTEX, 64);
     m[5] = 0xA5; /* unreported: without a clear the cached texture is used, as the hardware's cache would */
-    CHECK_EQ(pvk_texture_get(ctx, &l8, &t), PVK_SUCCESS);
+    CHECK_EQ(pvk_texture_get(&ctx->vram, &l8, &t), PVK_SUCCESS);
     CHECK_EQ(stats().texture_hits, before.texture_hits + 2);
     {   /* this clear from a command list, as citro3d writes it: byte 2 of TEXUNIT_CONFIG alone */
         uint32_t list[2] = {1u << 16, pvk_cmd_header(PVK_GPUREG_TEXUNIT_CONFIG, 0x4, 0, 0)};
         CHECK_EQ(pvk_cmdlist_run_words(&ctx->pica, list, 2), PVK_SUCCESS);
     }
-    CHECK_EQ(pvk_texture_get(ctx, &l8, &t), PVK_SUCCESS);
+    CHECK_EQ(pvk_texture_get(&ctx->vram, &l8, &t), PVK_SUCCESS);
     CHECK_EQ(stats().texture_decodes, before.texture_decodes + 1);
     CHECK_EQ(stats().texture_invalidations, before.texture_invalidations + 1);
     {
@@ -259,12 +259,12 @@ static void run(int mirror)
     draw_dirty(0.1f);
     pvk_texture_desc fbt = desc(FB, W, H, PVK_TEX_RGBA8, 1);
     before = stats();
-    CHECK_EQ(pvk_texture_get(ctx, &fbt, &t), PVK_SUCCESS);
+    CHECK_EQ(pvk_texture_get(&ctx->vram, &fbt, &t), PVK_SUCCESS);
     CHECK_EQ(stats().texture_from_surface, before.texture_from_surface + 1);
     got = texels(t, &gs);
     draw_dirty(0.9f);
     CHECK_EQ(stats().texture_invalidations, before.texture_invalidations + 1);
-    CHECK_EQ(pvk_texture_get(ctx, &fbt, &t), PVK_SUCCESS);
+    CHECK_EQ(pvk_texture_get(&ctx->vram, &fbt, &t), PVK_SUCCESS);
     CHECK_EQ(stats().texture_from_surface, before.texture_from_surface + 2);
     CHECK_EQ(stats().surface_writebacks, before.surface_writebacks);
     want = texels(t, &rs);
@@ -291,18 +291,18 @@ static void run(int mirror)
     /* a texture made from a surface stays through a clear: the surface holds its bytes */
     before = stats();
     reg(PVK_GPUREG_TEXUNIT_CONFIG, 1u << 16 | 1u << 12);
-    CHECK_EQ(pvk_texture_get(ctx, &fbt, &t), PVK_SUCCESS);
+    CHECK_EQ(pvk_texture_get(&ctx->vram, &fbt, &t), PVK_SUCCESS);
     CHECK_EQ(stats().texture_hits, before.texture_hits + 1);
     /* the cache stays bounded */
     for (uint32_t i = 0; i < PVK_TEXTURE_CACHE + 8; i++) {
         pvk_texture_desc x = desc(MEMTEX + 64 * i, 8, 8, PVK_TEX_L8, 1);
-        CHECK_EQ(pvk_texture_get(ctx, &x, &t), PVK_SUCCESS);
-        CHECK(pvk_texture_cached(ctx) <= PVK_TEXTURE_CACHE);
+        CHECK_EQ(pvk_texture_get(&ctx->vram, &x, &t), PVK_SUCCESS);
+        CHECK(pvk_texture_cached(&ctx->vram) <= PVK_TEXTURE_CACHE);
     }
     /* bad input is refused, nothing cached */
     th_quiet_errors = 1;
     pvk_texture_desc bad = desc(MEMTEX, 12, 8, PVK_TEX_L8, 1);
-    CHECK_EQ(pvk_texture_get(ctx, &bad, &t), PVK_ERROR_BAD_PARAMETERS);
+    CHECK_EQ(pvk_texture_get(&ctx->vram, &bad, &t), PVK_ERROR_BAD_PARAMETERS);
     CHECK(t == NULL);
     th_quiet_errors = 0;
 
@@ -316,13 +316,13 @@ static void run(int mirror)
                            .scale = 2};
     pvk_surface *s;
     th_quiet_errors = 1;
-    pvk_result r = pvk_surface_get(ctx, &key, VK_FORMAT_R8G8B8A8_UNORM, "test", &s);
+    pvk_result r = pvk_surface_get(&ctx->vram, &key, VK_FORMAT_R8G8B8A8_UNORM, "test", &s);
     th_quiet_errors = 0;
     if (r == PVK_SUCCESS) {
         pvk_surface_drawn(s);
         pvk_texture_desc sd = desc(SCALED, W, H, PVK_TEX_RGBA8, 1);
         before = stats();
-        CHECK_EQ(pvk_texture_get(ctx, &sd, &t), PVK_SUCCESS);
+        CHECK_EQ(pvk_texture_get(&ctx->vram, &sd, &t), PVK_SUCCESS);
         CHECK_EQ(stats().texture_from_surface, before.texture_from_surface + 1);
         CHECK_EQ(stats().surface_writebacks, before.surface_writebacks);
         CHECK_EQ(stats().surface_resolves, before.surface_resolves);
@@ -348,7 +348,7 @@ static void run(int mirror)
     memset(pvk_guest_ptr(ctx, MEMTEX, 64), 0x42, 64);
     pvk_guest_written(ctx, MEMTEX, 64);
     for (int i = 0; i < 2; i++)
-        CHECK_EQ(pvk_texture_get(ctx, &l8, &t), PVK_SUCCESS);
+        CHECK_EQ(pvk_texture_get(&ctx->vram, &l8, &t), PVK_SUCCESS);
     CHECK_EQ(stats().texture_decodes, 2);
     CHECK_EQ(stats().texture_hits, 0);
     th_release(ctx);

@@ -54,7 +54,7 @@ static void compare(const pvk_texture *t)
                                                                                        d->levels));
         for (uint32_t l = 0; l < d->levels; l++) {
             uint32_t w = d->width >> l, h = d->height >> l;
-            CHECK_EQ(pvk_texture_read(ctx, t, f, l, img, (size_t)w * h * tb), PVK_SUCCESS);
+            CHECK_EQ(pvk_texture_read(&ctx->vram, t, f, l, img, (size_t)w * h * tb), PVK_SUCCESS);
             tex_ref_decode(guest + tex_ref_level_offset(d->format, d->width, d->height, l), w, h, d->format, ref);
             int bad = 0;
             for (uint32_t i = 0; i < w * h; i++) {
@@ -111,7 +111,7 @@ static void run_case(uint32_t format, uint32_t w, uint32_t h, uint32_t levels, u
         randomise(d.addr[f], bytes);
     }
     pvk_texture t;
-    pvk_result r = pvk_texture_decode(ctx, &d, &t);
+    pvk_result r = pvk_texture_decode(&ctx->vram, &d, &t);
     CHECK_EQ(r, PVK_SUCCESS);
     if (r) {
         fprintf(stderr, "%s %ux%u levels %u faces %u: %s\n", names[format], w, h, levels, faces,
@@ -120,7 +120,7 @@ static void run_case(uint32_t format, uint32_t w, uint32_t h, uint32_t levels, u
     }
     CHECK(t.view != VK_NULL_HANDLE);
     compare(&t);
-    pvk_texture_destroy(ctx, &t);
+    pvk_texture_destroy(&ctx->vram, &t);
     CHECK(t.image == VK_NULL_HANDLE);
     cases++;
 }
@@ -158,7 +158,7 @@ static void expect_refused(const pvk_texture_desc *d, pvk_result want, int bad, 
     pvk_texture t;
     memset(&t, 0xAB, sizeof t);
     int logged = th_log_errors;
-    CHECK_EQ(pvk_texture_decode(ctx, d, &t), want);
+    CHECK_EQ(pvk_texture_decode(&ctx->vram, d, &t), want);
     pvk_get_stats(ctx, &s1);
     CHECK_EQ(s1.bad_input - s0.bad_input, bad);
     CHECK_EQ(s1.unsupported - s0.unsupported, unsupported);
@@ -221,12 +221,12 @@ static void bad_inputs(void)
         d.addr[f] = PVK_VRAM_BASE + 0x1000u * (uint32_t)f;
     d.addr[4] = 0x08000000;
     expect_refused(&d, OUT, 1, 0, 1);
-    CHECK_EQ(pvk_texture_decode(ctx, NULL, NULL), PVK_ERROR_INVALID_ARGUMENT);
+    CHECK_EQ(pvk_texture_decode(&ctx->vram, NULL, NULL), PVK_ERROR_INVALID_ARGUMENT);
     /* a valid request right after works */
     pvk_texture t;
-    CHECK_EQ(pvk_texture_decode(ctx, &ok, &t), PVK_SUCCESS);
-    pvk_texture_destroy(ctx, &t);
-    pvk_texture_destroy(ctx, &t); /* twice is harmless */
+    CHECK_EQ(pvk_texture_decode(&ctx->vram, &ok, &t), PVK_SUCCESS);
+    pvk_texture_destroy(&ctx->vram, &t);
+    pvk_texture_destroy(&ctx->vram, &t); /* twice is harmless */
     th_quiet_errors = 0;
 }
 
@@ -258,20 +258,20 @@ static void render_target(void)
     pvk_get_stats(ctx, &s0);
     pvk_texture_desc d = {.addr = {FB}, .width = W, .height = H, .format = PVK_TEX_RGBA8, .levels = 1, .faces = 1};
     pvk_texture t;
-    CHECK_EQ(pvk_texture_decode(ctx, &d, &t), PVK_SUCCESS);
+    CHECK_EQ(pvk_texture_decode(&ctx->vram, &d, &t), PVK_SUCCESS);
     pvk_get_stats(ctx, &s1);
     CHECK_EQ(s1.surface_writebacks, s0.surface_writebacks + 1);
     CHECK_EQ(pvk_guest_flush(ctx, FB, W * H * 4), PVK_SUCCESS);
     compare(&t); /* against the written-back memory */
     uint8_t img[W * H * 4];
-    CHECK_EQ(pvk_texture_read(ctx, &t, 0, 0, img, sizeof img), PVK_SUCCESS);
+    CHECK_EQ(pvk_texture_read(&ctx->vram, &t, 0, 0, img, sizeof img), PVK_SUCCESS);
     uint32_t drawn = 0;
     for (uint32_t i = 0; i < W * H; i++)
         drawn += img[i * 4 + 3] == 0xFF && img[i * 4 + 2] > img[i * 4 + 1] && img[i * 4 + 1] > img[i * 4];
     if (drawn <= W * H / 4)
         fprintf(stderr, "drawn %u; texel 1000 %02X%02X%02X%02X\n", drawn, img[4000], img[4001], img[4002], img[4003]);
     CHECK(drawn > W * H / 4); /* the triangle's colour over the cleared (zero) buffer */
-    pvk_texture_destroy(ctx, &t);
+    pvk_texture_destroy(&ctx->vram, &t);
 }
 
 /* The reference itself on values worked out by hand from the documents. */

@@ -80,7 +80,7 @@ static void compare(const pvk_texture *t, uint32_t level, const uint8_t *etc_rgb
 {
     uint32_t w = t->desc.width >> level, h = t->desc.height >> level;
     uint8_t *img = malloc((size_t)w * h * 4);
-    CHECK_EQ(pvk_texture_read(ctx, t, 0, level, img, (size_t)w * h * 4), PVK_SUCCESS);
+    CHECK_EQ(pvk_texture_read(&ctx->vram, t, 0, level, img, (size_t)w * h * 4), PVK_SUCCESS);
     int bad = 0;
     for (uint32_t i = 0; i < w * h; i++) {
         uint8_t want_a = alpha ? (uint8_t)((alpha[i] & 15) * 17) : 255;
@@ -137,13 +137,13 @@ static void real_picture(uint32_t addr, int with_alpha)
     CHECK_EQ(pvk_guest_written(ctx, addr, bytes), PVK_SUCCESS);
     pvk_texture_desc d = {.addr = {addr}, .width = PW, .height = PH, .format = format, .levels = LEVELS, .faces = 1};
     pvk_texture t;
-    CHECK_EQ(pvk_texture_decode(ctx, &d, &t), PVK_SUCCESS);
+    CHECK_EQ(pvk_texture_decode(&ctx->vram, &d, &t), PVK_SUCCESS);
     for (uint32_t l = 0; l < LEVELS; l++) {
         compare(&t, l, etc_rgb[l], alpha[l]);
         free(etc_rgb[l]);
         free(alpha[l]);
     }
-    pvk_texture_destroy(ctx, &t);
+    pvk_texture_destroy(&ctx->vram, &t);
     free(rgb);
     free(next);
     free(pkm);
@@ -195,9 +195,9 @@ static void random_blocks(uint32_t addr)
     CHECK_EQ(pvk_guest_written(ctx, addr, RW * RH / 2), PVK_SUCCESS);
     pvk_texture_desc d = {.addr = {addr}, .width = RW, .height = RH, .format = PVK_TEX_ETC1, .levels = 1, .faces = 1};
     pvk_texture t;
-    CHECK_EQ(pvk_texture_decode(ctx, &d, &t), PVK_SUCCESS);
+    CHECK_EQ(pvk_texture_decode(&ctx->vram, &d, &t), PVK_SUCCESS);
     compare(&t, 0, etc_rgb, NULL);
-    pvk_texture_destroy(ctx, &t);
+    pvk_texture_destroy(&ctx->vram, &t);
     free(pkm);
     free(etc_rgb);
 }

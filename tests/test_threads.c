@@ -241,7 +241,7 @@ static void *host_submits(void *arg)
                                       .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
     VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &stci};
     VkSemaphore sem;
-    CHECK_EQ(hc->vk.vkCreateSemaphore(hc->device, &sci, NULL, &sem), VK_SUCCESS);
+    CHECK_EQ(hc->gpu.vk.vkCreateSemaphore(hc->gpu.device, &sci, NULL, &sem), VK_SUCCESS);
     uint64_t value = 0;
     while (!h->stop) {
         VkSemaphoreSubmitInfo ssi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
@@ -250,15 +250,15 @@ static void *host_submits(void *arg)
                                      .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT};
         VkSubmitInfo2 si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2, .signalSemaphoreInfoCount = 1,
                             .pSignalSemaphoreInfos = &ssi};
-        lock_queue(NULL, hc->queue);
-        CHECK_EQ(hc->vk.vkQueueSubmit2(hc->queue, 1, &si, VK_NULL_HANDLE), VK_SUCCESS);
-        unlock_queue(NULL, hc->queue);
+        lock_queue(NULL, hc->gpu.queue);
+        CHECK_EQ(hc->gpu.vk.vkQueueSubmit2(hc->gpu.queue, 1, &si, VK_NULL_HANDLE), VK_SUCCESS);
+        unlock_queue(NULL, hc->gpu.queue);
         VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1,
                                   .pSemaphores = &sem, .pValues = &value};
-        CHECK_EQ(hc->vk.vkWaitSemaphores(hc->device, &wi, UINT64_MAX), VK_SUCCESS);
+        CHECK_EQ(hc->gpu.vk.vkWaitSemaphores(hc->gpu.device, &wi, UINT64_MAX), VK_SUCCESS);
     }
     h->submits = value;
-    hc->vk.vkDestroySemaphore(hc->device, sem, NULL);
+    hc->gpu.vk.vkDestroySemaphore(hc->gpu.device, sem, NULL);
     return NULL;
 }
 
@@ -267,13 +267,13 @@ static void embedded_shared_queue(void)
     pvk_context *host = th_context(NULL, 0);
     pvk_host_vulkan hv = {
         .get_instance_proc_addr = vkGetInstanceProcAddr,
-        .instance = host->instance,
-        .physical_device = host->phys,
-        .device = host->device,
-        .queue = host->queue,
-        .queue_family = host->queue_family,
-        .external_memory_host_enabled = host->features.external_memory_host,
-        .debug_utils_enabled = host->debug_utils,
+        .instance = host->gpu.instance,
+        .physical_device = host->gpu.phys,
+        .device = host->gpu.device,
+        .queue = host->gpu.queue,
+        .queue_family = host->gpu.queue_family,
+        .external_memory_host_enabled = host->gpu.features.external_memory_host,
+        .debug_utils_enabled = host->gpu.debug_utils,
         .queue_lock = lock_queue,
         .queue_unlock = unlock_queue,
     };

@@ -478,7 +478,7 @@ static void test_bad_vertices(pvk_context *c)
         }
     }
     /* without vertex-stage stores: the CPU path, which stops the list at the runaway */
-    c->vertex_stores = false;
+    c->gpu.vertex_stores = false;
     reg(PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
     for (uint32_t i = 0; i < len[1]; i++)
         reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, code[1][i]);
@@ -494,7 +494,7 @@ static void test_bad_vertices(pvk_context *c)
     CHECK_EQ(c->pica.counters.gpu_vertices, gv);
     CHECK_EQ(stats().bad_input, bad + 1);
     CHECK(strstr(th_last_error, "runaway"));
-    c->vertex_stores = true;
+    c->gpu.vertex_stores = true;
 }
 
 int main(void)

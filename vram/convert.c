@@ -2,7 +2,7 @@
  * display-transfer shaders: what the surface cache and the round-trip draw
  * path use to move colour buffers between guest memory and images, and the
  * choice of shader the display transfer shares. */
-#include "runtime/runtime.h"
+#include "vram/vram.h"
 
 int pvk_transfer_pick(uint32_t in_fmt, uint32_t out_fmt, uint32_t scale, bool to_tiled, uint32_t w, uint32_t h,
                       uint32_t in_width, bool aligned16, uint32_t *gx, uint32_t *gy)
@@ -24,7 +24,7 @@ int pvk_transfer_pick(uint32_t in_fmt, uint32_t out_fmt, uint32_t scale, bool to
     return pipe;
 }
 
-void pvk_transfer_record_convert(pvk_context *ctx, pvk_op *op, pvk_buffer_range src, uint32_t src_sub,
+void pvk_transfer_record_convert(pvk_vram *vm, pvk_op *op, pvk_buffer_range src, uint32_t src_sub,
                                  pvk_buffer_range dst, uint32_t dst_sub, uint32_t in_width, uint32_t w, uint32_t h,
                                  uint32_t in_fmt, uint32_t out_fmt, uint32_t mode)
 {
@@ -33,5 +33,5 @@ void pvk_transfer_record_convert(pvk_context *ctx, pvk_op *op, pvk_buffer_range 
                                  &gx, &gy);
     uint32_t push[16] = {src_sub, dst_sub, in_width, w, h, in_fmt, out_fmt, mode & 3};
     pvk_buffer_range ranges[2] = {src, dst};
-    pvk_op_dispatch(ctx, op, pipe, ranges, push, gx, gy, 1);
+    pvk_op_dispatch(vm->gpu, op, pipe, ranges, push, gx, gy, 1);
 }

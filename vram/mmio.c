@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/runtime.h"
+#include "vram/vram.h"
 
 enum {
     F_RO = 1,      /* read-only: writes are ignored */
@@ -157,13 +157,13 @@ const char *pvk_mmio_name(uint32_t off)
     return buf;
 }
 
-void pvk_mmio_reset(pvk_context *ctx)
+void pvk_mmio_reset(pvk_vram *vm)
 {
-    pvk_mmio *m = &ctx->mmio;
+    pvk_mmio *m = &vm->mmio;
     memset(m, 0, sizeof *m);
     for (size_t i = 0; i < N_REGS; i++)
         m->regs[regs_table[i].offset / 4] = regs_table[i].reset;
-    if (ctx->cfg.new_3ds)
+    if (vm->gpu->cfg.new_3ds)
         m->regs[PVK_REG_HW_ID / 4] |= 4; /* 3dbrew: bit 2 = New 3DS */
     m->regs[PVK_REG_MEMCOPY_REMAIN_IRQ / 4] = 0;
     m->irq_low_bits = 3; /* GPU_STAT_IRQ_FLAGS bits 0-1 "usually set" */
@@ -195,9 +195,9 @@ static uint32_t snapshot_mask(uint32_t off, int pdc, const reg_info *r)
     return r->wmask;
 }
 
-void pvk_mmio_load(pvk_context *ctx, const uint32_t *regs, const uint32_t lut[2][PVK_LCD_LUT_SIZE], uint32_t count)
+void pvk_mmio_load(pvk_vram *vm, const uint32_t *regs, const uint32_t lut[2][PVK_LCD_LUT_SIZE], uint32_t count)
 {
-    pvk_mmio *m = &ctx->mmio;
+    pvk_mmio *m = &vm->mmio;
     for (uint32_t i = 0; i < PVK_MMIO_WORDS; i++) {
         int pdc;
         const reg_info *r = lookup(i * 4, &pdc);
@@ -211,19 +211,19 @@ void pvk_mmio_load(pvk_context *ctx, const uint32_t *regs, const uint32_t lut[2]
                 m->lut[p][k] = lut[p][k] & 0x00FFFFFFu;
 }
 
-uint32_t pvk_mmio_reg(const pvk_context *ctx, uint32_t off)
+uint32_t pvk_mmio_reg(const pvk_vram *vm, uint32_t off)
 {
-    return ctx->mmio.regs[(off & 0xFFC) / 4];
+    return vm->mmio.regs[(off & 0xFFC) / 4];
 }
 
-void pvk_mmio_set_p3d(pvk_context *ctx, bool active)
+void pvk_mmio_set_p3d(pvk_vram *vm, bool active)
 {
-    ctx->mmio.p3d_irq = active;
+    vm->mmio.p3d_irq = active;
 }
 
-static uint32_t irq_flags(const pvk_context *ctx)
+static uint32_t irq_flags(const pvk_vram *vm)
 {
-    const pvk_mmio *m = &ctx->mmio;
+    const pvk_mmio *m = &vm->mmio;
     uint32_t v = m->irq_low_bits;
     v |= ((m->regs[0x01C / 4] >> 1) & 1) << 26;
     v |= ((m->regs[0x02C / 4] >> 1) & 1) << 27;
@@ -234,15 +234,15 @@ static uint32_t irq_flags(const pvk_context *ctx)
     return v;
 }
 
-uint32_t pvk_mmio_ext_read(pvk_context *ctx, uint32_t off)
+uint32_t pvk_mmio_ext_read(pvk_vram *vm, uint32_t off)
 {
-    pvk_mmio *m = &ctx->mmio;
+    pvk_mmio *m = &vm->mmio;
     int pdc;
     const reg_info *r = lookup(off, &pdc);
     if (!r)
         return 0;
     switch (off) {
-    case PVK_REG_STAT_IRQ_FLAGS: return irq_flags(ctx);
+    case PVK_REG_STAT_IRQ_FLAGS: return irq_flags(vm);
     case PVK_REG_STAT_BUSY:
         return ((m->fill_busy[0] || m->fill_busy[1]) ? 1u << 19 : 0) | (m->copy_busy ? 1u << 20 : 0);
     case PVK_REG_STAT_BACKLIGHT:
@@ -267,9 +267,9 @@ uint32_t pvk_mmio_ext_read(pvk_context *ctx, uint32_t off)
     return m->regs[off / 4];
 }
 
-static pvk_result write_special(pvk_context *ctx, uint32_t off, int pdc, uint32_t v)
+static pvk_result write_special(pvk_vram *vm, uint32_t off, int pdc, uint32_t v)
 {
-    pvk_mmio *m = &ctx->mmio;
+    pvk_mmio *m = &vm->mmio;
     uint32_t *reg = &m->regs[off / 4];
     if (pdc >= 0) {
         switch (off & 0xFF) {
@@ -300,7 +300,7 @@ static pvk_result write_special(pvk_context *ctx, uint32_t off, int pdc, uint32_
             keep &= ~2u;
         *reg = (v & 0x001F0300u) | keep;
         if (v & 1)
-            return pvk_transfer_fill(ctx, unit);
+            return pvk_transfer_fill(vm, unit);
         return PVK_SUCCESS;
     }
     case PVK_REG_MEMCOPY_CNT: {
@@ -309,7 +309,7 @@ static pvk_result write_special(pvk_context *ctx, uint32_t off, int pdc, uint32_
             keep &= ~0x100u;
         *reg = keep;
         if (v & 1)
-            return pvk_transfer_memcopy(ctx);
+            return pvk_transfer_memcopy(vm);
         return PVK_SUCCESS;
     }
     case PVK_REG_MAKE_SOMETHING:
@@ -326,20 +326,20 @@ static pvk_result write_special(pvk_context *ctx, uint32_t off, int pdc, uint32_
     return PVK_SUCCESS;
 }
 
-pvk_result pvk_mmio_ext_write(pvk_context *ctx, uint32_t off, uint32_t value)
+pvk_result pvk_mmio_ext_write(pvk_vram *vm, uint32_t off, uint32_t value)
 {
     int pdc;
     const reg_info *ri = lookup(off, &pdc);
     if (!ri) {
-        pvk_log(ctx, PVK_LOG_DEBUG, "write 0x%08X to unnamed register 0x%08X ignored", value, PVK_MMIO_BASE + off);
+        pvk_log(vm->gpu, PVK_LOG_DEBUG, "write 0x%08X to unnamed register 0x%08X ignored", value, PVK_MMIO_BASE + off);
         return PVK_SUCCESS;
     }
     if (ri->flags & F_RO) {
-        pvk_log(ctx, PVK_LOG_DEBUG, "write to read-only register %s ignored", pvk_mmio_name(off));
+        pvk_log(vm->gpu, PVK_LOG_DEBUG, "write to read-only register %s ignored", pvk_mmio_name(off));
         return PVK_SUCCESS;
     }
     if (ri->flags & F_SPECIAL)
-        return write_special(ctx, off, pdc, value);
-    ctx->mmio.regs[off / 4] = value & ri->wmask;
+        return write_special(vm, off, pdc, value);
+    vm->mmio.regs[off / 4] = value & ri->wmask;
     return PVK_SUCCESS;
 }

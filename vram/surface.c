@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/runtime.h"
+#include "vram/vram.h"
 
 #define MAX_SURFACES 16
 #define MAX_GRAVES 4
@@ -121,116 +121,116 @@ static uint32_t copy_regions(const pvk_surface *s, VkBufferImageCopy r[2])
     return image_regions(s, s->key.width, s->key.height, r);
 }
 
-void pvk_depth_io(pvk_context *ctx, struct pvk_op *op, pvk_buffer_range guest, uint32_t sub, pvk_buffer_range linear,
+void pvk_depth_io(pvk_vram *vm, struct pvk_op *op, pvk_buffer_range guest, uint32_t sub, pvk_buffer_range linear,
                   uint32_t w, uint32_t h, uint32_t bpp, bool store, bool stencil)
 {
     struct { uint32_t base, width, height, bpp, mode, stencil, pad[2]; } io = {sub, w, h, bpp, store, stencil, {0, 0}};
     pvk_buffer_range bufs[2] = {guest, linear};
     /* one invocation per 4x2 block: w per row of tiles (depth_io.comp) */
-    pvk_op_dispatch(ctx, op, PVK_PIPE_DEPTH_IO, bufs, &io, (w + 63) / 64, h / 8, 1);
+    pvk_op_dispatch(vm->gpu, op, PVK_PIPE_DEPTH_IO, bufs, &io, (w + 63) / 64, h / 8, 1);
 }
 
-static void barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage img, VkImageAspectFlags aspect, VkImageLayout from,
+static void barrier(pvk_vram *vm, VkCommandBuffer cmd, VkImage img, VkImageAspectFlags aspect, VkImageLayout from,
                     VkImageLayout to)
 {
-    pvk_image_barrier(ctx, cmd, img, aspect, from, to, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+    pvk_image_barrier(vm->gpu, cmd, img, aspect, from, to, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
                       VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
                       VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
 }
 
-pvk_result pvk_surface_init(pvk_context *ctx)
+pvk_result pvk_surface_init(pvk_vram *vm)
 {
     struct pvk_surfaces *c = calloc(1, sizeof *c);
     if (!c)
         return PVK_ERROR_OUT_OF_MEMORY;
-    ctx->surfaces = c;
-    pvk_result r = pvk_create_buffer(ctx, (VkDeviceSize)MAX_DIM * MAX_DIM * 5,
+    vm->surfaces = c;
+    pvk_result r = pvk_create_buffer(vm->gpu, (VkDeviceSize)MAX_DIM * MAX_DIM * 5,
                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                          VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &c->staging, &c->staging_mem);
-    pvk_object_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)c->staging, "surface staging (linear, 1x)");
+    pvk_object_name(vm->gpu, VK_OBJECT_TYPE_BUFFER, (uint64_t)c->staging, "surface staging (linear, 1x)");
     VkFormatProperties cp, dp, sp;
-    vkGetPhysicalDeviceFormatProperties(ctx->phys, VK_FORMAT_R8G8B8A8_UNORM, &cp);
-    vkGetPhysicalDeviceFormatProperties(ctx->phys, VK_FORMAT_D32_SFLOAT, &dp);
-    vkGetPhysicalDeviceFormatProperties(ctx->phys, VK_FORMAT_D32_SFLOAT_S8_UINT, &sp);
+    vkGetPhysicalDeviceFormatProperties(vm->gpu->phys, VK_FORMAT_R8G8B8A8_UNORM, &cp);
+    vkGetPhysicalDeviceFormatProperties(vm->gpu->phys, VK_FORMAT_D32_SFLOAT, &dp);
+    vkGetPhysicalDeviceFormatProperties(vm->gpu->phys, VK_FORMAT_D32_SFLOAT_S8_UINT, &sp);
     VkFormatFeatureFlags need = VK_FORMAT_FEATURE_BLIT_SRC_BIT | VK_FORMAT_FEATURE_BLIT_DST_BIT;
     c->blit = (cp.optimalTilingFeatures & need) == need && (dp.optimalTilingFeatures & need) == need;
     c->blit_ds = c->blit && (sp.optimalTilingFeatures & need) == need;
     return r;
 }
 
-static void drop(pvk_context *ctx, pvk_surface *s)
+static void drop(pvk_vram *vm, pvk_surface *s)
 {
     /* draws or passes in flight, or the open draw batch, may still use the
      * image (retiring submits the batch first) */
-    pvk_retire(ctx, true);
-    pvk_image_destroy(ctx, &s->image);
+    pvk_retire(vm->gpu, true);
+    pvk_image_destroy(vm->gpu, &s->image);
     memset(s, 0, sizeof *s);
 }
 
 /* Free the replaced images the GPU is done with (all of them after a wait
  * when `wait`).  Reads the timeline without retiring: no retire callback
  * (IRQs to the host) runs inside a surface call. */
-static void free_graves(pvk_context *ctx, bool wait)
+static void free_graves(pvk_vram *vm, bool wait)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     uint64_t done = 0;
-    if (wait && ctx->pending_count)
-        pvk_retire(ctx, true);
-    if (wait || ctx->sticky)
+    if (wait && pvk_gpu_busy(vm->gpu))
+        pvk_retire(vm->gpu, true);
+    if (wait || pvk_gpu_error(vm->gpu))
         done = UINT64_MAX;
-    else if (ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &done) != VK_SUCCESS)
+    else if (!pvk_gpu_completed(vm->gpu, &done))
         return;
     for (int i = 0; i < MAX_GRAVES; i++)
         if (c->graves[i].image.image && c->graves[i].value <= done) {
-            pvk_image_destroy(ctx, &c->graves[i].image);
+            pvk_image_destroy(vm->gpu, &c->graves[i].image);
             c->graves[i].value = 0;
         }
 }
 
 /* drop() for a surface whose image only submitted work still uses: the
  * image waits in a grave for that work (or, all graves taken, for the GPU). */
-static void bury(pvk_context *ctx, pvk_surface *s)
+static void bury(pvk_vram *vm, pvk_surface *s)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
-    free_graves(ctx, false);
+    struct pvk_surfaces *c = vm->surfaces;
+    free_graves(vm, false);
     for (int i = 0; i < MAX_GRAVES; i++)
         if (!c->graves[i].image.image) {
             c->graves[i].image = s->image;
-            c->graves[i].value = ctx->timeline_next;
+            c->graves[i].value = pvk_gpu_submitted(vm->gpu);
             memset(s, 0, sizeof *s);
             return;
         }
-    drop(ctx, s);
+    drop(vm, s);
 }
 
-void pvk_surface_destroy(pvk_context *ctx)
+void pvk_surface_destroy(pvk_vram *vm)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     if (!c)
         return;
     for (int i = 0; i < MAX_SURFACES; i++)
         if (c->s[i].used)
-            drop(ctx, &c->s[i]);
-    free_graves(ctx, true);
+            drop(vm, &c->s[i]);
+    free_graves(vm, true);
     for (int i = 0; i < 3; i++)
-        pvk_image_destroy(ctx, &c->scratch[i]);
+        pvk_image_destroy(vm->gpu, &c->scratch[i]);
     for (int i = 0; i < MAX_SHOWN; i++) {
         if (c->shown[i].buf)
-            ctx->vk.vkDestroyBuffer(ctx->device, c->shown[i].buf, NULL);
+            vm->gpu->vk.vkDestroyBuffer(vm->gpu->device, c->shown[i].buf, NULL);
         if (c->shown[i].mem)
-            ctx->vk.vkFreeMemory(ctx->device, c->shown[i].mem, NULL);
+            vm->gpu->vk.vkFreeMemory(vm->gpu->device, c->shown[i].mem, NULL);
     }
     if (c->big)
-        ctx->vk.vkDestroyBuffer(ctx->device, c->big, NULL);
+        vm->gpu->vk.vkDestroyBuffer(vm->gpu->device, c->big, NULL);
     if (c->big_mem)
-        ctx->vk.vkFreeMemory(ctx->device, c->big_mem, NULL);
+        vm->gpu->vk.vkFreeMemory(vm->gpu->device, c->big_mem, NULL);
     if (c->staging)
-        ctx->vk.vkDestroyBuffer(ctx->device, c->staging, NULL);
+        vm->gpu->vk.vkDestroyBuffer(vm->gpu->device, c->staging, NULL);
     if (c->staging_mem)
-        ctx->vk.vkFreeMemory(ctx->device, c->staging_mem, NULL);
+        vm->gpu->vk.vkFreeMemory(vm->gpu->device, c->staging_mem, NULL);
     free(c);
-    ctx->surfaces = NULL;
+    vm->surfaces = NULL;
 }
 
 /* Guest bytes under a shown image changed: the LCD shows memory again. */
@@ -265,17 +265,17 @@ static bool covers(uint32_t paddr, uint32_t len, const pvk_surface *s)
 
 /* Scaled surfaces: the 1x scratch image of the surface's kind, in
  * TRANSFER_DST layout on return when `dst`, else TRANSFER_SRC after `from`. */
-static pvk_result scratch_for(pvk_context *ctx, pvk_surface *s, pvk_image **out)
+static pvk_result scratch_for(pvk_vram *vm, pvk_surface *s, pvk_image **out)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     pvk_image *im = &c->scratch[is_depth(s) + s->stencil];
-    if (im->image && (im->w != s->key.width || im->h != s->key.height) && ctx->pending_count)
-        pvk_retire(ctx, true); /* an earlier pass may still use it */
+    if (im->image && (im->w != s->key.width || im->h != s->key.height) && pvk_gpu_busy(vm->gpu))
+        pvk_retire(vm->gpu, true); /* an earlier pass may still use it */
     *out = im;
-    return pvk_image_ensure(ctx, im, s->key.width, s->key.height, s->vk_format, surface_usage, false);
+    return pvk_image_ensure(vm->gpu, im, s->key.width, s->key.height, s->vk_format, surface_usage, false);
 }
 
-static void blit(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surface *s, VkImage src, uint32_t sw, uint32_t sh,
+static void blit(pvk_vram *vm, VkCommandBuffer cmd, const pvk_surface *s, VkImage src, uint32_t sw, uint32_t sh,
                  VkImage dst, uint32_t dw, uint32_t dh)
 {
     VkImageBlit b = {
@@ -285,201 +285,204 @@ static void blit(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surface *s, Vk
         .dstOffsets = {{0, 0, 0}, {(int32_t)dw, (int32_t)dh, 1}},
     };
     (void)s;
-    ctx->vk.vkCmdBlitImage(cmd, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+    vm->gpu->vk.vkCmdBlitImage(cmd, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                            1, &b, VK_FILTER_NEAREST); /* see the top of the file */
 }
 
 /* Record the image of `s` (through the 1x scratch image when scaled, as a
  * write-back downsamples) into the staging buffer at 1x. */
-static void record_readout(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surface *s, pvk_image *scratch)
+static void record_readout(pvk_vram *vm, VkCommandBuffer cmd, const pvk_surface *s, pvk_image *scratch)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     uint32_t w = s->key.width, h = s->key.height, scale = s->key.scale;
-    barrier(ctx, cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    barrier(vm, cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
     VkImage last = s->image.image;
     if (scale != 1) {
-        barrier(ctx, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
+        barrier(vm, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
                 VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-        blit(ctx, cmd, s, s->image.image, w * scale, h * scale, scratch->image, w, h);
-        barrier(ctx, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+        blit(vm, cmd, s, s->image.image, w * scale, h * scale, scratch->image, w, h);
+        barrier(vm, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
         last = scratch->image;
-        ctx->stats.surface_resolves++;
+        vm->gpu->stats.surface_resolves++;
     }
     VkBufferImageCopy bic[2];
     uint32_t nbic = copy_regions(s, bic);
-    ctx->vk.vkCmdCopyImageToBuffer(cmd, last, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->staging, nbic, bic);
-    barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
+    vm->gpu->vk.vkCmdCopyImageToBuffer(cmd, last, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->staging, nbic, bic);
+    barrier(vm, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
 }
 
 /* Record the staging buffer (1x) into the image of `s` (through the scratch
  * image when scaled, as a load upsamples); the image's old contents go. */
-static void record_upload(pvk_context *ctx, VkCommandBuffer cmd, const pvk_surface *s, pvk_image *scratch)
+static void record_upload(pvk_vram *vm, VkCommandBuffer cmd, const pvk_surface *s, pvk_image *scratch)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     uint32_t w = s->key.width, h = s->key.height, scale = s->key.scale;
     VkImage first = scale == 1 ? s->image.image : scratch->image;
     VkBufferImageCopy bic[2];
     uint32_t nbic = copy_regions(s, bic);
-    barrier(ctx, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-    ctx->vk.vkCmdCopyBufferToImage(cmd, c->staging, first, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, nbic, bic);
+    barrier(vm, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    vm->gpu->vk.vkCmdCopyBufferToImage(cmd, c->staging, first, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, nbic, bic);
     if (scale != 1) {
-        barrier(ctx, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+        barrier(vm, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-        barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
+        barrier(vm, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
                 VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-        blit(ctx, cmd, s, first, w, h, s->image.image, w * scale, h * scale);
+        blit(vm, cmd, s, first, w, h, s->image.image, w * scale, h * scale);
     }
-    barrier(ctx, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
+    barrier(vm, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
 }
 
 /* Guest bytes of `s` -> its image. */
-static pvk_result load(pvk_context *ctx, pvk_surface *s)
+static pvk_result load(pvk_vram *vm, pvk_surface *s)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     uint32_t w = s->key.width, h = s->key.height, scale = s->key.scale;
     pvk_guest_span span;
     pvk_buffer_range guest;
     uint32_t sub;
     /* a GPU read of guest memory: the trace recorder hears of it */
-    if (!pvk_guest_resolve(ctx, s->key.addr, s->len, "surface load", &span) ||
-        !pvk_guest_bind(ctx, &span, &guest, &sub, "surface load"))
+    if (!pvk_guest_resolve(vm, s->key.addr, s->len, "surface load", &span) ||
+        !pvk_guest_bind(vm, &span, &guest, &sub, "surface load"))
         return PVK_ERROR_OUT_OF_RANGE;
     if (span.region->mirror) { /* earlier GPU writes home first, then the bytes in */
-        pvk_retire(ctx, true);
-        pvk_guest_upload(ctx, &span);
+        pvk_retire(vm->gpu, true);
+        pvk_guest_upload(vm, &span);
     }
     pvk_image *scratch = NULL;
     pvk_result r;
-    if (scale != 1 && (r = scratch_for(ctx, s, &scratch)))
+    if (scale != 1 && (r = scratch_for(vm, s, &scratch)))
         return r;
     pvk_op op;
-    if ((r = pvk_op_begin(ctx, &op)))
+    if ((r = pvk_op_begin(vm->gpu, &op)))
         return r;
     VkCommandBuffer cmd = op.cmd;
-    pvk_op_label(ctx, &op, "surface load: %s 0x%08X %ux%u format %u", is_depth(s) ? "depth" : "colour", s->key.addr,
+    pvk_op_label(vm->gpu, &op, "surface load: %s 0x%08X %ux%u format %u", is_depth(s) ? "depth" : "colour", s->key.addr,
                  w, h, s->key.format);
     pvk_buffer_range staging = {c->staging, 0, (VkDeviceSize)w * h * (s->stencil ? 5 : 4)};
     if (is_depth(s))
-        pvk_depth_io(ctx, &op, guest, sub, staging, w, h, s->bpp, false, s->stencil);
+        pvk_depth_io(vm, &op, guest, sub, staging, w, h, s->bpp, false, s->stencil);
     else
-        pvk_transfer_record_convert(ctx, &op, guest, sub, staging, 0, w, w, h, s->key.format, PVK_XFER_RGBA8_NATURAL, 0);
-    pvk_op_barrier(ctx, &op);
-    record_upload(ctx, cmd, s, scratch);
-    if ((r = pvk_op_submit(ctx, &op)))
+        pvk_transfer_record_convert(vm, &op, guest, sub, staging, 0, w, w, h, s->key.format, PVK_XFER_RGBA8_NATURAL, 0);
+    pvk_op_barrier(vm->gpu, &op);
+    record_upload(vm, cmd, s, scratch);
+    if ((r = pvk_op_submit(vm->gpu, &op)))
         return r;
     s->valid = true;
     s->dirty = false;
-    ctx->stats.surface_loads++;
-    ctx->stats.surface_bytes += s->len;
+    vm->gpu->stats.surface_loads++;
+    vm->gpu->stats.surface_bytes += s->len;
     return PVK_SUCCESS;
 }
 
-static void writeback_retire(pvk_context *ctx, const pvk_pending *p)
+static void writeback_retire(pvk_gpu *gpu, const pvk_pending *p)
 {
+    (void)gpu;
+    pvk_vram *vm = p->owner;
     pvk_guest_span s;
-    if (pvk_guest_resolve(ctx, p->dst_addr, p->dst_len, NULL, &s))
-        pvk_guest_download(ctx, &s);
+    if (pvk_guest_resolve(vm, p->dst_addr, p->dst_len, NULL, &s))
+        pvk_guest_download(vm, &s);
 }
 
-static pvk_result write_back_once(pvk_context *ctx, pvk_surface *s);
+static pvk_result write_back_once(pvk_vram *vm, pvk_surface *s);
 
 /* The image of a dirty `s` -> guest memory (tiled, in its format).  A
  * failure is logged and counted here; callers that cannot stop (a write
  * to the bytes comes next either way) go on without the surface. */
-static pvk_result write_back(pvk_context *ctx, pvk_surface *s)
+static pvk_result write_back(pvk_vram *vm, pvk_surface *s)
 {
-    pvk_result r = write_back_once(ctx, s);
+    pvk_result r = write_back_once(vm, s);
     if (r) {
-        ctx->stats.surface_writeback_failures++;
-        pvk_log(ctx, PVK_LOG_ERROR, "surface 0x%08X (%ux%u): write-back failed (%s); what only the GPU held is lost",
+        vm->gpu->stats.surface_writeback_failures++;
+        pvk_log(vm->gpu, PVK_LOG_ERROR, "surface 0x%08X (%ux%u): write-back failed (%s); what only the GPU held is lost",
                 s->key.addr, s->key.width, s->key.height, pvk_result_string(r));
     }
     return r;
 }
 
-static pvk_result write_back_once(pvk_context *ctx, pvk_surface *s)
+static pvk_result write_back_once(pvk_vram *vm, pvk_surface *s)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     uint32_t w = s->key.width, h = s->key.height, scale = s->key.scale;
     pvk_guest_span span;
     pvk_buffer_range guest;
     uint32_t sub;
     /* internal: not observed (the range was checked when the surface was made) */
-    if (!pvk_guest_resolve(ctx, s->key.addr, s->len, NULL, &span) ||
-        !pvk_guest_bind(ctx, &span, &guest, &sub, "surface write-back"))
+    if (!pvk_guest_resolve(vm, s->key.addr, s->len, NULL, &span) ||
+        !pvk_guest_bind(vm, &span, &guest, &sub, "surface write-back"))
         return PVK_ERROR_OUT_OF_RANGE;
     /* Mirror mode, D24S8 without a stencil aspect: the store keeps stencil
      * bytes it reads from the device copy, so that copy must hold the host's bytes. */
     if (span.region->mirror && is_depth(s) && s->bpp == 4 && !s->stencil) {
-        pvk_retire(ctx, true);
-        pvk_guest_upload(ctx, &span);
+        pvk_retire(vm->gpu, true);
+        pvk_guest_upload(vm, &span);
     }
     pvk_image *scratch = NULL;
     pvk_result r;
-    if (scale != 1 && (r = scratch_for(ctx, s, &scratch)))
+    if (scale != 1 && (r = scratch_for(vm, s, &scratch)))
         return r;
     pvk_op op;
-    if ((r = pvk_op_begin(ctx, &op)))
+    if ((r = pvk_op_begin(vm->gpu, &op)))
         return r;
     VkCommandBuffer cmd = op.cmd;
-    pvk_op_label(ctx, &op, "surface write-back: %s 0x%08X %ux%u format %u", is_depth(s) ? "depth" : "colour",
+    pvk_op_label(vm->gpu, &op, "surface write-back: %s 0x%08X %ux%u format %u", is_depth(s) ? "depth" : "colour",
                  s->key.addr, w, h, s->key.format);
-    record_readout(ctx, cmd, s, scratch);
-    pvk_op_barrier(ctx, &op);
+    record_readout(vm, cmd, s, scratch);
+    pvk_op_barrier(vm->gpu, &op);
     pvk_buffer_range staging = {c->staging, 0, (VkDeviceSize)w * h * (s->stencil ? 5 : 4)};
     if (is_depth(s)) {
-        pvk_depth_io(ctx, &op, guest, sub, staging, w, h, s->bpp, true, s->stencil);
+        pvk_depth_io(vm, &op, guest, sub, staging, w, h, s->bpp, true, s->stencil);
     } else {
-        pvk_transfer_record_convert(ctx, &op, staging, 0, guest, sub, w, w, h, PVK_XFER_RGBA8_NATURAL, s->key.format, 2);
+        pvk_transfer_record_convert(vm, &op, staging, 0, guest, sub, w, w, h, PVK_XFER_RGBA8_NATURAL, s->key.format, 2);
     }
     op.p.retire = writeback_retire;
+    op.p.owner = vm;
     op.p.dst_addr = s->key.addr;
     op.p.dst_len = s->len;
-    if ((r = pvk_op_submit(ctx, &op)))
+    if ((r = pvk_op_submit(vm->gpu, &op)))
         return r;
     s->dirty = false;
-    ctx->stats.surface_writebacks++;
-    ctx->stats.surface_bytes += s->len;
+    vm->gpu->stats.surface_writebacks++;
+    vm->gpu->stats.surface_bytes += s->len;
     return PVK_SUCCESS;
 }
 
 static bool reinterpretable(const pvk_surface *s, const pvk_surface_key *key, uint32_t bpp);
-static pvk_result reinterpret(pvk_context *ctx, pvk_surface *from, pvk_surface *to, const pvk_surface_key *key);
+static pvk_result reinterpret(pvk_vram *vm, pvk_surface *from, pvk_surface *to, const pvk_surface_key *key);
 
 /* pvk_surface_get; with `load` false a surface that holds nothing valid is
  * not loaded (its caller overwrites the whole image). */
-static pvk_result get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_format, const char *what,
+static pvk_result get(pvk_vram *vm, const pvk_surface_key *key, VkFormat vk_format, const char *what,
                       pvk_surface **out, bool load_it)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     *out = NULL;
     uint32_t bpp = key->kind == PVK_SURFACE_DEPTH ? pvk_depth_format_bpp(key->format)
                                                   : pvk_color_format_bpp(key->format);
     if (!key->width || !key->height || key->width > MAX_DIM || key->height > MAX_DIM || key->width % 8 ||
         key->height % 8) {
-        pvk_bad_input(ctx, "%s: a %ux%u buffer is not drawable (sizes are multiples of 8 up to %u)", what,
+        pvk_bad_input(vm->gpu, "%s: a %ux%u buffer is not drawable (sizes are multiples of 8 up to %u)", what,
                       key->width, key->height, MAX_DIM);
         return PVK_ERROR_BAD_PARAMETERS;
     }
     if (!bpp) {
-        pvk_bad_input(ctx, "%s: depth buffer format %u is reserved; not drawn", what, key->format);
+        pvk_bad_input(vm->gpu, "%s: depth buffer format %u is reserved; not drawn", what, key->format);
         return PVK_ERROR_BAD_PARAMETERS;
     }
     bool stencil = vk_format == VK_FORMAT_D32_SFLOAT_S8_UINT;
     if (key->scale < 1 || key->scale > PVK_MAX_SCALE ||
-        key->width * key->scale > ctx->props.limits.maxImageDimension2D ||
-        key->height * key->scale > ctx->props.limits.maxImageDimension2D) {
-        pvk_unsupported(ctx, "%s: a %ux%u buffer at resolution scale %u exceeds the device's images", what, key->width,
+        key->width * key->scale > vm->gpu->props.limits.maxImageDimension2D ||
+        key->height * key->scale > vm->gpu->props.limits.maxImageDimension2D) {
+        pvk_unsupported(vm->gpu, "%s: a %ux%u buffer at resolution scale %u exceeds the device's images", what, key->width,
                         key->height, key->scale);
         return PVK_ERROR_MISSING_FEATURE;
     }
     if (key->scale != 1 && !(stencil ? c->blit_ds : c->blit)) {
-        pvk_unsupported(ctx, "%s: resolution scale %u needs blits the device lacks", what, key->scale);
+        pvk_unsupported(vm->gpu, "%s: resolution scale %u needs blits the device lacks", what, key->scale);
         return PVK_ERROR_MISSING_FEATURE;
     }
     uint32_t len = key->width * key->height * bpp;
-    if (!pvk_guest_check(ctx, key->addr, len, what))
+    if (!pvk_guest_check(vm, key->addr, len, what))
         return PVK_ERROR_OUT_OF_RANGE;
     pvk_surface *hit = NULL, *freeslot = NULL, *oldest = NULL, *from = NULL;
     pvk_result r;
@@ -501,9 +504,9 @@ static pvk_result get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_
             }
             /* the same bytes seen another way: memory becomes the truth, then
              * the new view loads from it */
-            if (s->dirty && (r = write_back(ctx, s)))
+            if (s->dirty && (r = write_back(vm, s)))
                 return r;
-            drop(ctx, s);
+            drop(vm, s);
             if (!freeslot)
                 freeslot = s;
             continue;
@@ -514,11 +517,11 @@ static pvk_result get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_
     if (!hit && from && from->vk_format == vk_format) {
         /* colour <-> colour: the same RGBA8 image, converted in place (no
          * other same-size pair shares an image format) */
-        if ((r = reinterpret(ctx, from, from, key)))
+        if ((r = reinterpret(vm, from, from, key)))
             return r;
         from->key = *key;
         from->bpp = bpp;
-        pvk_object_name(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)from->image.image, "surface %s 0x%08X %ux%u x%u",
+        pvk_object_name(vm->gpu, VK_OBJECT_TYPE_IMAGE, (uint64_t)from->image.image, "surface %s 0x%08X %ux%u x%u",
                         key->kind == PVK_SURFACE_DEPTH ? "depth" : "colour", key->addr, key->width, key->height,
                         key->scale);
         hit = from;
@@ -526,9 +529,9 @@ static pvk_result get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_
     }
     if (!hit) {
         if (!freeslot) { /* evict the least recently used */
-            if (oldest->dirty && (r = write_back(ctx, oldest)))
+            if (oldest->dirty && (r = write_back(vm, oldest)))
                 return r;
-            drop(ctx, oldest);
+            drop(vm, oldest);
             freeslot = oldest;
         }
         hit = freeslot;
@@ -540,64 +543,64 @@ static pvk_result get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_
         hit->stencil = stencil;
         /* exactly what the draw path's imageless framebuffers name */
         VkImageUsageFlags usage = key->kind == PVK_SURFACE_DEPTH ? PVK_DEPTH_TARGET_USAGE : PVK_COLOR_TARGET_USAGE;
-        if ((r = pvk_image_ensure(ctx, &hit->image, key->width * key->scale, key->height * key->scale, vk_format,
+        if ((r = pvk_image_ensure(vm->gpu, &hit->image, key->width * key->scale, key->height * key->scale, vk_format,
                                   usage, true))) {
-            pvk_image_destroy(ctx, &hit->image);
+            pvk_image_destroy(vm->gpu, &hit->image);
             memset(hit, 0, sizeof *hit);
             return r;
         }
         hit->used = true;
-        pvk_object_name(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)hit->image.image, "surface %s 0x%08X %ux%u x%u",
+        pvk_object_name(vm->gpu, VK_OBJECT_TYPE_IMAGE, (uint64_t)hit->image.image, "surface %s 0x%08X %ux%u x%u",
                         key->kind == PVK_SURFACE_DEPTH ? "depth" : "colour", key->addr, key->width, key->height,
                         key->scale);
     }
     if (from) { /* colour <-> depth: into the new image, then the old one goes */
-        if (reinterpret(ctx, from, hit, key) && from->dirty && (r = write_back(ctx, from)))
+        if (reinterpret(vm, from, hit, key) && from->dirty && (r = write_back(vm, from)))
             return r;
-        bury(ctx, from);
+        bury(vm, from);
     }
-    if (!hit->valid && load_it && (r = load(ctx, hit)))
+    if (!hit->valid && load_it && (r = load(vm, hit)))
         return r;
     hit->last_use = ++c->tick;
     /* the caller draws into it: textures decoded from these bytes (or
      * built from this surface before) are out of date from now on */
-    pvk_texture_invalidate(ctx, key->addr, len);
+    pvk_texture_invalidate(vm, key->addr, len);
     shown_invalidate(c, key->addr, len);
     *out = hit;
     return PVK_SUCCESS;
 }
 
-pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_format, const char *what,
+pvk_result pvk_surface_get(pvk_vram *vm, const pvk_surface_key *key, VkFormat vk_format, const char *what,
                            pvk_surface **out)
 {
-    return get(ctx, key, vk_format, what, out, true);
+    return get(vm, key, vk_format, what, out, true);
 }
 
-pvk_result pvk_surface_begin_copy(pvk_context *ctx, pvk_surface *s, uint32_t dst_addr, pvk_op *op)
+pvk_result pvk_surface_begin_copy(pvk_vram *vm, pvk_surface *s, uint32_t dst_addr, pvk_op *op)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     pvk_surface_key key = s->key;
     key.addr = dst_addr;
     s->last_use = ++c->tick; /* not the one an eviction picks */
     pvk_surface *d;
-    pvk_result r = get(ctx, &key, s->vk_format, "texture copy destination", &d, false);
+    pvk_result r = get(vm, &key, s->vk_format, "texture copy destination", &d, false);
     if (r)
         return r;
     /* the request may have moved things: `s` must still be the source */
     if (!is_source(s) || s->key.addr == dst_addr)
         return PVK_ERROR_BAD_PARAMETERS;
-    if ((r = pvk_op_begin(ctx, op)))
+    if ((r = pvk_op_begin(vm->gpu, op)))
         return r;
     uint32_t w = key.width * key.scale, h = key.height * key.scale;
-    barrier(ctx, op->cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-    barrier(ctx, op->cmd, d->image.image, aspect_of(d), VK_IMAGE_LAYOUT_UNDEFINED,
+    barrier(vm, op->cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    barrier(vm, op->cmd, d->image.image, aspect_of(d), VK_IMAGE_LAYOUT_UNDEFINED,
             VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
     VkImageCopy ic = {.srcSubresource = {aspect_of(s), 0, 0, 1}, .dstSubresource = {aspect_of(d), 0, 0, 1},
                       .extent = {w, h, 1}};
-    ctx->vk.vkCmdCopyImage(op->cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->image.image,
+    vm->gpu->vk.vkCmdCopyImage(op->cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->image.image,
                            VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &ic);
-    barrier(ctx, op->cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
-    barrier(ctx, op->cmd, d->image.image, aspect_of(d), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(d));
+    barrier(vm, op->cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
+    barrier(vm, op->cmd, d->image.image, aspect_of(d), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(d));
     d->valid = d->dirty = true;
     return PVK_SUCCESS;
 }
@@ -612,19 +615,19 @@ void pvk_surface_drawn(pvk_surface *s)
     s->dirty = true;
 }
 
-pvk_result pvk_surface_flush(pvk_context *ctx, uint32_t paddr, uint32_t len)
+pvk_result pvk_surface_flush(pvk_vram *vm, uint32_t paddr, uint32_t len)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     pvk_result r = PVK_SUCCESS;
     for (int i = 0; c && i < MAX_SURFACES && !r; i++)
         if (c->s[i].dirty && overlaps(&c->s[i], paddr, len))
-            r = write_back(ctx, &c->s[i]);
+            r = write_back(vm, &c->s[i]);
     return r;
 }
 
-pvk_result pvk_surface_flush_all(pvk_context *ctx)
+pvk_result pvk_surface_flush_all(pvk_vram *vm)
 {
-    return pvk_surface_flush(ctx, 0, UINT32_MAX);
+    return pvk_surface_flush(vm, 0, UINT32_MAX);
 }
 
 /* A writer of `run` bytes every `run + gap` bytes from `paddr`, `len` bytes
@@ -647,11 +650,11 @@ static bool lines_touch(const pvk_surface *s, uint32_t paddr, uint32_t len, uint
     return in < run || lo - in + period < hi;
 }
 
-void pvk_surface_invalidate_lines(pvk_context *ctx, uint32_t paddr, uint32_t len, uint32_t run, uint32_t gap,
+void pvk_surface_invalidate_lines(pvk_vram *vm, uint32_t paddr, uint32_t len, uint32_t run, uint32_t gap,
                                   bool keep_outside)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
-    pvk_texture_invalidate(ctx, paddr, len);
+    struct pvk_surfaces *c = vm->surfaces;
+    pvk_texture_invalidate(vm, paddr, len);
     shown_invalidate(c, paddr, len);
     for (int i = 0; c && i < MAX_SURFACES; i++) {
         pvk_surface *s = &c->s[i];
@@ -661,15 +664,15 @@ void pvk_surface_invalidate_lines(pvk_context *ctx, uint32_t paddr, uint32_t len
         /* GPU-only bytes the writer leaves alone (outside its range or in
          * its gaps) survive through memory */
         if (keep_outside && s->dirty && !all)
-            (void)write_back(ctx, s); /* logged and counted; the write comes next either way */
+            (void)write_back(vm, s); /* logged and counted; the write comes next either way */
         s->valid = false;
         s->dirty = false;
     }
 }
 
-void pvk_surface_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len, bool keep_outside)
+void pvk_surface_invalidate(pvk_vram *vm, uint32_t paddr, uint32_t len, bool keep_outside)
 {
-    pvk_surface_invalidate_lines(ctx, paddr, len, len, 0, keep_outside);
+    pvk_surface_invalidate_lines(vm, paddr, len, len, 0, keep_outside);
 }
 
 /* The word a uniform fill gives every pixel of `s`, as the image stores it
@@ -690,10 +693,10 @@ static bool clear_word(const pvk_surface *s, uint32_t start, uint32_t value, uin
     return s->key.format == 0;
 }
 
-void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t value, uint32_t fill_bytes)
+void pvk_surface_fill(pvk_vram *vm, uint32_t start, uint32_t len, uint32_t value, uint32_t fill_bytes)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
-    pvk_texture_invalidate(ctx, start, len);
+    struct pvk_surfaces *c = vm->surfaces;
+    pvk_texture_invalidate(vm, start, len);
     shown_invalidate(c, start, len);
     for (int i = 0; c && i < MAX_SURFACES; i++) {
         pvk_surface *s = &c->s[i];
@@ -703,7 +706,7 @@ void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t v
         if (!covers(start, len, s) || !clear_word(s, start, value, fill_bytes, &word)) {
             /* reload after the fill; bytes it leaves alone go home first */
             if (s->dirty && !covers(start, len, s))
-                (void)write_back(ctx, s); /* logged and counted; the fill comes next either way */
+                (void)write_back(vm, s); /* logged and counted; the fill comes next either way */
             s->valid = s->dirty = false;
             continue;
         }
@@ -711,46 +714,46 @@ void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t v
          * (at 1x a buffer fill and copy, the load's own path) and then equals
          * the memory the fill writes */
         pvk_op op;
-        if (pvk_op_begin(ctx, &op)) {
+        if (pvk_op_begin(vm->gpu, &op)) {
             s->valid = s->dirty = false;
             continue;
         }
-        pvk_op_label(ctx, &op, "surface clear by a memory fill: 0x%08X+0x%X", start, len);
+        pvk_op_label(vm->gpu, &op, "surface clear by a memory fill: 0x%08X+0x%X", start, len);
         if (s->key.scale != 1) {
             /* scaled: a clear of the whole image (UNORM bytes k/255 and depths
              * q * 2^-24 convert exactly) instead of an upload and a blit */
             VkImageSubresourceRange all = {aspect_of(s), 0, 1, 0, 1};
-            barrier(ctx, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
+            barrier(vm, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
                     VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
             if (is_depth(s)) {
                 VkClearDepthStencilValue v;
                 memcpy(&v.depth, &word, 4);
                 v.stencil = value >> 24;
-                ctx->vk.vkCmdClearDepthStencilImage(op.cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &v, 1,
+                vm->gpu->vk.vkCmdClearDepthStencilImage(op.cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &v, 1,
                                                     &all);
             } else {
                 VkClearColorValue v;
                 for (int k = 0; k < 4; k++)
                     v.float32[k] = (float)((word >> (8 * k)) & 0xFF) / 255.0f;
-                ctx->vk.vkCmdClearColorImage(op.cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &v, 1, &all);
+                vm->gpu->vk.vkCmdClearColorImage(op.cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &v, 1, &all);
             }
-            barrier(ctx, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
+            barrier(vm, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
         } else {
             uint32_t w = s->key.width, h = s->key.height;
-            ctx->vk.vkCmdFillBuffer(op.cmd, c->staging, 0, (VkDeviceSize)w * h * 4, word);
+            vm->gpu->vk.vkCmdFillBuffer(op.cmd, c->staging, 0, (VkDeviceSize)w * h * 4, word);
             if (s->stencil) /* D24S8: byte 3 of the fill value is every pixel's stencil */
-                ctx->vk.vkCmdFillBuffer(op.cmd, c->staging, (VkDeviceSize)w * h * 4, (VkDeviceSize)w * h,
+                vm->gpu->vk.vkCmdFillBuffer(op.cmd, c->staging, (VkDeviceSize)w * h * 4, (VkDeviceSize)w * h,
                                         (value >> 24) * 0x01010101u);
-            pvk_op_barrier(ctx, &op);
-            record_upload(ctx, op.cmd, s, NULL);
+            pvk_op_barrier(vm->gpu, &op);
+            record_upload(vm, op.cmd, s, NULL);
         }
-        if (pvk_op_submit(ctx, &op)) {
+        if (pvk_op_submit(vm->gpu, &op)) {
             s->valid = s->dirty = false;
             continue;
         }
         s->valid = true;
         s->dirty = false;
-        ctx->stats.surface_clears++;
+        vm->gpu->stats.surface_clears++;
     }
 }
 
@@ -759,9 +762,9 @@ void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t v
  * transfers from a surface, reinterpretations) with the same image <->
  * staging steps as load() and write_back() (record_readout, record_upload). */
 
-pvk_surface *pvk_surface_color_source(pvk_context *ctx, uint32_t addr)
+pvk_surface *pvk_surface_color_source(pvk_vram *vm, uint32_t addr)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     for (int i = 0; c && i < MAX_SURFACES; i++) {
         pvk_surface *s = &c->s[i];
         if (is_source(s) && !is_depth(s) && s->key.addr == addr)
@@ -775,24 +778,24 @@ const pvk_surface_key *pvk_surface_key_of(const pvk_surface *s)
     return &s->key;
 }
 
-pvk_result pvk_surface_begin_read(pvk_context *ctx, pvk_surface *s, pvk_op *op, pvk_buffer_range *out)
+pvk_result pvk_surface_begin_read(pvk_vram *vm, pvk_surface *s, pvk_op *op, pvk_buffer_range *out)
 {
     pvk_image *scratch = NULL;
     pvk_result r;
-    if ((s->key.scale != 1 && (r = scratch_for(ctx, s, &scratch))) || (r = pvk_op_begin(ctx, op)))
+    if ((s->key.scale != 1 && (r = scratch_for(vm, s, &scratch))) || (r = pvk_op_begin(vm->gpu, op)))
         return r;
-    record_readout(ctx, op->cmd, s, scratch);
-    pvk_op_barrier(ctx, op);
-    *out = (pvk_buffer_range){ctx->surfaces->staging, 0, (VkDeviceSize)s->key.width * s->key.height * 4};
-    s->last_use = ++ctx->surfaces->tick;
+    record_readout(vm, op->cmd, s, scratch);
+    pvk_op_barrier(vm->gpu, op);
+    *out = (pvk_buffer_range){vm->surfaces->staging, 0, (VkDeviceSize)s->key.width * s->key.height * 4};
+    s->last_use = ++vm->surfaces->tick;
     return PVK_SUCCESS;
 }
 
 /* ---- textures from surfaces (vram/texture.c) ---- */
 
-pvk_surface *pvk_surface_source_over(pvk_context *ctx, uint32_t addr, uint32_t len)
+pvk_surface *pvk_surface_source_over(pvk_vram *vm, uint32_t addr, uint32_t len)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     for (int i = 0; c && i < MAX_SURFACES; i++) {
         pvk_surface *s = &c->s[i];
         if (is_source(s) && s->key.addr == addr && s->len == len)
@@ -809,10 +812,10 @@ uint32_t pvk_surface_bytes_per_pixel(const pvk_surface *s)
 /* write_back() with a scratch buffer of the op in place of guest memory:
  * the same readout (downsampled to 1x when scaled) and the same packing
  * shaders, so the bytes equal what a write-back would store. */
-pvk_result pvk_surface_begin_guest_bytes(pvk_context *ctx, pvk_surface *s, pvk_op *op, pvk_buffer_range *bytes,
+pvk_result pvk_surface_begin_guest_bytes(pvk_vram *vm, pvk_surface *s, pvk_op *op, pvk_buffer_range *bytes,
                                          pvk_buffer_range *spare)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     uint32_t w = s->key.width, h = s->key.height;
     /* D24S8 without a stencil aspect keeps its stencil bytes in memory: the
      * store reads them from the buffer it writes, so it starts as memory */
@@ -820,35 +823,35 @@ pvk_result pvk_surface_begin_guest_bytes(pvk_context *ctx, pvk_surface *s, pvk_o
     pvk_guest_span span;
     pvk_buffer_range guest = {0};
     uint32_t sub = 0;
-    if (keep && (!pvk_guest_resolve(ctx, s->key.addr, s->len, "texture from surface", &span) ||
-                 !pvk_guest_bind(ctx, &span, &guest, &sub, "texture from surface")))
+    if (keep && (!pvk_guest_resolve(vm, s->key.addr, s->len, "texture from surface", &span) ||
+                 !pvk_guest_bind(vm, &span, &guest, &sub, "texture from surface")))
         return PVK_ERROR_OUT_OF_RANGE;
     if (keep && span.region->mirror) {
-        pvk_retire(ctx, true);
-        pvk_guest_upload(ctx, &span);
+        pvk_retire(vm->gpu, true);
+        pvk_guest_upload(vm, &span);
     }
     pvk_image *scratch = NULL;
     pvk_result r;
-    if ((s->key.scale != 1 && (r = scratch_for(ctx, s, &scratch))) || (r = pvk_op_begin(ctx, op)))
+    if ((s->key.scale != 1 && (r = scratch_for(vm, s, &scratch))) || (r = pvk_op_begin(vm->gpu, op)))
         return r;
-    if ((r = pvk_create_buffer(ctx, s->len, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+    if ((r = pvk_create_buffer(vm->gpu, s->len, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &op->p.scratch, &op->p.scratch_mem))) {
-        pvk_op_abort(ctx, op);
+        pvk_op_abort(vm->gpu, op);
         return r;
     }
     *bytes = (pvk_buffer_range){op->p.scratch, 0, s->len};
     if (keep) {
         VkBufferCopy bc = {guest.offset + sub, 0, s->len};
-        ctx->vk.vkCmdCopyBuffer(op->cmd, guest.buffer, op->p.scratch, 1, &bc);
+        vm->gpu->vk.vkCmdCopyBuffer(op->cmd, guest.buffer, op->p.scratch, 1, &bc);
     }
-    record_readout(ctx, op->cmd, s, scratch);
-    pvk_op_barrier(ctx, op);
+    record_readout(vm, op->cmd, s, scratch);
+    pvk_op_barrier(vm->gpu, op);
     pvk_buffer_range staging = {c->staging, 0, (VkDeviceSize)w * h * (s->stencil ? 5 : 4)};
     if (is_depth(s))
-        pvk_depth_io(ctx, op, *bytes, 0, staging, w, h, s->bpp, true, s->stencil);
+        pvk_depth_io(vm, op, *bytes, 0, staging, w, h, s->bpp, true, s->stencil);
     else
-        pvk_transfer_record_convert(ctx, op, staging, 0, *bytes, 0, w, w, h, PVK_XFER_RGBA8_NATURAL, s->key.format, 2);
-    pvk_op_barrier(ctx, op);
+        pvk_transfer_record_convert(vm, op, staging, 0, *bytes, 0, w, w, h, PVK_XFER_RGBA8_NATURAL, s->key.format, 2);
+    pvk_op_barrier(vm->gpu, op);
     *spare = (pvk_buffer_range){c->staging, 0, (VkDeviceSize)MAX_DIM * MAX_DIM * 5};
     s->last_use = ++c->tick;
     return PVK_SUCCESS;
@@ -872,7 +875,7 @@ static bool reinterpretable(const pvk_surface *s, const pvk_surface_key *key, ui
            s->key.scale == key->scale && s->key.block32 == key->block32 && s->bpp == bpp;
 }
 
-static pvk_result ensure_buffer(pvk_context *ctx, VkBuffer *buf, VkDeviceMemory *mem, VkDeviceSize *cap,
+static pvk_result ensure_buffer(pvk_vram *vm, VkBuffer *buf, VkDeviceMemory *mem, VkDeviceSize *cap,
                                 VkDeviceSize size, const char *name);
 
 /* ... of a surface's whole n x image */
@@ -886,46 +889,46 @@ static uint32_t scaled_regions(const pvk_surface *s, VkBufferImageCopy r[2])
  * pixel converted through its guest bytes as at 1x, and copied into `to`,
  * nothing resolved.  False when the n x image does not fit one storage
  * buffer (reinterpret() then goes through 1x); else *r is the result. */
-static bool reinterpret_scaled(pvk_context *ctx, pvk_surface *from, pvk_surface *to, const pvk_surface_key *key,
+static bool reinterpret_scaled(pvk_vram *vm, pvk_surface *from, pvk_surface *to, const pvk_surface_key *key,
                                pvk_result *r)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     uint32_t w = key->width * key->scale, h = key->height * key->scale;
     VkDeviceSize bytes = (VkDeviceSize)w * h * (from->stencil || to->stencil ? 5 : 4);
-    if (bytes > ctx->props.limits.maxStorageBufferRange)
+    if (bytes > vm->gpu->props.limits.maxStorageBufferRange)
         return false;
     pvk_op op;
-    if ((*r = ensure_buffer(ctx, &c->big, &c->big_mem, &c->big_cap, bytes, "scaled surface, linear")) ||
-        (*r = pvk_op_begin(ctx, &op)))
+    if ((*r = ensure_buffer(vm, &c->big, &c->big_mem, &c->big_cap, bytes, "scaled surface, linear")) ||
+        (*r = pvk_op_begin(vm->gpu, &op)))
         return true;
-    pvk_op_label(ctx, &op, "surface reinterpretation at x%u: 0x%08X %ux%u %s %u -> %s %u", key->scale, key->addr,
+    pvk_op_label(vm->gpu, &op, "surface reinterpretation at x%u: 0x%08X %ux%u %s %u -> %s %u", key->scale, key->addr,
                  key->width, key->height, is_depth(from) ? "depth" : "colour", from->key.format,
                  key->kind == PVK_SURFACE_DEPTH ? "depth" : "colour", key->format);
     VkBufferImageCopy reg[2];
     uint32_t nreg = scaled_regions(from, reg);
-    barrier(ctx, op.cmd, from->image.image, aspect_of(from), rest_layout(from), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-    ctx->vk.vkCmdCopyImageToBuffer(op.cmd, from->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->big, nreg, reg);
-    barrier(ctx, op.cmd, from->image.image, aspect_of(from), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(from));
-    pvk_op_barrier(ctx, &op);
+    barrier(vm, op.cmd, from->image.image, aspect_of(from), rest_layout(from), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    vm->gpu->vk.vkCmdCopyImageToBuffer(op.cmd, from->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->big, nreg, reg);
+    barrier(vm, op.cmd, from->image.image, aspect_of(from), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(from));
+    pvk_op_barrier(vm->gpu, &op);
     /* surface_convert.comp op 1 in place; binding 1 (guest memory at 1x) is
      * not used without the memory's stencil: the same buffer stands in */
     uint32_t flags = (from->stencil ? 2u : 0u) | (to->stencil ? 4u : 0u);
     struct { uint32_t op, width, height, src_width, src_fmt, dst_fmt, mode, guest_base, flags, pad[3]; } push = {
         1, w, h, w, convert_code(&from->key), convert_code(key), 0, 0, flags, {0, 0, 0}};
     pvk_buffer_range bufs[2] = {{c->big, 0, bytes}, {c->big, 0, bytes}};
-    pvk_op_dispatch(ctx, &op, PVK_PIPE_SURFACE_CONVERT, bufs, &push, (w + 7) / 8, (h + 7) / 8, 1);
-    pvk_op_barrier(ctx, &op);
+    pvk_op_dispatch(vm->gpu, &op, PVK_PIPE_SURFACE_CONVERT, bufs, &push, (w + 7) / 8, (h + 7) / 8, 1);
+    pvk_op_barrier(vm->gpu, &op);
     /* `to` may be `from` (an RGBA8 image seen as another colour format): its pixels are in the buffer now */
     nreg = scaled_regions(to, reg);
-    barrier(ctx, op.cmd, to->image.image, aspect_of(to), VK_IMAGE_LAYOUT_UNDEFINED,
+    barrier(vm, op.cmd, to->image.image, aspect_of(to), VK_IMAGE_LAYOUT_UNDEFINED,
             VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-    ctx->vk.vkCmdCopyBufferToImage(op.cmd, c->big, to->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, nreg, reg);
-    barrier(ctx, op.cmd, to->image.image, aspect_of(to), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(to));
-    if ((*r = pvk_op_submit(ctx, &op)))
+    vm->gpu->vk.vkCmdCopyBufferToImage(op.cmd, c->big, to->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, nreg, reg);
+    barrier(vm, op.cmd, to->image.image, aspect_of(to), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(to));
+    if ((*r = pvk_op_submit(vm->gpu, &op)))
         return true;
     to->valid = true;
     to->dirty = from->dirty;
-    ctx->stats.surface_reinterpretations++;
+    vm->gpu->stats.surface_reinterpretations++;
     return true;
 }
 
@@ -940,55 +943,56 @@ static bool reinterpret_scaled(pvk_context *ctx, pvk_surface *from, pvk_surface 
  * and a new D24S8 made from a dirty colour surface gets byte 3 stored into
  * memory, the only guest bytes this writes.  `to` is then as valid and as
  * dirty as `from` was. */
-static pvk_result reinterpret(pvk_context *ctx, pvk_surface *from, pvk_surface *to, const pvk_surface_key *key)
+static pvk_result reinterpret(pvk_vram *vm, pvk_surface *from, pvk_surface *to, const pvk_surface_key *key)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     uint32_t w = key->width, h = key->height, old_code = convert_code(&from->key), new_code = convert_code(key);
     bool stencil_in = old_code == 11 && !from->stencil, stencil_out = new_code == 11 && !to->stencil && from->dirty;
     pvk_guest_span span;
     pvk_buffer_range guest;
     uint32_t sub;
     /* reading stencil bytes is a GPU read of guest memory (the trace recorder hears of it) */
-    if (!pvk_guest_resolve(ctx, key->addr, from->len, stencil_in ? "surface reinterpretation" : NULL, &span) ||
-        !pvk_guest_bind(ctx, &span, &guest, &sub, "surface reinterpretation"))
+    if (!pvk_guest_resolve(vm, key->addr, from->len, stencil_in ? "surface reinterpretation" : NULL, &span) ||
+        !pvk_guest_bind(vm, &span, &guest, &sub, "surface reinterpretation"))
         return PVK_ERROR_OUT_OF_RANGE;
     if ((stencil_in || stencil_out) && span.region->mirror) { /* the device copy must hold the host's bytes */
-        pvk_retire(ctx, true);
-        pvk_guest_upload(ctx, &span);
+        pvk_retire(vm->gpu, true);
+        pvk_guest_upload(vm, &span);
     }
     pvk_result r;
-    if (key->scale != 1 && !stencil_in && !stencil_out && reinterpret_scaled(ctx, from, to, key, &r))
+    if (key->scale != 1 && !stencil_in && !stencil_out && reinterpret_scaled(vm, from, to, key, &r))
         return r;
     pvk_image *scratch_from = NULL, *scratch_to = NULL;
-    if (key->scale != 1 && ((r = scratch_for(ctx, from, &scratch_from)) || (r = scratch_for(ctx, to, &scratch_to))))
+    if (key->scale != 1 && ((r = scratch_for(vm, from, &scratch_from)) || (r = scratch_for(vm, to, &scratch_to))))
         return r;
     pvk_op op;
-    if ((r = pvk_op_begin(ctx, &op)))
+    if ((r = pvk_op_begin(vm->gpu, &op)))
         return r;
-    pvk_op_label(ctx, &op, "surface reinterpretation: 0x%08X %ux%u %s %u -> %s %u", key->addr, w, h,
+    pvk_op_label(vm->gpu, &op, "surface reinterpretation: 0x%08X %ux%u %s %u -> %s %u", key->addr, w, h,
                  is_depth(from) ? "depth" : "colour", from->key.format,
                  key->kind == PVK_SURFACE_DEPTH ? "depth" : "colour", key->format);
-    record_readout(ctx, op.cmd, from, scratch_from);
-    pvk_op_barrier(ctx, &op);
+    record_readout(vm, op.cmd, from, scratch_from);
+    pvk_op_barrier(vm->gpu, &op);
     uint32_t flags = (stencil_out ? 1u : 0u) | (from->stencil ? 2u : 0u) | (to->stencil ? 4u : 0u);
     struct { uint32_t op, width, height, src_width, src_fmt, dst_fmt, mode, guest_base, flags, pad[3]; } push = {
         1, w, h, w, old_code, new_code, 0, sub, flags, {0, 0, 0}};
     pvk_buffer_range bufs[2] = {{c->staging, 0, (VkDeviceSize)w * h * (from->stencil || to->stencil ? 5 : 4)}, guest};
-    pvk_op_dispatch(ctx, &op, PVK_PIPE_SURFACE_CONVERT, bufs, &push, (w + 7) / 8, (h + 7) / 8, 1);
-    pvk_op_barrier(ctx, &op);
-    record_upload(ctx, op.cmd, to, scratch_to);
+    pvk_op_dispatch(vm->gpu, &op, PVK_PIPE_SURFACE_CONVERT, bufs, &push, (w + 7) / 8, (h + 7) / 8, 1);
+    pvk_op_barrier(vm->gpu, &op);
+    record_upload(vm, op.cmd, to, scratch_to);
     if (stencil_out) {
         op.p.retire = writeback_retire;
+        op.p.owner = vm;
         op.p.dst_addr = key->addr;
         op.p.dst_len = from->len;
     }
-    if ((r = pvk_op_submit(ctx, &op)))
+    if ((r = pvk_op_submit(vm->gpu, &op)))
         return r;
     to->valid = true;
     to->dirty = from->dirty;
-    ctx->stats.surface_reinterpretations++;
+    vm->gpu->stats.surface_reinterpretations++;
     if (stencil_out)
-        ctx->stats.surface_bytes += w * h; /* one stencil byte a pixel */
+        vm->gpu->stats.surface_bytes += w * h; /* one stencil byte a pixel */
     return PVK_SUCCESS;
 }
 
@@ -996,40 +1000,40 @@ static pvk_result reinterpret(pvk_context *ctx, pvk_surface *from, pvk_surface *
 
 /* A device buffer of at least `size` bytes (grown once the GPU is done with
  * the old one). */
-static pvk_result ensure_buffer(pvk_context *ctx, VkBuffer *buf, VkDeviceMemory *mem, VkDeviceSize *cap,
+static pvk_result ensure_buffer(pvk_vram *vm, VkBuffer *buf, VkDeviceMemory *mem, VkDeviceSize *cap,
                                 VkDeviceSize size, const char *name)
 {
     if (*cap >= size)
         return PVK_SUCCESS;
     if (*buf) {
-        pvk_result r = pvk_retire(ctx, true);
+        pvk_result r = pvk_retire(vm->gpu, true);
         if (r)
             return r;
-        ctx->vk.vkDestroyBuffer(ctx->device, *buf, NULL);
-        ctx->vk.vkFreeMemory(ctx->device, *mem, NULL);
+        vm->gpu->vk.vkDestroyBuffer(vm->gpu->device, *buf, NULL);
+        vm->gpu->vk.vkFreeMemory(vm->gpu->device, *mem, NULL);
         *buf = VK_NULL_HANDLE;
         *mem = VK_NULL_HANDLE;
         *cap = 0;
     }
-    pvk_result r = pvk_create_buffer(ctx, size,
+    pvk_result r = pvk_create_buffer(vm->gpu, size,
                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                                          VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                                      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, buf, mem);
     if (r)
         return r;
     *cap = size;
-    pvk_object_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)*buf, "%s", name);
+    pvk_object_name(vm->gpu, VK_OBJECT_TYPE_BUFFER, (uint64_t)*buf, "%s", name);
     return PVK_SUCCESS;
 }
 
-int pvk_surface_shown_prepare(pvk_context *ctx, const pvk_surface_key *src, uint32_t addr, uint32_t width,
+int pvk_surface_shown_prepare(pvk_vram *vm, const pvk_surface_key *src, uint32_t addr, uint32_t width,
                               uint32_t height, uint32_t fmt)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     uint64_t n = src->scale;
     VkDeviceSize src_bytes = (VkDeviceSize)src->width * src->height * n * n * 4;
     VkDeviceSize bytes = (VkDeviceSize)width * height * n * n * 4;
-    if (n < 2 || src_bytes > ctx->props.limits.maxStorageBufferRange)
+    if (n < 2 || src_bytes > vm->gpu->props.limits.maxStorageBufferRange)
         return -1;
     int k = 0;
     for (int i = 1; i < MAX_SHOWN; i++) /* a free slot, else the least recently used */
@@ -1037,49 +1041,49 @@ int pvk_surface_shown_prepare(pvk_context *ctx, const pvk_surface_key *src, uint
             k = i;
     struct shown *d = &c->shown[k];
     d->valid = false;
-    if (ensure_buffer(ctx, &c->big, &c->big_mem, &c->big_cap, src_bytes, "scaled surface, linear") ||
-        ensure_buffer(ctx, &d->buf, &d->mem, &d->cap, bytes, "shown image (scaled display transfer output)"))
+    if (ensure_buffer(vm, &c->big, &c->big_mem, &c->big_cap, src_bytes, "scaled surface, linear") ||
+        ensure_buffer(vm, &d->buf, &d->mem, &d->cap, bytes, "shown image (scaled display transfer output)"))
         return -1;
     uint32_t bpp = pvk_color_format_bpp(fmt);
     *d = (struct shown){addr, width * height * bpp, width, height, fmt, src->scale, false, 0, d->buf, d->mem, d->cap};
     return k;
 }
 
-void pvk_surface_shown_record(pvk_context *ctx, pvk_surface *s, pvk_op *op, int slot, uint32_t mode)
+void pvk_surface_shown_record(pvk_vram *vm, pvk_surface *s, pvk_op *op, int slot, uint32_t mode)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     struct shown *d = &c->shown[slot];
     uint32_t n = s->key.scale, sw = s->key.width * n, sh = s->key.height * n, w = d->width * n, h = d->height * n;
     /* The usual present (RGBA8 or RGB8 out of RGBA8, or the same format,
      * no flip or downscale) changes no colour the LCD shows (it ignores
      * alpha): the image's first rows are the shown image as they are. */
     bool same = mode == 0 && (d->fmt == s->key.format || (s->key.format == 0 && d->fmt == 1));
-    barrier(ctx, op->cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    barrier(vm, op->cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
     VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                              .imageExtent = {same ? w : sw, same ? h : sh, 1}};
-    ctx->vk.vkCmdCopyImageToBuffer(op->cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+    vm->gpu->vk.vkCmdCopyImageToBuffer(op->cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                                    same ? d->buf : c->big, 1, &bic);
-    barrier(ctx, op->cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
+    barrier(vm, op->cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
     d->valid = true;
     d->last_use = ++c->tick;
     if (same)
         return;
-    pvk_op_barrier(ctx, op);
+    pvk_op_barrier(vm->gpu, op);
     /* the transfer's own conversion, flip and downscale, at N x */
     struct { uint32_t op, width, height, src_width, src_fmt, dst_fmt, mode, guest_base, flags, pad[3]; } push = {
         0, w, h, sw, s->key.format, d->fmt, mode | 16u, 0, 0, {0, 0, 0}};
     pvk_buffer_range bufs[2] = {{c->big, 0, (VkDeviceSize)sw * sh * 4}, {d->buf, 0, (VkDeviceSize)w * h * 4}};
-    pvk_op_dispatch(ctx, op, PVK_PIPE_SURFACE_CONVERT, bufs, &push, (w + 7) / 8, (h + 7) / 8, 1);
+    pvk_op_dispatch(vm->gpu, op, PVK_PIPE_SURFACE_CONVERT, bufs, &push, (w + 7) / 8, (h + 7) / 8, 1);
 }
 
-bool pvk_surface_shown(pvk_context *ctx, uint32_t addr, uint32_t width, uint32_t rows, uint32_t fmt,
+bool pvk_surface_shown(pvk_vram *vm, uint32_t addr, uint32_t width, uint32_t rows, uint32_t fmt,
                        pvk_buffer_range *out)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     for (int i = 0; c && i < MAX_SHOWN; i++) {
         struct shown *d = &c->shown[i];
         if (d->valid && d->addr == addr && d->width == width && rows <= d->height && d->fmt == fmt &&
-            d->scale == ctx->scale) {
+            d->scale == vm->scale) {
             *out = (pvk_buffer_range){d->buf, 0, (VkDeviceSize)d->width * d->height * d->scale * d->scale * 4};
             d->last_use = ++c->tick;
             return true;
@@ -1088,29 +1092,29 @@ bool pvk_surface_shown(pvk_context *ctx, uint32_t addr, uint32_t width, uint32_t
     return false;
 }
 
-pvk_result pvk_surface_begin_scaled_pixels(pvk_context *ctx, pvk_surface *s, pvk_op *op, pvk_buffer_range *pixels)
+pvk_result pvk_surface_begin_scaled_pixels(pvk_vram *vm, pvk_surface *s, pvk_op *op, pvk_buffer_range *pixels)
 {
-    struct pvk_surfaces *c = ctx->surfaces;
+    struct pvk_surfaces *c = vm->surfaces;
     uint32_t n = s->key.scale, w = s->key.width * n, h = s->key.height * n;
     VkDeviceSize bytes = (VkDeviceSize)w * h * 4;
     pvk_result r;
-    if (is_depth(s) || bytes > ctx->props.limits.maxStorageBufferRange)
+    if (is_depth(s) || bytes > vm->gpu->props.limits.maxStorageBufferRange)
         return PVK_ERROR_BAD_PARAMETERS;
-    if ((r = ensure_buffer(ctx, &c->big, &c->big_mem, &c->big_cap, bytes, "scaled surface, linear")) ||
-        (r = pvk_op_begin(ctx, op)))
+    if ((r = ensure_buffer(vm, &c->big, &c->big_mem, &c->big_cap, bytes, "scaled surface, linear")) ||
+        (r = pvk_op_begin(vm->gpu, op)))
         return r;
-    barrier(ctx, op->cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    barrier(vm, op->cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
     VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
-    ctx->vk.vkCmdCopyImageToBuffer(op->cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->big, 1, &bic);
-    barrier(ctx, op->cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
-    pvk_op_barrier(ctx, op);
+    vm->gpu->vk.vkCmdCopyImageToBuffer(op->cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->big, 1, &bic);
+    barrier(vm, op->cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
+    pvk_op_barrier(vm->gpu, op);
     *pixels = (pvk_buffer_range){c->big, 0, bytes};
     if (s->key.format != 0) { /* RGBA8 holds every bit; the others through their guest bytes, in place */
         struct { uint32_t op, width, height, src_width, src_fmt, dst_fmt, mode, guest_base, flags, pad[3]; } push = {
             0, w, h, w, s->key.format, s->key.format, 16u, 0, 0, {0, 0, 0}};
         pvk_buffer_range bufs[2] = {*pixels, *pixels};
-        pvk_op_dispatch(ctx, op, PVK_PIPE_SURFACE_CONVERT, bufs, &push, (w + 7) / 8, (h + 7) / 8, 1);
-        pvk_op_barrier(ctx, op);
+        pvk_op_dispatch(vm->gpu, op, PVK_PIPE_SURFACE_CONVERT, bufs, &push, (w + 7) / 8, (h + 7) / 8, 1);
+        pvk_op_barrier(vm->gpu, op);
     }
     s->last_use = ++c->tick;
     return PVK_SUCCESS;

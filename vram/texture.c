@@ -36,7 +36,7 @@
 
 #include <xxhash.h>
 
-#include "runtime/runtime.h"
+#include "vram/vram.h"
 
 static const VkComponentSwizzle R = VK_COMPONENT_SWIZZLE_R, G = VK_COMPONENT_SWIZZLE_G,
                                 ZERO = VK_COMPONENT_SWIZZLE_ZERO, ONE = VK_COMPONENT_SWIZZLE_ONE,
@@ -97,16 +97,16 @@ static bool level_ok(uint32_t n, uint32_t i)
 
 /* The refusals, each logged and counted (bad_input, or unsupported for
  * levels the hardware may have but whose layout is undocumented). */
-static pvk_result check(pvk_context *ctx, const pvk_texture_desc *d, pvk_guest_span spans[6])
+static pvk_result check(pvk_vram *vm, const pvk_texture_desc *d, pvk_guest_span spans[6])
 {
     if (d->format >= PVK_TEX_FORMAT_COUNT) {
-        pvk_bad_input(ctx, "texture decode: format %u is reserved (0-13 are defined)", d->format);
+        pvk_bad_input(vm->gpu, "texture decode: format %u is reserved (0-13 are defined)", d->format);
         return PVK_ERROR_BAD_PARAMETERS;
     }
     const char *name = formats[d->format].name;
     if (d->width < PVK_TEX_MIN_DIM || d->height < PVK_TEX_MIN_DIM || d->width > PVK_TEX_MAX_DIM ||
         d->height > PVK_TEX_MAX_DIM || d->width % 8 || d->height % 8) {
-        pvk_bad_input(ctx, "texture decode: %s %ux%u: sides must be multiples of 8 from %u to %u", name, d->width,
+        pvk_bad_input(vm->gpu, "texture decode: %s %ux%u: sides must be multiples of 8 from %u to %u", name, d->width,
                       d->height, PVK_TEX_MIN_DIM, PVK_TEX_MAX_DIM);
         return PVK_ERROR_BAD_PARAMETERS;
     }
@@ -114,40 +114,40 @@ static pvk_result check(pvk_context *ctx, const pvk_texture_desc *d, pvk_guest_s
     while (side >> full)
         full++; /* levels down to 1x1 */
     if (d->levels < 1 || d->levels > full) {
-        pvk_bad_input(ctx, "texture decode: %s %ux%u with %u levels (1 to %u, the last 1x1)", name, d->width,
+        pvk_bad_input(vm->gpu, "texture decode: %s %ux%u with %u levels (1 to %u, the last 1x1)", name, d->width,
                       d->height, d->levels, full);
         return PVK_ERROR_BAD_PARAMETERS;
     }
     for (uint32_t i = 1; i < d->levels; i++)
         if (!level_ok(d->width, i) || !level_ok(d->height, i)) {
-            pvk_unsupported(ctx,
+            pvk_unsupported(vm->gpu,
                             "texture decode: %s %ux%u level %u would be %ux%u; levels need sides that are "
                             "multiples of 8 (smaller ones have no documented layout)",
                             name, d->width, d->height, i, d->width >> i, d->height >> i);
             return PVK_ERROR_UNSUPPORTED;
         }
     if (d->faces != 1 && d->faces != 6) {
-        pvk_bad_input(ctx, "texture decode: %u faces (1 for 2D, 6 for a cube map)", d->faces);
+        pvk_bad_input(vm->gpu, "texture decode: %u faces (1 for 2D, 6 for a cube map)", d->faces);
         return PVK_ERROR_BAD_PARAMETERS;
     }
     if (d->faces == 6 && d->width != d->height) {
-        pvk_bad_input(ctx, "texture decode: a %ux%u cube map is not square", d->width, d->height);
+        pvk_bad_input(vm->gpu, "texture decode: a %ux%u cube map is not square", d->width, d->height);
         return PVK_ERROR_BAD_PARAMETERS;
     }
     uint32_t bytes = pvk_texture_face_bytes(d->format, d->width, d->height, d->levels);
     for (uint32_t f = 0; f < d->faces; f++) {
         if (d->addr[f] % 8) { /* the address registers count 8-byte units */
-            pvk_bad_input(ctx, "texture decode: address 0x%08X is not 8-byte aligned", d->addr[f]);
+            pvk_bad_input(vm->gpu, "texture decode: address 0x%08X is not 8-byte aligned", d->addr[f]);
             return PVK_ERROR_BAD_PARAMETERS;
         }
-        if (!pvk_guest_resolve(ctx, d->addr[f], bytes, "texture decode", &spans[f]))
+        if (!pvk_guest_resolve(vm, d->addr[f], bytes, "texture decode", &spans[f]))
             return PVK_ERROR_OUT_OF_RANGE;
     }
     return PVK_SUCCESS;
 }
 
 /* Memory of destroyed texture images, kept for the next image of the same
- * size and type (ctx->textures): on lavapipe a fresh allocation is fresh
+ * size and type (vm->textures): on lavapipe a fresh allocation is fresh
  * host pages, and faulting them in cost about a third of a decode's time.
  * Taken back only once the GPU is done with the image (as freeing it would
  * be); the oldest go when the pool is full. */
@@ -163,62 +163,62 @@ typedef struct mem_pool {
     VkDeviceSize bytes;
 } mem_pool;
 
-static mem_pool *pool_of(pvk_context *ctx);
+static mem_pool *pool_of(pvk_vram *vm);
 
 /* The memory type pvk_image_memory picks for `req`. */
-static int image_memory_type(pvk_context *ctx, const VkMemoryRequirements *req)
+static int image_memory_type(pvk_vram *vm, const VkMemoryRequirements *req)
 {
-    int type = pvk_find_memory_type(ctx, req->memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    return type >= 0 ? type : pvk_find_memory_type(ctx, req->memoryTypeBits, 0);
+    int type = pvk_find_memory_type(vm->gpu, req->memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    return type >= 0 ? type : pvk_find_memory_type(vm->gpu, req->memoryTypeBits, 0);
 }
 
-static void destroy_image(pvk_context *ctx, pvk_texture *t)
+static void destroy_image(pvk_vram *vm, pvk_texture *t)
 {
-    mem_pool *p = pool_of(ctx);
+    mem_pool *p = pool_of(vm);
     VkMemoryRequirements req = {0};
     if (t->mem && t->image && p)
-        ctx->vk.vkGetImageMemoryRequirements(ctx->device, t->image, &req);
+        vm->gpu->vk.vkGetImageMemoryRequirements(vm->gpu->device, t->image, &req);
     if (req.size && req.size <= MEM_POOL_BYTES) {
         while (p->n == MEM_POOL || p->bytes + req.size > MEM_POOL_BYTES) { /* the oldest go */
-            ctx->vk.vkFreeMemory(ctx->device, p->e[0].mem, NULL);
+            vm->gpu->vk.vkFreeMemory(vm->gpu->device, p->e[0].mem, NULL);
             p->bytes -= p->e[0].size;
             memmove(&p->e[0], &p->e[1], sizeof p->e[0] * --p->n);
         }
-        p->e[p->n].mem = t->mem, p->e[p->n].size = req.size, p->e[p->n].type = image_memory_type(ctx, &req);
+        p->e[p->n].mem = t->mem, p->e[p->n].size = req.size, p->e[p->n].type = image_memory_type(vm, &req);
         p->n++;
         p->bytes += req.size;
         t->mem = VK_NULL_HANDLE;
     }
     if (t->view)
-        ctx->vk.vkDestroyImageView(ctx->device, t->view, NULL);
+        vm->gpu->vk.vkDestroyImageView(vm->gpu->device, t->view, NULL);
     if (t->image)
-        ctx->vk.vkDestroyImage(ctx->device, t->image, NULL);
+        vm->gpu->vk.vkDestroyImage(vm->gpu->device, t->image, NULL);
     if (t->mem)
-        ctx->vk.vkFreeMemory(ctx->device, t->mem, NULL);
+        vm->gpu->vk.vkFreeMemory(vm->gpu->device, t->mem, NULL);
     memset(t, 0, sizeof *t);
 }
 
 /* pvk_image_memory, from the pool when it holds memory of the same size. */
-static pvk_result image_memory(pvk_context *ctx, VkImage image, VkDeviceMemory *mem)
+static pvk_result image_memory(pvk_vram *vm, VkImage image, VkDeviceMemory *mem)
 {
-    mem_pool *p = pool_of(ctx);
+    mem_pool *p = pool_of(vm);
     VkMemoryRequirements req;
-    ctx->vk.vkGetImageMemoryRequirements(ctx->device, image, &req);
-    int type = image_memory_type(ctx, &req);
+    vm->gpu->vk.vkGetImageMemoryRequirements(vm->gpu->device, image, &req);
+    int type = image_memory_type(vm, &req);
     for (uint32_t i = p ? p->n : 0; i-- > 0;)
         if (p->e[i].size == req.size && p->e[i].type == type) {
             *mem = p->e[i].mem;
             p->bytes -= p->e[i].size;
             memmove(&p->e[i], &p->e[i + 1], sizeof p->e[0] * (p->n - i - 1));
             p->n--;
-            return pvk_vk_check(ctx, ctx->vk.vkBindImageMemory(ctx->device, image, *mem, 0), "vkBindImageMemory");
+            return pvk_vk_check(vm->gpu, vm->gpu->vk.vkBindImageMemory(vm->gpu->device, image, *mem, 0), "vkBindImageMemory");
         }
-    return pvk_image_memory(ctx, image, mem);
+    return pvk_image_memory(vm->gpu, image, mem);
 }
 
 #define TEX_USAGE (VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT)
 
-static pvk_result create_image(pvk_context *ctx, pvk_texture *t, VkImageTiling tiling)
+static pvk_result create_image(pvk_vram *vm, pvk_texture *t, VkImageTiling tiling)
 {
     const pvk_texture_desc *d = &t->desc;
     uint32_t n = t->scale ? t->scale : 1;
@@ -237,9 +237,9 @@ static pvk_result create_image(pvk_context *ctx, pvk_texture *t, VkImageTiling t
         .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
     };
     pvk_result r;
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImage(ctx->device, &ici, NULL, &t->image), "vkCreateImage")))
+    if ((r = pvk_vk_check(vm->gpu, vm->gpu->vk.vkCreateImage(vm->gpu->device, &ici, NULL, &t->image), "vkCreateImage")))
         return r;
-    if ((r = image_memory(ctx, t->image, &t->mem)))
+    if ((r = image_memory(vm, t->image, &t->mem)))
         return r;
     VkImageViewCreateInfo vci = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
@@ -249,16 +249,16 @@ static pvk_result create_image(pvk_context *ctx, pvk_texture *t, VkImageTiling t
         .components = formats[d->format].swizzle,
         .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, d->levels, 0, d->faces},
     };
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImageView(ctx->device, &vci, NULL, &t->view), "vkCreateImageView")))
+    if ((r = pvk_vk_check(vm->gpu, vm->gpu->vk.vkCreateImageView(vm->gpu->device, &vci, NULL, &t->view), "vkCreateImageView")))
         return r;
-    pvk_object_name(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)t->image, "texture %s 0x%08X %ux%u, %u levels%s",
+    pvk_object_name(vm->gpu, VK_OBJECT_TYPE_IMAGE, (uint64_t)t->image, "texture %s 0x%08X %ux%u, %u levels%s",
                     formats[d->format].name, d->addr[0], d->width, d->height, d->levels,
                     d->faces == 6 ? ", cube" : "");
     return PVK_SUCCESS;
 }
 
 /* A layout transition of every level and face. */
-static void image_barrier(pvk_context *ctx, VkCommandBuffer cmd, const pvk_texture *t, uint32_t level,
+static void image_barrier(pvk_vram *vm, VkCommandBuffer cmd, const pvk_texture *t, uint32_t level,
                           uint32_t levels, uint32_t face, uint32_t faces, VkImageLayout from, VkImageLayout to)
 {
     VkImageMemoryBarrier2 b = {
@@ -276,7 +276,7 @@ static void image_barrier(pvk_context *ctx, VkCommandBuffer cmd, const pvk_textu
     };
     VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1,
                            .pImageMemoryBarriers = &b};
-    ctx->vk.vkCmdPipelineBarrier2(cmd, &di);
+    vm->gpu->vk.vkCmdPipelineBarrier2(cmd, &di);
 }
 
 /* Record the decode of `d` from `src[f]` (face f's level 0 at byte `sub[f]`
@@ -285,7 +285,7 @@ static void image_barrier(pvk_context *ctx, VkCommandBuffer cmd, const pvk_textu
  * major) `dst` is the image's own memory (a linear image, see
  * direct_layouts) and the shaders write the texels in place; without, `dst`
  * is a staging buffer, filled level after level and copied into the image. */
-static void record_decode(pvk_context *ctx, pvk_op *op, const pvk_texture_desc *d, const pvk_buffer_range *src,
+static void record_decode(pvk_vram *vm, pvk_op *op, const pvk_texture_desc *d, const pvk_buffer_range *src,
                           const uint32_t *sub, pvk_buffer_range dst, const pvk_texture *out,
                           const VkSubresourceLayout *layouts)
 {
@@ -294,7 +294,7 @@ static void record_decode(pvk_context *ctx, pvk_op *op, const pvk_texture_desc *
     VkBufferImageCopy regions[6 * MAX_LEVELS];
     uint32_t n = 0;
     if (layouts)
-        image_barrier(ctx, op->cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_UNDEFINED,
+        image_barrier(vm, op->cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_UNDEFINED,
                       VK_IMAGE_LAYOUT_GENERAL);
     VkDeviceSize lin_off = 0;
     for (uint32_t f = 0; f < d->faces; f++) {
@@ -315,7 +315,7 @@ static void record_decode(pvk_context *ctx, pvk_op *op, const pvk_texture_desc *
                 push[5] = d->format == PVK_TEX_ETC1A4, push[6] = (uint32_t)(pitch / 4);
             else
                 push[5] = (uint32_t)(pitch / 4);
-            pvk_op_dispatch(ctx, op, pipe, bufs, push, row_groups, (groups + row_groups - 1) / row_groups, 1);
+            pvk_op_dispatch(vm->gpu, op, pipe, bufs, push, row_groups, (groups + row_groups - 1) / row_groups, 1);
             regions[n++] = (VkBufferImageCopy){
                 .bufferOffset = dst.offset + lin_off,
                 .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, f, 1},
@@ -325,16 +325,16 @@ static void record_decode(pvk_context *ctx, pvk_op *op, const pvk_texture_desc *
             lin_off += (VkDeviceSize)w * h * ob;
         }
     }
-    pvk_op_barrier(ctx, op);
+    pvk_op_barrier(vm->gpu, op);
     if (layouts) {
-        image_barrier(ctx, op->cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_GENERAL,
+        image_barrier(vm, op->cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_GENERAL,
                       VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
         return;
     }
-    image_barrier(ctx, op->cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_UNDEFINED,
+    image_barrier(vm, op->cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_UNDEFINED,
                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-    ctx->vk.vkCmdCopyBufferToImage(op->cmd, dst.buffer, out->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, n, regions);
-    image_barrier(ctx, op->cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+    vm->gpu->vk.vkCmdCopyBufferToImage(op->cmd, dst.buffer, out->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, n, regions);
+    image_barrier(vm, op->cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                   VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
 }
 
@@ -348,22 +348,22 @@ static VkDeviceSize linear_bytes(const pvk_texture_desc *d)
 }
 
 /* `out` gets `d` (faces past the last zeroed) and its image. */
-static pvk_result make_image_tiled(pvk_context *ctx, const pvk_texture_desc *d, pvk_texture *out,
+static pvk_result make_image_tiled(pvk_vram *vm, const pvk_texture_desc *d, pvk_texture *out,
                                    VkImageTiling tiling)
 {
     out->desc = *d;
     for (uint32_t f = d->faces; f < 6; f++)
         out->desc.addr[f] = 0;
     out->vk_format = formats[d->format].vk;
-    pvk_result r = create_image(ctx, out, tiling);
+    pvk_result r = create_image(vm, out, tiling);
     if (r)
-        destroy_image(ctx, out);
+        destroy_image(vm, out);
     return r;
 }
 
-static pvk_result make_image(pvk_context *ctx, const pvk_texture_desc *d, pvk_texture *out)
+static pvk_result make_image(pvk_vram *vm, const pvk_texture_desc *d, pvk_texture *out)
 {
-    return make_image_tiled(ctx, d, out, VK_IMAGE_TILING_OPTIMAL);
+    return make_image_tiled(vm, d, out, VK_IMAGE_TILING_OPTIMAL);
 }
 
 /* Decode straight into the image's memory?  On a CPU device (lavapipe)
@@ -371,18 +371,18 @@ static pvk_result make_image(pvk_context *ctx, const pvk_texture_desc *d, pvk_te
  * an optimal one, and writing its rows in place saves a staging buffer the
  * size of the texture, its page faults and the copy out of it: about half
  * of a decode's time there.  Elsewhere linear images sample slowly: staging. */
-static bool direct_ok(pvk_context *ctx, const pvk_texture_desc *d)
+static bool direct_ok(pvk_vram *vm, const pvk_texture_desc *d)
 {
-    if (ctx->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU || (ctx->debug & PVK_DEBUG_TEXTURE_STAGING))
+    if (vm->gpu->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU || (vm->gpu->debug & PVK_DEBUG_TEXTURE_STAGING))
         return false;
     VkFormat vk = formats[d->format].vk;
     VkFormatProperties fp;
-    vkGetPhysicalDeviceFormatProperties(ctx->phys, vk, &fp);
+    vkGetPhysicalDeviceFormatProperties(vm->gpu->phys, vk, &fp);
     VkFormatFeatureFlags need = VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT |
                                 VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
     VkImageFormatProperties ip;
     return (fp.linearTilingFeatures & need) == need &&
-           vkGetPhysicalDeviceImageFormatProperties(ctx->phys, vk, VK_IMAGE_TYPE_2D, VK_IMAGE_TILING_LINEAR, TEX_USAGE,
+           vkGetPhysicalDeviceImageFormatProperties(vm->gpu->phys, vk, VK_IMAGE_TYPE_2D, VK_IMAGE_TILING_LINEAR, TEX_USAGE,
                                                     d->faces == 6 ? VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT : 0,
                                                     &ip) == VK_SUCCESS &&
            ip.maxMipLevels >= d->levels && ip.maxArrayLayers >= d->faces && ip.maxExtent.width >= d->width &&
@@ -393,7 +393,7 @@ static bool direct_ok(pvk_context *ctx, const pvk_texture_desc *d)
  * alias: the image stays in GENERAL while the shaders write through it) and
  * each face's and level's place in it, or false where the layout does not
  * allow the shaders' 8-byte stores; the caller then stages. */
-static bool alias_image(pvk_context *ctx, const pvk_texture *t, VkSubresourceLayout *layouts, VkBuffer *buf,
+static bool alias_image(pvk_vram *vm, const pvk_texture *t, VkSubresourceLayout *layouts, VkBuffer *buf,
                         VkDeviceSize *size)
 {
     const pvk_texture_desc *d = &t->desc;
@@ -402,7 +402,7 @@ static bool alias_image(pvk_context *ctx, const pvk_texture *t, VkSubresourceLay
         for (uint32_t l = 0; l < d->levels; l++) {
             VkImageSubresource sr = {VK_IMAGE_ASPECT_COLOR_BIT, l, f};
             VkSubresourceLayout *sl = &layouts[f * d->levels + l];
-            ctx->vk.vkGetImageSubresourceLayout(ctx->device, t->image, &sr, sl);
+            vm->gpu->vk.vkGetImageSubresourceLayout(vm->gpu->device, t->image, &sr, sl);
             VkDeviceSize row = (VkDeviceSize)(d->width >> l) * formats[d->format].out_bytes;
             if (sl->offset % 8 || sl->rowPitch % 8 || sl->rowPitch < row) /* the shaders store pairs of words */
                 return false;
@@ -410,16 +410,16 @@ static bool alias_image(pvk_context *ctx, const pvk_texture *t, VkSubresourceLay
             end = e > end ? e : end;
         }
     VkMemoryRequirements ireq, breq;
-    ctx->vk.vkGetImageMemoryRequirements(ctx->device, t->image, &ireq);
+    vm->gpu->vk.vkGetImageMemoryRequirements(vm->gpu->device, t->image, &ireq);
     VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = end,
                               .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-    if (end > ireq.size || ctx->vk.vkCreateBuffer(ctx->device, &bci, NULL, buf) != VK_SUCCESS)
+    if (end > ireq.size || vm->gpu->vk.vkCreateBuffer(vm->gpu->device, &bci, NULL, buf) != VK_SUCCESS)
         return false;
-    ctx->vk.vkGetBufferMemoryRequirements(ctx->device, *buf, &breq);
-    int type = image_memory_type(ctx, &ireq);
+    vm->gpu->vk.vkGetBufferMemoryRequirements(vm->gpu->device, *buf, &breq);
+    int type = image_memory_type(vm, &ireq);
     if (breq.size > ireq.size || type < 0 || !(breq.memoryTypeBits & 1u << type) ||
-        ctx->vk.vkBindBufferMemory(ctx->device, *buf, t->mem, 0) != VK_SUCCESS) {
-        ctx->vk.vkDestroyBuffer(ctx->device, *buf, NULL);
+        vm->gpu->vk.vkBindBufferMemory(vm->gpu->device, *buf, t->mem, 0) != VK_SUCCESS) {
+        vm->gpu->vk.vkDestroyBuffer(vm->gpu->device, *buf, NULL);
         *buf = VK_NULL_HANDLE;
         return false;
     }
@@ -427,15 +427,15 @@ static bool alias_image(pvk_context *ctx, const pvk_texture *t, VkSubresourceLay
     return true;
 }
 
-pvk_result pvk_texture_decode(pvk_context *ctx, const pvk_texture_desc *desc, pvk_texture *out)
+pvk_result pvk_texture_decode(pvk_vram *vm, const pvk_texture_desc *desc, pvk_texture *out)
 {
-    if (!ctx || !desc || !out)
+    if (!vm || !desc || !out)
         return PVK_ERROR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
-    if (ctx->sticky)
-        return ctx->sticky;
+    if (pvk_gpu_error(vm->gpu))
+        return pvk_gpu_error(vm->gpu);
     pvk_guest_span spans[6];
-    pvk_result r = check(ctx, desc, spans);
+    pvk_result r = check(vm, desc, spans);
     if (r)
         return r;
     const pvk_texture_desc *d = desc;
@@ -443,58 +443,58 @@ pvk_result pvk_texture_decode(pvk_context *ctx, const pvk_texture_desc *desc, pv
     uint32_t sub[6];
     bool mirrored = false;
     for (uint32_t f = 0; f < d->faces; f++) {
-        if (!pvk_guest_bind(ctx, &spans[f], &src[f], &sub[f], "texture decode"))
+        if (!pvk_guest_bind(vm, &spans[f], &src[f], &sub[f], "texture decode"))
             return PVK_ERROR_BAD_PARAMETERS;
         /* render targets over the texture go home first (pvk_texture_get
          * takes a surface that holds exactly its bytes without this) */
-        if ((r = pvk_guest_sync_for_read(ctx, d->addr[f], spans[f].len)))
+        if ((r = pvk_guest_sync_for_read(vm, d->addr[f], spans[f].len)))
             return r;
         mirrored |= spans[f].region->mirror != NULL;
     }
     if (mirrored) { /* earlier GPU writes reach host memory, then the host's bytes go in */
-        pvk_retire(ctx, true);
+        pvk_retire(vm->gpu, true);
         for (uint32_t f = 0; f < d->faces; f++)
-            pvk_guest_upload(ctx, &spans[f]);
+            pvk_guest_upload(vm, &spans[f]);
     }
-    bool direct = direct_ok(ctx, d);
-    if ((r = make_image_tiled(ctx, d, out, direct ? VK_IMAGE_TILING_LINEAR : VK_IMAGE_TILING_OPTIMAL)))
+    bool direct = direct_ok(vm, d);
+    if ((r = make_image_tiled(vm, d, out, direct ? VK_IMAGE_TILING_LINEAR : VK_IMAGE_TILING_OPTIMAL)))
         return r;
     VkSubresourceLayout layouts[6 * MAX_LEVELS];
     VkBuffer alias = VK_NULL_HANDLE;
     VkDeviceSize lin = 0;
-    direct = direct && alias_image(ctx, out, layouts, &alias, &lin);
+    direct = direct && alias_image(vm, out, layouts, &alias, &lin);
     pvk_op op;
-    if ((r = pvk_op_begin(ctx, &op))) {
+    if ((r = pvk_op_begin(vm->gpu, &op))) {
         if (alias)
-            ctx->vk.vkDestroyBuffer(ctx->device, alias, NULL);
-        destroy_image(ctx, out);
+            vm->gpu->vk.vkDestroyBuffer(vm->gpu->device, alias, NULL);
+        destroy_image(vm, out);
         return r;
     }
     /* the alias, or staging: every face's levels, linear, one after another; freed when the op retires */
     if (direct)
         op.p.scratch = alias;
-    else if ((r = pvk_create_buffer(ctx, lin = linear_bytes(d),
+    else if ((r = pvk_create_buffer(vm->gpu, lin = linear_bytes(d),
                                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &op.p.scratch, &op.p.scratch_mem))) {
-        pvk_op_abort(ctx, &op);
-        destroy_image(ctx, out);
+        pvk_op_abort(vm->gpu, &op);
+        destroy_image(vm, out);
         return r;
     }
-    pvk_op_label(ctx, &op, "texture decode: %s 0x%08X %ux%u, %u levels%s", formats[d->format].name, d->addr[0],
+    pvk_op_label(vm->gpu, &op, "texture decode: %s 0x%08X %ux%u, %u levels%s", formats[d->format].name, d->addr[0],
                  d->width, d->height, d->levels, d->faces == 6 ? ", cube" : "");
-    record_decode(ctx, &op, d, src, sub, (pvk_buffer_range){op.p.scratch, 0, lin}, out, direct ? layouts : NULL);
-    if ((r = pvk_op_submit(ctx, &op))) { /* the submit freed the scratch buffer */
-        destroy_image(ctx, out);
+    record_decode(vm, &op, d, src, sub, (pvk_buffer_range){op.p.scratch, 0, lin}, out, direct ? layouts : NULL);
+    if ((r = pvk_op_submit(vm->gpu, &op))) { /* the submit freed the scratch buffer */
+        destroy_image(vm, out);
         return r;
     }
-    ctx->stats.texture_decodes++;
+    vm->gpu->stats.texture_decodes++;
     return PVK_SUCCESS;
 }
 
-pvk_result pvk_texture_read(pvk_context *ctx, const pvk_texture *t, uint32_t face, uint32_t level, void *dst,
+pvk_result pvk_texture_read(pvk_vram *vm, const pvk_texture *t, uint32_t face, uint32_t level, void *dst,
                             size_t size)
 {
-    if (!ctx || !t || !t->image || !dst || face >= t->desc.faces || level >= t->desc.levels)
+    if (!vm || !t || !t->image || !dst || face >= t->desc.faces || level >= t->desc.levels)
         return PVK_ERROR_INVALID_ARGUMENT;
     uint32_t n = t->scale ? t->scale : 1, w = (t->desc.width >> level) * n, h = (t->desc.height >> level) * n;
     VkDeviceSize bytes = (VkDeviceSize)w * h * formats[t->desc.format].out_bytes;
@@ -502,44 +502,44 @@ pvk_result pvk_texture_read(pvk_context *ctx, const pvk_texture *t, uint32_t fac
         return PVK_ERROR_INVALID_ARGUMENT;
     VkBuffer buf;
     VkDeviceMemory mem;
-    pvk_result r = pvk_create_buffer(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+    pvk_result r = pvk_create_buffer(vm->gpu, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                                      &buf, &mem);
     if (r)
         return r;
     pvk_op op;
-    if ((r = pvk_op_begin(ctx, &op)))
+    if ((r = pvk_op_begin(vm->gpu, &op)))
         goto done;
-    pvk_op_label(ctx, &op, "texture read-back: face %u level %u", face, level);
-    image_barrier(ctx, op.cmd, t, level, 1, face, 1, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+    pvk_op_label(vm->gpu, &op, "texture read-back: face %u level %u", face, level);
+    image_barrier(vm, op.cmd, t, level, 1, face, 1, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
                   VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
     VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, face, 1}, .imageExtent = {w, h, 1}};
-    ctx->vk.vkCmdCopyImageToBuffer(op.cmd, t->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buf, 1, &bic);
-    image_barrier(ctx, op.cmd, t, level, 1, face, 1, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+    vm->gpu->vk.vkCmdCopyImageToBuffer(op.cmd, t->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buf, 1, &bic);
+    image_barrier(vm, op.cmd, t, level, 1, face, 1, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                   VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-    if ((r = pvk_op_submit(ctx, &op)) || (r = pvk_retire_until(ctx, ctx->timeline_next)))
+    if ((r = pvk_op_submit(vm->gpu, &op)) || (r = pvk_retire_until(vm->gpu, pvk_gpu_submitted(vm->gpu))))
         goto done;
     void *p;
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkMapMemory(ctx->device, mem, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory")))
+    if ((r = pvk_vk_check(vm->gpu, vm->gpu->vk.vkMapMemory(vm->gpu->device, mem, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory")))
         goto done;
     memcpy(dst, p, bytes);
-    ctx->vk.vkUnmapMemory(ctx->device, mem);
+    vm->gpu->vk.vkUnmapMemory(vm->gpu->device, mem);
 done:
-    if (r && ctx->pending_count)
-        pvk_retire(ctx, true); /* the copy may still be running */
-    ctx->vk.vkDestroyBuffer(ctx->device, buf, NULL);
-    ctx->vk.vkFreeMemory(ctx->device, mem, NULL);
+    if (r && pvk_gpu_busy(vm->gpu))
+        pvk_retire(vm->gpu, true); /* the copy may still be running */
+    vm->gpu->vk.vkDestroyBuffer(vm->gpu->device, buf, NULL);
+    vm->gpu->vk.vkFreeMemory(vm->gpu->device, mem, NULL);
     return r;
 }
 
-void pvk_texture_destroy(pvk_context *ctx, pvk_texture *t)
+void pvk_texture_destroy(pvk_vram *vm, pvk_texture *t)
 {
-    if (!ctx || !t || !t->image)
+    if (!vm || !t || !t->image)
         return;
     /* a decode or a read-back in flight may still use the image */
-    if (ctx->pending_count)
-        pvk_retire(ctx, true);
-    destroy_image(ctx, t);
+    if (pvk_gpu_busy(vm->gpu))
+        pvk_retire(vm->gpu, true);
+    destroy_image(vm, t);
 }
 
 /* ---- the texture cache ----
@@ -574,51 +574,51 @@ struct pvk_textures {
     mem_pool pool;
 };
 
-static mem_pool *pool_of(pvk_context *ctx)
+static mem_pool *pool_of(pvk_vram *vm)
 {
-    return ctx->textures ? &ctx->textures->pool : NULL;
+    return vm->textures ? &vm->textures->pool : NULL;
 }
 
-pvk_result pvk_textures_init(pvk_context *ctx)
+pvk_result pvk_textures_init(pvk_vram *vm)
 {
-    ctx->textures = calloc(1, sizeof *ctx->textures);
-    return ctx->textures ? PVK_SUCCESS : PVK_ERROR_OUT_OF_MEMORY;
+    vm->textures = calloc(1, sizeof *vm->textures);
+    return vm->textures ? PVK_SUCCESS : PVK_ERROR_OUT_OF_MEMORY;
 }
 
-void pvk_textures_destroy(pvk_context *ctx)
+void pvk_textures_destroy(pvk_vram *vm)
 {
-    struct pvk_textures *c = ctx->textures;
+    struct pvk_textures *c = vm->textures;
     if (!c)
         return;
     bool any = false;
     for (int i = 0; i < PVK_TEXTURE_CACHE; i++)
         any |= c->e[i].tex.image != VK_NULL_HANDLE;
-    if (any && ctx->pending_count)
-        pvk_retire(ctx, true);
+    if (any && pvk_gpu_busy(vm->gpu))
+        pvk_retire(vm->gpu, true);
     for (int i = 0; i < PVK_TEXTURE_CACHE; i++)
         if (c->e[i].tex.image)
-            destroy_image(ctx, &c->e[i].tex);
+            destroy_image(vm, &c->e[i].tex);
     for (uint32_t i = 0; i < c->pool.n; i++)
-        ctx->vk.vkFreeMemory(ctx->device, c->pool.e[i].mem, NULL);
+        vm->gpu->vk.vkFreeMemory(vm->gpu->device, c->pool.e[i].mem, NULL);
     free(c);
-    ctx->textures = NULL;
+    vm->textures = NULL;
 }
 
-void pvk_texture_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len)
+void pvk_texture_invalidate(pvk_vram *vm, uint32_t paddr, uint32_t len)
 {
-    struct pvk_textures *c = ctx->textures;
+    struct pvk_textures *c = vm->textures;
     for (int i = 0; c && i < PVK_TEXTURE_CACHE; i++) {
         tex_entry *e = &c->e[i];
         if (e->valid && len && paddr < e->hi && e->lo < (uint64_t)paddr + len) {
             e->valid = false; /* the image goes when the slot is reused: the GPU may still read it */
-            ctx->stats.texture_invalidations++;
+            vm->gpu->stats.texture_invalidations++;
         }
     }
 }
 
-void pvk_texture_cache_clear(pvk_context *ctx)
+void pvk_texture_cache_clear(pvk_vram *vm)
 {
-    struct pvk_textures *c = ctx->textures;
+    struct pvk_textures *c = vm->textures;
     for (int i = 0; c && i < PVK_TEXTURE_CACHE; i++)
         if (c->e[i].valid && !c->e[i].from_surface)
             c->e[i].recheck = true;
@@ -627,31 +627,31 @@ void pvk_texture_cache_clear(pvk_context *ctx)
 /* XXH3 of the texture's guest bytes as the host sees them now.  Bytes a GPU
  * pass in flight is still writing may be old here: the worst that does is
  * one decode too many at the next check. */
-static uint64_t guest_hash(pvk_context *ctx, const pvk_texture_desc *d, uint32_t face_len)
+static uint64_t guest_hash(pvk_vram *vm, const pvk_texture_desc *d, uint32_t face_len)
 {
     uint64_t h = 0;
     for (uint32_t f = 0; f < d->faces; f++) { /* each face seeded with the hash so far */
-        const void *p = pvk_guest_host(ctx, d->addr[f], face_len, NULL);
+        const void *p = pvk_guest_host(vm, d->addr[f], face_len, NULL);
         if (p)
             h = XXH3_64bits_withSeed(p, face_len, h);
     }
     return h;
 }
 
-uint32_t pvk_texture_cached(const pvk_context *ctx)
+uint32_t pvk_texture_cached(const pvk_vram *vm)
 {
     uint32_t n = 0;
-    for (int i = 0; ctx->textures && i < PVK_TEXTURE_CACHE; i++)
-        n += ctx->textures->e[i].valid;
+    for (int i = 0; vm->textures && i < PVK_TEXTURE_CACHE; i++)
+        n += vm->textures->e[i].valid;
     return n;
 }
 
 /* A slot for a new texture: a free one, else the least recently used stale
  * one, else the least recently used; its image is freed once the GPU is
  * past the last work that may read it. */
-static pvk_result take_slot(pvk_context *ctx, tex_entry **out)
+static pvk_result take_slot(pvk_vram *vm, tex_entry **out)
 {
-    struct pvk_textures *c = ctx->textures;
+    struct pvk_textures *c = vm->textures;
     tex_entry *best = NULL;
     for (int i = 0; i < PVK_TEXTURE_CACHE; i++) {
         tex_entry *e = &c->e[i];
@@ -664,12 +664,12 @@ static pvk_result take_slot(pvk_context *ctx, tex_entry **out)
     }
     if (best->tex.image) {
         uint64_t done = 0;
-        if (ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &done) != VK_SUCCESS || done < best->gpu_value) {
-            pvk_result r = pvk_retire_until(ctx, best->gpu_value);
-            if (r && ctx->sticky)
+        if (!pvk_gpu_completed(vm->gpu, &done) || done < best->gpu_value) {
+            pvk_result r = pvk_retire_until(vm->gpu, best->gpu_value);
+            if (r && pvk_gpu_error(vm->gpu))
                 return r;
         }
-        destroy_image(ctx, &best->tex);
+        destroy_image(vm, &best->tex);
     }
     memset(best, 0, sizeof *best);
     *out = best;
@@ -696,120 +696,120 @@ static int same_layout(const pvk_surface_key *k)
 
 /* (b) at resolution scale N: a colour surface read as its own format
  * becomes an N x texture image, texel for pixel, nothing resolved. */
-static pvk_result from_scaled_surface(pvk_context *ctx, pvk_surface *s, const pvk_texture_desc *d, pvk_texture *out,
+static pvk_result from_scaled_surface(pvk_vram *vm, pvk_surface *s, const pvk_texture_desc *d, pvk_texture *out,
                                       uint64_t *value)
 {
     const pvk_surface_key *k = pvk_surface_key_of(s);
     out->scale = k->scale;
     pvk_result r;
-    if ((r = make_image(ctx, d, out)))
+    if ((r = make_image(vm, d, out)))
         return r;
     pvk_op op;
     pvk_buffer_range px;
-    if ((r = pvk_surface_begin_scaled_pixels(ctx, s, &op, &px))) {
-        destroy_image(ctx, out);
+    if ((r = pvk_surface_begin_scaled_pixels(vm, s, &op, &px))) {
+        destroy_image(vm, out);
         return r;
     }
-    pvk_op_label(ctx, &op, "texture %s 0x%08X %ux%u from colour surface format %u at x%u", formats[d->format].name,
+    pvk_op_label(vm->gpu, &op, "texture %s 0x%08X %ux%u from colour surface format %u at x%u", formats[d->format].name,
                  d->addr[0], d->width, d->height, k->format, k->scale);
     VkBufferImageCopy bic = {.bufferOffset = px.offset,
                              .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                              .imageExtent = {d->width * k->scale, d->height * k->scale, 1}};
-    image_barrier(ctx, op.cmd, out, 0, 1, 0, 1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-    ctx->vk.vkCmdCopyBufferToImage(op.cmd, px.buffer, out->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
-    image_barrier(ctx, op.cmd, out, 0, 1, 0, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+    image_barrier(vm, op.cmd, out, 0, 1, 0, 1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    vm->gpu->vk.vkCmdCopyBufferToImage(op.cmd, px.buffer, out->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
+    image_barrier(vm, op.cmd, out, 0, 1, 0, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                   VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-    if ((r = pvk_op_submit(ctx, &op))) {
-        destroy_image(ctx, out);
+    if ((r = pvk_op_submit(vm->gpu, &op))) {
+        destroy_image(vm, out);
         return r;
     }
-    *value = ctx->timeline_next;
-    ctx->stats.texture_from_surface++;
+    *value = pvk_gpu_submitted(vm->gpu);
+    vm->gpu->stats.texture_from_surface++;
     return PVK_SUCCESS;
 }
 
 /* (b): the surface's image -> the bytes its write-back would store (in a
  * scratch buffer) -> the texture decode shader -> the image.  A scaled
  * colour surface read as its own format stays at its scale. */
-static pvk_result from_surface(pvk_context *ctx, pvk_surface *s, const pvk_texture_desc *d, pvk_texture *out,
+static pvk_result from_surface(pvk_vram *vm, pvk_surface *s, const pvk_texture_desc *d, pvk_texture *out,
                                uint64_t *value)
 {
     const pvk_surface_key *ks = pvk_surface_key_of(s);
     if (ks->scale > 1 && same_layout(ks) == (int)d->format)
-        return from_scaled_surface(ctx, s, d, out, value);
+        return from_scaled_surface(vm, s, d, out, value);
     pvk_result r;
-    if ((r = make_image(ctx, d, out)))
+    if ((r = make_image(vm, d, out)))
         return r;
     pvk_op op;
     pvk_buffer_range bytes, spare;
-    if ((r = pvk_surface_begin_guest_bytes(ctx, s, &op, &bytes, &spare))) {
-        destroy_image(ctx, out);
+    if ((r = pvk_surface_begin_guest_bytes(vm, s, &op, &bytes, &spare))) {
+        destroy_image(vm, out);
         return r;
     }
     const pvk_surface_key *k = pvk_surface_key_of(s);
-    pvk_op_label(ctx, &op, "texture %s 0x%08X %ux%u from %s surface format %u (x%u)", formats[d->format].name,
+    pvk_op_label(vm->gpu, &op, "texture %s 0x%08X %ux%u from %s surface format %u (x%u)", formats[d->format].name,
                  d->addr[0], d->width, d->height, k->kind == PVK_SURFACE_DEPTH ? "depth" : "colour", k->format,
                  k->scale);
     uint32_t sub[1] = {0};
-    record_decode(ctx, &op, d, &bytes, sub, spare, out, NULL);
-    if ((r = pvk_op_submit(ctx, &op))) {
-        destroy_image(ctx, out);
+    record_decode(vm, &op, d, &bytes, sub, spare, out, NULL);
+    if ((r = pvk_op_submit(vm->gpu, &op))) {
+        destroy_image(vm, out);
         return r;
     }
-    *value = ctx->timeline_next;
-    ctx->stats.texture_from_surface++;
+    *value = pvk_gpu_submitted(vm->gpu);
+    vm->gpu->stats.texture_from_surface++;
     return PVK_SUCCESS;
 }
 
-pvk_result pvk_texture_get(pvk_context *ctx, const pvk_texture_desc *desc, const pvk_texture **out)
+pvk_result pvk_texture_get(pvk_vram *vm, const pvk_texture_desc *desc, const pvk_texture **out)
 {
-    if (!ctx || !desc || !out)
+    if (!vm || !desc || !out)
         return PVK_ERROR_INVALID_ARGUMENT;
     *out = NULL;
-    if (ctx->sticky)
-        return ctx->sticky;
-    struct pvk_textures *c = ctx->textures;
+    if (pvk_gpu_error(vm->gpu))
+        return pvk_gpu_error(vm->gpu);
+    struct pvk_textures *c = vm->textures;
     pvk_texture_desc d = *desc; /* the key: nothing past the last face */
     for (uint32_t f = d.faces < 6 ? d.faces : 6; f < 6; f++)
         d.addr[f] = 0;
-    bool roundtrip = ctx->debug & PVK_DEBUG_ROUNDTRIP;
+    bool roundtrip = vm->gpu->debug & PVK_DEBUG_ROUNDTRIP;
     for (int i = 0; i < PVK_TEXTURE_CACHE && !roundtrip; i++) {
         tex_entry *e = &c->e[i];
         if (e->valid && !memcmp(&e->tex.desc, &d, sizeof d)) { /* (a) */
             if (e->recheck) {
                 uint32_t face_len = pvk_texture_face_bytes(d.format, d.width, d.height, d.levels);
-                if (guest_hash(ctx, &d, face_len) != e->hash) {
+                if (guest_hash(vm, &d, face_len) != e->hash) {
                     e->valid = false;
-                    ctx->stats.texture_invalidations++;
+                    vm->gpu->stats.texture_invalidations++;
                     break;
                 }
                 e->recheck = false;
             }
             e->last_use = ++c->tick;
-            e->gpu_value = ctx->timeline_next + 1; /* the open (or next) batch may read it */
-            ctx->stats.texture_hits++;
+            e->gpu_value = pvk_gpu_submitted(vm->gpu) + 1; /* the open (or next) batch may read it */
+            vm->gpu->stats.texture_hits++;
             *out = &e->tex;
             return PVK_SUCCESS;
         }
     }
     pvk_guest_span spans[6];
-    pvk_result r = check(ctx, &d, spans);
+    pvk_result r = check(vm, &d, spans);
     if (r)
         return r;
     tex_entry *e;
-    if ((r = take_slot(ctx, &e)))
+    if ((r = take_slot(vm, &e)))
         return r;
     uint32_t face_len = spans[0].len;
-    pvk_surface *s = roundtrip ? NULL : pvk_surface_source_over(ctx, d.addr[0], face_len);
+    pvk_surface *s = roundtrip ? NULL : pvk_surface_source_over(vm, d.addr[0], face_len);
     uint64_t value = 0;
     if (s && surface_fits(s, &d)) {
-        r = from_surface(ctx, s, &d, &e->tex, &value); /* (b) */
+        r = from_surface(vm, s, &d, &e->tex, &value); /* (b) */
         e->from_surface = true;
     } else {
-        r = pvk_texture_decode(ctx, &d, &e->tex); /* (c) */
-        value = ctx->timeline_next;
+        r = pvk_texture_decode(vm, &d, &e->tex); /* (c) */
+        value = pvk_gpu_submitted(vm->gpu);
         if (!r)
-            e->hash = guest_hash(ctx, &d, face_len);
+            e->hash = guest_hash(vm, &d, face_len);
     }
     if (r) {
         memset(e, 0, sizeof *e);

@@ -2,9 +2,9 @@
  * (host pointers, device buffers, zero-copy import or mirroring), the
  * external register file (memory control, memfill/memcopy, PDC), the
  * transfer engine (memory fill, display transfer, texture copy as compute
- * shaders) and, next, the surface cache.  It uses only runtime's low-level
- * GPU layer (context, logging, buffers, command recording); it never decides
- * how to draw and never calls the public API.  What the other folders may use
+ * shaders) and, next, the surface cache.  It uses only the Vulkan layer
+ * (gpu/gpu.h) and the translator's descriptions; it never decides how to
+ * draw and never calls the public API or runtime/.  What the other folders may use
  * of it. */
 #ifndef PVK_VRAM_H
 #define PVK_VRAM_H
@@ -14,7 +14,10 @@
 
 #include <volk.h>
 
-#include "picavk/picavk.h"
+#include "gpu/gpu.h"
+#include "translator/translator.h"
+
+typedef struct pvk_vram pvk_vram;
 
 typedef struct pvk_guest_region {
     uint32_t base, size;
@@ -39,38 +42,33 @@ typedef struct pvk_guest {
     bool zero_copy;          /* every region imported */
     /* Told of every range the GPU or the command processor is about to use
      * (the trace recorder listens); NULL when nobody does. */
-    void (*observe)(pvk_context *ctx, const pvk_guest_span *s);
+    void (*observe)(pvk_vram *vm, const pvk_guest_span *s);
 } pvk_guest;
 
-typedef struct pvk_buffer_range {
-    VkBuffer buffer;
-    VkDeviceSize offset, range;
-} pvk_buffer_range;
-
-pvk_result pvk_guest_init(pvk_context *ctx);
-void pvk_guest_destroy(pvk_context *ctx);
+pvk_result pvk_guest_init(pvk_vram *vm);
+void pvk_guest_destroy(pvk_vram *vm);
 /* The one bounds check: [paddr, paddr+len) inside one region (len 0 is
  * refused).  Logs and counts a refusal when `what` is not NULL. */
-bool pvk_guest_resolve(pvk_context *ctx, uint32_t paddr, uint32_t len, const char *what,
+bool pvk_guest_resolve(pvk_vram *vm, uint32_t paddr, uint32_t len, const char *what,
                        pvk_guest_span *out);
 /* Bind a span as a storage buffer: descriptor offsets must be aligned, so
  * the byte offset of the span inside `range` goes to *sub.  Refuses (logged)
  * spans longer than the device's storage-buffer range. */
-bool pvk_guest_bind(pvk_context *ctx, const pvk_guest_span *s, pvk_buffer_range *range, uint32_t *sub,
+bool pvk_guest_bind(pvk_vram *vm, const pvk_guest_span *s, pvk_buffer_range *range, uint32_t *sub,
                     const char *what);
 /* The one CPU read of guest memory for the command processor, attribute and
  * index buffers: host bytes of [paddr, paddr+len) once nothing newer is on the
  * GPU, or NULL (not logged) outside guest memory. */
-const void *pvk_guest_cpu_read(pvk_context *ctx, uint32_t paddr, uint32_t len);
+const void *pvk_guest_cpu_read(pvk_vram *vm, uint32_t paddr, uint32_t len);
 /* Range check for an entry point: logs and counts (naming `what`) a refusal. */
-bool pvk_guest_check(pvk_context *ctx, uint32_t paddr, uint32_t len, const char *what);
+bool pvk_guest_check(pvk_vram *vm, uint32_t paddr, uint32_t len, const char *what);
 /* Host pointer for a range, NULL (logged as `what`) outside guest memory. */
-void *pvk_guest_host(pvk_context *ctx, uint32_t paddr, uint32_t len, const char *what);
+void *pvk_guest_host(pvk_vram *vm, uint32_t paddr, uint32_t len, const char *what);
 /* The CPU changed [paddr, paddr+len) (checked by the caller): forget GPU copies. */
-void pvk_guest_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len);
+void pvk_guest_invalidate(pvk_vram *vm, uint32_t paddr, uint32_t len);
 /* Mirror mode: copy host bytes to the device copy / back.  No-ops when imported. */
-void pvk_guest_upload(pvk_context *ctx, const pvk_guest_span *s);
-void pvk_guest_download(pvk_context *ctx, const pvk_guest_span *s);
+void pvk_guest_upload(pvk_vram *vm, const pvk_guest_span *s);
+void pvk_guest_download(pvk_vram *vm, const pvk_guest_span *s);
 
 /* Readers and writers of guest memory that may live in a surface (vram/guestmem.c).
  * Every GPU pass that reads guest memory (transfers, scan-out) first calls
@@ -80,18 +78,26 @@ void pvk_guest_download(pvk_context *ctx, const pvk_guest_span *s);
  * A GPU pass about to write guest memory calls pvk_guest_gpu_write: surfaces
  * it overlaps are invalidated (dirty ones it covers only in part are written
  * back first, so their other bytes survive). */
-pvk_result pvk_guest_sync_for_read(pvk_context *ctx, uint32_t paddr, uint32_t len);
-void pvk_guest_gpu_write(pvk_context *ctx, uint32_t paddr, uint32_t len);
+pvk_result pvk_guest_sync_for_read(pvk_vram *vm, uint32_t paddr, uint32_t len);
+void pvk_guest_gpu_write(pvk_vram *vm, uint32_t paddr, uint32_t len);
 /* ... writing only `run` bytes of every `run + gap` (a texture copy's output lines) */
-void pvk_guest_gpu_write_lines(pvk_context *ctx, uint32_t paddr, uint32_t len, uint32_t run, uint32_t gap);
+void pvk_guest_gpu_write_lines(pvk_vram *vm, uint32_t paddr, uint32_t len, uint32_t run, uint32_t gap);
 /* The CPU (picavk's own trace players) is about to write the range: surfaces
  * are written back and the GPU drained, so pvk_guest_invalidate after the
  * write loses nothing but what the write replaces. */
-void pvk_guest_before_cpu_write(pvk_context *ctx, uint32_t paddr, uint32_t len);
+void pvk_guest_before_cpu_write(pvk_vram *vm, uint32_t paddr, uint32_t len);
 /* Everything the GPU holds newer than guest memory goes home (pvk_wait_idle). */
-pvk_result pvk_guest_sync_all(pvk_context *ctx);
+pvk_result pvk_guest_sync_all(pvk_vram *vm);
 
 /* ---- surface cache (vram/surface.c) ---- */
+
+/* What colour targets (surfaces, the draw's scratch image) and depth targets
+ * are created with: imageless framebuffers name these usages exactly. */
+#define PVK_COLOR_TARGET_USAGE                                                                                     \
+    (VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | \
+     VK_IMAGE_USAGE_TRANSFER_DST_BIT)
+#define PVK_DEPTH_TARGET_USAGE                                                                                     \
+    (VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT)
 
 typedef enum pvk_surface_kind {
     PVK_SURFACE_COLOR = 0,
@@ -112,14 +118,14 @@ _Static_assert(sizeof(pvk_surface_key) == 20, "pvk_surface_key is packed");
 
 typedef struct pvk_surface pvk_surface; /* vram/surface.c */
 
-pvk_result pvk_surface_init(pvk_context *ctx);
-void pvk_surface_destroy(pvk_context *ctx);
+pvk_result pvk_surface_init(pvk_vram *vm);
+void pvk_surface_destroy(pvk_vram *vm);
 /* The surface for `key`, created on first use and loaded from guest memory
  * when it is new or a guest write invalidated it, or converted on the GPU
  * from a surface over the same bytes in another format (reinterpreted);
  * `what` names the use in logs.  The pointer lives until the next surface
  * call. */
-pvk_result pvk_surface_get(pvk_context *ctx, const pvk_surface_key *key, VkFormat vk_format, const char *what,
+pvk_result pvk_surface_get(pvk_vram *vm, const pvk_surface_key *key, VkFormat vk_format, const char *what,
                            pvk_surface **out);
 /* The image view to render into: RGBA8 (memory byte order) or D32 (q * 2^-24),
  * width*scale x height*scale, in COLOR/DEPTH_ATTACHMENT_OPTIMAL. */
@@ -129,27 +135,27 @@ VkImageView pvk_surface_view(const pvk_surface *s);
  * with `stencil` (D24S8) stencil bytes follow the w*h floats in `linear`,
  * else a D24S8 store keeps memory's stencil bytes. */
 struct pvk_op;
-void pvk_depth_io(pvk_context *ctx, struct pvk_op *op, pvk_buffer_range guest, uint32_t sub, pvk_buffer_range linear,
+void pvk_depth_io(pvk_vram *vm, struct pvk_op *op, pvk_buffer_range guest, uint32_t sub, pvk_buffer_range linear,
                   uint32_t w, uint32_t h, uint32_t bpp, bool store, bool stencil);
 /* A draw wrote the image: it is newer than guest memory now. */
 void pvk_surface_drawn(pvk_surface *s);
 /* Write back dirty surfaces overlapping the range (recorded, not waited for). */
-pvk_result pvk_surface_flush(pvk_context *ctx, uint32_t paddr, uint32_t len);
-pvk_result pvk_surface_flush_all(pvk_context *ctx);
+pvk_result pvk_surface_flush(pvk_vram *vm, uint32_t paddr, uint32_t len);
+pvk_result pvk_surface_flush_all(pvk_vram *vm);
 /* Guest memory in the range changed or is about to: overlapping surfaces
  * reload before their next use.  `keep_outside` (only before the write)
  * writes back dirty surfaces the range covers in part first. */
-void pvk_surface_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len, bool keep_outside);
+void pvk_surface_invalidate(pvk_vram *vm, uint32_t paddr, uint32_t len, bool keep_outside);
 /* ... for a writer of `run` bytes every `run + gap` bytes over the range (a
  * texture copy with gaps): surfaces only in its gaps stay, dirty ones it
  * writes in part go home first (with `keep_outside`). */
-void pvk_surface_invalidate_lines(pvk_context *ctx, uint32_t paddr, uint32_t len, uint32_t run, uint32_t gap,
+void pvk_surface_invalidate_lines(pvk_vram *vm, uint32_t paddr, uint32_t len, uint32_t run, uint32_t gap,
                                   bool keep_outside);
 /* A memory fill of `fill_bytes`-byte units of `value` is about to run: a
  * surface it covers with one pixel value (RGBA8 by a 32-bit fill, depth by
  * a fill of its pixel size) is cleared to it and stays valid; any other
  * surface it touches is invalidated as by pvk_guest_gpu_write. */
-void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t value, uint32_t fill_bytes);
+void pvk_surface_fill(pvk_vram *vm, uint32_t start, uint32_t len, uint32_t value, uint32_t fill_bytes);
 /* Display transfers straight from a surface (vram/transfer.c): the colour
  * surface starting at `addr` whose image is the better source of its bytes
  * (valid and dirty, or valid at resolution scale N > 1), or NULL; its key; and beginning
@@ -158,9 +164,9 @@ void pvk_surface_fill(pvk_context *ctx, uint32_t start, uint32_t len, uint32_t v
  * op's later commands.  The surface stays as it was.  On failure `op` is
  * not begun. */
 struct pvk_op;
-pvk_surface *pvk_surface_color_source(pvk_context *ctx, uint32_t addr);
+pvk_surface *pvk_surface_color_source(pvk_vram *vm, uint32_t addr);
 const pvk_surface_key *pvk_surface_key_of(const pvk_surface *s);
-pvk_result pvk_surface_begin_read(pvk_context *ctx, pvk_surface *s, struct pvk_op *op, pvk_buffer_range *out);
+pvk_result pvk_surface_begin_read(pvk_vram *vm, pvk_surface *s, struct pvk_op *op, pvk_buffer_range *out);
 /* Shown images (the LCD at resolution scale N > 1): a display transfer
  * from a scaled colour surface into guest memory also keeps the transfer's
  * output at N x (same conversion, flip and downscale, pixels as R, G, B, A
@@ -172,10 +178,10 @@ pvk_result pvk_surface_begin_read(pvk_context *ctx, pvk_surface *s, struct pvk_o
  * copy to the op that reads the surface (mode: bit 0 flip, bits 2-3
  * downscale); pvk_surface_shown finds a valid one at the current scale
  * whose first `rows` rows are the framebuffer at `addr`. */
-int pvk_surface_shown_prepare(pvk_context *ctx, const pvk_surface_key *src, uint32_t addr, uint32_t width,
+int pvk_surface_shown_prepare(pvk_vram *vm, const pvk_surface_key *src, uint32_t addr, uint32_t width,
                               uint32_t height, uint32_t fmt);
-void pvk_surface_shown_record(pvk_context *ctx, pvk_surface *s, struct pvk_op *op, int slot, uint32_t mode);
-bool pvk_surface_shown(pvk_context *ctx, uint32_t addr, uint32_t width, uint32_t rows, uint32_t fmt,
+void pvk_surface_shown_record(pvk_vram *vm, pvk_surface *s, struct pvk_op *op, int slot, uint32_t mode);
+bool pvk_surface_shown(pvk_vram *vm, uint32_t addr, uint32_t width, uint32_t rows, uint32_t fmt,
                        pvk_buffer_range *out);
 /* Textures from surfaces (vram/texture.c): the surface whose guest bytes
  * are exactly [addr, addr+len) and whose image is the better source of them
@@ -185,23 +191,23 @@ bool pvk_surface_shown(pvk_context *ctx, uint32_t addr, uint32_t width, uint32_t
  * written to guest memory, and the cache's 1x staging buffer (at least
  * 1024 x 1024 x 4 bytes) free for the op's later commands (*spare).  The
  * surface stays as it was.  On failure `op` is not begun. */
-pvk_surface *pvk_surface_source_over(pvk_context *ctx, uint32_t addr, uint32_t len);
+pvk_surface *pvk_surface_source_over(pvk_vram *vm, uint32_t addr, uint32_t len);
 /* A texture copy of exactly the bytes of the source surface `s` to `dst_addr`
  * (vram/transfer.c, at resolution scale > 1): begin `op` with the image
  * copied into a surface of the same key at dst_addr, made without loading
  * it, valid and dirty (newer than guest memory, written back when something
  * reads it).  The caller has invalidated what the copy overwrites.  On
  * failure `op` is not begun. */
-pvk_result pvk_surface_begin_copy(pvk_context *ctx, pvk_surface *s, uint32_t dst_addr, struct pvk_op *op);
+pvk_result pvk_surface_begin_copy(pvk_vram *vm, pvk_surface *s, uint32_t dst_addr, struct pvk_op *op);
 /* Render-to-texture at resolution scale N > 1 (vram/texture.c): begin `op`
  * with the colour surface's N x image in a buffer the op reads next
  * (*pixels: R, G, B, A bytes, rows width*N pixels, each pixel as its
  * format's guest bytes would decode: what a 1x texture of those bytes holds,
  * at N x), nothing resolved or written back.  On failure `op` is not begun. */
-pvk_result pvk_surface_begin_scaled_pixels(pvk_context *ctx, pvk_surface *s, struct pvk_op *op,
+pvk_result pvk_surface_begin_scaled_pixels(pvk_vram *vm, pvk_surface *s, struct pvk_op *op,
                                            pvk_buffer_range *pixels);
 uint32_t pvk_surface_bytes_per_pixel(const pvk_surface *s);
-pvk_result pvk_surface_begin_guest_bytes(pvk_context *ctx, pvk_surface *s, struct pvk_op *op,
+pvk_result pvk_surface_begin_guest_bytes(pvk_vram *vm, pvk_surface *s, struct pvk_op *op,
                                          pvk_buffer_range *bytes, pvk_buffer_range *spare);
 
 /* ---- external registers ---- */
@@ -296,17 +302,17 @@ enum {
 
 /* Name of the external register at `offset`, or NULL when unnamed. */
 const char *pvk_mmio_name(uint32_t offset);
-void pvk_mmio_reset(pvk_context *ctx);
+void pvk_mmio_reset(pvk_vram *vm);
 /* Load a register snapshot (a trace's, a CiTrace's) of `count` words: every
  * register keeps only the bits a write could set, read-only registers stay
  * picavk's own; `lut` may be NULL. */
-void pvk_mmio_load(pvk_context *ctx, const uint32_t *regs, const uint32_t lut[2][PVK_LCD_LUT_SIZE], uint32_t count);
-uint32_t pvk_mmio_reg(const pvk_context *ctx, uint32_t offset); /* stored value */
+void pvk_mmio_load(pvk_vram *vm, const uint32_t *regs, const uint32_t lut[2][PVK_LCD_LUT_SIZE], uint32_t count);
+uint32_t pvk_mmio_reg(const pvk_vram *vm, uint32_t offset); /* stored value */
 /* Register access through 0x10400000 + `offset` (offset < 0x1000). */
-uint32_t pvk_mmio_ext_read(pvk_context *ctx, uint32_t offset);
-pvk_result pvk_mmio_ext_write(pvk_context *ctx, uint32_t offset, uint32_t value);
+uint32_t pvk_mmio_ext_read(pvk_vram *vm, uint32_t offset);
+pvk_result pvk_mmio_ext_write(pvk_vram *vm, uint32_t offset, uint32_t value);
 /* GPU_STAT_IRQ_FLAGS bit 31 follows the command processor's P3D line. */
-void pvk_mmio_set_p3d(pvk_context *ctx, bool active);
+void pvk_mmio_set_p3d(pvk_vram *vm, bool active);
 /* Add to a read-only traffic counter (wraps like hardware counters). */
 static inline void pvk_mmio_count(pvk_mmio *m, uint32_t offset, uint32_t amount)
 {
@@ -314,8 +320,8 @@ static inline void pvk_mmio_count(pvk_mmio *m, uint32_t offset, uint32_t amount)
 }
 
 /* ---- transfer engine (vram/transfer.c) ---- */
-pvk_result pvk_transfer_fill(pvk_context *ctx, int unit);
-pvk_result pvk_transfer_memcopy(pvk_context *ctx);
+pvk_result pvk_transfer_fill(pvk_vram *vm, int unit);
+pvk_result pvk_transfer_memcopy(pvk_vram *vm);
 /* Record a tiled<->linear conversion between two bound buffers into `op`
  * (the display-transfer shaders): `w` x `h` pixels, input rows `in_width`
  * pixels long, formats 0-4 as for transfers, mode bit 0 flip, bit 1
@@ -324,7 +330,7 @@ struct pvk_op;
 /* Format code for pvk_transfer_record_convert only: RGBA8 with R in the first
  * byte, as a VK_FORMAT_R8G8B8A8_UNORM image holds it (draw attachments). */
 #define PVK_XFER_RGBA8_NATURAL 5u
-void pvk_transfer_record_convert(pvk_context *ctx, struct pvk_op *op, pvk_buffer_range src, uint32_t src_sub,
+void pvk_transfer_record_convert(pvk_vram *vm, struct pvk_op *op, pvk_buffer_range src, uint32_t src_sub,
                                  pvk_buffer_range dst, uint32_t dst_sub, uint32_t in_width, uint32_t w, uint32_t h,
                                  uint32_t in_fmt, uint32_t out_fmt, uint32_t mode);
 /* The display-transfer pipeline (PVK_PIPE_*) for a w x h conversion (scale:
@@ -395,13 +401,13 @@ uint32_t pvk_texture_face_bytes(uint32_t format, uint32_t width, uint32_t height
  * format, size, level count, faces, alignment, range outside guest memory)
  * is logged, counted in pvk_stats.bad_input and refused; `out` is then
  * zeroed. */
-pvk_result pvk_texture_decode(pvk_context *ctx, const pvk_texture_desc *desc, pvk_texture *out);
+pvk_result pvk_texture_decode(pvk_vram *vm, const pvk_texture_desc *desc, pvk_texture *out);
 /* Copy one level of one face to host memory as the image stores it (rows
  * of (width >> level) * texel_bytes bytes); waits for the GPU.  Tests. */
-pvk_result pvk_texture_read(pvk_context *ctx, const pvk_texture *t, uint32_t face, uint32_t level, void *dst,
+pvk_result pvk_texture_read(pvk_vram *vm, const pvk_texture *t, uint32_t face, uint32_t level, void *dst,
                             size_t size);
 /* Waits for GPU work that may still use it, then frees it. */
-void pvk_texture_destroy(pvk_context *ctx, pvk_texture *t);
+void pvk_texture_destroy(pvk_vram *vm, pvk_texture *t);
 
 /* The texture cache.  pvk_texture_get returns the texture for `desc`:
  *  (a) the cached one when nothing wrote its guest bytes since it was made
@@ -418,22 +424,32 @@ void pvk_texture_destroy(pvk_context *ctx, pvk_texture *t);
  * current batch counts as a use).  PVK_DEBUG=roundtrip (draws write guest
  * memory behind the surface cache's back) makes every call decode. */
 #define PVK_TEXTURE_CACHE 32
-pvk_result pvk_textures_init(pvk_context *ctx);
-void pvk_textures_destroy(pvk_context *ctx);
-pvk_result pvk_texture_get(pvk_context *ctx, const pvk_texture_desc *desc, const pvk_texture **out);
+pvk_result pvk_textures_init(pvk_vram *vm);
+void pvk_textures_destroy(pvk_vram *vm);
+pvk_result pvk_texture_get(pvk_vram *vm, const pvk_texture_desc *desc, const pvk_texture **out);
 /* Something wrote [paddr, paddr+len) or is about to (surface.c calls it from
  * every invalidation it makes, and for draw targets): textures over it are
  * dropped before their next use. */
-void pvk_texture_invalidate(pvk_context *ctx, uint32_t paddr, uint32_t len);
+void pvk_texture_invalidate(pvk_vram *vm, uint32_t paddr, uint32_t len);
 /* TEXUNIT_CONFIG bit 16 (clear texture cache): a texture decoded from
  * memory is used again only if its guest bytes still hash as they did when
  * it was decoded (textures built from surfaces stay: see texture.c). */
-void pvk_texture_cache_clear(pvk_context *ctx);
+void pvk_texture_cache_clear(pvk_vram *vm);
 /* The texture a texture unit's description (translator/texture.c) names:
  * false for a disabled or procedural unit. */
 struct pvk_tex_desc;
 bool pvk_texture_desc_from_unit(const struct pvk_tex_desc *unit, pvk_texture_desc *out);
 /* Textures cached and valid now (tests). */
-uint32_t pvk_texture_cached(const pvk_context *ctx);
+uint32_t pvk_texture_cached(const pvk_vram *vm);
+
+/* vram/'s state in a context (pvk_context.vram). */
+struct pvk_vram {
+    pvk_gpu *gpu;             /* the context's Vulkan layer */
+    uint32_t scale;           /* resolution scale of render targets and frames, 1..PVK_MAX_SCALE */
+    pvk_guest guest;
+    pvk_mmio mmio;            /* the external register file */
+    struct pvk_surfaces *surfaces; /* vram/surface.c */
+    struct pvk_textures *textures; /* vram/texture.c: the texture cache */
+};
 
 #endif

@@ -216,10 +216,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         internal0_len = pvk_pica_state_save(&ctx->pica, NULL, 0);
         internal0 = malloc(internal0_len);
         pvk_pica_state_save(&ctx->pica, internal0, internal0_len);
-        external0_len = sizeof ctx->mmio.regs + sizeof ctx->mmio.lut;
+        external0_len = sizeof ctx->vram.mmio.regs + sizeof ctx->vram.mmio.lut;
         external0 = malloc(external0_len);
-        memcpy(external0, ctx->mmio.regs, sizeof ctx->mmio.regs);
-        memcpy(external0 + sizeof ctx->mmio.regs, ctx->mmio.lut, sizeof ctx->mmio.lut);
+        memcpy(external0, ctx->vram.mmio.regs, sizeof ctx->vram.mmio.regs);
+        memcpy(external0 + sizeof ctx->vram.mmio.regs, ctx->vram.mmio.lut, sizeof ctx->vram.mmio.lut);
         /* the trace lives in memory; the reader opens it by path */
         trace_fd = memfd_create("pvk-fuzz-trace", 0);
         if (trace_fd < 0)

@@ -165,11 +165,11 @@ int main(int argc, char **argv)
     if (pvk_context_create(&(pvk_config){.log_level = PVK_LOG_ERROR}, &ctx))
         return fail("cannot create a context");
     /* the fresh snapshots fuzz_trace_struct starts every input from */
-    size_t int_len = pvk_pica_state_save(&ctx->pica, NULL, 0), ext_len = sizeof ctx->mmio.regs + sizeof ctx->mmio.lut;
+    size_t int_len = pvk_pica_state_save(&ctx->pica, NULL, 0), ext_len = sizeof ctx->vram.mmio.regs + sizeof ctx->vram.mmio.lut;
     uint8_t *int0 = malloc(int_len), *ext0 = malloc(ext_len);
     pvk_pica_state_save(&ctx->pica, int0, int_len);
-    memcpy(ext0, ctx->mmio.regs, sizeof ctx->mmio.regs);
-    memcpy(ext0 + sizeof ctx->mmio.regs, ctx->mmio.lut, sizeof ctx->mmio.lut);
+    memcpy(ext0, ctx->vram.mmio.regs, sizeof ctx->vram.mmio.regs);
+    memcpy(ext0 + sizeof ctx->vram.mmio.regs, ctx->vram.mmio.lut, sizeof ctx->vram.mmio.lut);
 
     buf file = {0};
     size_t in_len = strlen(argv[first]);

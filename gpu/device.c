@@ -5,18 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/runtime.h"
+#include "gpu/gpu.h"
 
 static VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                        VkDebugUtilsMessageTypeFlagsEXT type,
                                                        const VkDebugUtilsMessengerCallbackDataEXT *data,
                                                        void *user)
 {
-    pvk_context *ctx = user;
+    pvk_gpu *gpu = user;
     (void)type;
     if (severity & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT)) {
-        ctx->stats.validation_errors++;
-        pvk_log(ctx, PVK_LOG_ERROR, "validation: %s", data->pMessage ? data->pMessage : "(no text)");
+        gpu->stats.validation_errors++;
+        pvk_log(gpu, PVK_LOG_ERROR, "validation: %s", data->pMessage ? data->pMessage : "(no text)");
     }
     return VK_FALSE;
 }
@@ -291,7 +291,7 @@ static int device_score(VkPhysicalDeviceType t)
     }
 }
 
-static pvk_result create_instance(pvk_context *ctx, bool validation)
+static pvk_result create_instance(pvk_gpu *gpu, bool validation)
 {
     const char *layers[1];
     uint32_t n_layers = 0;
@@ -299,7 +299,7 @@ static pvk_result create_instance(pvk_context *ctx, bool validation)
     uint32_t n_exts = 0;
     if (validation) {
         if (!has_layer("VK_LAYER_KHRONOS_validation")) {
-            pvk_log(ctx, PVK_LOG_ERROR, "validation requested but VK_LAYER_KHRONOS_validation is not installed");
+            pvk_log(gpu, PVK_LOG_ERROR, "validation requested but VK_LAYER_KHRONOS_validation is not installed");
             return PVK_ERROR_MISSING_FEATURE;
         }
         layers[n_layers++] = "VK_LAYER_KHRONOS_validation";
@@ -308,7 +308,7 @@ static pvk_result create_instance(pvk_context *ctx, bool validation)
     if (debug_utils)
         exts[n_exts++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
     else if (validation) {
-        pvk_log(ctx, PVK_LOG_ERROR, "validation requested but VK_EXT_debug_utils is missing");
+        pvk_log(gpu, PVK_LOG_ERROR, "validation requested but VK_EXT_debug_utils is missing");
         return PVK_ERROR_MISSING_FEATURE;
     }
 
@@ -323,7 +323,7 @@ static pvk_result create_instance(pvk_context *ctx, bool validation)
         .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
         .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
         .pfnUserCallback = on_debug_message,
-        .pUserData = ctx,
+        .pUserData = gpu,
     };
     VkInstanceCreateInfo ici = {
         .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
@@ -334,14 +334,14 @@ static pvk_result create_instance(pvk_context *ctx, bool validation)
         .enabledExtensionCount = n_exts,
         .ppEnabledExtensionNames = exts,
     };
-    pvk_result r = pvk_vk_check(ctx, vkCreateInstance(&ici, NULL, &ctx->instance), "vkCreateInstance");
+    pvk_result r = pvk_vk_check(gpu, vkCreateInstance(&ici, NULL, &gpu->instance), "vkCreateInstance");
     if (r)
         return r;
-    ctx->own_instance = true;
-    ctx->debug_utils = debug_utils;
-    volkLoadInstanceOnly(ctx->instance);
+    gpu->own_instance = true;
+    gpu->debug_utils = debug_utils;
+    volkLoadInstanceOnly(gpu->instance);
     if (validation) {
-        r = pvk_vk_check(ctx, vkCreateDebugUtilsMessengerEXT(ctx->instance, &mci, NULL, &ctx->messenger),
+        r = pvk_vk_check(gpu, vkCreateDebugUtilsMessengerEXT(gpu->instance, &mci, NULL, &gpu->messenger),
                          "vkCreateDebugUtilsMessengerEXT");
         if (r)
             return r;
@@ -349,18 +349,18 @@ static pvk_result create_instance(pvk_context *ctx, bool validation)
     return PVK_SUCCESS;
 }
 
-static pvk_result pick_device(pvk_context *ctx, feature_chain *chain)
+static pvk_result pick_device(pvk_gpu *gpu, feature_chain *chain)
 {
     uint32_t n = 0;
-    vkEnumeratePhysicalDevices(ctx->instance, &n, NULL);
+    vkEnumeratePhysicalDevices(gpu->instance, &n, NULL);
     if (n == 0) {
-        pvk_log(ctx, PVK_LOG_ERROR, "no Vulkan devices (is mesa-vulkan-drivers installed?)");
+        pvk_log(gpu, PVK_LOG_ERROR, "no Vulkan devices (is mesa-vulkan-drivers installed?)");
         return PVK_ERROR_NO_DEVICE;
     }
     VkPhysicalDevice devs[16];
     if (n > 16)
         n = 16;
-    vkEnumeratePhysicalDevices(ctx->instance, &n, devs);
+    vkEnumeratePhysicalDevices(gpu->instance, &n, devs);
     const char *want = getenv("PVK_DEVICE");
     int best = -1, best_score = -1;
     for (uint32_t i = 0; i < n; i++) {
@@ -372,7 +372,7 @@ static pvk_result pick_device(pvk_context *ctx, feature_chain *chain)
         if (want && *want && !strstr(p.deviceName, want))
             continue;
         if (!probe_device(devs[i], &f, &c, &missing) || find_queue_family(devs[i]) < 0) {
-            pvk_log(ctx, PVK_LOG_INFO, "skipping %s: %s%s", p.deviceName,
+            pvk_log(gpu, PVK_LOG_INFO, "skipping %s: %s%s", p.deviceName,
                     missing ? missing : "no graphics+compute queue", missing ? " is required" : "");
             continue;
         }
@@ -382,18 +382,18 @@ static pvk_result pick_device(pvk_context *ctx, feature_chain *chain)
         }
     }
     if (best < 0) {
-        pvk_log(ctx, PVK_LOG_ERROR, "no suitable Vulkan device%s%s", want ? " matching PVK_DEVICE=" : "",
+        pvk_log(gpu, PVK_LOG_ERROR, "no suitable Vulkan device%s%s", want ? " matching PVK_DEVICE=" : "",
                 want ? want : "");
         return PVK_ERROR_NO_DEVICE;
     }
-    ctx->phys = devs[best];
+    gpu->phys = devs[best];
     const char *missing = NULL;
-    probe_device(ctx->phys, &ctx->features, chain, &missing);
-    ctx->queue_family = (uint32_t)find_queue_family(ctx->phys);
+    probe_device(gpu->phys, &gpu->features, chain, &missing);
+    gpu->queue_family = (uint32_t)find_queue_family(gpu->phys);
     return PVK_SUCCESS;
 }
 
-static pvk_result create_device(pvk_context *ctx, feature_chain *c)
+static pvk_result create_device(pvk_gpu *gpu, feature_chain *c)
 {
     /* Enable only what we use or will use; the chain already holds the
      * device's answers, so clear what we do not want. */
@@ -405,9 +405,9 @@ static pvk_result create_device(pvk_context *ctx, feature_chain *c)
     want.fragmentStoresAndAtomics = c->f2.features.fragmentStoresAndAtomics;
     want.shaderInt16 = c->f2.features.shaderInt16;
     want.shaderFloat64 = c->f2.features.shaderFloat64; /* exact RCP/RSQ/EX2/LG2 in translated vertex programs */
-    ctx->shader_float64 = want.shaderFloat64;
+    gpu->shader_float64 = want.shaderFloat64;
     want.vertexPipelineStoresAndAtomics = c->f2.features.vertexPipelineStoresAndAtomics; /* runtime/draw.c vs_status */
-    ctx->vertex_stores = want.vertexPipelineStoresAndAtomics;
+    gpu->vertex_stores = want.vertexPipelineStoresAndAtomics;
     want.shaderClipDistance = VK_TRUE;
     c->f2.features = want;
     VkPhysicalDeviceVulkan11Features v11 = {.sType = c->v11.sType, .pNext = c->v11.pNext,
@@ -434,13 +434,13 @@ static pvk_result create_device(pvk_context *ctx, feature_chain *c)
     const char *exts[N_DEVICE_EXTS];
     uint32_t n_exts = 0;
     for (size_t e = 0; e < N_DEVICE_EXTS; e++)
-        if (*(int *)((char *)&ctx->features + device_exts[e].feature_offset))
+        if (*(int *)((char *)&gpu->features + device_exts[e].feature_offset))
             exts[n_exts++] = device_exts[e].name;
 
     float prio = 1.0f;
     VkDeviceQueueCreateInfo qci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-        .queueFamilyIndex = ctx->queue_family,
+        .queueFamilyIndex = gpu->queue_family,
         .queueCount = 1,
         .pQueuePriorities = &prio,
     };
@@ -452,10 +452,10 @@ static pvk_result create_device(pvk_context *ctx, feature_chain *c)
         .enabledExtensionCount = n_exts,
         .ppEnabledExtensionNames = exts,
     };
-    pvk_result r = pvk_vk_check(ctx, vkCreateDevice(ctx->phys, &dci, NULL, &ctx->device), "vkCreateDevice");
+    pvk_result r = pvk_vk_check(gpu, vkCreateDevice(gpu->phys, &dci, NULL, &gpu->device), "vkCreateDevice");
     if (r)
         return r;
-    ctx->own_device = true;
+    gpu->own_device = true;
     return PVK_SUCCESS;
 }
 
@@ -471,117 +471,117 @@ void pvk_vulkan_global_unlock(void)
     pthread_mutex_unlock(&vulkan_global);
 }
 
-pvk_result pvk_device_init(pvk_context *ctx)
+pvk_result pvk_device_init(pvk_gpu *gpu)
 {
     feature_chain chain;
     pvk_result r;
     bool render_pass_features = false; /* imagelessFramebuffer and separateDepthStencilLayouts */
-    if (ctx->cfg.host_vulkan) {
-        const pvk_host_vulkan *h = ctx->cfg.host_vulkan;
+    if (gpu->cfg.host_vulkan) {
+        const pvk_host_vulkan *h = gpu->cfg.host_vulkan;
         if (!h->get_instance_proc_addr || !h->instance || !h->physical_device || !h->device || !h->queue) {
-            pvk_log(ctx, PVK_LOG_ERROR, "embedded mode needs get_instance_proc_addr, instance, physical device, device and queue");
+            pvk_log(gpu, PVK_LOG_ERROR, "embedded mode needs get_instance_proc_addr, instance, physical device, device and queue");
             return PVK_ERROR_INVALID_ARGUMENT;
         }
         volkInitializeCustom(h->get_instance_proc_addr);
-        ctx->instance = h->instance;
-        volkLoadInstanceOnly(ctx->instance);
-        ctx->phys = h->physical_device;
+        gpu->instance = h->instance;
+        volkLoadInstanceOnly(gpu->instance);
+        gpu->phys = h->physical_device;
         const char *missing = NULL;
-        if (!probe_device(ctx->phys, &ctx->features, &chain, &missing)) {
-            pvk_log(ctx, PVK_LOG_ERROR, "host device unsuitable: %s is required (pvk_host_vulkan_needs)", missing);
+        if (!probe_device(gpu->phys, &gpu->features, &chain, &missing)) {
+            pvk_log(gpu, PVK_LOG_ERROR, "host device unsuitable: %s is required (pvk_host_vulkan_needs)", missing);
             return PVK_ERROR_MISSING_FEATURE;
         }
         /* Only the host knows which extensions and features it enabled: use
          * what the flags say and the device has, nothing else (the flags
          * and what they stand for: host_needs). */
-        ctx->features.external_memory_host = !!h->external_memory_host_enabled;
-        ctx->features.custom_border_color &= !!h->custom_border_color_enabled;
-        ctx->features.rasterization_order_attachment_access &= !!h->attachment_read_enabled;
-        ctx->features.logic_op &= !!h->logic_op_enabled;
+        gpu->features.external_memory_host = !!h->external_memory_host_enabled;
+        gpu->features.custom_border_color &= !!h->custom_border_color_enabled;
+        gpu->features.rasterization_order_attachment_access &= !!h->attachment_read_enabled;
+        gpu->features.logic_op &= !!h->logic_op_enabled;
         /* runtime/pipeline.c gives fragment-lit draws their geometry shader
          * by features.geometry_shader */
-        ctx->features.geometry_shader &= !!h->geometry_shader_enabled;
-        ctx->vertex_stores = h->vertex_stores_enabled && chain.f2.features.vertexPipelineStoresAndAtomics;
-        ctx->shader_float64 = h->shader_float64_enabled && chain.f2.features.shaderFloat64;
+        gpu->features.geometry_shader &= !!h->geometry_shader_enabled;
+        gpu->vertex_stores = h->vertex_stores_enabled && chain.f2.features.vertexPipelineStoresAndAtomics;
+        gpu->shader_float64 = h->shader_float64_enabled && chain.f2.features.shaderFloat64;
         render_pass_features = h->attachment_read_enabled && chain.v12.imagelessFramebuffer &&
                                chain.v12.separateDepthStencilLayouts;
-        ctx->debug_utils = !!h->debug_utils_enabled;
-        ctx->device = h->device;
-        ctx->queue = h->queue;
-        ctx->queue_family = h->queue_family;
-        ctx->queue_lock = h->queue_lock;
-        ctx->queue_unlock = h->queue_unlock;
-        ctx->queue_lock_user = h->queue_lock_user;
+        gpu->debug_utils = !!h->debug_utils_enabled;
+        gpu->device = h->device;
+        gpu->queue = h->queue;
+        gpu->queue_family = h->queue_family;
+        gpu->queue_lock = h->queue_lock;
+        gpu->queue_unlock = h->queue_unlock;
+        gpu->queue_lock_user = h->queue_lock_user;
     } else {
         if (volkInitialize() != VK_SUCCESS) {
-            pvk_log(ctx, PVK_LOG_ERROR, "the Vulkan loader (libvulkan.so.1) is not installed");
+            pvk_log(gpu, PVK_LOG_ERROR, "the Vulkan loader (libvulkan.so.1) is not installed");
             return PVK_ERROR_NO_DEVICE;
         }
         const char *ev = getenv("PVK_VALIDATION");
-        bool validation = ctx->cfg.validation || (ev && *ev && strcmp(ev, "0") != 0);
-        if ((r = create_instance(ctx, validation)) || (r = pick_device(ctx, &chain)))
+        bool validation = gpu->cfg.validation || (ev && *ev && strcmp(ev, "0") != 0);
+        if ((r = create_instance(gpu, validation)) || (r = pick_device(gpu, &chain)))
             return r;
         render_pass_features = chain.v12.imagelessFramebuffer && chain.v12.separateDepthStencilLayouts;
-        if ((r = create_device(ctx, &chain)))
+        if ((r = create_device(gpu, &chain)))
             return r;
     }
-    volkLoadDeviceTable(&ctx->vk, ctx->device);
-    ctx->begin_label = vkCmdBeginDebugUtilsLabelEXT;
-    ctx->end_label = vkCmdEndDebugUtilsLabelEXT;
-    ctx->set_object_name = vkSetDebugUtilsObjectNameEXT;
-    if (!ctx->cfg.host_vulkan)
-        ctx->vk.vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
-    vkGetPhysicalDeviceProperties(ctx->phys, &ctx->props);
+    volkLoadDeviceTable(&gpu->vk, gpu->device);
+    gpu->begin_label = vkCmdBeginDebugUtilsLabelEXT;
+    gpu->end_label = vkCmdEndDebugUtilsLabelEXT;
+    gpu->set_object_name = vkSetDebugUtilsObjectNameEXT;
+    if (!gpu->cfg.host_vulkan)
+        gpu->vk.vkGetDeviceQueue(gpu->device, gpu->queue_family, 0, &gpu->queue);
+    vkGetPhysicalDeviceProperties(gpu->phys, &gpu->props);
     /* the driver's name and version text, for reports (core in 1.2; a host's
      * instance of an older version leaves them empty) */
-    ctx->driver_props =
+    gpu->driver_props =
         (VkPhysicalDeviceDriverProperties){.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
     if (vkGetPhysicalDeviceProperties2) {
         VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-                                          .pNext = &ctx->driver_props};
-        vkGetPhysicalDeviceProperties2(ctx->phys, &p2);
-        ctx->driver_props.pNext = NULL;
+                                          .pNext = &gpu->driver_props};
+        vkGetPhysicalDeviceProperties2(gpu->phys, &p2);
+        gpu->driver_props.pNext = NULL;
     }
-    if (ctx->features.external_memory_host) {
+    if (gpu->features.external_memory_host) {
         VkPhysicalDeviceExternalMemoryHostPropertiesEXT hp = {
             .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
         VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &hp};
-        vkGetPhysicalDeviceProperties2(ctx->phys, &p2);
-        ctx->import_alignment = hp.minImportedHostPointerAlignment;
+        vkGetPhysicalDeviceProperties2(gpu->phys, &p2);
+        gpu->import_alignment = hp.minImportedHostPointerAlignment;
     }
-    vkGetPhysicalDeviceMemoryProperties(ctx->phys, &ctx->mem_props);
-    snprintf(ctx->device_name, sizeof ctx->device_name, "%s", ctx->props.deviceName);
-    ctx->features.debug_utils = ctx->debug_utils; /* probing the device cleared the features */
-    if (ctx->debug & PVK_DEBUG_NO_LOGIC_OP)
-        ctx->features.logic_op = 0;
-    if (ctx->debug & PVK_DEBUG_NO_CUSTOM_BORDER)
-        ctx->features.custom_border_color = 0; /* still enabled on the device: only unused */
-    if (ctx->debug & PVK_DEBUG_NO_ATTACHMENT_READ)
-        ctx->features.rasterization_order_attachment_access = 0;
-    ctx->attachment_read = ctx->features.rasterization_order_attachment_access && render_pass_features;
-    pvk_log(ctx, PVK_LOG_INFO, "device: %s", ctx->device_name);
+    vkGetPhysicalDeviceMemoryProperties(gpu->phys, &gpu->mem_props);
+    snprintf(gpu->device_name, sizeof gpu->device_name, "%s", gpu->props.deviceName);
+    gpu->features.debug_utils = gpu->debug_utils; /* probing the device cleared the features */
+    if (gpu->debug & PVK_DEBUG_NO_LOGIC_OP)
+        gpu->features.logic_op = 0;
+    if (gpu->debug & PVK_DEBUG_NO_CUSTOM_BORDER)
+        gpu->features.custom_border_color = 0; /* still enabled on the device: only unused */
+    if (gpu->debug & PVK_DEBUG_NO_ATTACHMENT_READ)
+        gpu->features.rasterization_order_attachment_access = 0;
+    gpu->attachment_read = gpu->features.rasterization_order_attachment_access && render_pass_features;
+    pvk_log(gpu, PVK_LOG_INFO, "device: %s", gpu->device_name);
     return PVK_SUCCESS;
 }
 
-void pvk_device_destroy(pvk_context *ctx)
+void pvk_device_destroy(pvk_gpu *gpu)
 {
-    if (ctx->device && ctx->own_device)
-        ctx->vk.vkDestroyDevice(ctx->device, NULL);
-    if (ctx->messenger)
-        vkDestroyDebugUtilsMessengerEXT(ctx->instance, ctx->messenger, NULL);
-    if (ctx->instance && ctx->own_instance)
-        vkDestroyInstance(ctx->instance, NULL);
+    if (gpu->device && gpu->own_device)
+        gpu->vk.vkDestroyDevice(gpu->device, NULL);
+    if (gpu->messenger)
+        vkDestroyDebugUtilsMessengerEXT(gpu->instance, gpu->messenger, NULL);
+    if (gpu->instance && gpu->own_instance)
+        vkDestroyInstance(gpu->instance, NULL);
 }
 
-int pvk_find_memory_type(const pvk_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags want)
+int pvk_find_memory_type(const pvk_gpu *gpu, uint32_t type_bits, VkMemoryPropertyFlags want)
 {
-    for (uint32_t i = 0; i < ctx->mem_props.memoryTypeCount; i++)
-        if ((type_bits & (1u << i)) && (ctx->mem_props.memoryTypes[i].propertyFlags & want) == want)
+    for (uint32_t i = 0; i < gpu->mem_props.memoryTypeCount; i++)
+        if ((type_bits & (1u << i)) && (gpu->mem_props.memoryTypes[i].propertyFlags & want) == want)
             return (int)i;
     return -1;
 }
 
-pvk_result pvk_create_buffer(pvk_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage,
+pvk_result pvk_create_buffer(pvk_gpu *gpu, VkDeviceSize size, VkBufferUsageFlags usage,
                              VkMemoryPropertyFlags props, VkBuffer *buf, VkDeviceMemory *mem)
 {
     *buf = VK_NULL_HANDLE;
@@ -592,14 +592,14 @@ pvk_result pvk_create_buffer(pvk_context *ctx, VkDeviceSize size, VkBufferUsageF
         .usage = usage,
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
-    pvk_result r = pvk_vk_check(ctx, ctx->vk.vkCreateBuffer(ctx->device, &bci, NULL, buf), "vkCreateBuffer");
+    pvk_result r = pvk_vk_check(gpu, gpu->vk.vkCreateBuffer(gpu->device, &bci, NULL, buf), "vkCreateBuffer");
     if (r)
         return r;
     VkMemoryRequirements req;
-    ctx->vk.vkGetBufferMemoryRequirements(ctx->device, *buf, &req);
-    int type = pvk_find_memory_type(ctx, req.memoryTypeBits, props);
+    gpu->vk.vkGetBufferMemoryRequirements(gpu->device, *buf, &req);
+    int type = pvk_find_memory_type(gpu, req.memoryTypeBits, props);
     if (type < 0) {
-        pvk_log(ctx, PVK_LOG_ERROR, "no memory type with properties 0x%x", (unsigned)props);
+        pvk_log(gpu, PVK_LOG_ERROR, "no memory type with properties 0x%x", (unsigned)props);
         r = PVK_ERROR_MISSING_FEATURE;
         goto fail;
     }
@@ -608,54 +608,54 @@ pvk_result pvk_create_buffer(pvk_context *ctx, VkDeviceSize size, VkBufferUsageF
         .allocationSize = req.size,
         .memoryTypeIndex = (uint32_t)type,
     };
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkAllocateMemory(ctx->device, &mai, NULL, mem), "vkAllocateMemory")))
+    if ((r = pvk_vk_check(gpu, gpu->vk.vkAllocateMemory(gpu->device, &mai, NULL, mem), "vkAllocateMemory")))
         goto fail;
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkBindBufferMemory(ctx->device, *buf, *mem, 0), "vkBindBufferMemory")))
+    if ((r = pvk_vk_check(gpu, gpu->vk.vkBindBufferMemory(gpu->device, *buf, *mem, 0), "vkBindBufferMemory")))
         goto fail;
     return PVK_SUCCESS;
 fail:
     if (*mem)
-        ctx->vk.vkFreeMemory(ctx->device, *mem, NULL);
+        gpu->vk.vkFreeMemory(gpu->device, *mem, NULL);
     if (*buf)
-        ctx->vk.vkDestroyBuffer(ctx->device, *buf, NULL);
+        gpu->vk.vkDestroyBuffer(gpu->device, *buf, NULL);
     *buf = VK_NULL_HANDLE;
     *mem = VK_NULL_HANDLE;
     return r;
 }
 
-void pvk_image_destroy(pvk_context *ctx, pvk_image *im)
+void pvk_image_destroy(pvk_gpu *gpu, pvk_image *im)
 {
     if (im->view)
-        ctx->vk.vkDestroyImageView(ctx->device, im->view, NULL);
+        gpu->vk.vkDestroyImageView(gpu->device, im->view, NULL);
     if (im->image)
-        ctx->vk.vkDestroyImage(ctx->device, im->image, NULL);
+        gpu->vk.vkDestroyImage(gpu->device, im->image, NULL);
     if (im->mem)
-        ctx->vk.vkFreeMemory(ctx->device, im->mem, NULL);
+        gpu->vk.vkFreeMemory(gpu->device, im->mem, NULL);
     memset(im, 0, sizeof *im);
 }
 
-pvk_result pvk_image_memory(pvk_context *ctx, VkImage image, VkDeviceMemory *mem)
+pvk_result pvk_image_memory(pvk_gpu *gpu, VkImage image, VkDeviceMemory *mem)
 {
     VkMemoryRequirements req;
-    ctx->vk.vkGetImageMemoryRequirements(ctx->device, image, &req);
-    int type = pvk_find_memory_type(ctx, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    gpu->vk.vkGetImageMemoryRequirements(gpu->device, image, &req);
+    int type = pvk_find_memory_type(gpu, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
     if (type < 0)
-        type = pvk_find_memory_type(ctx, req.memoryTypeBits, 0);
+        type = pvk_find_memory_type(gpu, req.memoryTypeBits, 0);
     VkMemoryAllocateInfo mai = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
         .allocationSize = req.size,
         .memoryTypeIndex = (uint32_t)type,
     };
-    pvk_result r = pvk_vk_check(ctx, ctx->vk.vkAllocateMemory(ctx->device, &mai, NULL, mem), "vkAllocateMemory");
-    return r ? r : pvk_vk_check(ctx, ctx->vk.vkBindImageMemory(ctx->device, image, *mem, 0), "vkBindImageMemory");
+    pvk_result r = pvk_vk_check(gpu, gpu->vk.vkAllocateMemory(gpu->device, &mai, NULL, mem), "vkAllocateMemory");
+    return r ? r : pvk_vk_check(gpu, gpu->vk.vkBindImageMemory(gpu->device, image, *mem, 0), "vkBindImageMemory");
 }
 
-pvk_result pvk_image_ensure(pvk_context *ctx, pvk_image *im, uint32_t w, uint32_t h, VkFormat format,
+pvk_result pvk_image_ensure(pvk_gpu *gpu, pvk_image *im, uint32_t w, uint32_t h, VkFormat format,
                             VkImageUsageFlags usage, bool view)
 {
     if (im->image && im->w == w && im->h == h)
         return PVK_SUCCESS;
-    pvk_image_destroy(ctx, im);
+    pvk_image_destroy(gpu, im);
     bool stencil = format == VK_FORMAT_D24_UNORM_S8_UINT || format == VK_FORMAT_D32_SFLOAT_S8_UINT;
     bool depth = stencil || format == VK_FORMAT_D16_UNORM || format == VK_FORMAT_X8_D24_UNORM_PACK32 ||
                  format == VK_FORMAT_D32_SFLOAT;
@@ -673,9 +673,9 @@ pvk_result pvk_image_ensure(pvk_context *ctx, pvk_image *im, uint32_t w, uint32_
         .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
     };
     pvk_result r;
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImage(ctx->device, &ici, NULL, &im->image), "vkCreateImage")))
+    if ((r = pvk_vk_check(gpu, gpu->vk.vkCreateImage(gpu->device, &ici, NULL, &im->image), "vkCreateImage")))
         goto fail;
-    if ((r = pvk_image_memory(ctx, im->image, &im->mem)))
+    if ((r = pvk_image_memory(gpu, im->image, &im->mem)))
         goto fail;
     if (view) {
         VkImageViewCreateInfo vci = {
@@ -689,7 +689,7 @@ pvk_result pvk_image_ensure(pvk_context *ctx, pvk_image *im, uint32_t w, uint32_
                                          : VK_IMAGE_ASPECT_COLOR_BIT,
                                  0, 1, 0, 1},
         };
-        if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateImageView(ctx->device, &vci, NULL, &im->view),
+        if ((r = pvk_vk_check(gpu, gpu->vk.vkCreateImageView(gpu->device, &vci, NULL, &im->view),
                               "vkCreateImageView")))
             goto fail;
     }
@@ -697,6 +697,6 @@ pvk_result pvk_image_ensure(pvk_context *ctx, pvk_image *im, uint32_t w, uint32_
     im->h = h;
     return PVK_SUCCESS;
 fail:
-    pvk_image_destroy(ctx, im);
+    pvk_image_destroy(gpu, im);
     return r;
 }

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/runtime.h"
+#include "gpu/gpu.h"
 
 /* Storage buffers and push-constant bytes of each built-in pipeline. */
 static const struct { uint32_t buffers, push_size; } pipe_layouts[PVK_PIPE_DISPLAY_BLOCK] = {
@@ -59,39 +59,39 @@ static pipe_info info_of(int which)
     return (pipe_info){pipe_layouts[which].buffers, pipe_layouts[which].push_size, 0, {0}, false};
 }
 
-static void name_pipeline(pvk_context *ctx, int which)
+static void name_pipeline(pvk_gpu *gpu, int which)
 {
-    uint64_t h = (uint64_t)ctx->pipes[which].pipeline;
+    uint64_t h = (uint64_t)gpu->pipes[which].pipeline;
     pipe_info in = info_of(which);
     if (which >= PVK_PIPE_TEXTURE_DECODE)
-        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h, "texture decode (format %u)", in.spec[0]);
+        pvk_object_name(gpu, VK_OBJECT_TYPE_PIPELINE, h, "texture decode (format %u)", in.spec[0]);
     else if (which == PVK_PIPE_DISPLAY_QUAD_TO_TILED)
-        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h, "display transfer (RGBA8 4x2 blocks, linear to tiled)");
+        pvk_object_name(gpu, VK_OBJECT_TYPE_PIPELINE, h, "display transfer (RGBA8 4x2 blocks, linear to tiled)");
     else if (which >= PVK_PIPE_SCANOUT_BLOCK)
-        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h, "LCD scan-out (4x4 blocks, %u bytes per pixel%s%s)",
+        pvk_object_name(gpu, VK_OBJECT_TYPE_PIPELINE, h, "LCD scan-out (4x4 blocks, %u bytes per pixel%s%s)",
                         in.spec[0], in.spec[1] ? ", LUT" : "", in.spec[2] ? ", doubled" : "");
     else if (which >= PVK_PIPE_DISPLAY_BLOCK)
-        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h,
+        pvk_object_name(gpu, VK_OBJECT_TYPE_PIPELINE, h,
                         "display transfer (4x2 blocks, %u to %u bytes per pixel, scale %u, %s)", in.spec[0],
                         in.spec[3], in.spec[1], in.spec[2] ? "linear to tiled" : "tiled to linear");
     else
-        pvk_object_name(ctx, VK_OBJECT_TYPE_PIPELINE, h, "%s", pipe_names[which]);
+        pvk_object_name(gpu, VK_OBJECT_TYPE_PIPELINE, h, "%s", pipe_names[which]);
 }
 
-static void destroy_pipeline(pvk_context *ctx, pvk_compute_pipeline *p)
+static void destroy_pipeline(pvk_gpu *gpu, pvk_compute_pipeline *p)
 {
     if (p->pipeline)
-        ctx->vk.vkDestroyPipeline(ctx->device, p->pipeline, NULL);
+        gpu->vk.vkDestroyPipeline(gpu->device, p->pipeline, NULL);
     if (p->layout)
-        ctx->vk.vkDestroyPipelineLayout(ctx->device, p->layout, NULL);
+        gpu->vk.vkDestroyPipelineLayout(gpu->device, p->layout, NULL);
     if (p->set_layout)
-        ctx->vk.vkDestroyDescriptorSetLayout(ctx->device, p->set_layout, NULL);
+        gpu->vk.vkDestroyDescriptorSetLayout(gpu->device, p->set_layout, NULL);
     memset(p, 0, sizeof *p);
 }
 
-static pvk_result create_pipeline(pvk_context *ctx, int which)
+static pvk_result create_pipeline(pvk_gpu *gpu, int which)
 {
-    pvk_compute_pipeline *p = &ctx->pipes[which];
+    pvk_compute_pipeline *p = &gpu->pipes[which];
     pipe_info in = info_of(which);
     p->buffers = in.buffers;
     p->push_size = in.push_size;
@@ -110,7 +110,7 @@ static pvk_result create_pipeline(pvk_context *ctx, int which)
         .pBindings = b,
     };
     pvk_result r;
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateDescriptorSetLayout(ctx->device, &dsl, NULL, &p->set_layout),
+    if ((r = pvk_vk_check(gpu, gpu->vk.vkCreateDescriptorSetLayout(gpu->device, &dsl, NULL, &p->set_layout),
                           "vkCreateDescriptorSetLayout")))
         return r;
     VkPushConstantRange pcr = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .size = p->push_size};
@@ -121,23 +121,23 @@ static pvk_result create_pipeline(pvk_context *ctx, int which)
         .pushConstantRangeCount = 1,
         .pPushConstantRanges = &pcr,
     };
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreatePipelineLayout(ctx->device, &plci, NULL, &p->layout),
+    if ((r = pvk_vk_check(gpu, gpu->vk.vkCreatePipelineLayout(gpu->device, &plci, NULL, &p->layout),
                           "vkCreatePipelineLayout")))
         return r;
     pvk_spirv spv = pvk_builtin_spirv(which);
     VkSpecializationMapEntry map[4] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}};
     VkSpecializationInfo spec = {in.n_spec, map, in.n_spec * 4, in.spec};
-    return pvk_compute_pipeline_create(ctx, spv.code, spv.size, p->layout, in.n_spec ? &spec : NULL, &p->pipeline);
+    return pvk_compute_pipeline_create(gpu, spv.code, spv.size, p->layout, in.n_spec ? &spec : NULL, &p->pipeline);
 }
 
-pvk_result pvk_compute_pipeline_create(pvk_context *ctx, const uint32_t *code, size_t size, VkPipelineLayout layout,
+pvk_result pvk_compute_pipeline_create(pvk_gpu *gpu, const uint32_t *code, size_t size, VkPipelineLayout layout,
                                        const VkSpecializationInfo *spec, VkPipeline *out)
 {
     VkShaderModuleCreateInfo smci = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
     VkShaderModule mod;
     pvk_result r =
-        pvk_vk_check(ctx, ctx->vk.vkCreateShaderModule(ctx->device, &smci, NULL, &mod), "vkCreateShaderModule");
+        pvk_vk_check(gpu, gpu->vk.vkCreateShaderModule(gpu->device, &smci, NULL, &mod), "vkCreateShaderModule");
     if (r)
         return r;
     VkComputePipelineCreateInfo cpci = {
@@ -151,21 +151,21 @@ pvk_result pvk_compute_pipeline_create(pvk_context *ctx, const uint32_t *code, s
         },
         .layout = layout,
     };
-    r = pvk_vk_check(ctx, ctx->vk.vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &cpci, NULL, out),
+    r = pvk_vk_check(gpu, gpu->vk.vkCreateComputePipelines(gpu->device, VK_NULL_HANDLE, 1, &cpci, NULL, out),
                      "vkCreateComputePipelines");
-    ctx->vk.vkDestroyShaderModule(ctx->device, mod, NULL);
+    gpu->vk.vkDestroyShaderModule(gpu->device, mod, NULL);
     return r;
 }
 
-pvk_result pvk_compute_init(pvk_context *ctx)
+pvk_result pvk_compute_init(pvk_gpu *gpu)
 {
     pvk_result r;
     VkCommandPoolCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
         .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-        .queueFamilyIndex = ctx->queue_family,
+        .queueFamilyIndex = gpu->queue_family,
     };
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateCommandPool(ctx->device, &cpci, NULL, &ctx->cmd_pool),
+    if ((r = pvk_vk_check(gpu, gpu->vk.vkCreateCommandPool(gpu->device, &cpci, NULL, &gpu->cmd_pool),
                           "vkCreateCommandPool")))
         return r;
     VkSemaphoreTypeCreateInfo stci = {
@@ -174,35 +174,35 @@ pvk_result pvk_compute_init(pvk_context *ctx)
         .initialValue = 0,
     };
     VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &stci};
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkCreateSemaphore(ctx->device, &sci, NULL, &ctx->timeline),
+    if ((r = pvk_vk_check(gpu, gpu->vk.vkCreateSemaphore(gpu->device, &sci, NULL, &gpu->timeline),
                           "vkCreateSemaphore")))
         return r;
     for (int i = 0; i < PVK_PIPE_COUNT; i++) {
         if (info_of(i).lazy)
             continue;
-        if ((r = create_pipeline(ctx, i)))
+        if ((r = create_pipeline(gpu, i)))
             return r;
-        name_pipeline(ctx, i);
+        name_pipeline(gpu, i);
     }
     return PVK_SUCCESS;
 }
 
-void pvk_compute_destroy(pvk_context *ctx)
+void pvk_compute_destroy(pvk_gpu *gpu)
 {
-    if (!ctx->device)
+    if (!gpu->device)
         return;
-    pvk_retire(ctx, true);
+    pvk_retire(gpu, true);
     for (int i = 0; i < PVK_PIPE_COUNT; i++)
-        destroy_pipeline(ctx, &ctx->pipes[i]);
-    if (ctx->timeline)
-        ctx->vk.vkDestroySemaphore(ctx->device, ctx->timeline, NULL);
-    if (ctx->cmd_pool)
-        ctx->vk.vkDestroyCommandPool(ctx->device, ctx->cmd_pool, NULL);
+        destroy_pipeline(gpu, &gpu->pipes[i]);
+    if (gpu->timeline)
+        gpu->vk.vkDestroySemaphore(gpu->device, gpu->timeline, NULL);
+    if (gpu->cmd_pool)
+        gpu->vk.vkDestroyCommandPool(gpu->device, gpu->cmd_pool, NULL);
 }
 
 /* Everything earlier on the queue (shader and transfer writes, host writes)
  * happens before everything after, for the memory both touch. */
-static void full_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkPipelineStageFlags2 dst_stage,
+static void full_barrier(pvk_gpu *gpu, VkCommandBuffer cmd, VkPipelineStageFlags2 dst_stage,
                          VkAccessFlags2 dst_access)
 {
     VkMemoryBarrier2 mb = {
@@ -213,10 +213,10 @@ static void full_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkPipelineStageF
         .dstAccessMask = dst_access,
     };
     VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &mb};
-    ctx->vk.vkCmdPipelineBarrier2(cmd, &di);
+    gpu->vk.vkCmdPipelineBarrier2(cmd, &di);
 }
 
-void pvk_image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
+void pvk_image_barrier(pvk_gpu *gpu, VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
                        VkImageLayout from, VkImageLayout to, VkPipelineStageFlags2 src_stage,
                        VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access)
 {
@@ -235,44 +235,44 @@ void pvk_image_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage image, VkI
     };
     VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1,
                            .pImageMemoryBarriers = &b};
-    ctx->vk.vkCmdPipelineBarrier2(cmd, &di);
+    gpu->vk.vkCmdPipelineBarrier2(cmd, &di);
 }
 
-void pvk_op_barrier(pvk_context *ctx, pvk_op *op)
+void pvk_op_barrier(pvk_gpu *gpu, pvk_op *op)
 {
-    full_barrier(ctx, op->cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+    full_barrier(gpu, op->cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
                  VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
 }
 
-pvk_result pvk_batch_close(pvk_context *ctx)
+pvk_result pvk_batch_close(pvk_gpu *gpu)
 {
-    pvk_result (*close)(pvk_context *) = ctx->batch_close;
+    pvk_result (*close)(pvk_gpu *) = gpu->batch_close;
     if (!close)
         return PVK_SUCCESS;
-    ctx->batch_close = NULL; /* before the call: closing submits, which may retire */
-    return close(ctx);
+    gpu->batch_close = NULL; /* before the call: closing submits, which may retire */
+    return close(gpu);
 }
 
-pvk_result pvk_op_begin(pvk_context *ctx, pvk_op *op)
+pvk_result pvk_op_begin(pvk_gpu *gpu, pvk_op *op)
 {
     memset(op, 0, sizeof *op);
-    pvk_batch_close(ctx); /* what comes next runs after the draws so far (a failure is logged) */
-    if (ctx->sticky)
-        return ctx->sticky;
+    pvk_batch_close(gpu); /* what comes next runs after the draws so far (a failure is logged) */
+    if (gpu->sticky)
+        return gpu->sticky;
     pvk_result r;
     /* Keep the ring from overflowing: wait for the oldest operation. */
-    if (ctx->pending_count == PVK_MAX_PENDING && (r = pvk_retire(ctx, true)))
+    if (gpu->pending_count == PVK_MAX_PENDING && (r = pvk_retire(gpu, true)))
         return r;
-    if (ctx->free_cmd_count) {
-        op->cmd = ctx->free_cmds[--ctx->free_cmd_count];
+    if (gpu->free_cmd_count) {
+        op->cmd = gpu->free_cmds[--gpu->free_cmd_count];
     } else {
         VkCommandBufferAllocateInfo cbai = {
             .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-            .commandPool = ctx->cmd_pool,
+            .commandPool = gpu->cmd_pool,
             .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
             .commandBufferCount = 1,
         };
-        if ((r = pvk_vk_check(ctx, ctx->vk.vkAllocateCommandBuffers(ctx->device, &cbai, &op->cmd),
+        if ((r = pvk_vk_check(gpu, gpu->vk.vkAllocateCommandBuffers(gpu->device, &cbai, &op->cmd),
                               "vkAllocateCommandBuffers")))
             return r;
     }
@@ -280,75 +280,75 @@ pvk_result pvk_op_begin(pvk_context *ctx, pvk_op *op)
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
         .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
     };
-    if ((r = pvk_vk_check(ctx, ctx->vk.vkBeginCommandBuffer(op->cmd, &bi), "vkBeginCommandBuffer"))) {
-        ctx->free_cmds[ctx->free_cmd_count++] = op->cmd;
+    if ((r = pvk_vk_check(gpu, gpu->vk.vkBeginCommandBuffer(op->cmd, &bi), "vkBeginCommandBuffer"))) {
+        gpu->free_cmds[gpu->free_cmd_count++] = op->cmd;
         op->cmd = VK_NULL_HANDLE;
         return r;
     }
-    pvk_op_barrier(ctx, op);
+    pvk_op_barrier(gpu, op);
     return PVK_SUCCESS;
 }
 
-void pvk_op_abort(pvk_context *ctx, pvk_op *op)
+void pvk_op_abort(pvk_gpu *gpu, pvk_op *op)
 {
     if (!op->cmd)
         return;
-    ctx->vk.vkEndCommandBuffer(op->cmd);
-    ctx->vk.vkResetCommandBuffer(op->cmd, 0);
-    ctx->free_cmds[ctx->free_cmd_count++] = op->cmd;
+    gpu->vk.vkEndCommandBuffer(op->cmd);
+    gpu->vk.vkResetCommandBuffer(op->cmd, 0);
+    gpu->free_cmds[gpu->free_cmd_count++] = op->cmd;
     if (op->p.scratch)
-        ctx->vk.vkDestroyBuffer(ctx->device, op->p.scratch, NULL);
+        gpu->vk.vkDestroyBuffer(gpu->device, op->p.scratch, NULL);
     if (op->p.scratch_mem)
-        ctx->vk.vkFreeMemory(ctx->device, op->p.scratch_mem, NULL);
+        gpu->vk.vkFreeMemory(gpu->device, op->p.scratch_mem, NULL);
     op->cmd = VK_NULL_HANDLE;
 }
 
-static void label_begin_v(pvk_context *ctx, VkCommandBuffer cmd, const char *fmt, va_list ap)
+static void label_begin_v(pvk_gpu *gpu, VkCommandBuffer cmd, const char *fmt, va_list ap)
 {
     char name[160];
     vsnprintf(name, sizeof name, fmt, ap);
     VkDebugUtilsLabelEXT label = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, .pLabelName = name};
-    ctx->begin_label(cmd, &label);
+    gpu->begin_label(cmd, &label);
 }
 
-bool pvk_cmd_label(pvk_context *ctx, VkCommandBuffer cmd, const char *fmt, ...)
+bool pvk_cmd_label(pvk_gpu *gpu, VkCommandBuffer cmd, const char *fmt, ...)
 {
-    if (!ctx->features.debug_utils || !ctx->begin_label || !ctx->end_label)
+    if (!gpu->features.debug_utils || !gpu->begin_label || !gpu->end_label)
         return false;
     va_list ap;
     va_start(ap, fmt);
-    label_begin_v(ctx, cmd, fmt, ap);
+    label_begin_v(gpu, cmd, fmt, ap);
     va_end(ap);
     return true;
 }
 
-void pvk_op_label(pvk_context *ctx, pvk_op *op, const char *fmt, ...)
+void pvk_op_label(pvk_gpu *gpu, pvk_op *op, const char *fmt, ...)
 {
-    if (!ctx->features.debug_utils || !ctx->begin_label || op->labelled)
+    if (!gpu->features.debug_utils || !gpu->begin_label || op->labelled)
         return;
     va_list ap;
     va_start(ap, fmt);
-    label_begin_v(ctx, op->cmd, fmt, ap);
+    label_begin_v(gpu, op->cmd, fmt, ap);
     va_end(ap);
     op->labelled = true;
 }
 
-pvk_result pvk_op_submit(pvk_context *ctx, pvk_op *op)
+pvk_result pvk_op_submit(pvk_gpu *gpu, pvk_op *op)
 {
     if (op->labelled)
-        pvk_label_end(ctx, op->cmd);
+        pvk_label_end(gpu, op->cmd);
     /* Results become visible to the host once the timeline value is reached. */
-    full_barrier(ctx, op->cmd, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-    pvk_result r = pvk_vk_check(ctx, ctx->vk.vkEndCommandBuffer(op->cmd), "vkEndCommandBuffer");
+    full_barrier(gpu, op->cmd, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    pvk_result r = pvk_vk_check(gpu, gpu->vk.vkEndCommandBuffer(op->cmd), "vkEndCommandBuffer");
     if (r) {
-        pvk_op_abort(ctx, op);
+        pvk_op_abort(gpu, op);
         return r;
     }
-    uint64_t value = ctx->timeline_next + 1;
+    uint64_t value = gpu->timeline_next + 1;
     VkCommandBufferSubmitInfo cbsi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = op->cmd};
     VkSemaphoreSubmitInfo ssi = {
         .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
-        .semaphore = ctx->timeline,
+        .semaphore = gpu->timeline,
         .value = value,
         .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
     };
@@ -359,40 +359,40 @@ pvk_result pvk_op_submit(pvk_context *ctx, pvk_op *op)
         .signalSemaphoreInfoCount = 1,
         .pSignalSemaphoreInfos = &ssi,
     };
-    pvk_queue_lock(ctx);
-    VkResult vr = ctx->vk.vkQueueSubmit2(ctx->queue, 1, &si, VK_NULL_HANDLE);
-    pvk_queue_unlock(ctx);
-    r = pvk_vk_check(ctx, vr, "vkQueueSubmit2");
+    pvk_queue_lock(gpu);
+    VkResult vr = gpu->vk.vkQueueSubmit2(gpu->queue, 1, &si, VK_NULL_HANDLE);
+    pvk_queue_unlock(gpu);
+    r = pvk_vk_check(gpu, vr, "vkQueueSubmit2");
     if (r) {
-        pvk_op_abort(ctx, op);
+        pvk_op_abort(gpu, op);
         return r;
     }
-    ctx->timeline_next = value;
-    ctx->stats.submissions++;
+    gpu->timeline_next = value;
+    gpu->stats.submissions++;
     op->p.value = value;
     op->p.cmd = op->cmd;
-    uint32_t slot = (ctx->pending_head + ctx->pending_count) % PVK_MAX_PENDING;
-    ctx->pending[slot] = op->p;
-    ctx->pending_count++;
+    uint32_t slot = (gpu->pending_head + gpu->pending_count) % PVK_MAX_PENDING;
+    gpu->pending[slot] = op->p;
+    gpu->pending_count++;
     op->cmd = VK_NULL_HANDLE;
     /* The operation is submitted whatever waiting for it says: its retire
      * callback runs exactly once (a lost device is sticky for later calls). */
-    if (ctx->debug & PVK_DEBUG_SYNC)
-        pvk_retire(ctx, true);
+    if (gpu->debug & PVK_DEBUG_SYNC)
+        pvk_retire(gpu, true);
     return PVK_SUCCESS;
 }
 
-void pvk_op_dispatch(pvk_context *ctx, pvk_op *op, int pipe, const pvk_buffer_range *bufs, const void *push,
+void pvk_op_dispatch(pvk_gpu *gpu, pvk_op *op, int pipe, const pvk_buffer_range *bufs, const void *push,
                      uint32_t gx, uint32_t gy, uint32_t gz)
 {
-    pvk_compute_pipeline *p = &ctx->pipes[pipe];
+    pvk_compute_pipeline *p = &gpu->pipes[pipe];
     if (!p->pipeline) {
-        if (create_pipeline(ctx, pipe)) {
-            destroy_pipeline(ctx, p); /* what was made of it; the next use tries again */
-            pvk_log(ctx, PVK_LOG_ERROR, "compute pipeline %d cannot be created; its dispatch is dropped", pipe);
+        if (create_pipeline(gpu, pipe)) {
+            destroy_pipeline(gpu, p); /* what was made of it; the next use tries again */
+            pvk_log(gpu, PVK_LOG_ERROR, "compute pipeline %d cannot be created; its dispatch is dropped", pipe);
             return;
         }
-        name_pipeline(ctx, pipe);
+        name_pipeline(gpu, pipe);
     }
     VkDescriptorBufferInfo info[4];
     VkWriteDescriptorSet w[4];
@@ -406,147 +406,147 @@ void pvk_op_dispatch(pvk_context *ctx, pvk_op *op, int pipe, const pvk_buffer_ra
             .pBufferInfo = &info[i],
         };
     }
-    ctx->vk.vkCmdBindPipeline(op->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
-    ctx->vk.vkCmdPushDescriptorSetKHR(op->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, p->buffers, w);
-    ctx->vk.vkCmdPushConstants(op->cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p->push_size, push);
-    ctx->vk.vkCmdDispatch(op->cmd, gx, gy, gz);
+    gpu->vk.vkCmdBindPipeline(op->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
+    gpu->vk.vkCmdPushDescriptorSetKHR(op->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, p->buffers, w);
+    gpu->vk.vkCmdPushConstants(op->cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p->push_size, push);
+    gpu->vk.vkCmdDispatch(op->cmd, gx, gy, gz);
 }
 
 /* Wait up to `timeout_ns` for all submitted work (when `wait`), then retire
  * what finished.  PVK_ERROR_TIMEOUT leaves the rest pending for a later call. */
-static pvk_result retire(pvk_context *ctx, bool wait, uint64_t timeout_ns, bool close)
+static pvk_result retire(pvk_gpu *gpu, bool wait, uint64_t timeout_ns, bool close)
 {
-    if (!ctx->timeline)
-        return ctx->sticky;
+    if (!gpu->timeline)
+        return gpu->sticky;
     /* waiting or polling: the open batch starts now */
-    pvk_result rb = close ? pvk_batch_close(ctx) : PVK_SUCCESS;
+    pvk_result rb = close ? pvk_batch_close(gpu) : PVK_SUCCESS;
     pvk_result r = PVK_SUCCESS;
-    if (wait && ctx->pending_count && !ctx->sticky) {
+    if (wait && gpu->pending_count && !gpu->sticky) {
         VkSemaphoreWaitInfo wi = {
             .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
             .semaphoreCount = 1,
-            .pSemaphores = &ctx->timeline,
-            .pValues = &ctx->timeline_next,
+            .pSemaphores = &gpu->timeline,
+            .pValues = &gpu->timeline_next,
         };
         /* a semaphore wait, not a queue operation: no queue lock held */
-        VkResult vr = ctx->vk.vkWaitSemaphores(ctx->device, &wi, timeout_ns);
+        VkResult vr = gpu->vk.vkWaitSemaphores(gpu->device, &wi, timeout_ns);
         if (vr == VK_TIMEOUT) {
-            pvk_log(ctx, PVK_LOG_WARN, "GPU work still running after %llu ms; the wait gave up (the context stays usable)",
+            pvk_log(gpu, PVK_LOG_WARN, "GPU work still running after %llu ms; the wait gave up (the context stays usable)",
                     (unsigned long long)(timeout_ns / 1000000));
             r = PVK_ERROR_TIMEOUT;
         } else {
-            r = pvk_vk_check(ctx, vr, "vkWaitSemaphores");
+            r = pvk_vk_check(gpu, vr, "vkWaitSemaphores");
         }
     }
     uint64_t done = 0;
     pvk_result rc = PVK_SUCCESS;
-    if (ctx->sticky)
+    if (gpu->sticky)
         done = UINT64_MAX; /* nothing more will complete: release everything */
-    else if (ctx->pending_count)
-        rc = pvk_vk_check(ctx, ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &done),
+    else if (gpu->pending_count)
+        rc = pvk_vk_check(gpu, gpu->vk.vkGetSemaphoreCounterValue(gpu->device, gpu->timeline, &done),
                           "vkGetSemaphoreCounterValue");
     if (!r)
         r = rc ? rc : rb; /* a timeout stays the answer: what finished meanwhile still retires */
-    while (ctx->pending_count && ctx->pending[ctx->pending_head].value <= done) {
-        pvk_pending p = ctx->pending[ctx->pending_head];
-        ctx->pending_head = (ctx->pending_head + 1) % PVK_MAX_PENDING;
-        ctx->pending_count--;
-        if (p.retire && !ctx->sticky)
-            p.retire(ctx, &p);
+    while (gpu->pending_count && gpu->pending[gpu->pending_head].value <= done) {
+        pvk_pending p = gpu->pending[gpu->pending_head];
+        gpu->pending_head = (gpu->pending_head + 1) % PVK_MAX_PENDING;
+        gpu->pending_count--;
+        if (p.retire && !gpu->sticky)
+            p.retire(gpu, &p);
         if (p.scratch)
-            ctx->vk.vkDestroyBuffer(ctx->device, p.scratch, NULL);
+            gpu->vk.vkDestroyBuffer(gpu->device, p.scratch, NULL);
         if (p.scratch_mem)
-            ctx->vk.vkFreeMemory(ctx->device, p.scratch_mem, NULL);
-        ctx->vk.vkResetCommandBuffer(p.cmd, 0);
-        ctx->free_cmds[ctx->free_cmd_count++] = p.cmd;
+            gpu->vk.vkFreeMemory(gpu->device, p.scratch_mem, NULL);
+        gpu->vk.vkResetCommandBuffer(p.cmd, 0);
+        gpu->free_cmds[gpu->free_cmd_count++] = p.cmd;
     }
-    return r ? r : ctx->sticky;
+    return r ? r : gpu->sticky;
 }
 
 /* Wait up to `ns` for the timeline to reach `value` (submitted). */
-static VkResult wait_timeline(pvk_context *ctx, uint64_t value, uint64_t ns)
+static VkResult wait_timeline(pvk_gpu *gpu, uint64_t value, uint64_t ns)
 {
     VkSemaphoreWaitInfo wi = {
         .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
         .semaphoreCount = 1,
-        .pSemaphores = &ctx->timeline,
+        .pSemaphores = &gpu->timeline,
         .pValues = &value,
     };
-    return ctx->vk.vkWaitSemaphores(ctx->device, &wi, ns);
+    return gpu->vk.vkWaitSemaphores(gpu->device, &wi, ns);
 }
 
-pvk_result pvk_retire_until(pvk_context *ctx, uint64_t value)
+pvk_result pvk_retire_until(pvk_gpu *gpu, uint64_t value)
 {
-    if (!ctx->timeline || ctx->sticky || !value)
-        return ctx->sticky;
+    if (!gpu->timeline || gpu->sticky || !value)
+        return gpu->sticky;
     /* Only a wait for the open batch submits it: waiting for older work (the
      * vertex ring a lap behind) must not cut the batch being recorded. */
-    if (value > ctx->timeline_next)
-        pvk_batch_close(ctx);
-    if (value > ctx->timeline_next) /* the batch failed to submit: nothing else will signal it */
-        value = ctx->timeline_next;
-    if (ctx->sticky || !value)
-        return ctx->sticky;
-    pvk_result r = pvk_vk_check(ctx, wait_timeline(ctx, value, UINT64_MAX), "vkWaitSemaphores");
-    pvk_result r2 = retire(ctx, false, 0, false);
+    if (value > gpu->timeline_next)
+        pvk_batch_close(gpu);
+    if (value > gpu->timeline_next) /* the batch failed to submit: nothing else will signal it */
+        value = gpu->timeline_next;
+    if (gpu->sticky || !value)
+        return gpu->sticky;
+    pvk_result r = pvk_vk_check(gpu, wait_timeline(gpu, value, UINT64_MAX), "vkWaitSemaphores");
+    pvk_result r2 = retire(gpu, false, 0, false);
     return r ? r : r2;
 }
 
 /* Internal waits are unbounded: their callers reuse what the GPU was using
  * (and the per-call draw budget bounds the work they wait for). */
-pvk_result pvk_retire(pvk_context *ctx, bool wait)
+pvk_result pvk_retire(pvk_gpu *gpu, bool wait)
 {
-    return retire(ctx, wait, UINT64_MAX, true);
+    return retire(gpu, wait, UINT64_MAX, true);
 }
 
-void pvk_queue_lock(pvk_context *ctx)
+void pvk_queue_lock(pvk_gpu *gpu)
 {
-    if (ctx->queue_lock)
-        ctx->queue_lock(ctx->queue_lock_user, ctx->queue);
+    if (gpu->queue_lock)
+        gpu->queue_lock(gpu->queue_lock_user, gpu->queue);
 }
 
-void pvk_queue_unlock(pvk_context *ctx)
+void pvk_queue_unlock(pvk_gpu *gpu)
 {
-    if (ctx->queue_unlock)
-        ctx->queue_unlock(ctx->queue_lock_user, ctx->queue);
+    if (gpu->queue_unlock)
+        gpu->queue_unlock(gpu->queue_lock_user, gpu->queue);
 }
 
-static uint64_t host_timeout_ns(const pvk_context *ctx)
+static uint64_t host_timeout_ns(const pvk_gpu *gpu)
 {
-    uint64_t ms = ctx->cfg.wait_timeout_ms ? ctx->cfg.wait_timeout_ms : PVK_DEFAULT_WAIT_TIMEOUT_MS;
+    uint64_t ms = gpu->cfg.wait_timeout_ms ? gpu->cfg.wait_timeout_ms : PVK_DEFAULT_WAIT_TIMEOUT_MS;
     return ms * 1000000ull;
 }
 
-pvk_result pvk_wait_value_host(pvk_context *ctx, uint64_t value, const char *what)
+pvk_result pvk_wait_value_host(pvk_gpu *gpu, uint64_t value, const char *what)
 {
-    if (!value || !ctx->timeline || ctx->sticky)
-        return ctx->sticky;
-    uint64_t ns = host_timeout_ns(ctx);
-    VkResult vr = wait_timeline(ctx, value, ns);
+    if (!value || !gpu->timeline || gpu->sticky)
+        return gpu->sticky;
+    uint64_t ns = host_timeout_ns(gpu);
+    VkResult vr = wait_timeline(gpu, value, ns);
     if (vr == VK_TIMEOUT) {
-        pvk_log(ctx, PVK_LOG_WARN, "%s: GPU work still running after %llu ms; the wait gave up (the context stays "
+        pvk_log(gpu, PVK_LOG_WARN, "%s: GPU work still running after %llu ms; the wait gave up (the context stays "
                 "usable)", what, (unsigned long long)(ns / 1000000));
         return PVK_ERROR_TIMEOUT;
     }
-    return pvk_vk_check(ctx, vr, "vkWaitSemaphores");
+    return pvk_vk_check(gpu, vr, "vkWaitSemaphores");
 }
 
-pvk_result pvk_retire_host(pvk_context *ctx)
+pvk_result pvk_retire_host(pvk_gpu *gpu)
 {
-    return retire(ctx, true, host_timeout_ns(ctx), true);
+    return retire(gpu, true, host_timeout_ns(gpu), true);
 }
 
 /* ---- debug names and labels (VK_EXT_debug_utils, when enabled) ---- */
 
-void pvk_label_end(pvk_context *ctx, VkCommandBuffer cmd)
+void pvk_label_end(pvk_gpu *gpu, VkCommandBuffer cmd)
 {
-    if (ctx->features.debug_utils && ctx->end_label)
-        ctx->end_label(cmd);
+    if (gpu->features.debug_utils && gpu->end_label)
+        gpu->end_label(cmd);
 }
 
-void pvk_object_name(pvk_context *ctx, VkObjectType type, uint64_t handle, const char *fmt, ...)
+void pvk_object_name(pvk_gpu *gpu, VkObjectType type, uint64_t handle, const char *fmt, ...)
 {
-    if (!ctx->features.debug_utils || !ctx->set_object_name || !handle)
+    if (!gpu->features.debug_utils || !gpu->set_object_name || !handle)
         return;
     char name[160];
     va_list ap;
@@ -559,5 +559,30 @@ void pvk_object_name(pvk_context *ctx, VkObjectType type, uint64_t handle, const
         .objectHandle = handle,
         .pObjectName = name,
     };
-    ctx->set_object_name(ctx->device, &info);
+    gpu->set_object_name(gpu->device, &info);
+}
+
+bool pvk_gpu_busy(const pvk_gpu *gpu)
+{
+    return gpu->pending_count != 0;
+}
+
+uint64_t pvk_gpu_submitted(const pvk_gpu *gpu)
+{
+    return gpu->timeline_next;
+}
+
+bool pvk_gpu_completed(pvk_gpu *gpu, uint64_t *value)
+{
+    return gpu->vk.vkGetSemaphoreCounterValue(gpu->device, gpu->timeline, value) == VK_SUCCESS;
+}
+
+bool pvk_gpu_writes_pending(const pvk_gpu *gpu, uint32_t paddr, uint32_t len)
+{
+    for (uint32_t i = 0; i < gpu->pending_count; i++) {
+        const pvk_pending *p = &gpu->pending[(gpu->pending_head + i) % PVK_MAX_PENDING];
+        if (p->dst_len && paddr < p->dst_addr + p->dst_len && p->dst_addr < paddr + len)
+            return true;
+    }
+    return false;
 }

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/runtime.h"
+#include "gpu/gpu.h"
 
 const char *pvk_result_name(pvk_result r)
 {
@@ -38,41 +38,41 @@ static const char *level_name(pvk_log_level l)
     }
 }
 
-static void vlog(pvk_context *ctx, pvk_log_level level, const char *fmt, va_list ap)
+static void vlog(pvk_gpu *gpu, pvk_log_level level, const char *fmt, va_list ap)
 {
-    if (ctx && level > ctx->log_level)
+    if (gpu && level > gpu->log_level)
         return;
     char buf[1024];
     vsnprintf(buf, sizeof buf, fmt, ap);
-    if (ctx && ctx->cfg.log)
-        ctx->cfg.log(ctx->cfg.log_user, level, buf);
+    if (gpu && gpu->cfg.log)
+        gpu->cfg.log(gpu->cfg.log_user, level, buf);
     else
         fprintf(stderr, "picavk %s: %s\n", level_name(level), buf);
 }
 
-void pvk_log(pvk_context *ctx, pvk_log_level level, const char *fmt, ...)
+void pvk_log(pvk_gpu *gpu, pvk_log_level level, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vlog(ctx, level, fmt, ap);
+    vlog(gpu, level, fmt, ap);
     va_end(ap);
 }
 
-void pvk_bad_input(pvk_context *ctx, const char *fmt, ...)
+void pvk_bad_input(pvk_gpu *gpu, const char *fmt, ...)
 {
-    ctx->stats.bad_input++;
+    gpu->stats.bad_input++;
     va_list ap;
     va_start(ap, fmt);
-    vlog(ctx, PVK_LOG_ERROR, fmt, ap);
+    vlog(gpu, PVK_LOG_ERROR, fmt, ap);
     va_end(ap);
 }
 
-void pvk_unsupported(pvk_context *ctx, const char *fmt, ...)
+void pvk_unsupported(pvk_gpu *gpu, const char *fmt, ...)
 {
-    ctx->stats.unsupported++;
+    gpu->stats.unsupported++;
     va_list ap;
     va_start(ap, fmt);
-    vlog(ctx, PVK_LOG_WARN, fmt, ap);
+    vlog(gpu, PVK_LOG_WARN, fmt, ap);
     va_end(ap);
 }
 
@@ -103,24 +103,24 @@ uint32_t pvk_debug_flags_from_env(void)
     return out;
 }
 
-pvk_result pvk_vk_check(pvk_context *ctx, VkResult r, const char *what)
+pvk_result pvk_vk_check(pvk_gpu *gpu, VkResult r, const char *what)
 {
     if (r == VK_SUCCESS)
         return PVK_SUCCESS;
     if (r == VK_ERROR_DEVICE_LOST) {
-        ctx->sticky = PVK_ERROR_DEVICE_LOST;
-        pvk_log(ctx, PVK_LOG_ERROR, "%s: device lost; the context is unusable from now on", what);
+        gpu->sticky = PVK_ERROR_DEVICE_LOST;
+        pvk_log(gpu, PVK_LOG_ERROR, "%s: device lost; the context is unusable from now on", what);
         return PVK_ERROR_DEVICE_LOST;
     }
-    pvk_log(ctx, PVK_LOG_ERROR, "%s failed: VkResult %d", what, (int)r);
+    pvk_log(gpu, PVK_LOG_ERROR, "%s failed: VkResult %d", what, (int)r);
     if (r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY)
         return PVK_ERROR_OUT_OF_MEMORY;
     return PVK_ERROR_VULKAN;
 }
 
-void pvk_raise_irq(pvk_context *ctx, pvk_irq which)
+void pvk_raise_irq(pvk_gpu *gpu, pvk_irq which)
 {
-    pvk_log(ctx, PVK_LOG_DEBUG, "IRQ %d", (int)which);
-    if (ctx->cfg.irq)
-        ctx->cfg.irq(ctx->cfg.irq_user, ctx, which);
+    pvk_log(gpu, PVK_LOG_DEBUG, "IRQ %d", (int)which);
+    if (gpu->cfg.irq)
+        gpu->cfg.irq(gpu->cfg.irq_user, gpu->handle, which);
 }
