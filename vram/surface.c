@@ -395,7 +395,7 @@ static pvk_result write_back(pvk_vram *vm, pvk_surface *s)
     if (r) {
         vm->gpu->stats.surface_writeback_failures++;
         pvk_log(vm->gpu, PVK_LOG_ERROR, "surface 0x%08X (%ux%u): write-back failed (%s); what only the GPU held is lost",
-                s->key.addr, s->key.width, s->key.height, pvk_result_string(r));
+                s->key.addr, s->key.width, s->key.height, pvk_result_name(r));
     }
     return r;
 }
