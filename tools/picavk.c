@@ -12,6 +12,7 @@
 
 #include "picavk/picavk.h"
 #include "tools/asm.h"
+#include "tools/demo.h"
 #include "tools/tools.h"
 
 /* Where demo and replay write without -o: a directory of their own, never
@@ -30,9 +31,11 @@ static void usage(FILE *f)
             "  demo [-o DIR] [--trace FILE] [--scale N] [--stats]\n"
             "                    program both LCDs as the 3DS OS does, clear them on the GPU,\n"
             "                    show a test pattern in each of the five framebuffer formats and\n"
-            "                    a 3D frame: DIR/top-<format>.png, bottom-<format>.png, top.png,\n"
-            "                    top-right.png, bottom.png (default DIR: " DEMO_DIR "); --trace records\n"
-            "                    the session for `picavk replay`\n"
+            "                    a stereoscopic frame: DIR/top-<format>.png, bottom-<format>.png,\n"
+            "                    top.png, top-right.png, bottom.png; then a lit, textured, fogged\n"
+            "                    3D scene drawn by one citro3d-shaped command list: top-scene.png\n"
+            "                    (default DIR: " DEMO_DIR "); --trace records the session for\n"
+            "                    `picavk replay`\n"
             "  run [-o DIR] [--scale N] [--stats] SCENE.pvs...\n"
             "                    run scene scripts; prints PASS/FAIL per script;\n"
             "                    -o DIR: `save color NAME` statements write DIR/NAME.png\n"
@@ -374,6 +377,27 @@ static pvk_result write_screens(pvk_context *ctx, const char *dir, const char *p
     return PVK_SUCCESS;
 }
 
+/* The top screen's last frame alone as DIR/NAME.png. */
+static pvk_result write_top(pvk_context *ctx, const char *dir, const char *name, unsigned *written)
+{
+    uint32_t w, h;
+    pvk_frame_size(ctx, PVK_SCREEN_TOP, &w, &h);
+    uint8_t *px = w ? malloc((size_t)w * h * 4) : NULL;
+    if (!px)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.png", dir, name);
+    pvk_result r = pvk_frame_read(ctx, PVK_SCREEN_TOP, px, (size_t)w * 4);
+    if (!r)
+        r = pvk_write_png(path, px, w, h, (size_t)w * 4);
+    free(px);
+    if (!r) {
+        ++*written;
+        printf("wrote %s (%ux%u)\n", ESC(path), w, h);
+    }
+    return r;
+}
+
 static int cmd_demo(const char *dir, const char *trace, bool stats_lines)
 {
     if (!make_dirs("demo", dir))
@@ -415,6 +439,16 @@ static int cmd_demo(const char *dir, const char *trace, bool stats_lines)
             snprintf(suffix, sizeof suffix, "-%s", fmt_names[fmt]);
         r = write_screens(ctx, dir, "", suffix, true, &pictures);
     }
+    /* Frame 6: a 3D scene drawn by the GPU as a citro3d program draws one
+     * (tools/demo3d.c), shown on the top screen in 2D, BGR8 */
+    if (!r) {
+        wr(ctx, 0x1EF00470, 0x80300 | 0x40 | 1);
+        wr(ctx, 0x1EF00464, 0x1920002);
+        wr(ctx, 0x1EF00490, 240 * 3);
+        r = demo_scene(ctx, top_fb);
+    }
+    if (!r && !(r = pvk_vblank(ctx)))
+        r = write_top(ctx, dir, "top-scene", &pictures);
     if (trace && !r)
         r = pvk_trace_end(ctx);
 out:
