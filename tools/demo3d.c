@@ -10,8 +10,9 @@
  * display transfer (C3D_FrameBufTransfer) puts the picture into the LCD's
  * framebuffer after.  Lighting is done per vertex in the vertex program (a
  * directional light, Lambert diffuse, Blinn-Phong specular in the colour's
- * alpha), the TEV modulates the texture by it and adds the highlight, and
- * fog (mode 5, an exponential LUT) fades the far objects into the sky. */
+ * alpha), the TEV modulates the texture by it and adds the highlight, blob
+ * shadows are blended onto the ground, and fog (mode 5, an exponential
+ * LUT) fades the far objects into the sky. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@ enum {
     VBO = 0x20100000u,      /* position, normal, texcoord: 32 bytes a vertex */
     TEX_BALL = 0x20400000u, /* RGBA8 128x64 */
     TEX_FLOOR = 0x20480000u,/* RGBA8 64x64 */
+    TEX_SHADOW = 0x20490000u,/* RGBA8 32x32: a soft dark disc in alpha */
     CMDLIST_CAP = 0x40000u, /* C3D_DEFAULT_CMDBUF_SIZE */
     VBO_CAP = 0x300000u,
 };
@@ -235,6 +237,22 @@ static void bind_texture(cmdbuf *c, uint32_t addr, uint32_t w, uint32_t h)
     put(c, "GPUREG_TEXUNIT_CONFIG", 0x11001);
 }
 
+/* C3D_TexEnv and C3D_DepthTest for a lit object (stage 0 texture x light,
+ * stage 1 + the highlight x white: a multiply-add of the colour's alpha;
+ * depth writes) or a shadow (black, the texture's alpha; blended over the
+ * ground, no depth writes). */
+static void set_look(cmdbuf *c, bool shadow)
+{
+    if (shadow) {
+        PUTS(c, "GPUREG_TEXENV0_SOURCE", 0x0003000E, 0, 0, 0xFF000000u, 0);
+        PUTS(c, "GPUREG_TEXENV1_SOURCE", 0x000F000F, 0, 0, 0, 0);
+    } else {
+        PUTS(c, "GPUREG_TEXENV0_SOURCE", 0x00030003, 0, 0x00010001, 0, 0);
+        PUTS(c, "GPUREG_TEXENV1_SOURCE", 0x000E0FE0, 0x002, 0x00000008, 0xFFF0F4FF, 0);
+    }
+    put(c, "GPUREG_DEPTH_COLOR_MASK", shadow ? 0x0F61 : 0x1F61); /* GREATER; RGBA (and depth) writes */
+}
+
 /* C3D_DrawArrays(GPU_TRIANGLES, first, count) */
 static void draw_arrays(cmdbuf *c, uint32_t first, uint32_t count)
 {
@@ -291,7 +309,8 @@ static uint32_t make_floor(vertex *v, float half, float rep)
 }
 
 /* An RGBA8 texture as the PICA reads it: 8x8 tiles in rows from the top
- * (t = 1), texels in Morton order inside a tile, each word 0xRRGGBBAA. */
+ * (t = 1), texels in Morton order inside a tile, each word 0xRRGGBBAA;
+ * texel() gives 0xAARRGGBB, alpha 0 meaning opaque. */
 static void put_texture(uint8_t *dst, uint32_t w, uint32_t h, uint32_t (*texel)(uint32_t x, uint32_t y))
 {
     for (uint32_t y = 0; y < h; y++)
@@ -300,7 +319,7 @@ static void put_texture(uint8_t *dst, uint32_t w, uint32_t h, uint32_t (*texel)(
             uint32_t m = (tx & 1) | (ty & 1) << 1 | (tx & 2) << 1 | (ty & 2) << 2 | (tx & 4) << 2 | (ty & 4) << 3;
             uint32_t c = texel(x, y);
             uint8_t *p = dst + 4 * (tile * 64 + m);
-            p[0] = 0xFF, p[1] = (uint8_t)c, p[2] = (uint8_t)(c >> 8), p[3] = (uint8_t)(c >> 16);
+            p[0] = (uint8_t)~(c >> 24), p[1] = (uint8_t)c, p[2] = (uint8_t)(c >> 8), p[3] = (uint8_t)(c >> 16);
         }
 }
 
@@ -323,12 +342,23 @@ static uint32_t floor_texel(uint32_t x, uint32_t y)
     return ((x >> 5) ^ (y >> 5)) & 1 ? 0x4E8A3E : 0x7DB45A;
 }
 
+/* A ball's shadow on the ground: black, its alpha falling off from the
+ * middle (a blob shadow, as 3DS games draw them). */
+static uint32_t shadow_texel(uint32_t x, uint32_t y)
+{
+    float dx = ((float)x + 0.5f) / 16 - 1, dy = ((float)y + 0.5f) / 16 - 1, d = sqrtf(dx * dx + dy * dy);
+    float a = d >= 1 ? 0 : 0.6f * (1 - d * d) * (1 - d * d);
+    return (uint32_t)(255 - (int)(a * 255)) << 24;
+}
+
 /* ---- the frame ---- */
 
-/* One object: its model matrix and rotation (for normals), its vertices, its texture. */
+/* One object: its model matrix and rotation (for normals), its vertices,
+ * its texture, and whether it is a shadow (blended, no depth writes). */
 typedef struct object {
     mat4 model, rot;
     uint32_t first, count, tex;
+    bool shadow;
 } object;
 
 /* Register writes by name (a name the table lacks is a bug here). */
@@ -354,12 +384,13 @@ pvk_result demo_scene(pvk_context *ctx, uint32_t lcd_fb)
     vertex *vbo = pvk_guest_ptr(ctx, VBO, VBO_CAP);
     uint8_t *tex_ball = pvk_guest_ptr(ctx, TEX_BALL, 128 * 64 * 4);
     uint8_t *tex_floor = pvk_guest_ptr(ctx, TEX_FLOOR, 64 * 64 * 4);
+    uint8_t *tex_shadow = pvk_guest_ptr(ctx, TEX_SHADOW, 32 * 32 * 4);
     char err[256];
     pvk_result r = PVK_ERROR_OUT_OF_MEMORY;
     if (!sh)
         return r;
     r = PVK_ERROR_OUT_OF_RANGE;
-    if (!c.w || !vbo || !tex_ball || !tex_floor)
+    if (!c.w || !vbo || !tex_ball || !tex_floor || !tex_shadow)
         goto out;
     if ((r = pvk_pica_asm(vsh_src, strlen(vsh_src), sh, err, sizeof err))) {
         fprintf(stderr, "picavk demo: the vertex program: %s\n", err);
@@ -368,24 +399,18 @@ pvk_result demo_scene(pvk_context *ctx, uint32_t lcd_fb)
 
     /* the CPU's side: meshes and textures in the linear heap */
     uint32_t n_sphere = make_sphere(vbo), n_floor = make_floor(vbo + n_sphere, 40, 20);
+    uint32_t n_disc = make_floor(vbo + n_sphere + n_floor, 1, 1), disc = n_sphere + n_floor;
     put_texture(tex_ball, 128, 64, ball_texel);
     put_texture(tex_floor, 64, 64, floor_texel);
-    if ((r = pvk_guest_written(ctx, VBO, (n_sphere + n_floor) * (uint32_t)sizeof(vertex))) ||
-        (r = pvk_guest_written(ctx, TEX_BALL, 128 * 64 * 4)) || (r = pvk_guest_written(ctx, TEX_FLOOR, 64 * 64 * 4)))
+    put_texture(tex_shadow, 32, 32, shadow_texel);
+    if ((r = pvk_guest_written(ctx, VBO, (disc + n_disc) * (uint32_t)sizeof(vertex))) ||
+        (r = pvk_guest_written(ctx, TEX_BALL, 128 * 64 * 4)) || (r = pvk_guest_written(ctx, TEX_FLOOR, 64 * 64 * 4)) ||
+        (r = pvk_guest_written(ctx, TEX_SHADOW, 32 * 32 * 4)))
         goto out;
 
     /* the camera a little above the ground, looking slightly down */
     mat4 view = mat_mul(mat_rot(0, 0.16f), mat_trs(0, -1.1f, 0, 1));
     mat4 proj = persp_tilt(0.95f, 400.0f / 240.0f);
-    object objs[4] = {
-        {mat_id(), mat_id(), n_sphere, n_floor, TEX_FLOOR}, /* the ground */
-        {mat_trs(0.2f, 1, -4.2f, 1), mat_mul(mat_rot(2, 0.35f), mat_rot(1, 0.6f)), 0, n_sphere, TEX_BALL},
-        {mat_trs(-2.4f, 0.7f, -7.5f, 0.7f), mat_mul(mat_rot(0, -0.3f), mat_rot(1, 2.1f)), 0, n_sphere, TEX_BALL},
-        {mat_trs(3.6f, 1.3f, -13, 1.3f), mat_rot(1, -0.8f), 0, n_sphere, TEX_BALL},
-    };
-    for (int i = 1; i < 4; i++)
-        objs[i].model = mat_mul(objs[i].model, objs[i].rot);
-
     /* the light (directional, from the upper left front) in view space */
     float lw[3] = {-0.55f, 0.75f, 0.45f}, l[4] = {0}, h[4] = {0};
     norm3(lw);
@@ -394,6 +419,21 @@ pvk_result demo_scene(pvk_context *ctx, uint32_t lcd_fb)
     memcpy(h, l, sizeof h);
     h[2] += 1; /* Blinn's half vector, the viewer at infinity along +z */
     norm3(h);
+
+    /* the balls: where, how big, how turned */
+    static const struct { float x, z, r, ax, ay, az; } balls[3] = {
+        {0.2f, -4.2f, 1, 0, 0.6f, 0.35f}, {-2.4f, -7.5f, 0.7f, -0.3f, 2.1f, 0}, {3.6f, -13, 1.3f, 0, -0.8f, 0}};
+    object objs[7] = {{mat_id(), mat_id(), n_sphere, n_floor, TEX_FLOOR, false}}; /* the ground */
+    for (int i = 0; i < 3; i++) {
+        mat4 rot = mat_mul(mat_rot(2, balls[i].az), mat_mul(mat_rot(0, balls[i].ax), mat_rot(1, balls[i].ay)));
+        /* its shadow just above the ground, a little wider than the ball and
+         * half-way to where the light would throw it, then the ball on it */
+        float sx = balls[i].x - 0.5f * balls[i].r * lw[0] / lw[1], sz = balls[i].z - 0.5f * balls[i].r * lw[2] / lw[1];
+        objs[1 + i] = (object){mat_trs(sx, 0.01f, sz, balls[i].r * 1.3f), mat_id(), disc, n_disc, TEX_SHADOW, true};
+        objs[4 + i] = (object){mat_mul(mat_trs(balls[i].x, balls[i].r, balls[i].z, balls[i].r), rot), rot, 0,
+                               n_sphere, TEX_BALL, false};
+    }
+
 
     /* C3D_FrameBufClear: the fill units clear colour and depth */
     const struct mmio_write fill[] = {
@@ -427,17 +467,13 @@ pvk_result demo_scene(pvk_context *ctx, uint32_t lcd_fb)
     put(&c, "GPUREG_BLEND_FUNC", 0x76760000);
     put(&c, "GPUREG_FRAGOP_ALPHA_TEST", 0);
     put(&c, "GPUREG_STENCIL_TEST", 0);
-    put(&c, "GPUREG_DEPTH_COLOR_MASK", 0x1F61); /* GREATER, RGBA and depth writes */
     bind_program(&c, sh);
     /* C3D_BufInfo: one buffer of position (float3), normal (float3),
      * texcoord (float2); citro3d's base 0x18000000 */
     put(&c, "GPUREG_ATTRIBBUFFERS_LOC", 0x18000000u >> 3);
     PUTS(&c, "GPUREG_ATTRIBBUFFERS_FORMAT_LOW", 0x7BB, 0x20000000);
     PUTS(&c, "GPUREG_ATTRIBBUFFER0_OFFSET", VBO - 0x18000000u, 0x210, 0x30000000u | (uint32_t)sizeof(vertex) << 16);
-    /* C3D_TexEnv: stage 0 texture x light, stage 1 + highlight x white
-     * (multiply-add of the colour's alpha), stages 2-5 C3D_TexEnvInit */
-    PUTS(&c, "GPUREG_TEXENV0_SOURCE", 0x00030003, 0, 0x00010001, 0, 0);
-    PUTS(&c, "GPUREG_TEXENV1_SOURCE", 0x000E0FE0, 0x002, 0x00000008, 0xFFF0F4FF, 0);
+    /* C3D_TexEnvInit on stages 2-5 (stages 0 and 1 per object, below) */
     static const char *const rest[4] = {"GPUREG_TEXENV2_SOURCE", "GPUREG_TEXENV3_SOURCE", "GPUREG_TEXENV4_SOURCE",
                                         "GPUREG_TEXENV5_SOURCE"};
     for (int i = 0; i < 4; i++)
@@ -465,10 +501,13 @@ pvk_result demo_scene(pvk_context *ctx, uint32_t lcd_fb)
                           {0.80f, 0.78f, 0.70f, 0}};
     uniforms(&c, (uint32_t)uniform_reg(sh, "light"), lights, 4);
     uint32_t bound = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 7; i++) {
         const object *o = &objs[i];
         if (o->tex != bound)
-            bind_texture(&c, o->tex, o->tex == TEX_BALL ? 128 : 64, 64);
+            bind_texture(&c, o->tex, o->tex == TEX_BALL ? 128 : o->tex == TEX_FLOOR ? 64 : 32,
+                         o->tex == TEX_SHADOW ? 32 : 64);
+        if (i < 2 || i == 4) /* the ground, the first shadow, the first ball */
+            set_look(&c, o->shadow);
         bound = o->tex;
         mat4 mv = mat_mul(view, o->model), mvp = mat_mul(proj, mv), nr = mat_mul(view, o->rot);
         uniforms(&c, (uint32_t)uniform_reg(sh, "mvp"), (const float (*)[4])mvp.m, 4);
