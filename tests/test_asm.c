@@ -1186,6 +1186,21 @@ static void test_shbin_entries(void)
              PVK_ERROR_BAD_DATA);
     CHECK_EQ(bad, 1);
     CHECK(!strcmp(g_err, "line 1: uniform 'proj' has another type or size in an earlier source"));
+    /* constants are each source's own, from the top; the shared uniforms
+     * stop below every source's constants */
+    CHECK_EQ(asm_two(".constf a(1.0, 2.0, 3.0, 4.0)\n.proc main\n  end\n.end\n",
+                     ".constf b(1.0, 2.0, 3.0, 4.0)\n.fvec big[95]\n", two, &bad),
+             PVK_SUCCESS);
+    CHECK_EQ(two[0].fconst[0].reg, 95);
+    CHECK_EQ(two[1].fconst[0].reg, 95);
+    CHECK_EQ(asm_two(".constf a(1.0, 2.0, 3.0, 4.0)\n.constf a2(1.0, 2.0, 3.0, 4.0)\n.proc main\n  end\n.end\n",
+                     ".fvec big[95]\n", two, &bad),
+             PVK_ERROR_BAD_DATA);
+    CHECK(!strcmp(g_err, "line 1: not enough uniform registers for 'big'"));
+    /* a bare .gsh (picasso's legacy form) shares the space; b15 stays for later sources */
+    CHECK_EQ(asm_two(".gsh\n.bool flags[14]\n.proc main\n  end\n.end\n", ".bool two_more[2]\n", two, &bad),
+             PVK_SUCCESS);
+    CHECK_EQ(two[1].uniform[0].first, 0x78 + 14);
     /* .gsh with a mode: registers of its own from its first register */
     CHECK_EQ(asm_two(".fvec proj[4]\n.proc main\n  end\n.end\n",
                      ".gsh point c0\n.fvec proj[2]\n.entry g\n.proc g\n  end\n.end\n", two, &bad),

@@ -1616,13 +1616,12 @@ static bool assemble_file(asm_state *s, const char *src, size_t len)
     }
     if (!ok || !finish_file(s))
         return false;
-    if (!s->out->gsh_explicit) { /* picasso's shared allocator moves on */
+    if (!s->out->gsh_explicit) { /* picasso's shared allocator moves on (bools have no locals) */
         s->shared.fvec_lo = s->fvec_lo;
         s->shared.ivec_lo = s->ivec_lo;
         s->shared.bool_lo = s->bool_lo;
         s->shared.fvec_cap = s->fvec_hi < s->fvec_cap ? s->fvec_hi : s->fvec_cap;
         s->shared.ivec_cap = s->ivec_hi < s->ivec_cap ? s->ivec_hi : s->ivec_cap;
-        s->shared.bool_cap = s->bool_hi < s->bool_cap ? s->bool_hi : s->bool_cap;
     }
     return true;
 }
