@@ -1232,6 +1232,22 @@ static void test_shbin_entries(void)
     CHECK_EQ(asm_two(a, b, two, &bad), PVK_ERROR_BAD_DATA);
     CHECK_EQ(bad, 1);
     CHECK(!strcmp(g_err, "line 61: too many operand descriptors (limit 128)"));
+    /* a MAD (5-bit descriptor index) in the second source after the first
+     * used 70: its descriptor trades places with one below 32, and the first
+     * source's words follow it */
+    pvk_shbin *alone = malloc(sizeof *alone);
+    static const char mad_src[] = ".entry m\n.proc m\n  mad r1, v1.xzxw, c3.yxwz, r2.zwxy\n  end\n.end\n";
+    CHECK_EQ(asm_two(a, mad_src, two, &bad), PVK_SUCCESS);
+    uint32_t mad = two[1].code[two[1].entry];
+    CHECK(pvk_sh_is_mad(pvk_sh_opcode(mad)));
+    CHECK_EQ(two[0].opdesc_len, 71); /* a new one, made at 70, swapped below 32 */
+    CHECK(pvk_pica_asm(mad_src, strlen(mad_src), alone, g_err, sizeof g_err) == PVK_SUCCESS &&
+          two[0].opdesc[mad & 0x1F] == alone->opdesc[alone->code[alone->entry] & 0x1F]);
+    CHECK_EQ(pvk_pica_asm(a, strlen(a), alone, g_err, sizeof g_err), PVK_SUCCESS);
+    for (uint32_t i = 0; i < alone->code_len; i++)
+        if (pvk_sh_opcode(alone->code[i]) == PVK_SH_MOV) /* dest mask and src1: what a MOV reads */
+            CHECK_EQ(two[0].opdesc[two[0].code[i] & 0x7F] & 0x1FFF, alone->opdesc[alone->code[i] & 0x7F] & 0x1FFF);
+    free(alone);
     free(a);
     free(b);
     CHECK_EQ(pvk_pica_asm_files(0, NULL, NULL, two, &bad, g_err, sizeof g_err), PVK_ERROR_INVALID_ARGUMENT);
