@@ -572,11 +572,7 @@ static bool emit_desc(asm_state *s, uint32_t word, int op, uint32_t dmask, const
     return true;
 }
 
-/* Share or allocate descriptors in program order, as picasso does, so the
- * table comes out the same.  MAD indexes them with 5 bits: when its
- * descriptor lands at 32 or above, it trades places with the first one below
- * 32 that no MAD uses, and the instructions already given either are
- * renumbered (never a MAD's: both slots are MAD-free). */
+/* An error at instruction `at`: its line and its source. */
 static void set_place(asm_state *s, uint32_t at)
 {
     s->line = s->want_line[at];
@@ -584,6 +580,11 @@ static void set_place(asm_state *s, uint32_t at)
         s->file--;
 }
 
+/* Share or allocate descriptors in program order, as picasso does, so the
+ * table comes out the same.  MAD indexes them with 5 bits: when its
+ * descriptor lands at 32 or above, it trades places with the first one below
+ * 32 that no MAD uses, and the instructions already given either are
+ * renumbered (never a MAD's: both slots are MAD-free). */
 static bool alloc_opdescs(asm_state *s)
 {
     pvk_shbin *o = s->out;
