@@ -997,6 +997,266 @@ static void test_gsh(void)
     free(back);
 }
 
+/* ---- several sources in one SHBIN (picasso's `-o x.shbin a.v.pica a.g.pica`) ---- */
+
+/* The vertex and geometry programs of tests/scenes/gs_point_sprites.pvs, the
+ * GS with a call so its code has addresses to relocate. */
+static const char g_two_vs[] = ".constf k(0.0, 1.0, 0.0, 0.0)\n"
+                               ".out outpos position\n.out outclr color\n"
+                               ".entry vmain\n.proc vmain\n  mov outpos, v0\n  mov outclr, v1\n  end\n.end\n";
+static const char g_two_gs[] = ".gsh point c0\n"
+                               ".constf bl(-0.25, -0.25, 0.0, 0.0)\n.constf br(0.25, -0.25, 0.0, 0.0)\n"
+                               ".constf tl(-0.25, 0.25, 0.0, 0.0)\n.constf tr(0.25, 0.25, 0.0, 0.0)\n"
+                               ".out outpos position\n.out outclr color\n"
+                               ".entry gmain\n.proc gmain\n  mov outclr, v1\n"
+                               "  setemit 0\n  add outpos, bl, v0\n  emit\n"
+                               "  setemit 1\n  add outpos, br, v0\n  emit\n"
+                               "  setemit 2, prim\n  call corner\n"
+                               "  setemit 0, prim inv\n  add outpos, tr, v0\n  emit\n  end\n.end\n"
+                               ".proc corner\n  add outpos, tl, v0\n  emit\n.end\n";
+
+/* The point-sprite scene after its `shader` blocks: attributes, colour
+ * buffer, three points drawn in geometry mode, probes of the three quads. */
+static const char g_sprite_draw[] =
+    "reg GPUREG_VSH_INPUTBUFFER_CONFIG = 0xA0000001\nreg GPUREG_VSH_NUM_ATTR = 1\n"
+    "reg GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW = 0x10\n"
+    "reg GPUREG_COLORBUFFER_FORMAT = 0x00000002\nreg GPUREG_COLORBUFFER_LOC = 0x03000000\n"
+    "reg GPUREG_COLORBUFFER_READ = 0xF\nreg GPUREG_COLORBUFFER_WRITE = 0xF\n"
+    "reg GPUREG_COLOR_OPERATION = 0x00E40100\nreg GPUREG_BLEND_FUNC = 0x01010000\n"
+    "reg GPUREG_DEPTH_COLOR_MASK = 0x00000F00\nreg GPUREG_FACECULLING_CONFIG = 2\n"
+    "reg GPUREG_FRAMEBUFFER_DIM = 0x0103F040\nreg GPUREG_VIEWPORT_WIDTH = 0x440000\n"
+    "reg GPUREG_VIEWPORT_HEIGHT = 0x440000\nreg GPUREG_VIEWPORT_XY = 0\n"
+    "mem 0x18200000 f32 -0.5 -0.5 -0.5 1   1 0 0 1\nmem 0x18200020 f32  0.5 -0.5 -0.5 1   0 1 0 1\n"
+    "mem 0x18200040 f32  0.0  0.5 -0.5 1   0 0 1 1\n"
+    "reg GPUREG_ATTRIBBUFFERS_LOC = 0x03040000\nreg GPUREG_ATTRIBBUFFERS_FORMAT_LOW = 0xFF\n"
+    "reg GPUREG_ATTRIBBUFFERS_FORMAT_HIGH = 0x10000000\nreg GPUREG_ATTRIBBUFFER0_OFFSET = 0\n"
+    "reg GPUREG_ATTRIBBUFFER0_CONFIG1 = 0x10\nreg GPUREG_ATTRIBBUFFER0_CONFIG2 = 0x20200000\n"
+    "reg GPUREG_PRIMITIVE_CONFIG = 0x0301\nreg GPUREG_NUMVERTICES = 3\nreg GPUREG_VERTEX_OFFSET = 0\n"
+    "reg GPUREG_DRAWARRAYS = 1\nwait\n"
+    "probe color 9 9 rgba(255,0,0,255)\nprobe color 22 22 rgba(255,0,0,255)\n"
+    "probe color 26 16 rgba(0,0,0,0)\nprobe color 48 16 rgba(0,255,0,255)\n"
+    "probe color 54 22 rgba(0,255,0,255)\nprobe color 32 48 rgba(0,0,255,255)\n"
+    "probe color 38 54 rgba(0,0,255,255)\nprobe color 32 58 rgba(0,0,0,0)\n"
+    "probe color 32 32 rgba(0,0,0,0)\nexpect errors 0\nexpect unsupported 0\n";
+
+static pvk_result asm_two(const char *a, const char *b, pvk_shbin *out, uint32_t *bad)
+{
+    const char *src[2] = {a, b};
+    size_t len[2] = {strlen(a), strlen(b)};
+    return pvk_pica_asm_files(2, src, len, out, bad, g_err, sizeof g_err);
+}
+
+static bool is_flow(uint32_t op)
+{
+    return op == PVK_SH_CALL || op == PVK_SH_CALLC || op == PVK_SH_CALLU || op == PVK_SH_IFU || op == PVK_SH_IFC ||
+           op == PVK_SH_LOOP || op == PVK_SH_JMPC || op == PVK_SH_JMPU;
+}
+
+static void test_shbin_entries(void)
+{
+    pvk_shbin *two = calloc(2, sizeof *two), *vs = malloc(sizeof *vs), *gs = malloc(sizeof *gs);
+    pvk_shbin *back = malloc(sizeof *back);
+    uint32_t bad = 9;
+    CHECK_EQ(pvk_pica_asm(g_two_vs, strlen(g_two_vs), vs, g_err, sizeof g_err), PVK_SUCCESS);
+    CHECK_EQ(pvk_pica_asm(g_two_gs, strlen(g_two_gs), gs, g_err, sizeof g_err), PVK_SUCCESS);
+    CHECK_EQ(asm_two(g_two_vs, g_two_gs, two, &bad), PVK_SUCCESS);
+    CHECK_EQ(bad, 0);
+    /* one code blob: the VS's, then the GS's; both entries carry all of it */
+    uint32_t base = vs->code_len;
+    CHECK_EQ(two[0].code_len, base + gs->code_len);
+    CHECK_EQ(two[1].code_len, two[0].code_len);
+    CHECK(!memcmp(two[0].code, two[1].code, 4 * two[0].code_len));
+    CHECK(!memcmp(two[0].opdesc, two[1].opdesc, 4 * two[0].opdesc_len));
+    CHECK(!memcmp(two[0].code, vs->code, 4 * base)); /* the first source as it is alone */
+    CHECK_EQ(two[0].entry, vs->entry);
+    CHECK_EQ(two[0].entry_end, vs->entry_end);
+    CHECK_EQ(two[1].entry, base + gs->entry);
+    CHECK_EQ(two[1].entry_end, base + gs->entry_end);
+    /* the GS's words: addresses moved by `base`, descriptors renumbered into
+     * the shared table (the destination mask kept), the rest as alone */
+    CHECK(two[0].opdesc_len <= vs->opdesc_len + gs->opdesc_len);
+    CHECK(two[0].opdesc_len < vs->opdesc_len + gs->opdesc_len); /* `mov outclr, v1` is shared */
+    unsigned calls = 0;
+    for (uint32_t i = 0; i < gs->code_len; i++) {
+        uint32_t w1 = gs->code[i], w2 = two[0].code[base + i], op = pvk_sh_opcode(w1);
+        if (is_flow(op)) {
+            calls += op == PVK_SH_CALL;
+            CHECK_EQ(pvk_sh_f2_dst(w2), pvk_sh_f2_dst(w1) + base);
+            CHECK_EQ(w2 & ~(0xFFFu << 10), w1 & ~(0xFFFu << 10));
+        } else if (op < 0x20 || pvk_sh_is_mad(op)) {
+            uint32_t m = pvk_sh_is_mad(op) ? 0x1F : 0x7F;
+            CHECK_EQ(w2 & ~m, w1 & ~m);
+            CHECK_EQ(two[0].opdesc[w2 & m] & 0xF, gs->opdesc[w1 & m] & 0xF);
+        } else {
+            CHECK_EQ(w2, w1);
+        }
+    }
+    CHECK_EQ(calls, 1);
+    /* each entry its own DVLE fields */
+    CHECK(!two[0].geometry && two[1].geometry && two[1].gsh_explicit);
+    CHECK_EQ(two[0].fconst_count, 1);
+    CHECK_EQ(two[1].fconst_count, 4);
+    CHECK_EQ(two[1].fconst[0].reg, gs->fconst[0].reg);
+    CHECK_EQ(two[0].out_count, 2);
+    CHECK_EQ(two[1].out_count, 2);
+
+    /* the file: DVLB with two DVLE offsets, one DVLP, the DVLEs in order */
+    uint8_t *data = NULL;
+    size_t size = 0;
+    CHECK_EQ(pvk_shbin_write_entries(two, 2, &data, &size), PVK_SUCCESS);
+    CHECK(data && !memcmp(data, "DVLB", 4));
+    CHECK_EQ(rd32(data + 4), 2);
+    CHECK(!memcmp(data + 16, "DVLP", 4));
+    CHECK_EQ(rd32(data + 16 + 0x0C), two[0].code_len);
+    CHECK_EQ(rd32(data + 16 + 0x14), two[0].opdesc_len);
+    uint32_t e0 = rd32(data + 8), e1 = rd32(data + 12);
+    CHECK_EQ(e0, 16 + rd32(data + 16 + 0x18)); /* right after the DVLP */
+    CHECK(e1 > e0 && e1 < size && e1 % 4 == 0);
+    CHECK(!memcmp(data + e0, "DVLE", 4) && !memcmp(data + e1, "DVLE", 4));
+    CHECK_EQ(data[e0 + 6], 0); /* vertex */
+    CHECK_EQ(data[e1 + 6], 1); /* geometry */
+    CHECK_EQ(rd32(data + e1 + 8), base + gs->entry);
+    CHECK_EQ(pvk_shbin_entries(data, size), 2);
+    for (uint32_t k = 0; k < 2; k++) {
+        CHECK_EQ(pvk_shbin_read_entry(data, size, k, back), PVK_SUCCESS);
+        CHECK_EQ(back->code_len, two[k].code_len);
+        CHECK(!memcmp(back->code, two[k].code, 4 * back->code_len));
+        CHECK_EQ(back->opdesc_len, two[k].opdesc_len);
+        CHECK(!memcmp(back->opdesc, two[k].opdesc, 4 * back->opdesc_len));
+        CHECK_EQ(back->entry, two[k].entry);
+        CHECK_EQ(back->entry_end, two[k].entry_end);
+        CHECK_EQ(back->geometry, two[k].geometry);
+        CHECK_EQ(back->out_count, two[k].out_count);
+        CHECK(!memcmp(back->outmap, two[k].outmap, sizeof back->outmap));
+        CHECK_EQ(back->fconst_count, two[k].fconst_count);
+    }
+    CHECK_EQ(pvk_shbin_read_entry(data, size, 2, back), PVK_ERROR_INVALID_ARGUMENT);
+    CHECK_EQ(pvk_shbin_read(data, size, back), PVK_SUCCESS); /* the first */
+    CHECK(!back->geometry);
+    /* entries that do not share their program cannot make one file */
+    uint8_t *junk = NULL;
+    CHECK_EQ(pvk_shbin_write_entries((pvk_shbin[]){*vs, *gs}, 2, &junk, &size), PVK_ERROR_INVALID_ARGUMENT);
+    CHECK(junk == NULL);
+    /* one entry: the same file as pvk_shbin_write */
+    uint8_t *d1 = NULL, *d2 = NULL;
+    size_t s1 = 0, s2 = 0;
+    CHECK_EQ(pvk_shbin_write(vs, &d1, &s1), PVK_SUCCESS);
+    CHECK_EQ(pvk_shbin_write_entries(vs, 1, &d2, &s2), PVK_SUCCESS);
+    CHECK(s1 == s2 && !memcmp(d1, d2, s1));
+    free(d1);
+    free(d2);
+
+    /* a draw with both entries as read back from the file: the scene's
+     * point sprites, the GS running from instruction `base` of the shared code */
+    pvk_shbin *ent = calloc(2, sizeof *ent);
+    CHECK_EQ(pvk_shbin_read_entry(data, size, 0, &ent[0]), PVK_SUCCESS);
+    CHECK_EQ(pvk_shbin_read_entry(data, size, 1, &ent[1]), PVK_SUCCESS);
+    uint32_t n = pvk_shbin_upload_program(&ent[0], &ent[1], 2, NULL, 0);
+    pvk_reg_write *w = calloc(n, sizeof *w);
+    CHECK_EQ(pvk_shbin_upload_program(&ent[0], &ent[1], 2, w, n), n);
+    pvk_context *ctx = th_context(NULL, 0);
+    for (uint32_t i = 0; i < n; i++)
+        CHECK_EQ(pvk_mmio_write32(ctx, 0x10401000u + 4 * w[i].id, w[i].value), PVK_SUCCESS);
+    int failures = -1;
+    CHECK_EQ(pvk_scene_run_text(ctx, g_sprite_draw, strlen(g_sprite_draw), "two-entry sprites", ".", &failures),
+             PVK_SUCCESS);
+    CHECK_EQ(failures, 0);
+    th_release(ctx);
+    free(w);
+    free(ent);
+    free(data);
+
+    /* picasso's program-wide rules */
+    /* a procedure is the program's: defined once, callable from a later source */
+    CHECK_EQ(asm_two(".proc main\n  end\n.end\n", ".proc main\n  end\n.end\n", two, &bad), PVK_ERROR_BAD_DATA);
+    CHECK_EQ(bad, 1);
+    CHECK(!strcmp(g_err, "line 1: procedure 'main' is already defined"));
+    CHECK_EQ(asm_two(".proc helper\n  mov o0, v0\n.end\n.proc main\n  call helper\n  end\n.end\n",
+                     ".entry second\n.proc second\n  call helper\n  end\n.end\n", two, &bad),
+             PVK_SUCCESS);
+    CHECK_EQ(pvk_sh_f2_dst(two[1].code[two[1].entry]), 0); /* helper, in the first source */
+    /* the shared uniform space: one name, one register; new ones continue */
+    CHECK_EQ(asm_two(".fvec proj[4]\n.proc main\n  end\n.end\n",
+                     ".fvec extra\n.fvec proj[4]\n.entry m2\n.proc m2\n  end\n.end\n", two, &bad),
+             PVK_SUCCESS);
+    CHECK_EQ(two[1].uniform_count, 2);
+    CHECK(!strcmp(two[1].uniform[0].name, "proj") && two[1].uniform[0].first == 0x10);
+    CHECK(!strcmp(two[1].uniform[1].name, "extra") && two[1].uniform[1].first == 0x14);
+    CHECK_EQ(asm_two(".fvec proj[4]\n.proc main\n  end\n.end\n", ".fvec proj[3]\n", two, &bad),
+             PVK_ERROR_BAD_DATA);
+    CHECK_EQ(bad, 1);
+    CHECK(!strcmp(g_err, "line 1: uniform 'proj' has another type or size in an earlier source"));
+    /* constants are each source's own, from the top; the shared uniforms
+     * stop below every source's constants */
+    CHECK_EQ(asm_two(".constf a(1.0, 2.0, 3.0, 4.0)\n.proc main\n  end\n.end\n",
+                     ".constf b(1.0, 2.0, 3.0, 4.0)\n.fvec big[95]\n", two, &bad),
+             PVK_SUCCESS);
+    CHECK_EQ(two[0].fconst[0].reg, 95);
+    CHECK_EQ(two[1].fconst[0].reg, 95);
+    CHECK_EQ(asm_two(".constf a(1.0, 2.0, 3.0, 4.0)\n.constf a2(1.0, 2.0, 3.0, 4.0)\n.proc main\n  end\n.end\n",
+                     ".fvec big[95]\n", two, &bad),
+             PVK_ERROR_BAD_DATA);
+    CHECK(!strcmp(g_err, "line 1: not enough uniform registers for 'big'"));
+    /* a bare .gsh (picasso's legacy form) shares the space; b15 stays for later sources */
+    CHECK_EQ(asm_two(".gsh\n.bool flags[14]\n.proc main\n  end\n.end\n", ".bool two_more[2]\n", two, &bad),
+             PVK_SUCCESS);
+    CHECK_EQ(two[1].uniform[0].first, 0x78 + 14);
+    /* .gsh with a mode: registers of its own from its first register */
+    CHECK_EQ(asm_two(".fvec proj[4]\n.proc main\n  end\n.end\n",
+                     ".gsh point c0\n.fvec proj[2]\n.entry g\n.proc g\n  end\n.end\n", two, &bad),
+             PVK_SUCCESS);
+    CHECK_EQ(two[1].uniform[0].first, 0x10);
+    /* a source that fails is named by *bad, its line in the message */
+    CHECK_EQ(asm_two(g_two_vs, ".proc g\n  mov r0, v0\n  bogus\n.end\n", two, &bad), PVK_ERROR_BAD_DATA);
+    CHECK_EQ(bad, 1);
+    CHECK(!strcmp(g_err, "line 3: unknown instruction 'bogus'"));
+    CHECK_EQ(two[0].code_len, 0); /* nothing half-made */
+
+    /* 128 operand descriptors for the whole program: 70 distinct ones in each
+     * source fit alone, not together; the error is the second source's */
+    static const char xyzw[] = "xyzw";
+    size_t cap = 70 * 32 + 64;
+    char *a = malloc(cap), *b = malloc(cap);
+    for (int f = 0; f < 2; f++) {
+        char *t = f ? b : a;
+        int at = snprintf(t, cap, f ? ".entry m%d\n.proc m%d\n" : ".proc main\n", f, f);
+        for (int i = 0; i < 70; i++) {
+            int v = i + 70 * f; /* a swizzle per instruction, all lanes used */
+            at += snprintf(t + at, cap - (size_t)at, "  mov r0, v0.%c%c%c%c\n", xyzw[v & 3], xyzw[v >> 2 & 3],
+                           xyzw[v >> 4 & 3], xyzw[v >> 6 & 3]);
+        }
+        snprintf(t + at, cap - (size_t)at, "  end\n.end\n");
+        CHECK_EQ(pvk_pica_asm(t, strlen(t), vs, g_err, sizeof g_err), PVK_SUCCESS);
+        CHECK_EQ(vs->opdesc_len, 70);
+    }
+    CHECK_EQ(asm_two(a, b, two, &bad), PVK_ERROR_BAD_DATA);
+    CHECK_EQ(bad, 1);
+    CHECK(!strcmp(g_err, "line 61: too many operand descriptors (limit 128)"));
+    /* a MAD (5-bit descriptor index) in the second source after the first
+     * used 70: its descriptor trades places with one below 32, and the first
+     * source's words follow it */
+    pvk_shbin *alone = malloc(sizeof *alone);
+    static const char mad_src[] = ".entry m\n.proc m\n  mad r1, v1.xzxw, c3.yxwz, r2.zwxy\n  end\n.end\n";
+    CHECK_EQ(asm_two(a, mad_src, two, &bad), PVK_SUCCESS);
+    uint32_t mad = two[1].code[two[1].entry];
+    CHECK(pvk_sh_is_mad(pvk_sh_opcode(mad)));
+    CHECK_EQ(two[0].opdesc_len, 71); /* a new one, made at 70, swapped below 32 */
+    CHECK(pvk_pica_asm(mad_src, strlen(mad_src), alone, g_err, sizeof g_err) == PVK_SUCCESS &&
+          two[0].opdesc[mad & 0x1F] == alone->opdesc[alone->code[alone->entry] & 0x1F]);
+    CHECK_EQ(pvk_pica_asm(a, strlen(a), alone, g_err, sizeof g_err), PVK_SUCCESS);
+    for (uint32_t i = 0; i < alone->code_len; i++)
+        if (pvk_sh_opcode(alone->code[i]) == PVK_SH_MOV) /* dest mask and src1: what a MOV reads */
+            CHECK_EQ(two[0].opdesc[two[0].code[i] & 0x7F] & 0x1FFF, alone->opdesc[alone->code[i] & 0x7F] & 0x1FFF);
+    free(alone);
+    free(a);
+    free(b);
+    CHECK_EQ(pvk_pica_asm_files(0, NULL, NULL, two, &bad, g_err, sizeof g_err), PVK_ERROR_INVALID_ARGUMENT);
+    free(two);
+    free(vs);
+    free(gs);
+    free(back);
+}
+
 static void test_interpreter(void)
 {
     const char *src =
@@ -1066,6 +1326,7 @@ int main(void)
     test_picasso_files();
     test_upload();
     test_gsh();
+    test_shbin_entries();
     test_interpreter();
     free(g_sh);
     return th_finish("test_asm");

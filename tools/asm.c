@@ -9,7 +9,7 @@
  * swizzles, negation, indexing (c8[4]) and relative addressing
  * (c[a0.x + 3], arr[lcnt+2]; a0/a0.x, a1/a0.y, a2/lcnt/aL), .gsh (point,
  * variable, fixed and the legacy form, see dir_gsh).  Not supported:
- * .constfa arrays, .nodvle, several files in one shbin.
+ * .constfa arrays, .nodvle.  Several sources make one program (pvk_pica_asm_files).
  *
  * Allocation follows picasso: .fvec/.ivec/.bool from the bottom of their
  * register file, .constf/.consti from the top; padding NOPs where a block
@@ -110,7 +110,25 @@ typedef struct asm_state {
     char entry[MAX_NAME];
     int entry_line;
     int fvec_lo, fvec_hi, ivec_lo, ivec_hi, bool_lo, bool_hi; /* allocation cursors */
+    /* .fvec/.ivec/.bool stop below every .constf/.consti an earlier source of
+     * the same program placed (picasso's allocator bound): the lowest such */
+    int fvec_cap, ivec_cap, bool_cap;
     uint32_t out_used;                    /* 4 bits per o register: components claimed */
+
+    /* Several sources in one program (pvk_pica_asm_files): each continues
+     * the code of the ones before; procedures, operand descriptors and the
+     * uniforms of the shared register space (every source but a .gsh with
+     * a mode) are the program's, as picasso keeps them. */
+    uint32_t base;                        /* code position where this source starts */
+    uint32_t file;                        /* which source */
+    uint32_t file_base[PVK_SHBIN_MAX_ENTRIES];
+    struct { int fvec_lo, ivec_lo, bool_lo, fvec_cap, ivec_cap, bool_cap; } shared;
+    struct global_uniform {
+        char name[MAX_NAME];
+        rkind kind;
+        int first, n;
+    } globals[PVK_SHBIN_MAX_UNIFORMS];
+    uint32_t global_count;
 } asm_state;
 
 static bool fail(asm_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -554,6 +572,14 @@ static bool emit_desc(asm_state *s, uint32_t word, int op, uint32_t dmask, const
     return true;
 }
 
+/* An error at instruction `at`: its line and its source. */
+static void set_place(asm_state *s, uint32_t at)
+{
+    s->line = s->want_line[at];
+    while (s->file && at < s->file_base[s->file])
+        s->file--;
+}
+
 /* Share or allocate descriptors in program order, as picasso does, so the
  * table comes out the same.  MAD indexes them with 5 bits: when its
  * descriptor lands at 32 or above, it trades places with the first one below
@@ -574,7 +600,7 @@ static bool alloc_opdescs(asm_state *s)
         }
         if (k == o->opdesc_len) {
             if (k >= PVK_SH_OPDESCS) {
-                s->line = s->want_line[i];
+                set_place(s, i);
                 return fail(s, "too many operand descriptors (limit %d)", PVK_SH_OPDESCS);
             }
             o->opdesc[k] = v;
@@ -589,7 +615,7 @@ static bool alloc_opdescs(asm_state *s)
                 while (w < 32 && mad_used >> w & 1)
                     w++;
                 if (w == 32) {
-                    s->line = s->want_line[i];
+                    set_place(s, i);
                     return fail(s, "too many operand descriptors for MAD (limit 32)");
                 }
                 uint32_t t = o->opdesc[w];
@@ -1067,14 +1093,33 @@ static bool dir_uniform(asm_state *s, rkind k, int argc, char **argv)
         }
         int *lo = k == RK_C ? &s->fvec_lo : k == RK_I ? &s->ivec_lo : &s->bool_lo;
         int hi = k == RK_C ? s->fvec_hi : k == RK_I ? s->ivec_hi : s->bool_hi;
-        if (*lo + n - 1 > hi)
+        int cap = k == RK_C ? s->fvec_cap : k == RK_I ? s->ivec_cap : s->bool_cap;
+        if (cap < hi)
+            hi = cap;
+        /* an earlier source's uniform of this name: the same registers */
+        struct global_uniform *g = NULL;
+        bool shared = !s->out->gsh_explicit;
+        for (uint32_t j = 0; shared && j < s->global_count && !g; j++)
+            if (!strcmp(s->globals[j].name, name))
+                g = &s->globals[j];
+        if (g && !find_alias(s, name) && (g->kind != k || g->n != n))
+            return fail(s, "uniform '%s' has another type or size in an earlier source", name);
+        if (!g && *lo + n - 1 > hi)
             return fail(s, "not enough uniform registers for '%s'", name);
-        int first = *lo;
-        *lo += (int)n;
+        int first = g ? g->first : *lo;
+        if (!g)
+            *lo += (int)n;
         operand op = plain_operand(k, first);
         uint16_t base = k == RK_C ? 0x10 : k == RK_I ? 0x70 : 0x78;
         if (!add_alias(s, name, &op))
             return false;
+        if (shared && !g && s->global_count < PVK_SHBIN_MAX_UNIFORMS && strlen(name) < MAX_NAME) {
+            g = &s->globals[s->global_count++];
+            strcpy(g->name, name);
+            g->kind = k;
+            g->first = first;
+            g->n = (int)n;
+        }
         /* a name starting with '_' is private: not in the DVLE table */
         if (name[0] != '_' && !add_uniform(s, name, (uint16_t)(base + first), (uint16_t)(base + first + n - 1)))
             return false;
@@ -1361,8 +1406,12 @@ static bool dir_gsh(asm_state *s, char *rest)
     o->gsh_fixed_start = (uint8_t)start;
     o->gsh_variable_num = m == 1 ? (uint8_t)num : 0;
     o->gsh_fixed_num = m == 2 ? (uint8_t)num : 0;
+    /* a register space of its own, not the program's shared one */
     s->fvec_lo = first;
-    s->bool_hi = 14;
+    s->ivec_lo = s->bool_lo = 0;
+    s->fvec_cap = 95;
+    s->ivec_cap = 3;
+    s->bool_cap = s->bool_hi = 14;
     return true;
 }
 
@@ -1478,7 +1527,7 @@ static bool do_line(asm_state *s, char *line)
     return fail(s, "unknown instruction '%s'", p);
 }
 
-static bool finish_program(asm_state *s)
+static bool finish_file(asm_state *s)
 {
     pvk_shbin *o = s->out;
     if (s->depth) {
@@ -1515,37 +1564,32 @@ static bool finish_program(asm_state *s)
     } else if (l) {
         o->entry = l->pos;
         o->entry_end = o->code_len;
-    } else if (!s->entry[0] && o->code_len) {
-        o->entry = 0; /* no main: start at the first instruction */
+    } else if (!s->entry[0] && o->code_len > s->base) {
+        o->entry = s->base; /* no main: start at the source's first instruction */
         o->entry_end = o->code_len;
     } else {
         return fail(s, "entry point '%s' is undefined", entry);
     }
-    if (!alloc_opdescs(s))
-        return false;
-    sort_uniforms(o);
-    pvk_shbin_build_outmap(o);
     return true;
 }
 
-pvk_result pvk_pica_asm(const char *src, size_t len, pvk_shbin *out, char *err, size_t err_len)
+/* Assemble one source into s->out, after the code of the sources before. */
+static bool assemble_file(asm_state *s, const char *src, size_t len)
 {
-    if (err && err_len)
-        err[0] = 0;
-    if (!out || (!src && len))
-        return PVK_ERROR_INVALID_ARGUMENT;
-    asm_state *s = calloc(1, sizeof *s);
-    if (!s)
-        return PVK_ERROR_OUT_OF_MEMORY;
-    memset(out, 0, sizeof *out);
-    s->out = out;
-    s->err = err;
-    s->err_len = err_len;
-    s->fvec_lo = 0;
+    s->line = 0;
+    s->alias_count = s->label_count = s->reloc_count = s->depth = 0;
+    s->last_was_end = false;
+    s->entry[0] = 0;
+    s->entry_line = 0;
+    s->out_used = 0;
+    s->fvec_lo = s->shared.fvec_lo;
+    s->ivec_lo = s->shared.ivec_lo;
+    s->bool_lo = s->shared.bool_lo;
+    s->fvec_cap = s->shared.fvec_cap;
+    s->ivec_cap = s->shared.ivec_cap;
+    s->bool_cap = s->shared.bool_cap;
     s->fvec_hi = 95;
-    s->ivec_lo = 0;
     s->ivec_hi = 3;
-    s->bool_lo = 0;
     s->bool_hi = 15;
 
     char line[MAX_LINE];
@@ -1571,14 +1615,80 @@ pvk_result pvk_pica_asm(const char *src, size_t len, pvk_shbin *out, char *err, 
             ok = do_line(s, line);
         pos = end + 1;
     }
+    if (!ok || !finish_file(s))
+        return false;
+    if (!s->out->gsh_explicit) { /* picasso's shared allocator moves on (bools have no locals) */
+        s->shared.fvec_lo = s->fvec_lo;
+        s->shared.ivec_lo = s->ivec_lo;
+        s->shared.bool_lo = s->bool_lo;
+        s->shared.fvec_cap = s->fvec_hi < s->fvec_cap ? s->fvec_hi : s->fvec_cap;
+        s->shared.ivec_cap = s->ivec_hi < s->ivec_cap ? s->ivec_hi : s->ivec_cap;
+    }
+    return true;
+}
+
+pvk_result pvk_pica_asm_files(uint32_t n, const char *const *src, const size_t *len, pvk_shbin *out, uint32_t *bad,
+                              char *err, size_t err_len)
+{
+    if (err && err_len)
+        err[0] = 0;
+    if (bad)
+        *bad = 0;
+    if (!n || n > PVK_SHBIN_MAX_ENTRIES || !src || !len || !out)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    for (uint32_t i = 0; i < n; i++)
+        if (!src[i] && len[i])
+            return PVK_ERROR_INVALID_ARGUMENT;
+    asm_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    s->err = err;
+    s->err_len = err_len;
+    s->shared.fvec_cap = 95;
+    s->shared.ivec_cap = 3;
+    s->shared.bool_cap = 15;
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < n; i++) {
+        pvk_shbin *o = &out[i];
+        memset(o, 0, sizeof *o);
+        if (i) { /* the program so far: this source's code follows it */
+            memcpy(o->code, out[i - 1].code, sizeof o->code[0] * out[i - 1].code_len);
+            o->code_len = out[i - 1].code_len;
+        }
+        s->out = o;
+        s->file = i;
+        s->base = s->file_base[i] = o->code_len;
+        ok = assemble_file(s, src[i], len[i]);
+    }
+    /* the descriptors of the whole program, in its order, then every entry
+     * gets the finished code and table */
+    pvk_shbin *last = &out[n - 1];
     if (ok)
-        ok = finish_program(s);
+        ok = alloc_opdescs(s);
+    for (uint32_t i = 0; ok && i < n; i++) {
+        if (i < n - 1) {
+            memcpy(out[i].code, last->code, sizeof last->code[0] * last->code_len);
+            out[i].code_len = last->code_len;
+            memcpy(out[i].opdesc, last->opdesc, sizeof last->opdesc[0] * last->opdesc_len);
+            out[i].opdesc_len = last->opdesc_len;
+        }
+        sort_uniforms(&out[i]);
+        pvk_shbin_build_outmap(&out[i]);
+    }
+    if (!ok && bad)
+        *bad = s->file;
     free(s);
     if (!ok) {
-        memset(out, 0, sizeof *out);
+        for (uint32_t i = 0; i < n; i++)
+            memset(&out[i], 0, sizeof out[i]);
         return PVK_ERROR_BAD_DATA;
     }
     return PVK_SUCCESS;
+}
+
+pvk_result pvk_pica_asm(const char *src, size_t len, pvk_shbin *out, char *err, size_t err_len)
+{
+    return pvk_pica_asm_files(1, &src, &len, out, NULL, err, err_len);
 }
 
 /* ---- output map ---- */
@@ -1773,46 +1883,35 @@ static void put32(uint8_t *p, uint32_t v)
 static uint32_t get16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
 static uint32_t get32(const uint8_t *p) { return get16(p) | get16(p + 2) << 16; }
 
-/* Layout: DVLB header (12 bytes), DVLP (0x28-byte header, code, operand
- * descriptors as 8-byte entries), DVLE (0x40-byte header, constants,
- * labels (none), outputs, uniforms, symbol table). */
-pvk_result pvk_shbin_write(const pvk_shbin *sh, uint8_t **data, size_t *size)
+/* One DVLE's size: the 0x40-byte header, constants, labels (none),
+ * outputs, uniforms, symbol table padded to a word; offsets in *lay. */
+typedef struct dvle_layout {
+    uint32_t nconst, sym, e_const, e_label, e_out, e_unif, e_sym, size;
+} dvle_layout;
+
+static bool entry_ok(const pvk_shbin *sh)
 {
-    if (!sh || !data || !size || sh->code_len > PVK_SH_CODE_WORDS || sh->opdesc_len > PVK_SH_OPDESCS ||
-        sh->out_count > PVK_SHBIN_MAX_OUTPUTS || sh->uniform_count > PVK_SHBIN_MAX_UNIFORMS ||
-        sh->fconst_count > PVK_SH_FLOAT_UNIFORMS || sh->iconst_count > 8 || sh->bconst_count > 32)
-        return PVK_ERROR_INVALID_ARGUMENT;
-    uint32_t nconst = sh->fconst_count + sh->iconst_count + sh->bconst_count;
-    uint32_t sym = 0;
+    return sh->code_len <= PVK_SH_CODE_WORDS && sh->opdesc_len <= PVK_SH_OPDESCS &&
+           sh->out_count <= PVK_SHBIN_MAX_OUTPUTS && sh->uniform_count <= PVK_SHBIN_MAX_UNIFORMS &&
+           sh->fconst_count <= PVK_SH_FLOAT_UNIFORMS && sh->iconst_count <= 8 && sh->bconst_count <= 32;
+}
+
+static dvle_layout dvle_size(const pvk_shbin *sh)
+{
+    dvle_layout l = {.nconst = sh->fconst_count + sh->iconst_count + sh->bconst_count};
     for (uint32_t i = 0; i < sh->uniform_count; i++)
-        sym += (uint32_t)strnlen(sh->uniform[i].name, PVK_SHBIN_NAME_LEN - 1) + 1;
-    uint32_t dvlp = 12, dvlp_code = 0x28, dvlp_ops = dvlp_code + 4 * sh->code_len,
-             dvlp_sym = dvlp_ops + 8 * sh->opdesc_len;
-    uint32_t dvle = dvlp + dvlp_sym;
-    uint32_t e_const = 0x40, e_label = e_const + 20 * nconst, e_out = e_label, e_unif = e_out + 8 * sh->out_count,
-             e_sym = e_unif + 8 * sh->uniform_count;
-    size_t total = dvle + e_sym + ((sym + 3) & ~3u);
-    uint8_t *b = calloc(1, total);
-    if (!b)
-        return PVK_ERROR_OUT_OF_MEMORY;
+        l.sym += (uint32_t)strnlen(sh->uniform[i].name, PVK_SHBIN_NAME_LEN - 1) + 1;
+    l.e_const = 0x40;
+    l.e_label = l.e_const + 20 * l.nconst;
+    l.e_out = l.e_label;
+    l.e_unif = l.e_out + 8 * sh->out_count;
+    l.e_sym = l.e_unif + 8 * sh->uniform_count;
+    l.size = l.e_sym + ((l.sym + 3) & ~3u);
+    return l;
+}
 
-    memcpy(b, "DVLB", 4);
-    put32(b + 4, 1);
-    put32(b + 8, dvle);
-
-    uint8_t *p = b + dvlp;
-    memcpy(p, "DVLP", 4);
-    put32(p + 0x08, dvlp_code);
-    put32(p + 0x0C, sh->code_len);
-    put32(p + 0x10, dvlp_ops);
-    put32(p + 0x14, sh->opdesc_len);
-    put32(p + 0x18, dvlp_sym); /* 0x1C-0x24 stay zero, as picasso leaves them */
-    for (uint32_t i = 0; i < sh->code_len; i++)
-        put32(p + dvlp_code + 4 * i, sh->code[i]);
-    for (uint32_t i = 0; i < sh->opdesc_len; i++)
-        put32(p + dvlp_ops + 8 * i, sh->opdesc[i]);
-
-    uint8_t *e = b + dvle;
+static void put_dvle(uint8_t *e, const pvk_shbin *sh, const dvle_layout *l)
+{
     memcpy(e, "DVLE", 4);
     put16(e + 0x04, 0x1002); /* the version picasso writes */
     e[6] = sh->geometry ? 1 : 0; /* 0 vertex, 1 geometry shader */
@@ -1827,19 +1926,19 @@ pvk_result pvk_shbin_write(const pvk_shbin *sh, uint8_t **data, size_t *size)
     put32(e + 0x0C, sh->entry_end);
     put16(e + 0x10, sh->input_mask);
     put16(e + 0x12, sh->outmap_mask);
-    put32(e + 0x18, e_const);
-    put32(e + 0x1C, nconst);
-    put32(e + 0x20, e_label);
+    put32(e + 0x18, l->e_const);
+    put32(e + 0x1C, l->nconst);
+    put32(e + 0x20, l->e_label);
     put32(e + 0x24, 0);
-    put32(e + 0x28, e_out);
+    put32(e + 0x28, l->e_out);
     put32(e + 0x2C, sh->out_count);
-    put32(e + 0x30, e_unif);
+    put32(e + 0x30, l->e_unif);
     put32(e + 0x34, sh->uniform_count);
-    put32(e + 0x38, e_sym);
-    put32(e + 0x3C, sym);
+    put32(e + 0x38, l->e_sym);
+    put32(e + 0x3C, l->sym);
     /* one table in source order (picasso's), merged from the three lists */
-    uint8_t *c = e + e_const;
-    for (uint32_t bi = 0, ii = 0, fi = 0; bi + ii + fi < nconst; c += 20) {
+    uint8_t *c = e + l->e_const;
+    for (uint32_t bi = 0, ii = 0, fi = 0; bi + ii + fi < l->nconst; c += 20) {
         uint32_t bs = bi < sh->bconst_count ? sh->bconst[bi].seq : UINT32_MAX;
         uint32_t is = ii < sh->iconst_count ? sh->iconst[ii].seq : UINT32_MAX;
         uint32_t fs = fi < sh->fconst_count ? sh->fconst[fi].seq : UINT32_MAX;
@@ -1860,34 +1959,94 @@ pvk_result pvk_shbin_write(const pvk_shbin *sh, uint8_t **data, size_t *size)
         }
     }
     for (uint32_t i = 0; i < sh->out_count; i++) {
-        put16(e + e_out + 8 * i, sh->out[i].type);
-        put16(e + e_out + 8 * i + 2, sh->out[i].reg);
-        put16(e + e_out + 8 * i + 4, sh->out[i].mask);
+        put16(e + l->e_out + 8 * i, sh->out[i].type);
+        put16(e + l->e_out + 8 * i + 2, sh->out[i].reg);
+        put16(e + l->e_out + 8 * i + 4, sh->out[i].mask);
     }
     uint32_t so = 0;
     for (uint32_t i = 0; i < sh->uniform_count; i++) {
         size_t n = strnlen(sh->uniform[i].name, PVK_SHBIN_NAME_LEN - 1);
-        put32(e + e_unif + 8 * i, so);
-        put16(e + e_unif + 8 * i + 4, sh->uniform[i].first);
-        put16(e + e_unif + 8 * i + 6, sh->uniform[i].last);
-        memcpy(e + e_sym + so, sh->uniform[i].name, n);
+        put32(e + l->e_unif + 8 * i, so);
+        put16(e + l->e_unif + 8 * i + 4, sh->uniform[i].first);
+        put16(e + l->e_unif + 8 * i + 6, sh->uniform[i].last);
+        memcpy(e + l->e_sym + so, sh->uniform[i].name, n);
         so += (uint32_t)n + 1;
+    }
+}
+
+/* Layout (picasso's): DVLB header (magic, N, N DVLE offsets from the file's
+ * start), DVLP (0x28-byte header, code, operand descriptors as 8-byte
+ * entries; its offsets from the DVLP's start), then the N DVLEs (their
+ * offsets from each DVLE's start), each padded to a word. */
+pvk_result pvk_shbin_write_entries(const pvk_shbin *sh, uint32_t n, uint8_t **data, size_t *size)
+{
+    if (!sh || !n || n > PVK_SHBIN_MAX_ENTRIES || !data || !size)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    for (uint32_t i = 0; i < n; i++)
+        if (!entry_ok(&sh[i]) || sh[i].code_len != sh[0].code_len || sh[i].opdesc_len != sh[0].opdesc_len ||
+            memcmp(sh[i].code, sh[0].code, 4 * sh[0].code_len) ||
+            memcmp(sh[i].opdesc, sh[0].opdesc, 4 * sh[0].opdesc_len))
+            return PVK_ERROR_INVALID_ARGUMENT; /* one DVLP: the entries must share it */
+    uint32_t dvlp = 8 + 4 * n, dvlp_code = 0x28, dvlp_ops = dvlp_code + 4 * sh->code_len,
+             dvlp_sym = dvlp_ops + 8 * sh->opdesc_len;
+    size_t total = dvlp + dvlp_sym;
+    for (uint32_t i = 0; i < n; i++)
+        total += dvle_size(&sh[i]).size;
+    uint8_t *b = calloc(1, total);
+    if (!b)
+        return PVK_ERROR_OUT_OF_MEMORY;
+
+    memcpy(b, "DVLB", 4);
+    put32(b + 4, n);
+    uint8_t *p = b + dvlp;
+    memcpy(p, "DVLP", 4);
+    put32(p + 0x08, dvlp_code);
+    put32(p + 0x0C, sh->code_len);
+    put32(p + 0x10, dvlp_ops);
+    put32(p + 0x14, sh->opdesc_len);
+    put32(p + 0x18, dvlp_sym); /* 0x1C-0x24 stay zero, as picasso leaves them */
+    for (uint32_t i = 0; i < sh->code_len; i++)
+        put32(p + dvlp_code + 4 * i, sh->code[i]);
+    for (uint32_t i = 0; i < sh->opdesc_len; i++)
+        put32(p + dvlp_ops + 8 * i, sh->opdesc[i]);
+
+    uint32_t at = dvlp + dvlp_sym;
+    for (uint32_t i = 0; i < n; i++) {
+        dvle_layout l = dvle_size(&sh[i]);
+        put32(b + 8 + 4 * i, at);
+        put_dvle(b + at, &sh[i], &l);
+        at += l.size;
     }
     *data = b;
     *size = total;
     return PVK_SUCCESS;
 }
 
+pvk_result pvk_shbin_write(const pvk_shbin *sh, uint8_t **data, size_t *size)
+{
+    return pvk_shbin_write_entries(sh, 1, data, size);
+}
+
 /* [off, off+n) inside [0, size)? */
 static bool in_file(size_t size, uint64_t off, uint64_t n) { return off <= size && n <= size - off; }
 
-pvk_result pvk_shbin_read(const uint8_t *d, size_t size, pvk_shbin *out)
+uint32_t pvk_shbin_entries(const uint8_t *d, size_t size)
+{
+    if (!d || !in_file(size, 0, 16) || memcmp(d, "DVLB", 4) || !in_file(size, 8, 4ull * get32(d + 4)))
+        return 0;
+    return get32(d + 4);
+}
+
+pvk_result pvk_shbin_read_entry(const uint8_t *d, size_t size, uint32_t index, pvk_shbin *out)
 {
     if (!d || !out)
         return PVK_ERROR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
-    if (!in_file(size, 0, 16) || memcmp(d, "DVLB", 4) || get32(d + 4) == 0 || !in_file(size, 8, 4ull * get32(d + 4)))
+    uint32_t n = pvk_shbin_entries(d, size);
+    if (!n)
         return PVK_ERROR_BAD_DATA;
+    if (index >= n)
+        return PVK_ERROR_INVALID_ARGUMENT;
     uint64_t dvlp = 8 + 4ull * get32(d + 4);
     if (!in_file(size, dvlp, 0x28) || memcmp(d + dvlp, "DVLP", 4))
         return PVK_ERROR_BAD_DATA;
@@ -1904,7 +2063,7 @@ pvk_result pvk_shbin_read(const uint8_t *d, size_t size, pvk_shbin *out)
     out->code_len = (uint32_t)ncode;
     out->opdesc_len = (uint32_t)nops;
 
-    uint64_t dvle = get32(d + 8);
+    uint64_t dvle = get32(d + 8 + 4ull * index);
     if (!in_file(size, dvle, 0x40) || memcmp(d + dvle, "DVLE", 4))
         goto bad;
     const uint8_t *e = d + dvle;
@@ -1979,6 +2138,11 @@ pvk_result pvk_shbin_read(const uint8_t *d, size_t size, pvk_shbin *out)
 bad:
     memset(out, 0, sizeof *out);
     return PVK_ERROR_BAD_DATA;
+}
+
+pvk_result pvk_shbin_read(const uint8_t *d, size_t size, pvk_shbin *out)
+{
+    return pvk_shbin_read_entry(d, size, 0, out);
 }
 
 /* ---- public entry point (include/picavk/picavk.h) ---- */

@@ -15,6 +15,7 @@
 #define PVK_SHBIN_MAX_OUTPUTS 16
 #define PVK_SHBIN_MAX_UNIFORMS 64
 #define PVK_SHBIN_NAME_LEN 64
+#define PVK_SHBIN_MAX_ENTRIES 32 /* DVLEs in one file (sources of one asm) */
 
 /* .out semantics: the DVLE output types (3dbrew "SHBIN"). */
 typedef enum pvk_shbin_out_type {
@@ -29,7 +30,8 @@ typedef enum pvk_shbin_out_type {
     PVK_SHBIN_OUT_DUMMY = 9,
 } pvk_shbin_out_type;
 
-/* One assembled shader (a DVLP with one DVLE). */
+/* One assembled shader: a DVLE and the DVLP it runs from (the program's
+ * code and operand descriptors, shared by every DVLE of its file). */
 typedef struct pvk_shbin {
     uint32_t code[PVK_SH_CODE_WORDS];
     uint32_t code_len;
@@ -95,6 +97,20 @@ typedef struct pvk_shbin {
  * returns PVK_ERROR_BAD_DATA and writes "line N: what" to `err` (may be NULL). */
 pvk_result pvk_pica_asm(const char *src, size_t len, pvk_shbin *out, char *err, size_t err_len);
 
+/* Assemble `n` sources into one program, as picasso does with several
+ * files: source k's code follows source k-1's in one code blob, operand
+ * descriptors are allocated over the whole program (shared where they agree),
+ * procedures are the program's (a source calls its own or an earlier
+ * source's; a name is defined once), and .fvec/.ivec/.bool continue from the
+ * earlier sources' registers (one of the same name and size is the same
+ * register), except in a .gsh with a mode, which has its own.  out[k] (n of
+ * them) gets the whole code and descriptor table and source k's entry point
+ * (absolute), outputs, constants and uniforms.  On failure returns
+ * PVK_ERROR_BAD_DATA, "line N: what" in `err` and the failing source in *bad
+ * (may be NULL). */
+pvk_result pvk_pica_asm_files(uint32_t n, const char *const *src, const size_t *len, pvk_shbin *out, uint32_t *bad,
+                              char *err, size_t err_len);
+
 /* Recompute outmap, outmap_total and outmap_mask from the .out table (the
  * rule libctru applies when it loads a DVLE). */
 void pvk_shbin_build_outmap(pvk_shbin *sh);
@@ -136,6 +152,16 @@ uint32_t pvk_shbin_upload_program(const pvk_shbin *vsh, const pvk_shbin *gsh, ui
 /* The SHBIN file (DVLB + DVLP + one DVLE, 3dbrew "SHBIN", as picasso writes
  * it): a malloc'd image in *data, free() it. */
 pvk_result pvk_shbin_write(const pvk_shbin *sh, uint8_t **data, size_t *size);
+/* The same with `n` DVLEs (1..PVK_SHBIN_MAX_ENTRIES) in the order given,
+ * sharing one DVLP: the entries must have the same code and descriptors
+ * (pvk_pica_asm_files gives them that), else PVK_ERROR_INVALID_ARGUMENT. */
+pvk_result pvk_shbin_write_entries(const pvk_shbin *sh, uint32_t n, uint8_t **data, size_t *size);
+/* How many DVLEs a SHBIN file says it has (0: not a SHBIN). */
+uint32_t pvk_shbin_entries(const uint8_t *data, size_t size);
+/* Load DVLE `index` of a SHBIN file with the whole DVLP, as libctru's
+ * DVLB_ParseFile does: PVK_ERROR_BAD_DATA if malformed,
+ * PVK_ERROR_INVALID_ARGUMENT for an index past the last entry. */
+pvk_result pvk_shbin_read_entry(const uint8_t *data, size_t size, uint32_t index, pvk_shbin *out);
 /* Load the first DVLE of a SHBIN file; PVK_ERROR_BAD_DATA if malformed. */
 pvk_result pvk_shbin_read(const uint8_t *data, size_t size, pvk_shbin *out);
 

@@ -12,6 +12,7 @@
 
 #include "picavk/picavk.h"
 #include "tools/asm.h"
+#include "tools/demo.h"
 #include "tools/tools.h"
 
 /* Where demo and replay write without -o: a directory of their own, never
@@ -30,9 +31,11 @@ static void usage(FILE *f)
             "  demo [-o DIR] [--trace FILE] [--scale N] [--stats]\n"
             "                    program both LCDs as the 3DS OS does, clear them on the GPU,\n"
             "                    show a test pattern in each of the five framebuffer formats and\n"
-            "                    a 3D frame: DIR/top-<format>.png, bottom-<format>.png, top.png,\n"
-            "                    top-right.png, bottom.png (default DIR: " DEMO_DIR "); --trace records\n"
-            "                    the session for `picavk replay`\n"
+            "                    a stereoscopic frame: DIR/top-<format>.png, bottom-<format>.png,\n"
+            "                    top.png, top-right.png, bottom.png; then a lit, textured, fogged\n"
+            "                    3D scene drawn by one citro3d-shaped command list: top-scene.png\n"
+            "                    (default DIR: " DEMO_DIR "); --trace records the session for\n"
+            "                    `picavk replay`\n"
             "  run [-o DIR] [--scale N] [--stats] SCENE.pvs...\n"
             "                    run scene scripts; prints PASS/FAIL per script;\n"
             "                    -o DIR: `save color NAME` statements write DIR/NAME.png\n"
@@ -43,9 +46,11 @@ static void usage(FILE *f)
             "                    frames/s), else a line per frame (frames count from 0, as in the\n"
             "                    file names), then a summary and where the files went; --quiet\n"
             "                    prints only errors\n"
-            "  asm FILE.pica [-o FILE.shbin]\n"
-            "                    assemble a PICA200 vertex or geometry (.gsh) shader (picasso\n"
-            "                    syntax) into a SHBIN (default: FILE.shbin); says what it wrote\n"
+            "  asm FILE.pica... [-o FILE.shbin]\n"
+            "                    assemble PICA200 vertex or geometry (.gsh) shaders (picasso\n"
+            "                    syntax) into one SHBIN, an entry per source in order sharing\n"
+            "                    one program, as picasso does (default: the first FILE.shbin);\n"
+            "                    says what it wrote\n"
             "  --help            this text (COMMAND --help: that command's usage)\n"
             "  --version         picavk's version\n"
             "\n"
@@ -372,6 +377,27 @@ static pvk_result write_screens(pvk_context *ctx, const char *dir, const char *p
     return PVK_SUCCESS;
 }
 
+/* The top screen's last frame alone as DIR/NAME.png. */
+static pvk_result write_top(pvk_context *ctx, const char *dir, const char *name, unsigned *written)
+{
+    uint32_t w, h;
+    pvk_frame_size(ctx, PVK_SCREEN_TOP, &w, &h);
+    uint8_t *px = w ? malloc((size_t)w * h * 4) : NULL;
+    if (!px)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.png", dir, name);
+    pvk_result r = pvk_frame_read(ctx, PVK_SCREEN_TOP, px, (size_t)w * 4);
+    if (!r)
+        r = pvk_write_png(path, px, w, h, (size_t)w * 4);
+    free(px);
+    if (!r) {
+        ++*written;
+        printf("wrote %s (%ux%u)\n", ESC(path), w, h);
+    }
+    return r;
+}
+
 static int cmd_demo(const char *dir, const char *trace, bool stats_lines)
 {
     if (!make_dirs("demo", dir))
@@ -413,6 +439,16 @@ static int cmd_demo(const char *dir, const char *trace, bool stats_lines)
             snprintf(suffix, sizeof suffix, "-%s", fmt_names[fmt]);
         r = write_screens(ctx, dir, "", suffix, true, &pictures);
     }
+    /* Frame 6: a 3D scene drawn by the GPU as a citro3d program draws one
+     * (tools/demo3d.c), shown on the top screen in 2D, BGR8 */
+    if (!r) {
+        wr(ctx, 0x1EF00470, 0x80300 | 0x40 | 1);
+        wr(ctx, 0x1EF00464, 0x1920002);
+        wr(ctx, 0x1EF00490, 240 * 3);
+        r = demo_scene(ctx, top_fb);
+    }
+    if (!r && !(r = pvk_vblank(ctx)))
+        r = write_top(ctx, dir, "top-scene", &pictures);
     if (trace && !r)
         r = pvk_trace_end(ctx);
 out:
@@ -582,31 +618,45 @@ static int cmd_run(const char *out, int n, char **paths, bool stats_lines)
 
 /* ---- shader assembler ---- */
 
-static int cmd_asm(const char *in, const char *out)
+/* `asm A.pica [B.pica ...]`: one SHBIN, a DVLE per source in order, one
+ * shared DVLP (tools/asm.c pvk_pica_asm_files, as picasso does). */
+static int cmd_asm(int n, char **in, const char *out)
 {
-    char *src;
-    size_t len;
-    int e = pvk_read_file(in, &src, &len);
-    if (e) {
-        fprintf(stderr, "picavk asm: %s: %s\n", ESC(in), pvk_input_error(e));
-        return 1;
+    if (n > PVK_SHBIN_MAX_ENTRIES) {
+        fprintf(stderr, "picavk asm: at most %d sources make one SHBIN, not %d\n", PVK_SHBIN_MAX_ENTRIES, n);
+        return 2;
+    }
+    char *src[PVK_SHBIN_MAX_ENTRIES] = {0};
+    size_t len[PVK_SHBIN_MAX_ENTRIES] = {0};
+    pvk_shbin *sh = NULL, *back = NULL;
+    uint8_t *bin = NULL;
+    size_t size = 0;
+    int status = 1;
+    for (int i = 0; i < n; i++) {
+        int e = pvk_read_file(in[i], &src[i], &len[i]);
+        if (e) {
+            fprintf(stderr, "picavk asm: %s: %s\n", ESC(in[i]), pvk_input_error(e));
+            goto out;
+        }
     }
     char err[512], def[4096];
-    void *bin = NULL;
-    size_t size = 0;
-    pvk_result r = pvk_shader_assemble(src, len, &bin, &size, err, sizeof err);
-    free(src);
+    uint32_t bad = 0;
+    pvk_result r = PVK_ERROR_OUT_OF_MEMORY;
+    if ((sh = calloc((size_t)n, sizeof *sh)) && (back = malloc(sizeof *back)))
+        r = pvk_pica_asm_files((uint32_t)n, (const char *const *)src, len, sh, &bad, err, sizeof err);
+    if (!r)
+        r = pvk_shbin_write_entries(sh, (uint32_t)n, &bin, &size);
     if (r) {
-        if (r == PVK_ERROR_BAD_DATA)
-            fprintf(stderr, "%s:%s\n", ESC(in), err + (strncmp(err, "line ", 5) ? 0 : 5));
+        if (r == PVK_ERROR_BAD_DATA) /* FILE:LINE: what, the file that failed */
+            fprintf(stderr, "%s:%s\n", ESC(in[bad]), err + (strncmp(err, "line ", 5) ? 0 : 5));
         else
             fprintf(stderr, "picavk asm: %s\n", pvk_result_string(r));
-        return 1;
+        goto out;
     }
-    if (!out) { /* FILE.pica -> FILE.shbin */
-        const char *dot = strrchr(in, '.'), *slash = strrchr(in, '/');
-        size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - in) : strlen(in);
-        snprintf(def, sizeof def, "%.*s.shbin", (int)(stem < 4000 ? stem : 4000), in);
+    if (!out) { /* FILE.pica -> FILE.shbin, after the first source */
+        const char *dot = strrchr(in[0], '.'), *slash = strrchr(in[0], '/');
+        size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - in[0]) : strlen(in[0]);
+        snprintf(def, sizeof def, "%.*s.shbin", (int)(stem < 4000 ? stem : 4000), in[0]);
         out = def;
     }
     FILE *o = fopen(out, "wb");
@@ -614,20 +664,30 @@ static int cmd_asm(const char *in, const char *out)
     if (o && fclose(o))
         ok = false;
     if (!ok) {
-        free(bin);
         fprintf(stderr, "picavk asm: cannot write %s\n", ESC(out));
-        return 1;
+        goto out;
     }
     /* what was written, read back from the file image as a loader sees it */
-    pvk_shbin *sh = malloc(sizeof *sh);
-    if (sh && !pvk_shbin_read(bin, size, sh))
+    if (n == 1 && !pvk_shbin_read(bin, size, back)) {
         printf("wrote %s: %zu bytes, a %s shader of %u instructions, %u outputs\n", ESC(out), size,
-               sh->geometry ? "geometry" : "vertex", sh->code_len, sh->out_count);
-    else
+               back->geometry ? "geometry" : "vertex", back->code_len, back->out_count);
+    } else if (n > 1 && pvk_shbin_entries(bin, size) == (uint32_t)n && !pvk_shbin_read(bin, size, back)) {
+        printf("wrote %s: %zu bytes, %d entries sharing %u instructions and %u operand descriptor%s\n", ESC(out),
+               size, n, back->code_len, back->opdesc_len, back->opdesc_len == 1 ? "" : "s");
+        for (int i = 0; i < n && !pvk_shbin_read_entry(bin, size, (uint32_t)i, back); i++)
+            printf("  entry %d, %s: a %s shader, entry point %u (up to %u), %u outputs\n", i, ESC(in[i]),
+                   back->geometry ? "geometry" : "vertex", back->entry, back->entry_end, back->out_count);
+    } else {
         printf("wrote %s: %zu bytes\n", ESC(out), size);
+    }
+    status = 0;
+out:
+    for (int i = 0; i < n; i++)
+        free(src[i]);
     free(sh);
+    free(back);
     free(bin);
-    return 0;
+    return status;
 }
 
 /* ---- arguments ---- */
@@ -708,7 +768,7 @@ static const struct command {
     {"run", OPT_OUT | OPT_SCALE | OPT_STATS, 1, INT_MAX, "picavk run [-o DIR] [--scale N] [--stats] SCENE.pvs..."},
     {"replay", OPT_OUT | OPT_QUIET | OPT_STATS | OPT_SCALE, 1, 1,
      "picavk replay TRACE [-o DIR] [--quiet] [--stats] [--scale N]"},
-    {"asm", OPT_OUT, 1, 1, "picavk asm FILE.pica [-o FILE.shbin]"},
+    {"asm", OPT_OUT, 1, INT_MAX, "picavk asm FILE.pica... [-o FILE.shbin]"},
 };
 
 int main(int argc, char **argv)
@@ -749,5 +809,5 @@ int main(int argc, char **argv)
         return cmd_run(a.out, a.n_operands, a.operands, a.stats);
     if (!strcmp(cmd, "replay"))
         return cmd_replay(a.operands[0], a.out ? a.out : REPLAY_DIR, a.quiet, a.stats);
-    return cmd_asm(a.operands[0], a.out);
+    return cmd_asm(a.n_operands, a.operands, a.out);
 }
