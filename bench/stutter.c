@@ -26,16 +26,18 @@
  * timed.  The process's CPU time per frame (lavapipe's threads included) is
  * printed beside the wall time: it moves less when the machine is shared.
  *
- * Each configuration runs twice on its own fresh cache directories
+ * Each configuration runs three times on its own fresh cache directories
  * (PVK_CACHE_DIR for picavk's SPIR-V and pipeline cache, and
  * MESA_SHADER_CACHE_DIR for the driver's: lavapipe keeps the machine code of
  * its shaders on disk too; both read at context creation, removed at the
- * end): cold (the directories empty) and warm (a second context, the
- * directories as the first left them).  The warm run is the baseline: its
- * median is a frame without compiles, its worst ÷ median what the disk
- * caches leave.  The second configuration the issue asks for (worker
- * threads, the ubershader meanwhile) is one more entry in `configs`; it is
- * listed and skipped until it exists. */
+ * end): cold (the directories empty), warm (a second context, the
+ * directories as the first left them) and spv (a third, picavk's directory
+ * filled, the driver's empty again: the driver's own compiles).  The warm
+ * run is the baseline: its median is a frame without compiles, its worst ÷
+ * median what the disk caches leave.  The second configuration the issue
+ * asks for (worker threads, the ubershader meanwhile) is one more entry in
+ * `configs`; it is listed and skipped until it exists.
+ */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -420,6 +422,7 @@ static void remove_tree(const char *path)
 /* What a frame did, from the counters before and after it. */
 typedef struct frame_stat {
     double ms, cpu_ms; /* wall time; CPU time of the process (lavapipe's threads too) */
+    double submit_ms;  /* wall time until pvk_vblank returned, before the wait for the GPU */
     uint64_t pipelines, compiles, disk_hits;
 } frame_stat;
 
@@ -458,6 +461,7 @@ static frame_stat play(pvk_context *ctx, bench_list *l, int f)
     bench_display_transfer(ctx, COLOR, LCD, FW, FH);
     if (!r)
         r = pvk_vblank(ctx);
+    s.submit_ms = (bench_now() - t0) * 1e3;
     if (!r)
         r = pvk_wait_idle(ctx);
     for (int tries = 0; r == PVK_ERROR_TIMEOUT && tries < 10; tries++)
@@ -567,9 +571,13 @@ static int is_burst(uint32_t f)
     return 0;
 }
 
+/* The runs of a configuration, in this order, on one set of directories. */
+enum { COLD, WARM, SPV, CACHES };
+static const char *const cache_name[CACHES] = {"cold", "warm", "spv"};
+
 int main(void)
 {
-    static run_result cold[N_CONFIGS], warm[N_CONFIGS];
+    static run_result res[N_CONFIGS][CACHES];
     int same = 1;
     atexit(remove_cache_root);
     printf("stutter: %u frames x %u draws (%u vertices each) in one citro3d-shaped command list a frame, "
@@ -577,11 +585,14 @@ int main(void)
            "%u new fragment states and %u new vertex programs, in use from then on; a loading frame first (the "
            "world states); a frame = fill, list, display transfer, VBlank, GPU idle\n",
            FRAMES, DRAWS, VERTS, FW, FH, WORLD, WORLD_PROGRAMS, burst_at[0], burst_at[1], SCENE, SCENE_PROGRAMS);
+    printf("caches: cold = picavk's (PVK_CACHE_DIR) and the driver's (MESA_SHADER_CACHE_DIR) fresh and empty; warm = "
+           "both as the cold run left them; spv = picavk's filled, the driver's empty again (what the driver's own "
+           "compiles cost)\n");
     for (int c = 0; c < N_CONFIGS; c++) {
         if (!configs[c].fill)
             continue;
         const char *tmp = getenv("TMPDIR");
-        char pvk_dir[600], mesa_dir[600];
+        char pvk_dir[600], mesa_dir[600], mesa2_dir[600];
         snprintf(cache_root, sizeof cache_root, "%s/picavk-stutter-XXXXXX", tmp && *tmp ? tmp : "/tmp");
         if (!mkdtemp(cache_root)) {
             perror("stutter bench: mkdtemp");
@@ -589,21 +600,24 @@ int main(void)
         }
         snprintf(pvk_dir, sizeof pvk_dir, "%s/picavk", cache_root);
         snprintf(mesa_dir, sizeof mesa_dir, "%s/mesa", cache_root);
-        if (mkdir(pvk_dir, 0700) || mkdir(mesa_dir, 0700)) {
+        snprintf(mesa2_dir, sizeof mesa2_dir, "%s/mesa2", cache_root);
+        if (mkdir(pvk_dir, 0700) || mkdir(mesa_dir, 0700) || mkdir(mesa2_dir, 0700)) {
             perror("stutter bench: mkdir");
-            remove_cache_root();
             return 1;
         }
         setenv("PVK_CACHE_DIR", pvk_dir, 1);
         setenv("MESA_SHADER_CACHE_DIR", mesa_dir, 1);
-        run(configs[c].fill, &cold[c], mesa_dir);
-        run(configs[c].fill, &warm[c], mesa_dir);
+        run(configs[c].fill, &res[c][COLD], mesa_dir);
+        run(configs[c].fill, &res[c][WARM], mesa_dir);
+        setenv("MESA_SHADER_CACHE_DIR", mesa2_dir, 1);
+        run(configs[c].fill, &res[c][SPV], mesa2_dir);
         unsetenv("PVK_CACHE_DIR");
         unsetenv("MESA_SHADER_CACHE_DIR");
         remove_cache_root();
-        for (uint32_t f = 0; f < FRAMES; f++)
-            if (!cold[c].hash[f] || cold[c].hash[f] != warm[c].hash[f])
-                same = 0;
+        for (int k = 1; k < CACHES; k++)
+            for (uint32_t f = 0; f < FRAMES; f++)
+                if (!res[c][COLD].hash[f] || res[c][COLD].hash[f] != res[c][k].hash[f])
+                    same = 0;
     }
 
     printf("%-26s %5s %10s %10s %6s %13s %12s %18s\n", "configuration", "cache", "median ms", "worst ms", "frame",
@@ -613,59 +627,64 @@ int main(void)
             printf("%-26s not measured: not built yet (%s)\n", configs[c].name, configs[c].missing);
             continue;
         }
-        for (int w = 0; w < 2; w++) {
-            const run_result *r = w ? &warm[c] : &cold[c];
-            printf("%-26s %5s %10.2f %10.2f %6u %13.2f %12.2f %18.2f\n", configs[c].name, w ? "warm" : "cold",
-                   r->median, r->worst, r->worst_frame, r->worst / r->median, r->load.ms,
-                   r->cpu_worst / r->cpu_median);
+        for (int k = 0; k < CACHES; k++) {
+            const run_result *r = &res[c][k];
+            printf("%-26s %5s %10.2f %10.2f %6u %13.2f %12.2f %18.2f\n", configs[c].name, cache_name[k], r->median,
+                   r->worst, r->worst_frame, r->worst / r->median, r->load.ms, r->cpu_worst / r->cpu_median);
         }
     }
     for (int c = 0; c < N_CONFIGS; c++) {
         if (!configs[c].fill)
             continue;
-        printf("%s, frames with new states (pipelines created, shaders compiled, shaders from the disk cache):\n",
-               configs[c].name);
-        for (int w = 0; w < 2; w++) {
-            const run_result *r = w ? &warm[c] : &cold[c];
+        printf("%s, the frames with new states:\n", configs[c].name);
+        printf("  %-5s %-8s %10s %16s %9s %10s %9s %10s\n", "cache", "frame", "wall ms", "until VBlank ms", "CPU ms",
+               "pipelines", "compiles", "disk hits");
+        for (int k = 0; k < CACHES; k++) {
+            const run_result *r = &res[c][k];
             uint64_t other = 0;
-            printf("  %s: loading %.1f ms (%llu, %llu, %llu)", w ? "warm" : "cold", r->load.ms,
-                   (unsigned long long)r->load.pipelines, (unsigned long long)r->load.compiles,
-                   (unsigned long long)r->load.disk_hits);
-            for (uint32_t f = 0; f < FRAMES; f++) {
-                if (is_burst(f))
-                    printf("; frame %u %.1f ms, CPU %.1f ms (%llu, %llu, %llu)", f, r->frame[f].ms, r->frame[f].cpu_ms,
-                           (unsigned long long)r->frame[f].pipelines, (unsigned long long)r->frame[f].compiles,
-                           (unsigned long long)r->frame[f].disk_hits);
-                else
-                    other += r->frame[f].pipelines + r->frame[f].compiles;
+            for (int f = -1; f < (int)FRAMES; f++) {
+                const frame_stat *s = f < 0 ? &r->load : &r->frame[f];
+                if (f >= 0 && !is_burst((uint32_t)f)) {
+                    other += s->pipelines + s->compiles;
+                    continue;
+                }
+                char name[16];
+                snprintf(name, sizeof name, f < 0 ? "loading" : "%d", f);
+                printf("  %-5s %-8s %10.1f %16.1f %9.1f %10llu %9llu %10llu\n", cache_name[k], name, s->ms,
+                       s->submit_ms, s->cpu_ms, (unsigned long long)s->pipelines, (unsigned long long)s->compiles,
+                       (unsigned long long)s->disk_hits);
             }
-            printf("; other frames %llu\n", (unsigned long long)other);
+            printf("  %-5s %-8s pipelines created and shaders compiled in the other %u frames: %llu\n",
+                   cache_name[k], "others", FRAMES - BURSTS, (unsigned long long)other);
         }
-        for (int w = 0; w < 2; w++) {
-            const run_result *r = w ? &warm[c] : &cold[c];
-            double extra = 0;
+        for (int k = 0; k < CACHES; k++) {
+            const run_result *r = &res[c][k];
+            double extra = 0, cpu = 0;
             uint64_t pipes = 0;
             for (uint32_t b = 0; b < BURSTS; b++) {
                 extra += r->frame[burst_at[b]].ms - r->median;
+                cpu += r->frame[burst_at[b]].cpu_ms - r->cpu_median;
                 pipes += r->frame[burst_at[b]].pipelines;
             }
-            printf("  %s: a new state costs %.1f ms (burst frames minus the median, per pipeline); the driver's cache "
-                   "holds %u files after the run\n", w ? "warm" : "cold", pipes ? extra / pipes : 0.0,
-                   r->driver_files);
+            printf("  %s: a new state costs %.1f ms, %.1f ms of CPU (burst frames minus the median, per pipeline); "
+                   "the driver's cache holds %u files after the run\n", cache_name[k], pipes ? extra / pipes : 0.0,
+                   pipes ? cpu / pipes : 0.0, r->driver_files);
         }
         printf("  frames until every draw is specialised: 0 (each draw waits for its own pipeline)\n");
     }
-    printf("same 120 frames (frame hashes) with a cold and a warm cache: %s\n", same ? "yes" : "NO");
+    printf("same %u frames (frame hashes) in every run: %s\n", FRAMES, same ? "yes" : "NO");
     for (int c = 0; c < N_CONFIGS; c++) {
         if (!configs[c].fill)
             continue;
-        const run_result *k = &cold[c], *w = &warm[c];
+        const run_result *k = &res[c][COLD], *w = &res[c][WARM], *v = &res[c][SPV];
         printf("BENCH name=stutter_%s_cold_worst value=%.2f unit=ms baseline=warm_median ratio=%.2f\n",
                configs[c].id, k->worst, k->worst / w->median);
         printf("BENCH name=stutter_%s_cold_worst_over_median value=%.2f unit=ms baseline=cold_median ratio=%.2f\n",
                configs[c].id, k->worst, k->worst / k->median);
         printf("BENCH name=stutter_%s_warm_worst_over_median value=%.2f unit=ms baseline=warm_median ratio=%.2f\n",
                configs[c].id, w->worst, w->worst / w->median);
+        printf("BENCH name=stutter_%s_spv_worst value=%.2f unit=ms baseline=warm_median ratio=%.2f\n", configs[c].id,
+               v->worst, v->worst / w->median);
         printf("BENCH name=stutter_%s_cold_median value=%.2f unit=ms baseline=warm_median ratio=%.3f\n",
                configs[c].id, k->median, k->median / w->median);
     }
