@@ -378,8 +378,9 @@ static void setup(pvk_context *ctx)
     pvk_guest_written(ctx, VB, VERTS * STRIDE);
 }
 
-/* Files under `path`, recursively. */
-static uint32_t count_files(const char *path)
+/* Files under `path`, recursively; `remove`: rm -r of it as well (the
+ * cache directories, also at exit after a failure). */
+static uint32_t walk_tree(const char *path, int remove)
 {
     DIR *d = opendir(path);
     struct dirent *e;
@@ -390,33 +391,21 @@ static uint32_t count_files(const char *path)
         char sub[1024];
         struct stat st;
         snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-        if (!lstat(sub, &st))
-            n += S_ISDIR(st.st_mode) ? count_files(sub) : 1;
-    }
-    if (d)
-        closedir(d);
-    return n;
-}
-
-/* rm -r of the cache directories (also at exit, after a failure). */
-static void remove_tree(const char *path)
-{
-    DIR *d = opendir(path);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+        if (lstat(sub, &st))
             continue;
-        char sub[1024];
-        struct stat st;
-        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-        if (!lstat(sub, &st) && S_ISDIR(st.st_mode))
-            remove_tree(sub);
-        else
-            unlink(sub);
+        if (S_ISDIR(st.st_mode)) {
+            n += walk_tree(sub, remove);
+        } else {
+            n++;
+            if (remove)
+                unlink(sub);
+        }
     }
     if (d)
         closedir(d);
-    rmdir(path);
+    if (remove)
+        rmdir(path);
+    return n;
 }
 
 /* What a frame did, from the counters before and after it. */
@@ -513,7 +502,7 @@ static void run(void (*fill)(pvk_config *), run_result *r, const char *mesa_dir)
                 (unsigned long long)st.bad_input, (unsigned long long)st.unsupported,
                 (unsigned long long)st.validation_errors);
     pvk_context_destroy(ctx); /* saves the pipeline cache into the directory */
-    r->driver_files = count_files(mesa_dir);
+    r->driver_files = walk_tree(mesa_dir, 0);
     double ms[FRAMES];
     r->worst = 0;
     for (uint32_t f = 0; f < FRAMES; f++) {
@@ -537,7 +526,7 @@ static char cache_root[512];
 static void remove_cache_root(void)
 {
     if (cache_root[0])
-        remove_tree(cache_root);
+        walk_tree(cache_root, 1);
     cache_root[0] = 0;
 }
 
