@@ -20,9 +20,9 @@
  * time is printed), so the bursts are the only new states of the 120.
  *
  * A frame's time is from the fill to the GPU being idle after VBlank
- * (pvk_wait_idle): the frame's compiles and its GPU work (on lavapipe that
- * includes compiling a new fragment shader's variant at its first draw),
- * nothing of the next frame's.  Building the list (the guest's work) is not
+ * (pvk_wait_idle): the frame's compiles and its GPU work (on lavapipe much
+ * of a new state's cost is spent there, while the queue runs its first
+ * draw), nothing of the next frame's.  Building the list (the guest's work) is not
  * timed.  The process's CPU time per frame (lavapipe's threads included) is
  * printed beside the wall time: it moves less when the machine is shared.
  *
@@ -476,8 +476,8 @@ static int cmp_double(const void *a, const void *b)
 
 static void run(void (*fill)(pvk_config *), run_result *r, const char *mesa_dir)
 {
-    /* a burst's GPU work includes lavapipe compiling the new fragment shaders' variants at their
-     * first draw: seconds on a loaded machine, more than the default wait */
+    /* a burst frame's GPU work (lavapipe's queue running the first draws of 60 new pipelines)
+     * takes seconds on a loaded machine, more than the default wait */
     pvk_config cfg = {.log_level = PVK_LOG_WARN, .wait_timeout_ms = 60000};
     fill(&cfg);
     pvk_context *ctx = NULL;
