@@ -8,37 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_draw.h"
 #include "translator/translator.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-typedef struct lb {
-    uint32_t *w;
-    uint32_t n, cap;
-} lb;
-
-static void put(lb *b, uint32_t id, uint32_t mask, int consecutive, uint32_t count, const uint32_t *prm)
-{
-    if (b->n + count + 3 > b->cap) {
-        b->cap = b->cap * 2 + count + 64;
-        b->w = realloc(b->w, b->cap * 4);
-    }
-    b->w[b->n++] = prm[0];
-    b->w[b->n++] = pvk_cmd_header(id, mask, count - 1, consecutive);
-    for (uint32_t i = 1; i < count; i++)
-        b->w[b->n++] = prm[i];
-    if ((count - 1) & 1)
-        b->w[b->n++] = 0;
-}
-static void w1(lb *b, uint32_t id, uint32_t v) { put(b, id, 0xF, 0, 1, &v); }
-static void wm(lb *b, uint32_t id, uint32_t mask, uint32_t v) { put(b, id, mask, 0, 1, &v); }
 
 static uint32_t rng = 12345;
 static uint32_t rnd(void)
@@ -49,71 +21,71 @@ static uint32_t rnd(void)
     return rng;
 }
 
-static void batch(lb *b, int i)
+static void batch(bench_list *b, int i)
 {
     uint32_t p[64];
     /* model-view-projection and a normal matrix: 12 f32 uniforms, one fixed-id command */
-    w1(b, PVK_GPUREG_VSH_FLOATUNIFORM_CONFIG, 0x80000000u);
+    bench_list_w(b, PVK_GPUREG_VSH_FLOATUNIFORM_CONFIG, 0x80000000u);
     for (int k = 0; k < 48; k++)
         p[k] = 0x3F800000u + (rnd() & 0xFFFF);
-    put(b, PVK_GPUREG_VSH_FLOATUNIFORM_DATA, 0xF, 0, 48, p);
+    bench_list_put(b, PVK_GPUREG_VSH_FLOATUNIFORM_DATA, 0xF, 0, 48, p);
     /* texture unit 0 */
     for (int k = 0; k < 5; k++)
         p[k] = rnd();
-    put(b, PVK_GPUREG_TEXUNIT0_BORDER_COLOR, 0xF, 1, 5, p);
-    w1(b, PVK_GPUREG_TEXUNIT0_TYPE, rnd() & 0xF);
-    wm(b, PVK_GPUREG_TEXUNIT_CONFIG, 0xB, 0x00001001 | (i % 16 == 0 ? 0x10000 : 0));
+    bench_list_put(b, PVK_GPUREG_TEXUNIT0_BORDER_COLOR, 0xF, 1, 5, p);
+    bench_list_w(b, PVK_GPUREG_TEXUNIT0_TYPE, rnd() & 0xF);
+    bench_list_wm(b, PVK_GPUREG_TEXUNIT_CONFIG, 0xB, 0x00001001 | (i % 16 == 0 ? 0x10000 : 0));
     /* two combiner stages, five registers each */
     for (int s = 0; s < 2; s++) {
         for (int k = 0; k < 5; k++)
             p[k] = rnd();
-        put(b, PVK_GPUREG_TEXENV0_SOURCE + 8 * s, 0xF, 1, 5, p);
+        bench_list_put(b, PVK_GPUREG_TEXENV0_SOURCE + 8 * s, 0xF, 1, 5, p);
     }
-    wm(b, PVK_GPUREG_TEXENV_UPDATE_BUFFER, 0x2, rnd());
+    bench_list_wm(b, PVK_GPUREG_TEXENV_UPDATE_BUFFER, 0x2, rnd());
     /* fragment state with partial masks */
-    w1(b, PVK_GPUREG_BLEND_FUNC, rnd());
-    wm(b, PVK_GPUREG_DEPTH_COLOR_MASK, 0x3, rnd());
-    wm(b, PVK_GPUREG_STENCIL_TEST, 0x1, rnd());
-    w1(b, PVK_GPUREG_FRAGOP_ALPHA_TEST, rnd());
+    bench_list_w(b, PVK_GPUREG_BLEND_FUNC, rnd());
+    bench_list_wm(b, PVK_GPUREG_DEPTH_COLOR_MASK, 0x3, rnd());
+    bench_list_wm(b, PVK_GPUREG_STENCIL_TEST, 0x1, rnd());
+    bench_list_w(b, PVK_GPUREG_FRAGOP_ALPHA_TEST, rnd());
     /* attribute buffers: base, formats and three buffers, consecutive */
     for (int k = 0; k < 12; k++)
         p[k] = rnd();
-    put(b, PVK_GPUREG_ATTRIBBUFFERS_LOC, 0xF, 1, 12, p);
-    w1(b, PVK_GPUREG_VSH_NUM_ATTR, 2);
-    w1(b, PVK_GPUREG_VSH_INPUTBUFFER_CONFIG, 0xA0000002);
-    w1(b, PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW, 0x210);
-    wm(b, PVK_GPUREG_PRIMITIVE_CONFIG, 0x2, 0x100);
-    w1(b, PVK_GPUREG_RESTART_PRIMITIVE, 1);
+    bench_list_put(b, PVK_GPUREG_ATTRIBBUFFERS_LOC, 0xF, 1, 12, p);
+    bench_list_w(b, PVK_GPUREG_VSH_NUM_ATTR, 2);
+    bench_list_w(b, PVK_GPUREG_VSH_INPUTBUFFER_CONFIG, 0xA0000002);
+    bench_list_w(b, PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW, 0x210);
+    bench_list_wm(b, PVK_GPUREG_PRIMITIVE_CONFIG, 0x2, 0x100);
+    bench_list_w(b, PVK_GPUREG_RESTART_PRIMITIVE, 1);
     /* the draw, as citro3d brackets it */
-    w1(b, PVK_GPUREG_INDEXBUFFER_CONFIG, 0x80000000u);
-    w1(b, PVK_GPUREG_NUMVERTICES, 3 * (1 + (rnd() & 63)));
-    w1(b, PVK_GPUREG_VERTEX_OFFSET, 0);
-    wm(b, PVK_GPUREG_GEOSTAGE_CONFIG2, 0x1, 1);
-    wm(b, PVK_GPUREG_START_DRAW_FUNC0, 0x1, 0);
-    w1(b, PVK_GPUREG_DRAWARRAYS, 1);
-    wm(b, PVK_GPUREG_START_DRAW_FUNC0, 0x1, 1);
-    wm(b, PVK_GPUREG_GEOSTAGE_CONFIG2, 0x1, 0);
-    w1(b, PVK_GPUREG_VTX_FUNC, 1);
+    bench_list_w(b, PVK_GPUREG_INDEXBUFFER_CONFIG, 0x80000000u);
+    bench_list_w(b, PVK_GPUREG_NUMVERTICES, 3 * (1 + (rnd() & 63)));
+    bench_list_w(b, PVK_GPUREG_VERTEX_OFFSET, 0);
+    bench_list_wm(b, PVK_GPUREG_GEOSTAGE_CONFIG2, 0x1, 1);
+    bench_list_wm(b, PVK_GPUREG_START_DRAW_FUNC0, 0x1, 0);
+    bench_list_w(b, PVK_GPUREG_DRAWARRAYS, 1);
+    bench_list_wm(b, PVK_GPUREG_START_DRAW_FUNC0, 0x1, 1);
+    bench_list_wm(b, PVK_GPUREG_GEOSTAGE_CONFIG2, 0x1, 0);
+    bench_list_w(b, PVK_GPUREG_VTX_FUNC, 1);
     /* now and then: a shader program (512 words + descriptors) and a lighting LUT */
     if (i % 50 == 0) {
-        w1(b, PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
+        bench_list_w(b, PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
         for (int c = 0; c < 512; c += 64) {
             for (int k = 0; k < 64; k++)
                 p[k] = rnd();
-            put(b, PVK_GPUREG_VSH_CODETRANSFER_DATA, 0xF, 0, 64, p);
+            bench_list_put(b, PVK_GPUREG_VSH_CODETRANSFER_DATA, 0xF, 0, 64, p);
         }
-        w1(b, PVK_GPUREG_VSH_CODETRANSFER_END, 1);
-        w1(b, PVK_GPUREG_VSH_OPDESCS_CONFIG, 0);
+        bench_list_w(b, PVK_GPUREG_VSH_CODETRANSFER_END, 1);
+        bench_list_w(b, PVK_GPUREG_VSH_OPDESCS_CONFIG, 0);
         for (int k = 0; k < 32; k++)
             p[k] = rnd();
-        put(b, PVK_GPUREG_VSH_OPDESCS_DATA, 0xF, 0, 32, p);
+        bench_list_put(b, PVK_GPUREG_VSH_OPDESCS_DATA, 0xF, 0, 32, p);
     }
     if (i % 100 == 0) {
-        w1(b, PVK_GPUREG_LIGHTING_LUT_INDEX, (uint32_t)(i / 100 % 24) << 8);
+        bench_list_w(b, PVK_GPUREG_LIGHTING_LUT_INDEX, (uint32_t)(i / 100 % 24) << 8);
         for (int c = 0; c < 256; c += 64) {
             for (int k = 0; k < 64; k++)
                 p[k] = rnd() & 0xFFFFFF;
-            put(b, PVK_GPUREG_LIGHTING_LUT_DATA, 0xF, 0, 64, p);
+            bench_list_put(b, PVK_GPUREG_LIGHTING_LUT_DATA, 0xF, 0, 64, p);
         }
     }
 }
@@ -149,13 +121,13 @@ int main(void)
     pvk_pica_env env = {.guest_read = guest_read};
     pvk_pica_set_env(p, &env);
 
-    lb b = {0};
+    bench_list b = {0};
     int batches = 4000;
     for (int i = 0; i < batches; i++)
         batch(&b, i);
-    w1(&b, PVK_GPUREG_FINALIZE, 0x12345678);
+    bench_list_w(&b, PVK_GPUREG_FINALIZE, 0x12345678);
     if (b.n % 4)
-        w1(&b, PVK_GPUREG_FINALIZE, 0x12345678);
+        bench_list_w(&b, PVK_GPUREG_FINALIZE, 0x12345678);
     uint32_t addr = PVK_FCRAM_BASE + 0x1000000, bytes = b.n * 4;
     void *g = (void *)guest_read(NULL, addr, bytes);
     if (!g) {
@@ -175,25 +147,25 @@ int main(void)
 
     /* decode */
     int passes = 0;
-    double t0 = now(), t1;
+    double t0 = bench_now(), t1;
     do {
         pvk_pica_write(p, PVK_GPUREG_CMDBUF_JUMP0, 1); /* size and address stay */
         pvk_pica_write(p, PVK_GPUREG_IRQ_ACK, 0);
         passes++;
-        t1 = now();
+        t1 = bench_now();
     } while (t1 - t0 < 1.0);
     double writes_per_s = (double)per_pass * passes / (t1 - t0);
 
     /* the floor: copy the same words */
     uint32_t *dst = malloc(bytes);
     int copies = 0;
-    double c0 = now(), c1;
+    double c0 = bench_now(), c1;
     do {
         const volatile uint32_t *src = g;
         for (uint32_t i = 0; i < b.n; i++)
             dst[i] = src[i];
         copies++;
-        c1 = now();
+        c1 = bench_now();
     } while (c1 - c0 < 1.0);
     double words_per_s = (double)b.n * copies / (c1 - c0);
     uint32_t check = 0;

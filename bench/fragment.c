@@ -84,38 +84,6 @@ static void setup(pvk_context *ctx)
     pvk_guest_written(ctx, VB, 6 * DEPTH * 80);
 }
 
-static uint32_t lut_word(double v, double next)
-{
-    int val = (int)(fmin(fmax(v, 0), 1) * 4095 + 0.5);
-    int d = (int)floor((fmin(fmax(next, 0), 1) - val / 4095.0) * 2047 + 0.5);
-    return (uint32_t)val | (d < 0 ? (uint32_t)(-d) | 0x800 : (uint32_t)d) << 12;
-}
-
-/* Every lighting LUT, the fog LUT and the procedural-texture LUTs, smooth curves. */
-static void luts(pvk_context *ctx)
-{
-    for (unsigned t = 0; t < 24; t++) {
-        if (t == 2 || t == 7)
-            continue;
-        bench_reg(ctx, PVK_GPUREG_LIGHTING_LUT_INDEX, t << 8);
-        for (int i = 0; i < 256; i++) {
-            double x = i / 256.0, x1 = (i + 1) / 256.0;
-            bench_reg(ctx, PVK_GPUREG_LIGHTING_LUT_DATA, lut_word(pow(x, 1 + t % 5), pow(x1, 1 + t % 5)));
-        }
-    }
-    bench_reg(ctx, PVK_GPUREG_FOG_LUT_INDEX, 0);
-    for (int i = 0; i < 128; i++)
-        bench_reg(ctx, PVK_GPUREG_FOG_LUT_DATA, (uint32_t)(2047 - 16 * i) << 13 | 0x1FF0);
-    for (unsigned t = 0; t < 6; t++) {
-        if (t == 1)
-            continue;
-        bench_reg(ctx, PVK_GPUREG_PROCTEX_LUT, t << 8);
-        for (int i = 0; i < (t >= 4 ? 256 : 128); i++)
-            bench_reg(ctx, PVK_GPUREG_PROCTEX_LUT_DATA,
-                      t == 4 ? (uint32_t)i * 0x01010101u : t == 5 ? 0x00808080u : (uint32_t)(i * 32) | 32u << 12);
-    }
-}
-
 enum { FOG = 1, LIGHT = 2, PROCTEX = 4, TEX = 8, TEX_MIP = 16, PT_MIP = 32 };
 
 #define TEX_RGBA 0x18400000u /* 256x256 RGBA8 */
@@ -228,7 +196,7 @@ int main(void)
 {
     pvk_context *ctx = bench_context("fragment", 0);
     setup(ctx);
-    luts(ctx);
+    bench_frag_luts(ctx);
     textures(ctx);
     static const struct { const char *name, *label; unsigned what; } cases[] = {
         {"fragment_plain_tev", "plain TEV (vertex colour)", 0},

@@ -31,11 +31,6 @@
 #define DRAWS 50u
 #define VERTS 300u
 
-static void ext(pvk_context *ctx, uint32_t off, uint32_t v)
-{
-    pvk_mmio_write32(ctx, PVK_MMIO_BASE + off, v);
-}
-
 static pvk_context *setup(void)
 {
     pvk_context *ctx = bench_context("frame", 0);
@@ -70,10 +65,7 @@ static pvk_context *setup(void)
         bench_reg(ctx, st < 4 ? PVK_GPUREG_TEXENV0_SOURCE + 8 * st : PVK_GPUREG_TEXENV4_SOURCE + 8 * (st - 4), 0x000F000F);
     bench_reg(ctx, PVK_GPUREG_PRIMITIVE_CONFIG, 1);
     /* the LCD: BGR8 framebuffer A, 2D */
-    ext(ctx, 0x468, LCD);
-    ext(ctx, 0x470, 0x41);
-    ext(ctx, 0x490, FW * 3);
-    ext(ctx, 0x474, 1);
+    bench_lcd_top(ctx, LCD, FW);
     /* 50 x 100 triangles, each draw at its own offset of one buffer */
     float *v = pvk_guest_ptr(ctx, VB, DRAWS * VERTS * 32);
     uint32_t seed = 12345;
@@ -96,25 +88,12 @@ static pvk_context *setup(void)
 static void frame(pvk_context *ctx)
 {
     /* clear colour and depth with the two fill units, as citro3d does */
-    ext(ctx, 0x10, COLOR >> 3);
-    ext(ctx, 0x14, (COLOR + FW * FH * 4) >> 3);
-    ext(ctx, 0x18, 0x202020FF);
-    ext(ctx, 0x1C, 0x201);
-    ext(ctx, 0x20, DEPTH >> 3);
-    ext(ctx, 0x24, (DEPTH + FW * FH * 4) >> 3);
-    ext(ctx, 0x28, 0x00FFFFFF);
-    ext(ctx, 0x2C, 0x201);
+    bench_fill2(ctx, COLOR, FW * FH * 4, 0x202020FF, DEPTH, FW * FH * 4, 0x00FFFFFF);
     for (uint32_t d = 0; d < DRAWS; d++)
         bench_draw_arrays(ctx, d * VERTS * 32, VERTS);
     bench_reg(ctx, PVK_GPUREG_FRAMEBUFFER_FLUSH, 1);
     /* tiled RGBA8 -> linear BGR8 */
-    ext(ctx, 0xC00, COLOR >> 3);
-    ext(ctx, 0xC04, LCD >> 3);
-    ext(ctx, 0xC08, FW | FH << 16);
-    ext(ctx, 0xC0C, FW | FH << 16);
-    ext(ctx, 0xC10, 1u << 12);
-    ext(ctx, 0xC14, 0);
-    ext(ctx, 0xC18, 1);
+    bench_display_transfer(ctx, COLOR, LCD, FW, FH);
     pvk_vblank(ctx);
 }
 
