@@ -8,7 +8,9 @@
 #include "gpu/gpu.h"
 
 /* Storage buffers and push-constant bytes of each built-in pipeline. */
-static const struct { uint32_t buffers, push_size; } pipe_layouts[PVK_PIPE_DISPLAY_BLOCK] = {
+static const struct {
+    uint32_t buffers, push_size;
+} pipe_layouts[PVK_PIPE_DISPLAY_BLOCK] = {
     [PVK_PIPE_FILL] = {1, 16},
     [PVK_PIPE_DISPLAY_TRANSFER] = {2, 64},
     [PVK_PIPE_DISPLAY_QUAD] = {2, 64},
@@ -72,8 +74,8 @@ static void name_pipeline(pvk_gpu *gpu, int which)
                         in.spec[0], in.spec[1] ? ", LUT" : "", in.spec[2] ? ", doubled" : "");
     else if (which >= PVK_PIPE_DISPLAY_BLOCK)
         pvk_object_name(gpu, VK_OBJECT_TYPE_PIPELINE, h,
-                        "display transfer (4x2 blocks, %u to %u bytes per pixel, scale %u, %s)", in.spec[0],
-                        in.spec[3], in.spec[1], in.spec[2] ? "linear to tiled" : "tiled to linear");
+                        "display transfer (4x2 blocks, %u to %u bytes per pixel, scale %u, %s)", in.spec[0], in.spec[3],
+                        in.spec[1], in.spec[2] ? "linear to tiled" : "tiled to linear");
     else
         pvk_object_name(gpu, VK_OBJECT_TYPE_PIPELINE, h, "%s", pipe_names[which]);
 }
@@ -142,13 +144,14 @@ pvk_result pvk_compute_pipeline_create(pvk_gpu *gpu, const uint32_t *code, size_
         return r;
     VkComputePipelineCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {
-            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-            .module = mod,
-            .pName = "main",
-            .pSpecializationInfo = spec,
-        },
+        .stage =
+            {
+                .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                .module = mod,
+                .pName = "main",
+                .pSpecializationInfo = spec,
+            },
         .layout = layout,
     };
     r = pvk_vk_check(gpu, gpu->vk.vkCreateComputePipelines(gpu->device, VK_NULL_HANDLE, 1, &cpci, NULL, out),
@@ -202,8 +205,7 @@ void pvk_compute_destroy(pvk_gpu *gpu)
 
 /* Everything earlier on the queue (shader and transfer writes, host writes)
  * happens before everything after, for the memory both touch. */
-static void full_barrier(pvk_gpu *gpu, VkCommandBuffer cmd, VkPipelineStageFlags2 dst_stage,
-                         VkAccessFlags2 dst_access)
+static void full_barrier(pvk_gpu *gpu, VkCommandBuffer cmd, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access)
 {
     VkMemoryBarrier2 mb = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
@@ -216,9 +218,9 @@ static void full_barrier(pvk_gpu *gpu, VkCommandBuffer cmd, VkPipelineStageFlags
     gpu->vk.vkCmdPipelineBarrier2(cmd, &di);
 }
 
-void pvk_image_barrier(pvk_gpu *gpu, VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
-                       VkImageLayout from, VkImageLayout to, VkPipelineStageFlags2 src_stage,
-                       VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access)
+void pvk_image_barrier(pvk_gpu *gpu, VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkImageLayout from,
+                       VkImageLayout to, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                       VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access)
 {
     VkImageMemoryBarrier2 b = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
@@ -233,8 +235,8 @@ void pvk_image_barrier(pvk_gpu *gpu, VkCommandBuffer cmd, VkImage image, VkImage
         .image = image,
         .subresourceRange = {aspect, 0, 1, 0, 1},
     };
-    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1,
-                           .pImageMemoryBarriers = &b};
+    VkDependencyInfo di = {
+        .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .imageMemoryBarrierCount = 1, .pImageMemoryBarriers = &b};
     gpu->vk.vkCmdPipelineBarrier2(cmd, &di);
 }
 
@@ -382,8 +384,8 @@ pvk_result pvk_op_submit(pvk_gpu *gpu, pvk_op *op)
     return PVK_SUCCESS;
 }
 
-void pvk_op_dispatch(pvk_gpu *gpu, pvk_op *op, int pipe, const pvk_buffer_range *bufs, const void *push,
-                     uint32_t gx, uint32_t gy, uint32_t gz)
+void pvk_op_dispatch(pvk_gpu *gpu, pvk_op *op, int pipe, const pvk_buffer_range *bufs, const void *push, uint32_t gx,
+                     uint32_t gy, uint32_t gz)
 {
     pvk_compute_pipeline *p = &gpu->pipes[pipe];
     if (!p->pipeline) {
@@ -431,7 +433,8 @@ static pvk_result retire(pvk_gpu *gpu, bool wait, uint64_t timeout_ns, bool clos
         /* a semaphore wait, not a queue operation: no queue lock held */
         VkResult vr = gpu->vk.vkWaitSemaphores(gpu->device, &wi, timeout_ns);
         if (vr == VK_TIMEOUT) {
-            pvk_log(gpu, PVK_LOG_WARN, "GPU work still running after %llu ms; the wait gave up (the context stays usable)",
+            pvk_log(gpu, PVK_LOG_WARN,
+                    "GPU work still running after %llu ms; the wait gave up (the context stays usable)",
                     (unsigned long long)(timeout_ns / 1000000));
             r = PVK_ERROR_TIMEOUT;
         } else {
@@ -524,8 +527,10 @@ pvk_result pvk_wait_value_host(pvk_gpu *gpu, uint64_t value, const char *what)
     uint64_t ns = host_timeout_ns(gpu);
     VkResult vr = wait_timeline(gpu, value, ns);
     if (vr == VK_TIMEOUT) {
-        pvk_log(gpu, PVK_LOG_WARN, "%s: GPU work still running after %llu ms; the wait gave up (the context stays "
-                "usable)", what, (unsigned long long)(ns / 1000000));
+        pvk_log(gpu, PVK_LOG_WARN,
+                "%s: GPU work still running after %llu ms; the wait gave up (the context stays "
+                "usable)",
+                what, (unsigned long long)(ns / 1000000));
         return PVK_ERROR_TIMEOUT;
     }
     return pvk_vk_check(gpu, vr, "vkWaitSemaphores");

@@ -9,8 +9,7 @@
 
 static VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                        VkDebugUtilsMessageTypeFlagsEXT type,
-                                                       const VkDebugUtilsMessengerCallbackDataEXT *data,
-                                                       void *user)
+                                                       const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
 {
     pvk_gpu *gpu = user;
     (void)type;
@@ -112,13 +111,20 @@ static void chain_init(feature_chain *c, const pvk_features *exts)
 /* What a host's device needs (pvk_host_vulkan_needs).  probe_device checks
  * the required entries of this list, so the list and picavk's own check of
  * a device cannot drift apart. */
-#define HOST(flag) (uint32_t)offsetof(pvk_host_vulkan, flag)
-#define NEED_EXT(kind, name, flag, gives) {kind, name, 0, 0, !(flag), (flag), gives}
-#define NEED_F10(member, flag, gives)                                                                                \
-    {PVK_NEED_FEATURE, #member, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,                                        \
-     (uint32_t)offsetof(VkPhysicalDeviceFeatures2, features.member), !(flag), (flag), gives}
-#define NEED_FEAT_(type, stype, member, flag, gives)                                                                 \
-    {PVK_NEED_FEATURE, #member, stype, (uint32_t)offsetof(type, member), !(flag), (flag), gives}
+#define HOST(flag) (uint32_t) offsetof(pvk_host_vulkan, flag)
+#define NEED_EXT(kind, name, flag, gives)                                                                              \
+    {                                                                                                                  \
+        kind, name, 0, 0, !(flag), (flag), gives                                                                       \
+    }
+#define NEED_F10(member, flag, gives)                                                                                  \
+    {                                                                                                                  \
+        PVK_NEED_FEATURE, #member, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,                                       \
+            (uint32_t)offsetof(VkPhysicalDeviceFeatures2, features.member), !(flag), (flag), gives                     \
+    }
+#define NEED_FEAT_(type, stype, member, flag, gives)                                                                   \
+    {                                                                                                                  \
+        PVK_NEED_FEATURE, #member, stype, (uint32_t)offsetof(type, member), !(flag), (flag), gives                     \
+    }
 #define NEED_FEAT(...) NEED_FEAT_(__VA_ARGS__) /* V12, V13: two arguments each */
 #define V12 VkPhysicalDeviceVulkan12Features, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
 #define V13 VkPhysicalDeviceVulkan13Features, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES
@@ -144,8 +150,8 @@ static const pvk_vulkan_need host_needs[] = {
     NEED_FEAT(VkPhysicalDeviceCustomBorderColorFeaturesEXT,
               VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CUSTOM_BORDER_COLOR_FEATURES_EXT, customBorderColorWithoutFormat,
               HOST(custom_border_color_enabled), CBC),
-#define ROA                                                                                                          \
-    "draws read their colour attachment and blend exactly as the PICA's integer arithmetic does; without: "         \
+#define ROA                                                                                                            \
+    "draws read their colour attachment and blend exactly as the PICA's integer arithmetic does; without: "            \
     "Vulkan's blend unit (within 1)"
     NEED_EXT(PVK_NEED_DEVICE_EXTENSION, VK_EXT_RASTERIZATION_ORDER_ATTACHMENT_ACCESS_EXTENSION_NAME,
              HOST(attachment_read_enabled), ROA),
@@ -283,11 +289,11 @@ static int find_queue_family(VkPhysicalDevice phys)
 static int device_score(VkPhysicalDeviceType t)
 {
     switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
-    default: return 0;
+        case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
+        case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
+        case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+        case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
+        default: return 0;
     }
 }
 
@@ -320,7 +326,8 @@ static pvk_result create_instance(pvk_gpu *gpu, bool validation)
     };
     VkDebugUtilsMessengerCreateInfoEXT mci = {
         .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
+        .messageSeverity =
+            VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
         .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
         .pfnUserCallback = on_debug_message,
         .pUserData = gpu,
@@ -410,12 +417,13 @@ static pvk_result create_device(pvk_gpu *gpu, feature_chain *c)
     gpu->vertex_stores = want.vertexPipelineStoresAndAtomics;
     want.shaderClipDistance = VK_TRUE;
     c->f2.features = want;
-    VkPhysicalDeviceVulkan11Features v11 = {.sType = c->v11.sType, .pNext = c->v11.pNext,
-                                            .storageBuffer16BitAccess = c->v11.storageBuffer16BitAccess};
+    VkPhysicalDeviceVulkan11Features v11 = {
+        .sType = c->v11.sType, .pNext = c->v11.pNext, .storageBuffer16BitAccess = c->v11.storageBuffer16BitAccess};
     c->v11 = v11;
     /* the attachment-read path's render passes: imageless framebuffers, and
      * depth attachments in the DEPTH_ATTACHMENT_OPTIMAL layout surfaces rest in */
-    VkPhysicalDeviceVulkan12Features v12 = {.sType = c->v12.sType, .pNext = c->v12.pNext,
+    VkPhysicalDeviceVulkan12Features v12 = {.sType = c->v12.sType,
+                                            .pNext = c->v12.pNext,
                                             .storageBuffer8BitAccess = VK_TRUE,
                                             .shaderInt8 = c->v12.shaderInt8,
                                             .imagelessFramebuffer = c->v12.imagelessFramebuffer,
@@ -425,7 +433,8 @@ static pvk_result create_device(pvk_gpu *gpu, feature_chain *c)
     /* colour only: the shader reads the colour attachment, never depth or stencil */
     c->roa.rasterizationOrderDepthAttachmentAccess = VK_FALSE;
     c->roa.rasterizationOrderStencilAttachmentAccess = VK_FALSE;
-    VkPhysicalDeviceVulkan13Features v13 = {.sType = c->v13.sType, .pNext = c->v13.pNext,
+    VkPhysicalDeviceVulkan13Features v13 = {.sType = c->v13.sType,
+                                            .pNext = c->v13.pNext,
                                             .synchronization2 = VK_TRUE,
                                             .dynamicRendering = VK_TRUE,
                                             .maintenance4 = c->v13.maintenance4};
@@ -479,7 +488,8 @@ pvk_result pvk_device_init(pvk_gpu *gpu)
     if (gpu->cfg.host_vulkan) {
         const pvk_host_vulkan *h = gpu->cfg.host_vulkan;
         if (!h->get_instance_proc_addr || !h->instance || !h->physical_device || !h->device || !h->queue) {
-            pvk_log(gpu, PVK_LOG_ERROR, "embedded mode needs get_instance_proc_addr, instance, physical device, device and queue");
+            pvk_log(gpu, PVK_LOG_ERROR,
+                    "embedded mode needs get_instance_proc_addr, instance, physical device, device and queue");
             return PVK_ERROR_INVALID_ARGUMENT;
         }
         volkInitializeCustom(h->get_instance_proc_addr);
@@ -503,8 +513,8 @@ pvk_result pvk_device_init(pvk_gpu *gpu)
         gpu->features.geometry_shader &= !!h->geometry_shader_enabled;
         gpu->vertex_stores = h->vertex_stores_enabled && chain.f2.features.vertexPipelineStoresAndAtomics;
         gpu->shader_float64 = h->shader_float64_enabled && chain.f2.features.shaderFloat64;
-        render_pass_features = h->attachment_read_enabled && chain.v12.imagelessFramebuffer &&
-                               chain.v12.separateDepthStencilLayouts;
+        render_pass_features =
+            h->attachment_read_enabled && chain.v12.imagelessFramebuffer && chain.v12.separateDepthStencilLayouts;
         gpu->debug_utils = !!h->debug_utils_enabled;
         gpu->device = h->device;
         gpu->queue = h->queue;
@@ -581,8 +591,8 @@ int pvk_find_memory_type(const pvk_gpu *gpu, uint32_t type_bits, VkMemoryPropert
     return -1;
 }
 
-pvk_result pvk_create_buffer(pvk_gpu *gpu, VkDeviceSize size, VkBufferUsageFlags usage,
-                             VkMemoryPropertyFlags props, VkBuffer *buf, VkDeviceMemory *mem)
+pvk_result pvk_create_buffer(pvk_gpu *gpu, VkDeviceSize size, VkBufferUsageFlags usage, VkMemoryPropertyFlags props,
+                             VkBuffer *buf, VkDeviceMemory *mem)
 {
     *buf = VK_NULL_HANDLE;
     *mem = VK_NULL_HANDLE;
@@ -689,8 +699,7 @@ pvk_result pvk_image_ensure(pvk_gpu *gpu, pvk_image *im, uint32_t w, uint32_t h,
                                          : VK_IMAGE_ASPECT_COLOR_BIT,
                                  0, 1, 0, 1},
         };
-        if ((r = pvk_vk_check(gpu, gpu->vk.vkCreateImageView(gpu->device, &vci, NULL, &im->view),
-                              "vkCreateImageView")))
+        if ((r = pvk_vk_check(gpu, gpu->vk.vkCreateImageView(gpu->device, &vci, NULL, &im->view), "vkCreateImageView")))
             goto fail;
     }
     im->w = w;

@@ -22,17 +22,17 @@ typedef struct pvk_gpu pvk_gpu;
 /* PVK_DEBUG=flag,flag switches. */
 enum {
     PVK_DEBUG_NO_HOST_IMPORT = 1u << 0, /* "no-host-import": mirror guest memory in device buffers */
-    PVK_DEBUG_VERBOSE = 1u << 1,        /* "verbose": log level DEBUG */
-    PVK_DEBUG_SYNC = 1u << 2,           /* "sync": wait for every GPU operation at once (a batch per draw) */
-    PVK_DEBUG_NO_LOGIC_OP = 1u << 3,    /* "no-logic-op": act as if the device lacked logicOp (fallback tests) */
-    PVK_DEBUG_ROUNDTRIP = 1u << 4,      /* "roundtrip": no surface cache, every draw loads and stores guest memory */
-    PVK_DEBUG_SHADERS = 1u << 5,        /* "shaders": dump generated shaders (SPIRV-Cross GLSL) to the cache dir */
+    PVK_DEBUG_VERBOSE = 1u << 1, /* "verbose": log level DEBUG */
+    PVK_DEBUG_SYNC = 1u << 2, /* "sync": wait for every GPU operation at once (a batch per draw) */
+    PVK_DEBUG_NO_LOGIC_OP = 1u << 3, /* "no-logic-op": act as if the device lacked logicOp (fallback tests) */
+    PVK_DEBUG_ROUNDTRIP = 1u << 4, /* "roundtrip": no surface cache, every draw loads and stores guest memory */
+    PVK_DEBUG_SHADERS = 1u << 5, /* "shaders": dump generated shaders (SPIRV-Cross GLSL) to the cache dir */
     PVK_DEBUG_NO_CUSTOM_BORDER = 1u << 6, /* "no-custom-border": act as if the device lacked custom border colours */
     PVK_DEBUG_NO_ATTACHMENT_READ = 1u << 7, /* "no-attachment-read": act as if the device lacked
                                                rasterizationOrderAttachmentAccess (fixed-function blending) */
-    PVK_DEBUG_LUT_STORAGE = 1u << 8,    /* "lut-storage": the fragment LUTs in a storage buffer, as on devices whose
+    PVK_DEBUG_LUT_STORAGE = 1u << 8, /* "lut-storage": the fragment LUTs in a storage buffer, as on devices whose
                                            maxUniformBufferRange cannot hold them (runtime/fragdata.c) */
-    PVK_DEBUG_CPU_VS = 1u << 9,         /* "cpu-vs": vertex programs of draws on the CPU interpreter */
+    PVK_DEBUG_CPU_VS = 1u << 9, /* "cpu-vs": vertex programs of draws on the CPU interpreter */
     PVK_DEBUG_TEXTURE_STAGING = 1u << 10, /* "texture-staging": texture decodes through a staging buffer and a
                                              copy, as on GPUs, also on CPU devices (vram/texture.c) */
 };
@@ -60,10 +60,10 @@ typedef struct pvk_pending {
     uint64_t value;
     VkCommandBuffer cmd;
     void (*retire)(struct pvk_gpu *gpu, const struct pvk_pending *p);
-    void *owner;                /* the layer state `retire` works on (vram/: its pvk_vram) */
-    uint32_t arg;               /* e.g. which fill unit */
+    void *owner; /* the layer state `retire` works on (vram/: its pvk_vram) */
+    uint32_t arg; /* e.g. which fill unit */
     uint32_t dst_addr, dst_len; /* guest range written, for mirror downloads */
-    VkBuffer scratch;           /* freed on retire */
+    VkBuffer scratch; /* freed on retire */
     VkDeviceMemory scratch_mem;
 } pvk_pending;
 
@@ -73,16 +73,16 @@ typedef struct pvk_pending {
 typedef struct pvk_op {
     VkCommandBuffer cmd;
     pvk_pending p;
-    bool labelled;              /* pvk_op_label opened a debug label; submit closes it */
+    bool labelled; /* pvk_op_label opened a debug label; submit closes it */
 } pvk_op;
 
 /* The Vulkan layer's state: one per context (pvk_context.gpu). */
 struct pvk_gpu {
     pvk_config cfg;
-    pvk_context *handle;      /* the public handle host callbacks (IRQs) are given */
+    pvk_context *handle; /* the public handle host callbacks (IRQs) are given */
     pvk_log_level log_level;
-    uint32_t debug;           /* PVK_DEBUG_* */
-    pvk_result sticky;        /* PVK_ERROR_DEVICE_LOST once lost */
+    uint32_t debug; /* PVK_DEBUG_* */
+    pvk_result sticky; /* PVK_ERROR_DEVICE_LOST once lost */
     /* Every layer's counters (pvk_get_stats): kept at the bottom so each
      * layer counts without calling up. */
     pvk_stats stats;
@@ -92,12 +92,12 @@ struct pvk_gpu {
      * separateDepthStencilLayouts; every batch a VkRenderPass (runtime/draw.c,
      * runtime/pipeline.c). */
     bool attachment_read;
-    bool shader_float64;      /* enabled on the device (runtime/vs_compute.c) */
-    bool vertex_stores;       /* vertexPipelineStoresAndAtomics enabled: the GPU vertex path reports bad vertices */
+    bool shader_float64; /* enabled on the device (runtime/vs_compute.c) */
+    bool vertex_stores; /* vertexPipelineStoresAndAtomics enabled: the GPU vertex path reports bad vertices */
 
     /* Vulkan */
     bool own_instance, own_device;
-    bool debug_utils;         /* VK_EXT_debug_utils enabled on the instance */
+    bool debug_utils; /* VK_EXT_debug_utils enabled on the instance */
     VkInstance instance;
     VkPhysicalDevice phys;
     VkDevice device;
@@ -122,7 +122,7 @@ struct pvk_gpu {
     char device_name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
     VkCommandPool cmd_pool;
     VkSemaphore timeline;
-    uint64_t timeline_next;   /* last value submitted */
+    uint64_t timeline_next; /* last value submitted */
     VkCommandBuffer free_cmds[PVK_MAX_PENDING];
     uint32_t free_cmd_count;
     pvk_pending pending[PVK_MAX_PENDING]; /* ring, oldest first */
@@ -132,12 +132,10 @@ struct pvk_gpu {
      * runtime/draw.c, which registers it); pvk_batch_close clears it and
      * calls it. */
     pvk_result (*batch_close)(struct pvk_gpu *gpu);
-
 };
 
 /* ---- logging (gpu/log.c) ---- */
-void pvk_log(pvk_gpu *gpu, pvk_log_level level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void pvk_log(pvk_gpu *gpu, pvk_log_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Log an error caused by guest input and count it. */
 void pvk_bad_input(pvk_gpu *gpu, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pvk_unsupported(pvk_gpu *gpu, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -155,8 +153,8 @@ void pvk_device_destroy(pvk_gpu *gpu);
 void pvk_vulkan_global_lock(void);
 void pvk_vulkan_global_unlock(void);
 int pvk_find_memory_type(const pvk_gpu *gpu, uint32_t type_bits, VkMemoryPropertyFlags want);
-pvk_result pvk_create_buffer(pvk_gpu *gpu, VkDeviceSize size, VkBufferUsageFlags usage,
-                             VkMemoryPropertyFlags props, VkBuffer *buf, VkDeviceMemory *mem);
+pvk_result pvk_create_buffer(pvk_gpu *gpu, VkDeviceSize size, VkBufferUsageFlags usage, VkMemoryPropertyFlags props,
+                             VkBuffer *buf, VkDeviceMemory *mem);
 /* A 2D image with its memory and (optionally) a view. */
 typedef struct pvk_image {
     VkImage image;
@@ -199,12 +197,12 @@ void pvk_op_abort(pvk_gpu *gpu, pvk_op *op);
 /* Bind pipeline `pipe` (created now if it is made on first use; a failure
  * is logged and nothing runs), push `bufs` (buffer, offset, range triples)
  * and `push`, and dispatch groups. */
-void pvk_op_dispatch(pvk_gpu *gpu, pvk_op *op, int pipe, const pvk_buffer_range *bufs,
-                     const void *push, uint32_t gx, uint32_t gy, uint32_t gz);
+void pvk_op_dispatch(pvk_gpu *gpu, pvk_op *op, int pipe, const pvk_buffer_range *bufs, const void *push, uint32_t gx,
+                     uint32_t gy, uint32_t gz);
 /* A layout transition of a one-mip, one-layer image. */
-void pvk_image_barrier(pvk_gpu *gpu, VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
-                       VkImageLayout from, VkImageLayout to, VkPipelineStageFlags2 src_stage,
-                       VkAccessFlags2 src_access, VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
+void pvk_image_barrier(pvk_gpu *gpu, VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkImageLayout from,
+                       VkImageLayout to, VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                       VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access);
 /* Make earlier shader/transfer writes visible to later commands of the same op. */
 void pvk_op_barrier(pvk_gpu *gpu, pvk_op *op);
 pvk_result pvk_retire(pvk_gpu *gpu, bool wait);

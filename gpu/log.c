@@ -8,33 +8,32 @@
 const char *pvk_result_name(pvk_result r)
 {
     switch (r) {
-    case PVK_SUCCESS: return "success";
-    case PVK_ERROR_INVALID_ARGUMENT: return "invalid argument";
-    case PVK_ERROR_OUT_OF_MEMORY: return "out of memory";
-    case PVK_ERROR_NO_DEVICE: return "no suitable Vulkan device";
-    case PVK_ERROR_MISSING_FEATURE: return "device lacks a required feature";
-    case PVK_ERROR_VULKAN: return "Vulkan call failed";
-    case PVK_ERROR_DEVICE_LOST: return "device lost";
-    case PVK_ERROR_UNSUPPORTED: return "not supported";
-    case PVK_ERROR_OUT_OF_RANGE: return "guest address out of range";
-    case PVK_ERROR_BAD_PARAMETERS: return "bad hardware parameters";
-    case PVK_ERROR_IO: return "I/O error";
-    case PVK_ERROR_BAD_DATA: return "corrupt data";
-    case PVK_ERROR_TIMEOUT: return "timed out waiting for the GPU";
-    case PVK_ERROR_BUSY: return "context in use by another thread";
+        case PVK_SUCCESS: return "success";
+        case PVK_ERROR_INVALID_ARGUMENT: return "invalid argument";
+        case PVK_ERROR_OUT_OF_MEMORY: return "out of memory";
+        case PVK_ERROR_NO_DEVICE: return "no suitable Vulkan device";
+        case PVK_ERROR_MISSING_FEATURE: return "device lacks a required feature";
+        case PVK_ERROR_VULKAN: return "Vulkan call failed";
+        case PVK_ERROR_DEVICE_LOST: return "device lost";
+        case PVK_ERROR_UNSUPPORTED: return "not supported";
+        case PVK_ERROR_OUT_OF_RANGE: return "guest address out of range";
+        case PVK_ERROR_BAD_PARAMETERS: return "bad hardware parameters";
+        case PVK_ERROR_IO: return "I/O error";
+        case PVK_ERROR_BAD_DATA: return "corrupt data";
+        case PVK_ERROR_TIMEOUT: return "timed out waiting for the GPU";
+        case PVK_ERROR_BUSY: return "context in use by another thread";
     }
     return "unknown result";
 }
 
-
 static const char *level_name(pvk_log_level l)
 {
     switch (l) {
-    case PVK_LOG_ERROR: return "error";
-    case PVK_LOG_WARN: return "warn";
-    case PVK_LOG_INFO: return "info";
-    case PVK_LOG_DEBUG: return "debug";
-    default: return "log";
+        case PVK_LOG_ERROR: return "error";
+        case PVK_LOG_WARN: return "warn";
+        case PVK_LOG_INFO: return "info";
+        case PVK_LOG_DEBUG: return "debug";
+        default: return "log";
     }
 }
 
@@ -78,7 +77,10 @@ void pvk_unsupported(pvk_gpu *gpu, const char *fmt, ...)
 
 uint32_t pvk_debug_flags_from_env(void)
 {
-    static const struct { const char *name; uint32_t bit; } flags[] = {
+    static const struct {
+        const char *name;
+        uint32_t bit;
+    } flags[] = {
         {"no-host-import", PVK_DEBUG_NO_HOST_IMPORT},
         {"verbose", PVK_DEBUG_VERBOSE},
         {"sync", PVK_DEBUG_SYNC},

@@ -10,12 +10,12 @@
 
 #include "runtime/runtime.h"
 
-#define CHECK_CTX(ctx)                                                                                            \
-    do {                                                                                                          \
-        if (!(ctx))                                                                                               \
-            return PVK_ERROR_INVALID_ARGUMENT;                                                                    \
-        if ((ctx)->gpu.sticky)                                                                                        \
-            return (ctx)->gpu.sticky;                                                                                 \
+#define CHECK_CTX(ctx)                                                                                                 \
+    do {                                                                                                               \
+        if (!(ctx))                                                                                                    \
+            return PVK_ERROR_INVALID_ARGUMENT;                                                                         \
+        if ((ctx)->gpu.sticky)                                                                                         \
+            return (ctx)->gpu.sticky;                                                                                  \
     } while (0)
 
 /* The threading contract (picavk.h): a context is externally synchronised.
@@ -38,8 +38,10 @@ static entry enter(pvk_context *ctx, const char *fn)
         ctx->depth++;
         return (entry){ctx, false};
     }
-    pvk_log(&ctx->gpu, PVK_LOG_ERROR, "%s: the context is in use by another thread (a context is externally "
-            "synchronised); call refused", fn);
+    pvk_log(&ctx->gpu, PVK_LOG_ERROR,
+            "%s: the context is in use by another thread (a context is externally "
+            "synchronised); call refused",
+            fn);
     return (entry){ctx, true};
 }
 

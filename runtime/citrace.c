@@ -90,8 +90,8 @@ static pvk_result load_initial_state(pvk_context *ctx, const ct_file *f, const u
     for (int b = 0; b < CT_BLOCKS; b++) {
         uint32_t off = rd32(h + 12 + 8 * b), words = rd32(h + 16 + 8 * b);
         if (!in_file(f, off, (uint64_t)words * 4)) {
-            pvk_bad_input(&ctx->gpu, "CiTrace: initial-state block %d (0x%X words at 0x%X) lies outside the file", b, words,
-                          off);
+            pvk_bad_input(&ctx->gpu, "CiTrace: initial-state block %d (0x%X words at 0x%X) lies outside the file", b,
+                          words, off);
             return PVK_ERROR_BAD_DATA;
         }
     }
@@ -123,8 +123,8 @@ static pvk_result load_initial_state(pvk_context *ctx, const ct_file *f, const u
         off = rd32(h + 12 + 8 * tables[t].block);
         n = rd32(h + 16 + 8 * tables[t].block);
         if (n > tables[t].cap)
-            pvk_log(&ctx->gpu, PVK_LOG_WARN, "CiTrace: initial-state block %d has %u words; %u kept", tables[t].block, n,
-                    tables[t].cap);
+            pvk_log(&ctx->gpu, PVK_LOG_WARN, "CiTrace: initial-state block %d has %u words; %u kept", tables[t].block,
+                    n, tables[t].cap);
         for (uint32_t i = 0; i < n && i < tables[t].cap; i++)
             tables[t].dst[i] = rd32(f->data + off + 4 * i);
     }
@@ -174,7 +174,8 @@ static pvk_result play(pvk_context *ctx, const ct_file *f, pvk_frame_fn on_frame
                               data_off, size);
                 return PVK_ERROR_BAD_DATA;
             }
-            uint8_t *dst = pvk_guest_host(&ctx->vram, addr, size, "CiTrace memory load"); /* logs and counts a bad range */
+            uint8_t *dst =
+                pvk_guest_host(&ctx->vram, addr, size, "CiTrace memory load"); /* logs and counts a bad range */
             if (!dst)
                 break;
             pvk_guest_before_cpu_write(&ctx->vram, addr, size);

@@ -125,7 +125,8 @@ pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
         char *end;
         unsigned long v = strtoul(es, &end, 10);
         if (*end || v == 0 || v > PVK_MAX_SCALE) {
-            pvk_log(&ctx->gpu, PVK_LOG_ERROR, "PVK_SCALE=%s: the resolution scale is an integer 1..%u", es, PVK_MAX_SCALE);
+            pvk_log(&ctx->gpu, PVK_LOG_ERROR, "PVK_SCALE=%s: the resolution scale is an integer 1..%u", es,
+                    PVK_MAX_SCALE);
             free(ctx);
             return PVK_ERROR_INVALID_ARGUMENT;
         }
@@ -190,7 +191,8 @@ bool pvk_scale_set(pvk_context *ctx, uint32_t scale, const char *what)
 bool pvk_ctx_mmio_check(pvk_context *ctx, uint32_t paddr, const char *what)
 {
     if (paddr < PVK_MMIO_BASE || paddr - PVK_MMIO_BASE >= PVK_MMIO_SIZE || (paddr & 3)) {
-        pvk_bad_input(&ctx->gpu, "%s: 0x%08X is not an aligned GPU register address (0x10400000-0x10401FFF)", what, paddr);
+        pvk_bad_input(&ctx->gpu, "%s: 0x%08X is not an aligned GPU register address (0x10400000-0x10401FFF)", what,
+                      paddr);
         return false;
     }
     return true;

@@ -85,8 +85,8 @@ static pvk_result vs_inputs(pvk_context *ctx, struct pvk_draw *d, const pvk_vs_d
     const uint8_t *src[12];
     if ((r = attrib_sources(ctx, vs, src)))
         return r;
-    bool need_uni = roundtrip || d->uni_lap != d->vlap || !d->batch.open || d->uni_value != ctx->gpu.timeline_next + 1 ||
-                    memcmp(&d->uni_last, vs->uniforms, ubytes);
+    bool need_uni = roundtrip || d->uni_lap != d->vlap || !d->batch.open ||
+                    d->uni_value != ctx->gpu.timeline_next + 1 || memcmp(&d->uni_last, vs->uniforms, ubytes);
     VkDeviceSize base = 0, bytes = 0;
     for (int tries = 0;; tries++) {
         bytes = (sizeof(pvk_vs_status) + align - 1) & ~(align - 1);
@@ -330,9 +330,10 @@ pvk_result pvk_draw_init(pvk_context *ctx)
     if (!d)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->draw = d;
-    pvk_log(&ctx->gpu, PVK_LOG_INFO, "drawing: TEV combiners, texture units 0-2 (no shadow cube maps), the procedural "
-                               "texture, fragment lighting, fog, shadow rendering, alpha test, blending, logic ops, "
-                               "depth and stencil; no gas");
+    pvk_log(&ctx->gpu, PVK_LOG_INFO,
+            "drawing: TEV combiners, texture units 0-2 (no shadow cube maps), the procedural "
+            "texture, fragment lighting, fog, shadow rendering, alpha test, blending, logic ops, "
+            "depth and stencil; no gas");
     /* D32_SFLOAT holds every 24-bit depth exactly (translator/glsl_fs.c); Vulkan
      * requires it for depth attachments and transfers, but check anyway. */
     VkFormatProperties fp;

@@ -9,7 +9,6 @@
 
 #include "runtime/runtime.h"
 
-
 #define MAX_DIM 1024 /* FRAMEBUFFER_DIM: 11-bit width, 10-bit height-1 */
 #define VRING_SEGS 8 /* the vertex ring waits per segment, once a lap */
 #define VRING_MAX ((VkDeviceSize)32 << 20) /* a batch lapping the ring grows it up to this */
@@ -25,12 +24,12 @@ typedef struct draw_batch {
     bool open;
     pvk_op op;
     VkImageView color, depth; /* the attachments (depth VK_NULL_HANDLE: none) */
-    VkFormat dfmt;            /* the depth attachment's format: every pipeline of the batch is made for it */
-    bool stencil;             /* ... which has a stencil aspect: every draw sets the stencil state */
-    bool pass;                /* a VkRenderPass reading the colour attachment (ctx->gpu.attachment_read), else
+    VkFormat dfmt; /* the depth attachment's format: every pipeline of the batch is made for it */
+    bool stencil; /* ... which has a stencil aspect: every draw sets the stencil state */
+    bool pass; /* a VkRenderPass reading the colour attachment (ctx->gpu.attachment_read), else
                                  dynamic rendering */
     uint32_t w, h;
-    VkPipeline pipeline;      /* bound last */
+    VkPipeline pipeline; /* bound last */
     uint32_t draws;
 } draw_batch;
 
@@ -40,10 +39,10 @@ struct pvk_draw {
     VkBuffer staging, vbuf;
     VkDeviceMemory staging_mem, vbuf_mem;
     void *vmap;
-    VkDeviceSize vcap, vhead;   /* vertex ring: capacity, next free byte */
-    uint64_t vseg[VRING_SEGS];  /* per ring segment: timeline value of its last user */
-    int vcur;                   /* segment the last allocation ended in, -1 after a wrap */
-    uint64_t vlap;              /* ring laps (wraps and regrowths): regions of an earlier lap may be reused */
+    VkDeviceSize vcap, vhead; /* vertex ring: capacity, next free byte */
+    uint64_t vseg[VRING_SEGS]; /* per ring segment: timeline value of its last user */
+    int vcur; /* segment the last allocation ended in, -1 after a wrap */
+    uint64_t vlap; /* ring laps (wraps and regrowths): regions of an earlier lap may be reused */
     /* the generated vertex shaders' uniforms last copied into the ring, at
      * uni_off in lap uni_lap for the batch of timeline value uni_value: later
      * draws of that batch with the same uniforms share them (sharing across
@@ -51,9 +50,9 @@ struct pvk_draw {
      * which the ring takes as a batch gone round it, and grows) */
     pvk_vs_draw_uniforms uni_last;
     VkDeviceSize uni_off;
-    uint64_t uni_lap;           /* 0: nothing there */
+    uint64_t uni_lap; /* 0: nothing there */
     uint64_t uni_value;
-    struct vs_check *checks;    /* GPU-path draws whose status words wait for their batch (pvk_draw_check_report) */
+    struct vs_check *checks; /* GPU-path draws whose status words wait for their batch (pvk_draw_check_report) */
     uint32_t n_checks, cap_checks;
     pvk_image depth; /* depth attachment (no image until needed) */
     VkFormat dfmt; /* VK_FORMAT_UNDEFINED: the device cannot, draws go without depth */
@@ -65,8 +64,6 @@ struct pvk_draw {
     VkDeviceMemory dstaging_mem;
     uint32_t depth_addr, depth_len; /* guest depth range the draw in flight writes */
 };
-
-
 
 /* The GPU path's bad vertices.  A vertex whose program does not end in END
  * (glsl_vs.c: a runaway program, an undefined opcode, a PC past code memory,
@@ -82,20 +79,18 @@ struct pvk_draw {
  * counted unsupported.  Unlike the CPU path the command list has gone on by
  * then: only the draw's failing vertices are lost. */
 typedef struct vs_check {
-    uint64_t value;             /* timeline value of the draw's batch */
-    uint64_t seq;               /* the translator's draw number */
-    VkDeviceSize off;           /* its pvk_vs_status in the ring, or (gs) its pre-pass counters */
-    bool gs;                    /* a geometry pre-pass (draw_submit_gs) */
-    uint64_t gs_key;            /* gs: pvk_gs_key_hash */
+    uint64_t value; /* timeline value of the draw's batch */
+    uint64_t seq; /* the translator's draw number */
+    VkDeviceSize off; /* its pvk_vs_status in the ring, or (gs) its pre-pass counters */
+    bool gs; /* a geometry pre-pass (draw_submit_gs) */
+    uint64_t gs_key; /* gs: pvk_gs_key_hash */
 } vs_check;
-
-
 
 /* Where a packet draws: guest spans of its colour and depth buffers, or
  * false (logged and counted) when they are outside guest memory. */
 typedef struct target {
     uint32_t w, h, bpp, addr;
-    int fmt;    /* transfer-engine format code */
+    int fmt; /* transfer-engine format code */
     bool color; /* colour writes allowed (COLORBUFFER_WRITE): the buffer is loaded and stored */
     bool block32;
     pvk_guest_span span;
@@ -104,26 +99,23 @@ typedef struct target {
 
 typedef struct depth_state {
     bool use, write;
-    bool stencil;    /* the attachment has a stencil aspect (a D24S8 surface) */
-    VkFormat vkfmt;  /* of the attachment */
+    bool stencil; /* the attachment has a stencil aspect (a D24S8 surface) */
+    VkFormat vkfmt; /* of the attachment */
     VkCompareOp op;
     uint32_t bpp, addr, bits, format;
     pvk_guest_span span;
 } depth_state;
 
-
-
 /* Where a draw's vertices come from: the ring region of the CPU path's
  * shaded vertices, or (vertex programs on the GPU) guest memory bound as
  * vertex and index buffers, widened indices and the uniforms in the ring. */
 typedef struct draw_input {
-    VkDeviceSize voff;            /* CPU path */
-    const pvk_vs_draw *vs;        /* GPU path: */
+    VkDeviceSize voff; /* CPU path */
+    const pvk_vs_draw *vs; /* GPU path: */
     VkBuffer vb[12], ib;
     VkDeviceSize vb_off[12], ib_off, uni_off;
-    VkDeviceSize status_off;      /* the draw's pvk_vs_status */
+    VkDeviceSize status_off; /* the draw's pvk_vs_status */
 } draw_input;
-
 
 /* What a draw samples: per bound unit (bit u of `units`) the texture's view
  * and a sampler, as push descriptors for bindings 0-2. */
@@ -131,7 +123,6 @@ typedef struct tex_binding {
     uint32_t units;
     VkDescriptorImageInfo info[3];
 } tex_binding;
-
 
 pvk_result pvk_draw_ring_ensure(pvk_context *ctx, struct pvk_draw *d, VkDeviceSize bytes);
 
@@ -209,7 +200,6 @@ pvk_result pvk_draw_textures(pvk_context *ctx, const pvk_draw_packet *pk, pvk_fs
 
 /* Push the bound units' descriptors (bindings 0-2; the others keep theirs). */
 void pvk_draw_push_textures(pvk_context *ctx, VkCommandBuffer cmd, const tex_binding *tb);
-
 
 /* Record the packet into the open batch, opening one when its buffers
  * differ from the batch's.  A draw without depth joins a batch whatever its

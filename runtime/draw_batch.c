@@ -27,8 +27,13 @@ static pvk_result packet_surfaces(pvk_context *ctx, const target *t, const depth
             pvk_bad_input(&ctx->gpu, "draw: colour buffer format is unknown; pvk_draw_dropped");
             return PVK_ERROR_BAD_PARAMETERS;
         }
-        pvk_surface_key key = {.addr = t->addr, .width = t->w, .height = t->h, .format = (uint32_t)t->fmt,
-                               .kind = PVK_SURFACE_COLOR, .block32 = t->block32, .scale = (uint8_t)ctx->vram.scale};
+        pvk_surface_key key = {.addr = t->addr,
+                               .width = t->w,
+                               .height = t->h,
+                               .format = (uint32_t)t->fmt,
+                               .kind = PVK_SURFACE_COLOR,
+                               .block32 = t->block32,
+                               .scale = (uint8_t)ctx->vram.scale};
         if ((r = pvk_surface_get(&ctx->vram, &key, VK_FORMAT_R8G8B8A8_UNORM, "draw colour buffer", cs)))
             return r;
     }
@@ -39,12 +44,18 @@ static pvk_result packet_surfaces(pvk_context *ctx, const target *t, const depth
         }
         uint32_t len = t->w * t->h * ds->bpp, clen = t->w * t->h * t->bpp;
         if (t->color && ds->addr < t->addr + clen && t->addr < ds->addr + len) {
-            pvk_unsupported(&ctx->gpu, "draw: depth buffer 0x%08X overlaps the colour buffer 0x%08X; drawn without depth",
+            pvk_unsupported(&ctx->gpu,
+                            "draw: depth buffer 0x%08X overlaps the colour buffer 0x%08X; drawn without depth",
                             ds->addr, t->addr);
             return PVK_SUCCESS;
         }
-        pvk_surface_key key = {.addr = ds->addr, .width = t->w, .height = t->h, .format = ds->format,
-                               .kind = PVK_SURFACE_DEPTH, .block32 = t->block32, .scale = (uint8_t)ctx->vram.scale};
+        pvk_surface_key key = {.addr = ds->addr,
+                               .width = t->w,
+                               .height = t->h,
+                               .format = ds->format,
+                               .kind = PVK_SURFACE_DEPTH,
+                               .block32 = t->block32,
+                               .scale = (uint8_t)ctx->vram.scale};
         if ((r = pvk_surface_get(&ctx->vram, &key, ds->vkfmt, "draw depth buffer", dsurf)))
             return r;
     }
@@ -85,8 +96,8 @@ static pvk_result batch_submit(pvk_gpu *gpu)
 /* Start a batch rendering into `color` (a surface's view, or the scratch
  * target when the draw writes no colour) and the depth surface `dsurf` (or
  * the scratch depth image, cleared, when the draw uses no depth buffer). */
-static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target *t, pvk_surface *cs,
-                             pvk_surface *dsurf, const depth_state *dst)
+static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target *t, pvk_surface *cs, pvk_surface *dsurf,
+                             const depth_state *dst)
 {
     draw_batch *b = &d->batch;
     pvk_result r;
@@ -113,8 +124,8 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
         .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
         .imageView = dsurf ? pvk_surface_view(dsurf) : d->depth.view,
         /* a D24S8 surface rests in one layout for both aspects */
-        .imageLayout = dst->stencil ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL
-                                    : VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+        .imageLayout =
+            dst->stencil ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
         .loadOp = dsurf ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR,
         /* a surface keeps its contents even when no draw of the batch writes it */
         .storeOp = dsurf ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE,
@@ -144,7 +155,8 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
         }
         VkImageView views[2] = {att.imageView, datt.imageView};
         VkRenderPassAttachmentBeginInfo abi = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO,
-                                               .attachmentCount = depth ? 2 : 1, .pAttachments = views};
+                                               .attachmentCount = depth ? 2 : 1,
+                                               .pAttachments = views};
         VkClearValue clear[2] = {att.clearValue, datt.clearValue};
         VkRenderPassBeginInfo rpbi = {
             .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
@@ -179,7 +191,6 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
     return PVK_SUCCESS;
 }
 
-
 /* Record the packet into the open batch, opening one when its buffers
  * differ from the batch's.  A draw without depth joins a batch whatever its
  * depth attachment (the test and writes are off); one with depth needs the
@@ -212,8 +223,8 @@ pvk_result pvk_draw_render_batched(pvk_context *ctx, struct pvk_draw *d, const p
         return PVK_SUCCESS;
     draw_batch *b = &d->batch;
     VkImageView color = cs ? pvk_surface_view(cs) : d->rt.view;
-    bool same = b->open && b->color == color && b->w == sw && b->h == sh &&
-                (!dsurf || b->depth == pvk_surface_view(dsurf));
+    bool same =
+        b->open && b->color == color && b->w == sw && b->h == sh && (!dsurf || b->depth == pvk_surface_view(dsurf));
     /* another target: the batch goes first, so the textures' and samplers'
      * last use (the open or next submission) is this draw's batch */
     if (!same && (r = pvk_batch_close(&ctx->gpu)) && ctx->gpu.sticky)
@@ -256,12 +267,15 @@ pvk_result pvk_draw_render_batched(pvk_context *ctx, struct pvk_draw *d, const p
         pvk_surface_drawn(cs);
     if (dsurf && (dst.write || (dst.stencil && pk->raster.stencil_test && pk->raster.stencil_write_mask))) {
         pvk_surface_drawn(dsurf);
-        pvk_mmio_count(&ctx->vram.mmio, PVK_REG_TRAFFIC_FIRST + 0x24, t.w * t.h * dst.bpp); /* POLYGON_DEPTHBUFFER_WRITES */
+        pvk_mmio_count(&ctx->vram.mmio, PVK_REG_TRAFFIC_FIRST + 0x24,
+                       t.w * t.h * dst.bpp); /* POLYGON_DEPTHBUFFER_WRITES */
     }
     if (dst.use)
-        pvk_mmio_count(&ctx->vram.mmio, PVK_REG_TRAFFIC_FIRST + 0x20, t.w * t.h * dst.bpp); /* POLYGON_DEPTHBUFFER_READS */
+        pvk_mmio_count(&ctx->vram.mmio, PVK_REG_TRAFFIC_FIRST + 0x20,
+                       t.w * t.h * dst.bpp); /* POLYGON_DEPTHBUFFER_READS */
     if (t.color)
-        pvk_mmio_count(&ctx->vram.mmio, PVK_REG_TRAFFIC_FIRST + 0x2C, t.w * t.h * t.bpp); /* POLYGON_COLORBUFFER_WRITES */
+        pvk_mmio_count(&ctx->vram.mmio, PVK_REG_TRAFFIC_FIRST + 0x2C,
+                       t.w * t.h * t.bpp); /* POLYGON_COLORBUFFER_WRITES */
     /* sync: every draw on its own, waited for */
     if (++b->draws >= (ctx->gpu.debug & PVK_DEBUG_SYNC ? 1u : BATCH_MAX_DRAWS))
         return pvk_batch_close(&ctx->gpu);

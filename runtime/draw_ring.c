@@ -24,14 +24,14 @@ pvk_result pvk_draw_ring_ensure(pvk_context *ctx, struct pvk_draw *d, VkDeviceSi
     VkDeviceSize cap = 1 << 18;
     while (cap < bytes)
         cap *= 2;
-    pvk_result r = pvk_create_buffer(&ctx->gpu, cap,
-                                     VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT |
-                                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                     &d->vbuf, &d->vbuf_mem);
+    pvk_result r = pvk_create_buffer(
+        &ctx->gpu, cap,
+        VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &d->vbuf, &d->vbuf_mem);
     if (r)
         return r;
-    if ((r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkMapMemory(ctx->gpu.device, d->vbuf_mem, 0, VK_WHOLE_SIZE, 0, &d->vmap),
+    if ((r = pvk_vk_check(&ctx->gpu,
+                          ctx->gpu.vk.vkMapMemory(ctx->gpu.device, d->vbuf_mem, 0, VK_WHOLE_SIZE, 0, &d->vmap),
                           "vkMapMemory")))
         return r;
     d->vcap = cap;
@@ -125,9 +125,11 @@ void pvk_draw_check_report(pvk_context *ctx, uint64_t done)
             memcpy(cnt, (const uint8_t *)d->vmap + c->off, sizeof cnt);
             uint32_t bad = pvk_gs_account(ctx, c->gs_key, cnt);
             if (bad)
-                pvk_bad_input(&ctx->gpu, "draw %llu: geometry program on the GPU: %u invocations did not end (runaway "
-                                   "program, bad instruction, or a vertex whose program did not end); they draw "
-                                   "nothing", (unsigned long long)c->seq, bad);
+                pvk_bad_input(&ctx->gpu,
+                              "draw %llu: geometry program on the GPU: %u invocations did not end (runaway "
+                              "program, bad instruction, or a vertex whose program did not end); they draw "
+                              "nothing",
+                              (unsigned long long)c->seq, bad);
             continue;
         }
         pvk_vs_status st;
@@ -136,15 +138,17 @@ void pvk_draw_check_report(pvk_context *ctx, uint64_t done)
             continue;
         /* one error per draw, as the CPU path's first bad vertex stops it */
         if (st.kinds & 6u)
-            pvk_bad_input(&ctx->gpu, "draw %llu: vertex program on the GPU: %s at pc 0x%03X%s; those vertices are not drawn",
+            pvk_bad_input(&ctx->gpu,
+                          "draw %llu: vertex program on the GPU: %s at pc 0x%03X%s; those vertices are not drawn",
                           (unsigned long long)c->seq,
                           st.kinds & 2u ? "runaway program stopped"
                                         : "undefined opcode, BREAK outside a loop or PC past code memory",
                           st.kinds & 2u ? st.pc[0] : st.pc[1],
                           (st.kinds & 6u) == 6u ? " (and vertices with bad instructions)" : "");
         if (st.kinds & 8u)
-            pvk_unsupported(&ctx->gpu, "draw %llu: a vertex fell through past a subroutine's end into code the GPU "
-                                 "translation does not cover (pc 0x%03X): not drawn",
+            pvk_unsupported(&ctx->gpu,
+                            "draw %llu: a vertex fell through past a subroutine's end into code the GPU "
+                            "translation does not cover (pc 0x%03X): not drawn",
                             (unsigned long long)c->seq, st.pc[2]);
     }
     d->n_checks = keep;

@@ -55,7 +55,9 @@ pvk_result pvk_draw_render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const
         if (!pvk_guest_bind(&ctx->vram, &dst.span, &dguest, &dsub, "draw depth buffer"))
             return PVK_SUCCESS;
         if (dsub % 4) { /* cannot happen with 8-byte addresses and aligned regions */
-            pvk_bad_input(&ctx->gpu, "draw: depth buffer at 0x%08X is not word aligned in its binding; pvk_draw_dropped", dst.addr);
+            pvk_bad_input(&ctx->gpu,
+                          "draw: depth buffer at 0x%08X is not word aligned in its binding; pvk_draw_dropped",
+                          dst.addr);
             return PVK_SUCCESS;
         }
         if (dst.span.region->mirror)
@@ -84,13 +86,16 @@ pvk_result pvk_draw_render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const
     if ((r = pvk_op_begin(&ctx->gpu, &op)))
         return r;
     pvk_op_label(&ctx->gpu, &op, "draw %llu (%s, %u triangles, state %016llx) into 0x%08X", (unsigned long long)pk->seq,
-                 pk->kind == PVK_DRAW_ARRAYS ? "arrays" : pk->kind == PVK_DRAW_ELEMENTS ? "elements" : "immediate",
+                 pk->kind == PVK_DRAW_ARRAYS     ? "arrays"
+                 : pk->kind == PVK_DRAW_ELEMENTS ? "elements"
+                                                 : "immediate",
                  pk->tri_vertices / 3, (unsigned long long)pk->state_hash, addr);
     VkCommandBuffer cmd = op.cmd;
     /* load: tiled guest colour -> linear RGBA8 (memory byte order) -> image */
     VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
     if (t->color) {
-        pvk_transfer_record_convert(&ctx->vram, &op, guest, sub, staging, 0, w, w, h, (uint32_t)fmt, PVK_XFER_RGBA8_NATURAL, 0);
+        pvk_transfer_record_convert(&ctx->vram, &op, guest, sub, staging, 0, w, w, h, (uint32_t)fmt,
+                                    PVK_XFER_RGBA8_NATURAL, 0);
         pvk_op_barrier(&ctx->gpu, &op);
         pvk_draw_barrier(ctx, cmd, d->rt.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
         ctx->gpu.vk.vkCmdCopyBufferToImage(cmd, d->staging, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bic);
@@ -107,9 +112,10 @@ pvk_result pvk_draw_render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const
         pvk_op_barrier(&ctx->gpu, &op);
         pvk_draw_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
                                 VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-        ctx->gpu.vk.vkCmdCopyBufferToImage(cmd, d->dstaging, d->depth.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &dbic);
-        pvk_draw_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                                VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
+        ctx->gpu.vk.vkCmdCopyBufferToImage(cmd, d->dstaging, d->depth.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                                           &dbic);
+        pvk_draw_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT,
+                                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
     } else if (d->depth.image) {
         pvk_draw_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
                                 VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL);
@@ -153,13 +159,15 @@ pvk_result pvk_draw_render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const
         ctx->gpu.vk.vkCmdCopyImageToBuffer(cmd, d->rt.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->staging, 1, &bic);
     }
     if (dst.write) {
-        pvk_draw_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
-                                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-        ctx->gpu.vk.vkCmdCopyImageToBuffer(cmd, d->depth.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->dstaging, 1, &dbic);
+        pvk_draw_barrier_aspect(ctx, cmd, d->depth.image, VK_IMAGE_ASPECT_DEPTH_BIT,
+                                VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+        ctx->gpu.vk.vkCmdCopyImageToBuffer(cmd, d->depth.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->dstaging, 1,
+                                           &dbic);
     }
     pvk_op_barrier(&ctx->gpu, &op);
     if (t->color)
-        pvk_transfer_record_convert(&ctx->vram, &op, staging, 0, guest, sub, w, w, h, PVK_XFER_RGBA8_NATURAL, (uint32_t)fmt, 2);
+        pvk_transfer_record_convert(&ctx->vram, &op, staging, 0, guest, sub, w, w, h, PVK_XFER_RGBA8_NATURAL,
+                                    (uint32_t)fmt, 2);
     d->depth_len = 0;
     if (dst.write) {
         pvk_depth_io(&ctx->vram, &op, dguest, dsub, dstaging, w, h, dst.bpp, true, false);

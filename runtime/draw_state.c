@@ -44,8 +44,15 @@ void pvk_draw_barrier(pvk_context *ctx, VkCommandBuffer cmd, VkImage img, VkImag
 bool pvk_draw_packet_target(pvk_context *ctx, const pvk_draw_packet *pk, target *t, bool roundtrip)
 {
     const pvk_fb_desc *fb = &pk->fb;
-    *t = (target){fb->width, fb->height, fb->color_bpp, fb->color_addr, fb->color_xfer_format, fb->color_write,
-                  fb->block32, {0}, roundtrip ? 1 : ctx->vram.scale};
+    *t = (target){fb->width,
+                  fb->height,
+                  fb->color_bpp,
+                  fb->color_addr,
+                  fb->color_xfer_format,
+                  fb->color_write,
+                  fb->block32,
+                  {0},
+                  roundtrip ? 1 : ctx->vram.scale};
     /* Without colour writes (depth-only passes: citro3d binds no colour
      * buffer and clears the access registers) the colour buffer is left
      * alone; nothing reads it until blending exists. */
@@ -96,7 +103,7 @@ static void set_stencil(pvk_context *ctx, VkCommandBuffer cmd, const pvk_raster_
     const VkStencilFaceFlags both = VK_STENCIL_FACE_FRONT_AND_BACK;
     ctx->gpu.vk.vkCmdSetStencilTestEnable(cmd, on && rd->stencil_test);
     ctx->gpu.vk.vkCmdSetStencilOp(cmd, both, pvk_vk_stencil_op(rd->stencil_fail), pvk_vk_stencil_op(rd->stencil_zpass),
-                              pvk_vk_stencil_op(rd->stencil_zfail), pvk_vk_compare_op(rd->stencil_func));
+                                  pvk_vk_stencil_op(rd->stencil_zfail), pvk_vk_compare_op(rd->stencil_func));
     ctx->gpu.vk.vkCmdSetStencilCompareMask(cmd, both, rd->stencil_compare_mask);
     ctx->gpu.vk.vkCmdSetStencilWriteMask(cmd, both, on ? rd->stencil_write_mask : 0);
     ctx->gpu.vk.vkCmdSetStencilReference(cmd, both, rd->stencil_ref);
@@ -197,10 +204,13 @@ void pvk_draw_set_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_pa
         }
     }
     ctx->gpu.vk.vkCmdSetScissor(cmd, 0, 1, &scissor);
-    pvk_draw_push fpush = {
-        {exclude[0], exclude[1], exclude[2], exclude[3]},
-        rd->depth_scale, rd->depth_offset,
-        (float)((1u << (dst->bits ? dst->bits : 24)) - 1), rd->w_buffer, pk->uniforms, pk->blend_color};
+    pvk_draw_push fpush = {{exclude[0], exclude[1], exclude[2], exclude[3]},
+                           rd->depth_scale,
+                           rd->depth_offset,
+                           (float)((1u << (dst->bits ? dst->bits : 24)) - 1),
+                           rd->w_buffer,
+                           pk->uniforms,
+                           pk->blend_color};
     VkPipelineLayout layout = pvk_pipeline_layout(ctx);
     ctx->gpu.vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof fpush, &fpush);
     if (depth_attachment) {
@@ -210,8 +220,10 @@ void pvk_draw_set_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_pa
     }
     if (stencil_attachment)
         set_stencil(ctx, cmd, rd, dst->stencil);
-    struct { float plane[4]; uint32_t enable, pad[3]; } clip = {
-        {rd->clip[0], rd->clip[1], rd->clip[2], rd->clip[3]}, rd->clip_enable, {0, 0, 0}};
+    struct {
+        float plane[4];
+        uint32_t enable, pad[3];
+    } clip = {{rd->clip[0], rd->clip[1], rd->clip[2], rd->clip[3]}, rd->clip_enable, {0, 0, 0}};
     ctx->gpu.vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof clip, &clip);
     ctx->gpu.vk.vkCmdSetCullMode(cmd, pvk_vk_cull_mode(rd->cull));
 }
@@ -230,5 +242,6 @@ void pvk_draw_shadow_for_path(pvk_context *ctx, struct pvk_draw *d, pvk_fs_key *
     }
     d->shadow_mode_warned = true;
     pvk_unsupported(&ctx->gpu, "draw: shadow rendering needs attachment reads (%s); the TEV colour is written instead",
-                    ctx->gpu.debug & PVK_DEBUG_ROUNDTRIP ? "not on the PVK_DEBUG=roundtrip path" : "device or PVK_DEBUG");
+                    ctx->gpu.debug & PVK_DEBUG_ROUNDTRIP ? "not on the PVK_DEBUG=roundtrip path"
+                                                         : "device or PVK_DEBUG");
 }

@@ -14,7 +14,10 @@
  * and levels the decoder refuses are counted there instead. */
 static void count_reserved(pvk_context *ctx, const pvk_tex_desc *td, uint32_t mask)
 {
-    static const struct { uint32_t bit; const char *what; } kinds[] = {
+    static const struct {
+        uint32_t bit;
+        const char *what;
+    } kinds[] = {
         {PVK_TEXRES_TYPE, "a reserved texture type (unit 0: 6-7, taken as disabled; units 1/2: not 0, ignored)"},
         {PVK_TEXRES_WRAP, "wrap mode 4-7 (taken as 0-1, 6-7 as repeat)"},
         {PVK_TEXRES_ETC1_FLAG, "an ETC1 flag that disagrees with the format (the format decides)"},
@@ -53,12 +56,13 @@ pvk_result pvk_draw_textures(pvk_context *ctx, const pvk_draw_packet *pk, pvk_fs
         if (!(fs->tex.enable >> u & 1))
             continue;
         const pvk_tex_desc *td = &pk->tex[u];
-        fs->tex.enable &= (uint8_t)~(1u << u); /* set again once bound */
+        fs->tex.enable &= (uint8_t) ~(1u << u); /* set again once bound */
         if (td->type == PVK_TEXTYPE_SHADOW_CUBE) {
             /* undocumented, and no emulator models it to follow */
             if (!d->shadow_warned) {
                 d->shadow_warned = true;
-                pvk_unsupported(&ctx->gpu, "draw: shadow cube textures are not sampled: they read 0 (counted per draw)");
+                pvk_unsupported(&ctx->gpu,
+                                "draw: shadow cube textures are not sampled: they read 0 (counted per draw)");
             } else {
                 ctx->gpu.stats.unsupported++;
             }
@@ -79,8 +83,9 @@ pvk_result pvk_draw_textures(pvk_context *ctx, const pvk_draw_packet *pk, pvk_fs
         if (cut) {
             if (!d->small_levels_warned) {
                 d->small_levels_warned = true;
-                pvk_unsupported(&ctx->gpu, "draw: texture %ux%u with %u levels: levels smaller than 8x8 are not decoded; "
-                                     "sampled from the first %u (counted per draw)",
+                pvk_unsupported(&ctx->gpu,
+                                "draw: texture %ux%u with %u levels: levels smaller than 8x8 are not decoded; "
+                                "sampled from the first %u (counted per draw)",
                                 desc.width, desc.height, desc.levels, fit);
             } else {
                 ctx->gpu.stats.unsupported++;
@@ -108,8 +113,9 @@ pvk_result pvk_draw_textures(pvk_context *ctx, const pvk_draw_packet *pk, pvk_fs
         if ((bs || bt) && (texel_bytes < 4 || !ctx->gpu.features.custom_border_color)) {
             if (!ctx->gpu.features.custom_border_color && !d->border_warned) {
                 d->border_warned = true;
-                pvk_log(&ctx->gpu, PVK_LOG_WARN, "draw: no custom border colours: the fragment shader clamps to the border "
-                                           "colour itself (pvk_stats.shader_borders)");
+                pvk_log(&ctx->gpu, PVK_LOG_WARN,
+                        "draw: no custom border colours: the fragment shader clamps to the border "
+                        "colour itself (pvk_stats.shader_borders)");
             }
             ctx->gpu.stats.shader_borders++;
             fs->tex.shader_border |= (uint8_t)((bs ? 1u << u : 0) | (bt ? 1u << (u + 4) : 0));

@@ -49,12 +49,13 @@ static pvk_result fragdata_create(pvk_context *ctx)
     struct pvk_fragdata *f = calloc(1, sizeof *f);
     if (!f)
         return PVK_ERROR_OUT_OF_MEMORY;
-    pvk_result r = pvk_create_buffer(&ctx->gpu, RING_BYTES, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
-                                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &f->buf,
-                                     &f->mem);
+    pvk_result r = pvk_create_buffer(
+        &ctx->gpu, RING_BYTES, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &f->buf, &f->mem);
     void *map = NULL;
     if (!r)
-        r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkMapMemory(ctx->gpu.device, f->mem, 0, VK_WHOLE_SIZE, 0, &map), "vkMapMemory");
+        r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkMapMemory(ctx->gpu.device, f->mem, 0, VK_WHOLE_SIZE, 0, &map),
+                         "vkMapMemory");
     if (r) {
         fragdata_free(ctx, f);
         return r;

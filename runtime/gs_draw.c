@@ -68,8 +68,9 @@ static pvk_result gs_init(pvk_context *ctx)
         .bindingCount = BINDINGS,
         .pBindings = b,
     };
-    pvk_result r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateDescriptorSetLayout(ctx->gpu.device, &dsl, NULL, &g->set_layout),
-                                "vkCreateDescriptorSetLayout");
+    pvk_result r =
+        pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateDescriptorSetLayout(ctx->gpu.device, &dsl, NULL, &g->set_layout),
+                     "vkCreateDescriptorSetLayout");
     VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(pvk_gs_push)};
     VkPipelineLayoutCreateInfo plci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
@@ -146,7 +147,8 @@ static pvk_result build(pvk_context *ctx, struct pvk_gs *g, const pvk_gs_draw *g
         free(src);
     }
     if (r == PVK_ERROR_MISSING_FEATURE)
-        pvk_log(&ctx->gpu, PVK_LOG_DEBUG, "geometry program %016llx (entry %u) or its vertex program is not translated "
+        pvk_log(&ctx->gpu, PVK_LOG_DEBUG,
+                "geometry program %016llx (entry %u) or its vertex program is not translated "
                 "whole, or it has more than %u reachable EMITs: its draws run on the CPU",
                 (unsigned long long)key->code_hash, key->entry, PVK_GLSL_GS_MAX_EMIT_SITES);
     return r;

@@ -87,7 +87,7 @@ typedef struct entry {
     uint64_t hash;
     VkPipeline pipeline;
     uint64_t value; /* timeline value of the last submission recorded with it */
-    uint64_t tick;  /* when it was last handed out: the smallest is evicted */
+    uint64_t tick; /* when it was last handed out: the smallest is evicted */
 } entry;
 
 /* An evicted pipeline, destroyed once the timeline reaches `value`. */
@@ -117,7 +117,7 @@ struct pvk_pipelines {
     uint32_t count;
     entry *last;
     uint64_t tick;
-    retired_pipeline *retired;  /* evicted, maybe still in use by the GPU */
+    retired_pipeline *retired; /* evicted, maybe still in use by the GPU */
     uint32_t n_retired, cap_retired;
     uint64_t created;
     bool logic_warned, dump_warned, evict_logged;
@@ -258,8 +258,9 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
             vkGetPhysicalDeviceFormatProperties(ctx->gpu.phys, pvk_vk_attrib_format(t, c + 1), &fp);
             pl->attrib_ok[t][c] = (fp.bufferFeatures & VK_FORMAT_FEATURE_VERTEX_BUFFER_BIT) != 0;
         }
-    pvk_result r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateDescriptorSetLayout(ctx->gpu.device, &dslci, NULL, &pl->set_layout),
-                                "vkCreateDescriptorSetLayout");
+    pvk_result r =
+        pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateDescriptorSetLayout(ctx->gpu.device, &dslci, NULL, &pl->set_layout),
+                     "vkCreateDescriptorSetLayout");
     if (r)
         return r;
     VkPipelineLayoutCreateInfo plci = {
@@ -315,9 +316,10 @@ static void reap(pvk_context *ctx, struct pvk_pipelines *pl, bool all)
     uint64_t done = UINT64_MAX;
     if (!pl->n_retired)
         return;
-    if (!all && (ctx->gpu.sticky || !ctx->gpu.timeline ||
-                 pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkGetSemaphoreCounterValue(ctx->gpu.device, ctx->gpu.timeline, &done),
-                              "vkGetSemaphoreCounterValue")))
+    if (!all &&
+        (ctx->gpu.sticky || !ctx->gpu.timeline ||
+         pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkGetSemaphoreCounterValue(ctx->gpu.device, ctx->gpu.timeline, &done),
+                      "vkGetSemaphoreCounterValue")))
         return;
     uint32_t kept = 0;
     for (uint32_t i = 0; i < pl->n_retired; i++) {
@@ -477,7 +479,9 @@ uint32_t *pvk_shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char 
     if (r) {
         /* generated code that does not compile is picavk's bug, not the guest's */
         pvk_log(&ctx->gpu, PVK_LOG_ERROR, "generated %s shader does not compile: %s\n%s",
-                stage == PVK_STAGE_VERTEX ? "vertex" : stage == PVK_STAGE_COMPUTE ? "compute" : "fragment",
+                stage == PVK_STAGE_VERTEX    ? "vertex"
+                : stage == PVK_STAGE_COMPUTE ? "compute"
+                                             : "fragment",
                 log ? log : "", src);
         free(log);
         return NULL;
@@ -498,13 +502,15 @@ static void dump_fragment(pvk_context *ctx, const pvk_fs_key *fs, uint64_t hash,
     snprintf(dir, sizeof dir, "%s/shaders", pl->dir);
     if (!pl->dir[0] || !make_dir(dir)) {
         if (!pl->dump_warned)
-            pvk_log(&ctx->gpu, PVK_LOG_WARN, "PVK_DEBUG=shaders: no cache directory to dump shaders into (PVK_CACHE_DIR)");
+            pvk_log(&ctx->gpu, PVK_LOG_WARN,
+                    "PVK_DEBUG=shaders: no cache directory to dump shaders into (PVK_CACHE_DIR)");
         pl->dump_warned = true;
         return;
     }
     char *glsl = pvk_spirv_to_glsl(words, n_words, err);
     if (!glsl) {
-        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "PVK_DEBUG=shaders: fragment shader %016llx: %s", (unsigned long long)hash, err);
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "PVK_DEBUG=shaders: fragment shader %016llx: %s", (unsigned long long)hash,
+                err);
         return;
     }
     /* a header naming the key, so a dump can be traced to the state that made it */
@@ -541,8 +547,8 @@ static bool fragment_fits(pvk_context *ctx, uint64_t hash, const uint32_t *words
     pvk_spirv_info info;
     char err[256], why[256];
     if (pvk_spirv_reflect(words, n_words, &info, err)) {
-        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw pipeline refused: fragment shader %016llx: %s", (unsigned long long)hash,
-                err);
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw pipeline refused: fragment shader %016llx: %s",
+                (unsigned long long)hash, err);
         return false;
     }
     if (!pvk_shader_fits_layout(&info, VK_SHADER_STAGE_FRAGMENT_BIT, &pl->vertex_info, pl->ranges, 2, pl->bindings,
@@ -568,7 +574,8 @@ static VkShaderModule fragment_module(pvk_context *ctx, const pvk_fs_key *fs)
     if (words && (!ctx->pipelines->check || fragment_fits(ctx, hash, words, n))) {
         VkShaderModuleCreateInfo smci = {
             .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = n * 4, .pCode = words};
-        pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateShaderModule(ctx->gpu.device, &smci, NULL, &mod), "vkCreateShaderModule");
+        pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateShaderModule(ctx->gpu.device, &smci, NULL, &mod),
+                     "vkCreateShaderModule");
     }
     free(words);
     free(src);
@@ -646,8 +653,10 @@ pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs)
     pvk_result r = pvk_glsl_vertex_shader(&key, vs->code, vs->opdesc, &src);
     VkShaderModule mod = VK_NULL_HANDLE;
     if (r == PVK_ERROR_MISSING_FEATURE) {
-        pvk_log(&ctx->gpu, PVK_LOG_DEBUG, "vertex program %016llx (entry %u) is not translated whole: its draws run on "
-                "the CPU", (unsigned long long)key.code_hash, key.entry);
+        pvk_log(&ctx->gpu, PVK_LOG_DEBUG,
+                "vertex program %016llx (entry %u) is not translated whole: its draws run on "
+                "the CPU",
+                (unsigned long long)key.code_hash, key.entry);
     } else if (r) {
         return r;
     } else {
@@ -836,8 +845,10 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
     ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, frag, NULL);
     if (p)
         pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, "draw: %s, mask %X%s",
-                        k->fs.blend ? "blend in the shader" : pk->blend ? "blend" : "logic op", pk->color_mask,
-                        k->render_pass ? ", render pass" : "");
+                        k->fs.blend ? "blend in the shader"
+                        : pk->blend ? "blend"
+                                    : "logic op",
+                        pk->color_mask, k->render_pass ? ", render pass" : "");
     return p;
 }
 
@@ -939,10 +950,12 @@ VkRenderPass pvk_render_pass_get(pvk_context *ctx, VkFormat depth, bool load)
         .pDependencies = deps,
     };
     VkRenderPass pass = VK_NULL_HANDLE;
-    if (pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateRenderPass2(ctx->gpu.device, &rpci, NULL, &pass), "vkCreateRenderPass2"))
+    if (pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateRenderPass2(ctx->gpu.device, &rpci, NULL, &pass),
+                     "vkCreateRenderPass2"))
         return VK_NULL_HANDLE;
     pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_RENDER_PASS, (uint64_t)pass, "draws reading their colour attachment%s%s",
-                    has_depth ? (stencil ? ", depth-stencil" : ", depth") : "", has_depth ? (load ? " loaded" : " cleared") : "");
+                    has_depth ? (stencil ? ", depth-stencil" : ", depth") : "",
+                    has_depth ? (load ? " loaded" : " cleared") : "");
     pl->passes[pl->n_passes++] = (pass_entry){depth, load, pass};
     return pass;
 }
@@ -992,7 +1005,8 @@ VkFramebuffer pvk_framebuffer_get(pvk_context *ctx, VkFormat depth, bool load, u
         .layers = 1,
     };
     VkFramebuffer fb = VK_NULL_HANDLE;
-    if (pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateFramebuffer(ctx->gpu.device, &fci, NULL, &fb), "vkCreateFramebuffer"))
+    if (pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateFramebuffer(ctx->gpu.device, &fci, NULL, &fb),
+                     "vkCreateFramebuffer"))
         return VK_NULL_HANDLE;
     pl->fbs[pl->n_fbs++] = (fb_entry){depth, load, w, h, fb};
     return fb;
@@ -1037,8 +1051,8 @@ static bool evict_lru(pvk_context *ctx, struct pvk_pipelines *pl)
         if (pl->table[j].pipeline && (lru == UINT32_MAX || pl->table[j].tick < pl->table[lru].tick))
             lru = j;
     if (!pl->evict_logged)
-        pvk_log(&ctx->gpu, PVK_LOG_INFO, "draw pipelines: more than %u distinct states; evicting the least recently used",
-                TABLE_LIVE);
+        pvk_log(&ctx->gpu, PVK_LOG_INFO,
+                "draw pipelines: more than %u distinct states; evicting the least recently used", TABLE_LIVE);
     pl->evict_logged = true;
     pl->retired[pl->n_retired++] = (retired_pipeline){pl->table[lru].pipeline, pl->table[lru].value};
     table_remove(pl, lru);

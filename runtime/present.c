@@ -142,11 +142,13 @@ pvk_result pvk_lcd_init(pvk_context *ctx)
         if (r)
             return r;
         void *p;
-        if ((r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkMapMemory(ctx->gpu.device, s->mem, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory")))
+        if ((r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkMapMemory(ctx->gpu.device, s->mem, 0, VK_WHOLE_SIZE, 0, &p),
+                              "vkMapMemory")))
             return r;
         s->pixels = p;
     }
-    r = pvk_create_buffer(&ctx->gpu, sizeof ctx->vram.mmio.lut, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+    r = pvk_create_buffer(&ctx->gpu, sizeof ctx->vram.mmio.lut,
+                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &lcd->lut_buf, &lcd->lut_mem);
     if (r == PVK_ERROR_MISSING_FEATURE)
         r = pvk_create_buffer(&ctx->gpu, sizeof ctx->vram.mmio.lut,
@@ -274,7 +276,8 @@ static void bind_framebuffer(pvk_context *ctx, int pdc, uint32_t addr, const pdc
     int64_t span_lo = (int64_t)addr + (last < 0 ? last : 0);
     int64_t span_hi = (int64_t)addr + (last > 0 ? last : 0) + row_bytes;
     if (span_lo < 0 || span_hi > UINT32_MAX) {
-        pvk_bad_input(&ctx->gpu, "%s: framebuffer at 0x%08X with stride %d leaves the address space", what, addr, s->stride);
+        pvk_bad_input(&ctx->gpu, "%s: framebuffer at 0x%08X with stride %d leaves the address space", what, addr,
+                      s->stride);
         return;
     }
     pvk_guest_span span;
@@ -293,7 +296,8 @@ static void bind_framebuffer(pvk_context *ctx, int pdc, uint32_t addr, const pdc
     *start = (int32_t)(sub + (uint32_t)((int64_t)addr - span_lo));
     *lo = sub;
     *hi = sub + span.len;
-    pvk_mmio_count(&ctx->vram.mmio, pdc ? PVK_REG_TRAFFIC_LCD_BOTTOM_READS : PVK_REG_TRAFFIC_LCD_TOP_READS, rows * row_bytes);
+    pvk_mmio_count(&ctx->vram.mmio, pdc ? PVK_REG_TRAFFIC_LCD_BOTTOM_READS : PVK_REG_TRAFFIC_LCD_TOP_READS,
+                   rows * row_bytes);
 }
 
 /* Record the scan-out of `width` columns into `out`.  `mode` maps columns to
@@ -412,12 +416,13 @@ static pvk_result ensure_big(pvk_context *ctx, lcd_screen *sc, VkDeviceSize byte
         sc->big_mem = VK_NULL_HANDLE;
         sc->big_cap = 0;
     }
-    pvk_result r = pvk_create_buffer(&ctx->gpu, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                     &sc->big, &sc->big_mem);
+    pvk_result r = pvk_create_buffer(
+        &ctx->gpu, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &sc->big, &sc->big_mem);
     void *p;
-    if (r || (r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkMapMemory(ctx->gpu.device, sc->big_mem, 0, VK_WHOLE_SIZE, 0, &p),
-                               "vkMapMemory")))
+    if (r ||
+        (r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkMapMemory(ctx->gpu.device, sc->big_mem, 0, VK_WHOLE_SIZE, 0, &p),
+                          "vkMapMemory")))
         return r;
     sc->big_pixels = p;
     sc->big_cap = bytes;
@@ -445,9 +450,10 @@ static pvk_result scale_frames(pvk_context *ctx, pvk_op *op)
         pvk_buffer_range bufs[3] = {
             sc->has_shown ? sc->shown : (pvk_buffer_range){sc->buf, 0, (VkDeviceSize)sc->width * sc->height * 4},
             {sc->big, 0, bytes},
-            {lcd->lut_buf, (VkDeviceSize)(i == PVK_SCREEN_BOTTOM) * sizeof ctx->vram.mmio.lut[0], sizeof ctx->vram.mmio.lut[0]}};
-        pvk_op_dispatch(&ctx->gpu, op, PVK_PIPE_LCD_SCALE, bufs, &push, (sc->width * n + 7) / 8, (sc->height * n + 7) / 8,
-                        1);
+            {lcd->lut_buf, (VkDeviceSize)(i == PVK_SCREEN_BOTTOM) * sizeof ctx->vram.mmio.lut[0],
+             sizeof ctx->vram.mmio.lut[0]}};
+        pvk_op_dispatch(&ctx->gpu, op, PVK_PIPE_LCD_SCALE, bufs, &push, (sc->width * n + 7) / 8,
+                        (sc->height * n + 7) / 8, 1);
         sc->scale = n;
     }
     return PVK_SUCCESS;
@@ -619,11 +625,12 @@ static pvk_result record_images(pvk_context *ctx, pvk_op *op, int k)
         begin_write(ctx, cmd, f->screens[i].image);
         if (s == 1) {
             ctx->gpu.vk.vkCmdCopyBufferToImage(cmd, src, f->screens[i].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
-                                           &bics[i]);
+                                               &bics[i]);
             continue;
         }
         begin_write(ctx, cmd, f->stage[i].image);
-        ctx->gpu.vk.vkCmdCopyBufferToImage(cmd, src, f->stage[i].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &bics[i]);
+        ctx->gpu.vk.vkCmdCopyBufferToImage(cmd, src, f->stage[i].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                                           &bics[i]);
         image_barrier(ctx, cmd, f->stage[i].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                       VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
                       VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
@@ -650,7 +657,7 @@ static pvk_result record_images(pvk_context *ctx, pvk_op *op, int k)
             VkBufferImageCopy at = bics[i];
             at.imageOffset = (VkOffset3D){f->rects[i].offset.x, f->rects[i].offset.y, 0};
             ctx->gpu.vk.vkCmdCopyBufferToImage(cmd, sc->scale > 1 ? sc->big : sc->buf, f->combined.image,
-                                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &at);
+                                               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &at);
         }
     }
     /* Hand over in the configured layout; the timeline signal makes it visible. */
@@ -755,8 +762,9 @@ pvk_result pvk_lcd_set_output(pvk_context *ctx, const pvk_output_config *config)
     if (c.scale > MAX_SCALE || (unsigned)c.layout > PVK_LAYOUT_SIDE_BY_SIDE || (unsigned)c.filter > PVK_FILTER_LINEAR ||
         (c.image_layout != VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL &&
          c.image_layout != VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL && c.image_layout != VK_IMAGE_LAYOUT_GENERAL)) {
-        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "pvk_set_output: scale %u, layout %d, filter %d, image layout %d not supported",
-                c.scale, (int)c.layout, (int)c.filter, (int)c.image_layout);
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR,
+                "pvk_set_output: scale %u, layout %d, filter %d, image layout %d not supported", c.scale, (int)c.layout,
+                (int)c.filter, (int)c.image_layout);
         return PVK_ERROR_INVALID_ARGUMENT;
     }
     ctx->lcd->out = c;

@@ -27,9 +27,9 @@
  * memory and what moves it (vram/), then the translator's register file and
  * runtime/'s drawing, LCD and traces. */
 struct pvk_context {
-    pvk_gpu gpu;              /* gpu/ */
-    pvk_vram vram;            /* vram/ (vram.gpu points at gpu) */
-    pvk_pica pica;            /* translator/: internal register file */
+    pvk_gpu gpu; /* gpu/ */
+    pvk_vram vram; /* vram/ (vram.gpu points at gpu) */
+    pvk_pica pica; /* translator/: internal register file */
     /* debug builds: the thread inside a public call (api.c), and how deep */
     _Atomic(uintptr_t) owner;
     uint32_t depth;

@@ -129,7 +129,8 @@ static pvk_result create(pvk_context *ctx, sampler_entry *e, const pvk_sampler_k
     VkSamplerCreateInfo ci;
     VkSamplerCustomBorderColorCreateInfoEXT cbc;
     pvk_sampler_info(ctx, k, &ci, &cbc, &e->border_fallback);
-    pvk_result r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateSampler(ctx->gpu.device, &ci, NULL, &e->sampler), "vkCreateSampler");
+    pvk_result r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateSampler(ctx->gpu.device, &ci, NULL, &e->sampler),
+                                "vkCreateSampler");
     if (r)
         return r;
     e->key = *k;

@@ -94,7 +94,8 @@ static void emit(pvk_trace *t, uint8_t type, const void *a, uint32_t len_a, cons
 
 static bool emit_snapshot(pvk_context *ctx, pvk_trace *t)
 {
-    emit(t, REC_EXTERNAL, ctx->vram.mmio.regs, sizeof ctx->vram.mmio.regs, ctx->vram.mmio.lut, sizeof ctx->vram.mmio.lut);
+    emit(t, REC_EXTERNAL, ctx->vram.mmio.regs, sizeof ctx->vram.mmio.regs, ctx->vram.mmio.lut,
+         sizeof ctx->vram.mmio.lut);
     size_t n = pvk_pica_state_save(&ctx->pica, NULL, 0);
     uint8_t *st = malloc(n);
     if (!st)
@@ -286,12 +287,14 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
     }
     uint32_t version = get32(head + 8);
     if (version < 1 || version > TRACE_VERSION) {
-        pvk_bad_input(&ctx->gpu, "trace: version %u is not supported (this picavk reads 1 to %u)", version, TRACE_VERSION);
+        pvk_bad_input(&ctx->gpu, "trace: version %u is not supported (this picavk reads 1 to %u)", version,
+                      TRACE_VERSION);
         fclose(r.f);
         return PVK_ERROR_BAD_DATA;
     }
     if ((get32(head + 12) & 1) != (ctx->gpu.cfg.new_3ds ? 1u : 0u))
-        pvk_log(&ctx->gpu, PVK_LOG_WARN, "trace: recorded on a %s 3DS configuration", get32(head + 12) & 1 ? "New" : "Old");
+        pvk_log(&ctx->gpu, PVK_LOG_WARN, "trace: recorded on a %s 3DS configuration",
+                get32(head + 12) & 1 ? "New" : "Old");
     r.in_cap = ZSTD_DStreamInSize();
     r.cap = MAX_RECORD + ZSTD_DStreamOutSize();
     r.in = malloc(r.in_cap);
@@ -353,8 +356,10 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
             free(st);
             if (err) {
                 if (err == PVK_ERROR_BAD_DATA)
-                    pvk_bad_input(&ctx->gpu, "trace: the internal register snapshot (%u bytes) is malformed or of an "
-                                       "unknown version", len);
+                    pvk_bad_input(&ctx->gpu,
+                                  "trace: the internal register snapshot (%u bytes) is malformed or of an "
+                                  "unknown version",
+                                  len);
                 goto out;
             }
             break;
@@ -392,7 +397,8 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
             if (len != 4)
                 goto bad_len;
             if (get32(p) != frames)
-                pvk_log(&ctx->gpu, PVK_LOG_WARN, "trace: %u frames replayed, the recorder counted %u", frames, get32(p));
+                pvk_log(&ctx->gpu, PVK_LOG_WARN, "trace: %u frames replayed, the recorder counted %u", frames,
+                        get32(p));
             ended = true;
             break;
         default:

@@ -91,11 +91,12 @@ static pvk_result buffer_ensure(pvk_context *ctx, host_buffer *b, VkDeviceSize s
     while (want < size)
         want *= 2;
     buffer_free(ctx, b);
-    pvk_result r = pvk_create_buffer(&ctx->gpu, want, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                     &b->buf, &b->mem);
+    pvk_result r =
+        pvk_create_buffer(&ctx->gpu, want, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &b->buf, &b->mem);
     if (!r)
-        r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkMapMemory(ctx->gpu.device, b->mem, 0, VK_WHOLE_SIZE, 0, &b->map), "vkMapMemory");
+        r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkMapMemory(ctx->gpu.device, b->mem, 0, VK_WHOLE_SIZE, 0, &b->map),
+                         "vkMapMemory");
     if (r) {
         buffer_free(ctx, b);
         return r;
@@ -120,8 +121,9 @@ pvk_result pvk_vs_compute_create(pvk_context *ctx, pvk_vs_compute **out)
         .bindingCount = 3,
         .pBindings = b,
     };
-    pvk_result r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateDescriptorSetLayout(ctx->gpu.device, &dsl, NULL, &vc->set_layout),
-                                "vkCreateDescriptorSetLayout");
+    pvk_result r =
+        pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateDescriptorSetLayout(ctx->gpu.device, &dsl, NULL, &vc->set_layout),
+                     "vkCreateDescriptorSetLayout");
     VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, 16};
     VkPipelineLayoutCreateInfo plci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
@@ -210,7 +212,8 @@ static pvk_result build(pvk_vs_compute *vc, const pvk_vs_program *prog, bool reg
     r = pvk_compute_pipeline_create(&ctx->gpu, words, n_words * 4, vc->layout, NULL, out);
     free(words);
     if (!r)
-        pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_PIPELINE, (uint64_t)*out, "vertex program %016llx (compute, entry %u)",
+        pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_PIPELINE, (uint64_t)*out,
+                        "vertex program %016llx (compute, entry %u)",
                         (unsigned long long)XXH3_64bits(prog->code, PVK_SH_CODE_WORDS * 4), prog->entry);
     return r;
 }

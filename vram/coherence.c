@@ -19,7 +19,8 @@ const void *pvk_guest_cpu_read(pvk_vram *vm, uint32_t paddr, uint32_t len)
      * flight writes these bytes (mirror mode copies them back only at
      * retirement), so draws reading vertices do not wait for earlier draws. */
     pvk_guest_sync_for_read(vm, paddr, len);
-    if (pvk_gpu_busy(vm->gpu) && ((vm->gpu->debug & PVK_DEBUG_ROUNDTRIP) || pvk_gpu_writes_pending(vm->gpu, paddr, len)))
+    if (pvk_gpu_busy(vm->gpu) &&
+        ((vm->gpu->debug & PVK_DEBUG_ROUNDTRIP) || pvk_gpu_writes_pending(vm->gpu, paddr, len)))
         pvk_retire(vm->gpu, true);
     if (vm->guest.observe)
         vm->guest.observe(vm, &s);

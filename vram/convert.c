@@ -24,9 +24,9 @@ int pvk_transfer_pick(uint32_t in_fmt, uint32_t out_fmt, uint32_t scale, bool to
     return pipe;
 }
 
-void pvk_transfer_record_convert(pvk_vram *vm, pvk_op *op, pvk_buffer_range src, uint32_t src_sub,
-                                 pvk_buffer_range dst, uint32_t dst_sub, uint32_t in_width, uint32_t w, uint32_t h,
-                                 uint32_t in_fmt, uint32_t out_fmt, uint32_t mode)
+void pvk_transfer_record_convert(pvk_vram *vm, pvk_op *op, pvk_buffer_range src, uint32_t src_sub, pvk_buffer_range dst,
+                                 uint32_t dst_sub, uint32_t in_width, uint32_t w, uint32_t h, uint32_t in_fmt,
+                                 uint32_t out_fmt, uint32_t mode)
 {
     uint32_t gx, gy;
     int pipe = pvk_transfer_pick(in_fmt, out_fmt, 0, mode & 2, w, h, in_width, src_sub % 16 == 0 && dst_sub % 16 == 0,

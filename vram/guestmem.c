@@ -20,11 +20,11 @@ static const VkBufferUsageFlags guest_usage =
 static pvk_result import_region(pvk_vram *vm, pvk_guest_region *g)
 {
     VkMemoryHostPointerPropertiesEXT hpp = {.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
-    pvk_result r = pvk_vk_check(
-        vm->gpu,
-        vm->gpu->vk.vkGetMemoryHostPointerPropertiesEXT(vm->gpu->device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
-                                                    g->host, &hpp),
-        "vkGetMemoryHostPointerPropertiesEXT");
+    pvk_result r =
+        pvk_vk_check(vm->gpu,
+                     vm->gpu->vk.vkGetMemoryHostPointerPropertiesEXT(
+                         vm->gpu->device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, g->host, &hpp),
+                     "vkGetMemoryHostPointerPropertiesEXT");
     if (r)
         return r;
     VkExternalMemoryBufferCreateInfo embci = {
@@ -38,7 +38,8 @@ static pvk_result import_region(pvk_vram *vm, pvk_guest_region *g)
         .usage = guest_usage,
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
-    if ((r = pvk_vk_check(vm->gpu, vm->gpu->vk.vkCreateBuffer(vm->gpu->device, &bci, NULL, &g->buffer), "vkCreateBuffer")))
+    if ((r = pvk_vk_check(vm->gpu, vm->gpu->vk.vkCreateBuffer(vm->gpu->device, &bci, NULL, &g->buffer),
+                          "vkCreateBuffer")))
         return r;
     VkMemoryRequirements req;
     vm->gpu->vk.vkGetBufferMemoryRequirements(vm->gpu->device, g->buffer, &req);
@@ -58,9 +59,11 @@ static pvk_result import_region(pvk_vram *vm, pvk_guest_region *g)
         .allocationSize = g->size,
         .memoryTypeIndex = (uint32_t)type,
     };
-    if ((r = pvk_vk_check(vm->gpu, vm->gpu->vk.vkAllocateMemory(vm->gpu->device, &mai, NULL, &g->memory), "vkAllocateMemory (import)")))
+    if ((r = pvk_vk_check(vm->gpu, vm->gpu->vk.vkAllocateMemory(vm->gpu->device, &mai, NULL, &g->memory),
+                          "vkAllocateMemory (import)")))
         return r;
-    if ((r = pvk_vk_check(vm->gpu, vm->gpu->vk.vkBindBufferMemory(vm->gpu->device, g->buffer, g->memory, 0), "vkBindBufferMemory")))
+    if ((r = pvk_vk_check(vm->gpu, vm->gpu->vk.vkBindBufferMemory(vm->gpu->device, g->buffer, g->memory, 0),
+                          "vkBindBufferMemory")))
         return r;
     g->imported = true;
     return PVK_SUCCESS;
@@ -74,7 +77,8 @@ static pvk_result mirror_region(pvk_vram *vm, pvk_guest_region *g)
     if (r)
         return r;
     void *p;
-    if ((r = pvk_vk_check(vm->gpu, vm->gpu->vk.vkMapMemory(vm->gpu->device, g->memory, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory")))
+    if ((r = pvk_vk_check(vm->gpu, vm->gpu->vk.vkMapMemory(vm->gpu->device, g->memory, 0, VK_WHOLE_SIZE, 0, &p),
+                          "vkMapMemory")))
         return r;
     g->mirror = p;
     memcpy(g->mirror, g->host, g->size);
@@ -137,8 +141,8 @@ pvk_result pvk_guest_init(pvk_vram *vm)
             if ((r = mirror_region(vm, g)))
                 return r;
         }
-        pvk_object_name(vm->gpu, VK_OBJECT_TYPE_BUFFER, (uint64_t)g->buffer, "guest %s 0x%08X (%s)", region_layout[i].name,
-                        g->base, g->imported ? "imported" : "mirror");
+        pvk_object_name(vm->gpu, VK_OBJECT_TYPE_BUFFER, (uint64_t)g->buffer, "guest %s 0x%08X (%s)",
+                        region_layout[i].name, g->base, g->imported ? "imported" : "mirror");
         pvk_log(vm->gpu, PVK_LOG_INFO, "%s at 0x%08X, %u KiB, %s", region_layout[i].name, g->base, g->size / 1024,
                 g->imported ? "imported (zero copy)" : "mirrored");
     }
@@ -175,8 +179,7 @@ static bool resolve(pvk_vram *vm, uint32_t paddr, uint32_t len, const char *what
     return false;
 }
 
-bool pvk_guest_bind(pvk_vram *vm, const pvk_guest_span *s, pvk_buffer_range *range, uint32_t *sub,
-                    const char *what)
+bool pvk_guest_bind(pvk_vram *vm, const pvk_guest_span *s, pvk_buffer_range *range, uint32_t *sub, const char *what)
 {
     VkDeviceSize align = vm->gpu->props.limits.minStorageBufferOffsetAlignment;
     if (align < 16)

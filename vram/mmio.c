@@ -242,16 +242,16 @@ uint32_t pvk_mmio_ext_read(pvk_vram *vm, uint32_t off)
     if (!r)
         return 0;
     switch (off) {
-    case PVK_REG_STAT_IRQ_FLAGS: return irq_flags(vm);
-    case PVK_REG_STAT_BUSY:
-        return ((m->fill_busy[0] || m->fill_busy[1]) ? 1u << 19 : 0) | (m->copy_busy ? 1u << 20 : 0);
-    case PVK_REG_STAT_BACKLIGHT:
-        /* the document saw 3 here while either backlight register was 0 */
-        return (!m->regs[PVK_REG_BACKLIGHT1 / 4] || !m->regs[PVK_REG_BACKLIGHT2 / 4]) ? 3 : 0;
-    case PVK_REG_MEMCOPY_REMAIN_IRQ:
-        /* Remain counter: 3FFFh when done; picavk does not expose progress. */
-        return (m->regs[off / 4] & 0x3FFF) | (m->copy_busy ? 0 : 0x3FFFu << 16);
-    default: break;
+        case PVK_REG_STAT_IRQ_FLAGS: return irq_flags(vm);
+        case PVK_REG_STAT_BUSY:
+            return ((m->fill_busy[0] || m->fill_busy[1]) ? 1u << 19 : 0) | (m->copy_busy ? 1u << 20 : 0);
+        case PVK_REG_STAT_BACKLIGHT:
+            /* the document saw 3 here while either backlight register was 0 */
+            return (!m->regs[PVK_REG_BACKLIGHT1 / 4] || !m->regs[PVK_REG_BACKLIGHT2 / 4]) ? 3 : 0;
+        case PVK_REG_MEMCOPY_REMAIN_IRQ:
+            /* Remain counter: 3FFFh when done; picavk does not expose progress. */
+            return (m->regs[off / 4] & 0x3FFF) | (m->copy_busy ? 0 : 0x3FFFu << 16);
+        default: break;
     }
     if (pdc >= 0) {
         uint32_t rel = off & 0xFF;

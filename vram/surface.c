@@ -285,8 +285,9 @@ static void blit(pvk_vram *vm, VkCommandBuffer cmd, const pvk_surface *s, VkImag
         .dstOffsets = {{0, 0, 0}, {(int32_t)dw, (int32_t)dh, 1}},
     };
     (void)s;
-    vm->gpu->vk.vkCmdBlitImage(cmd, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                           1, &b, VK_FILTER_NEAREST); /* see the top of the file */
+    vm->gpu->vk.vkCmdBlitImage(cmd, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst,
+                               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &b,
+                               VK_FILTER_NEAREST); /* see the top of the file */
 }
 
 /* Record the image of `s` (through the 1x scratch image when scaled, as a
@@ -298,8 +299,7 @@ static void record_readout(pvk_vram *vm, VkCommandBuffer cmd, const pvk_surface 
     barrier(vm, cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
     VkImage last = s->image.image;
     if (scale != 1) {
-        barrier(vm, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
-                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        barrier(vm, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
         blit(vm, cmd, s, s->image.image, w * scale, h * scale, scratch->image, w, h);
         barrier(vm, cmd, scratch->image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
@@ -326,8 +326,7 @@ static void record_upload(pvk_vram *vm, VkCommandBuffer cmd, const pvk_surface *
     if (scale != 1) {
         barrier(vm, cmd, first, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-        barrier(vm, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED,
-                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        barrier(vm, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
         blit(vm, cmd, s, first, w, h, s->image.image, w * scale, h * scale);
     }
     barrier(vm, cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
@@ -394,8 +393,9 @@ static pvk_result write_back(pvk_vram *vm, pvk_surface *s)
     pvk_result r = write_back_once(vm, s);
     if (r) {
         vm->gpu->stats.surface_writeback_failures++;
-        pvk_log(vm->gpu, PVK_LOG_ERROR, "surface 0x%08X (%ux%u): write-back failed (%s); what only the GPU held is lost",
-                s->key.addr, s->key.width, s->key.height, pvk_result_name(r));
+        pvk_log(vm->gpu, PVK_LOG_ERROR,
+                "surface 0x%08X (%ux%u): write-back failed (%s); what only the GPU held is lost", s->key.addr,
+                s->key.width, s->key.height, pvk_result_name(r));
     }
     return r;
 }
@@ -452,8 +452,8 @@ static pvk_result reinterpret(pvk_vram *vm, pvk_surface *from, pvk_surface *to, 
 
 /* pvk_surface_get; with `load` false a surface that holds nothing valid is
  * not loaded (its caller overwrites the whole image). */
-static pvk_result get(pvk_vram *vm, const pvk_surface_key *key, VkFormat vk_format, const char *what,
-                      pvk_surface **out, bool load_it)
+static pvk_result get(pvk_vram *vm, const pvk_surface_key *key, VkFormat vk_format, const char *what, pvk_surface **out,
+                      bool load_it)
 {
     struct pvk_surfaces *c = vm->surfaces;
     *out = NULL;
@@ -473,8 +473,8 @@ static pvk_result get(pvk_vram *vm, const pvk_surface_key *key, VkFormat vk_form
     if (key->scale < 1 || key->scale > PVK_MAX_SCALE ||
         key->width * key->scale > vm->gpu->props.limits.maxImageDimension2D ||
         key->height * key->scale > vm->gpu->props.limits.maxImageDimension2D) {
-        pvk_unsupported(vm->gpu, "%s: a %ux%u buffer at resolution scale %u exceeds the device's images", what, key->width,
-                        key->height, key->scale);
+        pvk_unsupported(vm->gpu, "%s: a %ux%u buffer at resolution scale %u exceeds the device's images", what,
+                        key->width, key->height, key->scale);
         return PVK_ERROR_MISSING_FEATURE;
     }
     if (key->scale != 1 && !(stencil ? c->blit_ds : c->blit)) {
@@ -593,12 +593,11 @@ pvk_result pvk_surface_begin_copy(pvk_vram *vm, pvk_surface *s, uint32_t dst_add
         return r;
     uint32_t w = key.width * key.scale, h = key.height * key.scale;
     barrier(vm, op->cmd, s->image.image, aspect_of(s), rest_layout(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-    barrier(vm, op->cmd, d->image.image, aspect_of(d), VK_IMAGE_LAYOUT_UNDEFINED,
-            VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    barrier(vm, op->cmd, d->image.image, aspect_of(d), VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
     VkImageCopy ic = {.srcSubresource = {aspect_of(s), 0, 0, 1}, .dstSubresource = {aspect_of(d), 0, 0, 1},
                       .extent = {w, h, 1}};
     vm->gpu->vk.vkCmdCopyImage(op->cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, d->image.image,
-                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &ic);
+                               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &ic);
     barrier(vm, op->cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
     barrier(vm, op->cmd, d->image.image, aspect_of(d), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(d));
     d->valid = d->dirty = true;
@@ -729,13 +728,14 @@ void pvk_surface_fill(pvk_vram *vm, uint32_t start, uint32_t len, uint32_t value
                 VkClearDepthStencilValue v;
                 memcpy(&v.depth, &word, 4);
                 v.stencil = value >> 24;
-                vm->gpu->vk.vkCmdClearDepthStencilImage(op.cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &v, 1,
-                                                    &all);
+                vm->gpu->vk.vkCmdClearDepthStencilImage(op.cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                                        &v, 1, &all);
             } else {
                 VkClearColorValue v;
                 for (int k = 0; k < 4; k++)
                     v.float32[k] = (float)((word >> (8 * k)) & 0xFF) / 255.0f;
-                vm->gpu->vk.vkCmdClearColorImage(op.cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &v, 1, &all);
+                vm->gpu->vk.vkCmdClearColorImage(op.cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &v, 1,
+                                                 &all);
             }
             barrier(vm, op.cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(s));
         } else {
@@ -743,7 +743,7 @@ void pvk_surface_fill(pvk_vram *vm, uint32_t start, uint32_t len, uint32_t value
             vm->gpu->vk.vkCmdFillBuffer(op.cmd, c->staging, 0, (VkDeviceSize)w * h * 4, word);
             if (s->stencil) /* D24S8: byte 3 of the fill value is every pixel's stencil */
                 vm->gpu->vk.vkCmdFillBuffer(op.cmd, c->staging, (VkDeviceSize)w * h * 4, (VkDeviceSize)w * h,
-                                        (value >> 24) * 0x01010101u);
+                                            (value >> 24) * 0x01010101u);
             pvk_op_barrier(vm->gpu, &op);
             record_upload(vm, op.cmd, s, NULL);
         }
@@ -875,8 +875,8 @@ static bool reinterpretable(const pvk_surface *s, const pvk_surface_key *key, ui
            s->key.scale == key->scale && s->key.block32 == key->block32 && s->bpp == bpp;
 }
 
-static pvk_result ensure_buffer(pvk_vram *vm, VkBuffer *buf, VkDeviceMemory *mem, VkDeviceSize *cap,
-                                VkDeviceSize size, const char *name);
+static pvk_result ensure_buffer(pvk_vram *vm, VkBuffer *buf, VkDeviceMemory *mem, VkDeviceSize *cap, VkDeviceSize size,
+                                const char *name);
 
 /* ... of a surface's whole n x image */
 static uint32_t scaled_regions(const pvk_surface *s, VkBufferImageCopy r[2])
@@ -907,7 +907,8 @@ static bool reinterpret_scaled(pvk_vram *vm, pvk_surface *from, pvk_surface *to,
     VkBufferImageCopy reg[2];
     uint32_t nreg = scaled_regions(from, reg);
     barrier(vm, op.cmd, from->image.image, aspect_of(from), rest_layout(from), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-    vm->gpu->vk.vkCmdCopyImageToBuffer(op.cmd, from->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->big, nreg, reg);
+    vm->gpu->vk.vkCmdCopyImageToBuffer(op.cmd, from->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, c->big, nreg,
+                                       reg);
     barrier(vm, op.cmd, from->image.image, aspect_of(from), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(from));
     pvk_op_barrier(vm->gpu, &op);
     /* surface_convert.comp op 1 in place; binding 1 (guest memory at 1x) is
@@ -922,7 +923,8 @@ static bool reinterpret_scaled(pvk_vram *vm, pvk_surface *from, pvk_surface *to,
     nreg = scaled_regions(to, reg);
     barrier(vm, op.cmd, to->image.image, aspect_of(to), VK_IMAGE_LAYOUT_UNDEFINED,
             VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-    vm->gpu->vk.vkCmdCopyBufferToImage(op.cmd, c->big, to->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, nreg, reg);
+    vm->gpu->vk.vkCmdCopyBufferToImage(op.cmd, c->big, to->image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, nreg,
+                                       reg);
     barrier(vm, op.cmd, to->image.image, aspect_of(to), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, rest_layout(to));
     if ((*r = pvk_op_submit(vm->gpu, &op)))
         return true;
@@ -1000,8 +1002,8 @@ static pvk_result reinterpret(pvk_vram *vm, pvk_surface *from, pvk_surface *to, 
 
 /* A device buffer of at least `size` bytes (grown once the GPU is done with
  * the old one). */
-static pvk_result ensure_buffer(pvk_vram *vm, VkBuffer *buf, VkDeviceMemory *mem, VkDeviceSize *cap,
-                                VkDeviceSize size, const char *name)
+static pvk_result ensure_buffer(pvk_vram *vm, VkBuffer *buf, VkDeviceMemory *mem, VkDeviceSize *cap, VkDeviceSize size,
+                                const char *name)
 {
     if (*cap >= size)
         return PVK_SUCCESS;
@@ -1026,8 +1028,8 @@ static pvk_result ensure_buffer(pvk_vram *vm, VkBuffer *buf, VkDeviceMemory *mem
     return PVK_SUCCESS;
 }
 
-int pvk_surface_shown_prepare(pvk_vram *vm, const pvk_surface_key *src, uint32_t addr, uint32_t width,
-                              uint32_t height, uint32_t fmt)
+int pvk_surface_shown_prepare(pvk_vram *vm, const pvk_surface_key *src, uint32_t addr, uint32_t width, uint32_t height,
+                              uint32_t fmt)
 {
     struct pvk_surfaces *c = vm->surfaces;
     uint64_t n = src->scale;
@@ -1062,7 +1064,7 @@ void pvk_surface_shown_record(pvk_vram *vm, pvk_surface *s, pvk_op *op, int slot
     VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                              .imageExtent = {same ? w : sw, same ? h : sh, 1}};
     vm->gpu->vk.vkCmdCopyImageToBuffer(op->cmd, s->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                                   same ? d->buf : c->big, 1, &bic);
+                                       same ? d->buf : c->big, 1, &bic);
     barrier(vm, op->cmd, s->image.image, aspect_of(s), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rest_layout(s));
     d->valid = true;
     d->last_use = ++c->tick;
@@ -1076,8 +1078,7 @@ void pvk_surface_shown_record(pvk_vram *vm, pvk_surface *s, pvk_op *op, int slot
     pvk_op_dispatch(vm->gpu, op, PVK_PIPE_SURFACE_CONVERT, bufs, &push, (w + 7) / 8, (h + 7) / 8, 1);
 }
 
-bool pvk_surface_shown(pvk_vram *vm, uint32_t addr, uint32_t width, uint32_t rows, uint32_t fmt,
-                       pvk_buffer_range *out)
+bool pvk_surface_shown(pvk_vram *vm, uint32_t addr, uint32_t width, uint32_t rows, uint32_t fmt, pvk_buffer_range *out)
 {
     struct pvk_surfaces *c = vm->surfaces;
     for (int i = 0; c && i < MAX_SHOWN; i++) {

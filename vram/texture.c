@@ -211,7 +211,8 @@ static pvk_result image_memory(pvk_vram *vm, VkImage image, VkDeviceMemory *mem)
             p->bytes -= p->e[i].size;
             memmove(&p->e[i], &p->e[i + 1], sizeof p->e[0] * (p->n - i - 1));
             p->n--;
-            return pvk_vk_check(vm->gpu, vm->gpu->vk.vkBindImageMemory(vm->gpu->device, image, *mem, 0), "vkBindImageMemory");
+            return pvk_vk_check(vm->gpu, vm->gpu->vk.vkBindImageMemory(vm->gpu->device, image, *mem, 0),
+                                "vkBindImageMemory");
         }
     return pvk_image_memory(vm->gpu, image, mem);
 }
@@ -249,17 +250,17 @@ static pvk_result create_image(pvk_vram *vm, pvk_texture *t, VkImageTiling tilin
         .components = formats[d->format].swizzle,
         .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, d->levels, 0, d->faces},
     };
-    if ((r = pvk_vk_check(vm->gpu, vm->gpu->vk.vkCreateImageView(vm->gpu->device, &vci, NULL, &t->view), "vkCreateImageView")))
+    if ((r = pvk_vk_check(vm->gpu, vm->gpu->vk.vkCreateImageView(vm->gpu->device, &vci, NULL, &t->view),
+                          "vkCreateImageView")))
         return r;
     pvk_object_name(vm->gpu, VK_OBJECT_TYPE_IMAGE, (uint64_t)t->image, "texture %s 0x%08X %ux%u, %u levels%s",
-                    formats[d->format].name, d->addr[0], d->width, d->height, d->levels,
-                    d->faces == 6 ? ", cube" : "");
+                    formats[d->format].name, d->addr[0], d->width, d->height, d->levels, d->faces == 6 ? ", cube" : "");
     return PVK_SUCCESS;
 }
 
 /* A layout transition of every level and face. */
-static void image_barrier(pvk_vram *vm, VkCommandBuffer cmd, const pvk_texture *t, uint32_t level,
-                          uint32_t levels, uint32_t face, uint32_t faces, VkImageLayout from, VkImageLayout to)
+static void image_barrier(pvk_vram *vm, VkCommandBuffer cmd, const pvk_texture *t, uint32_t level, uint32_t levels,
+                          uint32_t face, uint32_t faces, VkImageLayout from, VkImageLayout to)
 {
     VkImageMemoryBarrier2 b = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
@@ -294,8 +295,7 @@ static void record_decode(pvk_vram *vm, pvk_op *op, const pvk_texture_desc *d, c
     VkBufferImageCopy regions[6 * MAX_LEVELS];
     uint32_t n = 0;
     if (layouts)
-        image_barrier(vm, op->cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_UNDEFINED,
-                      VK_IMAGE_LAYOUT_GENERAL);
+        image_barrier(vm, op->cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL);
     VkDeviceSize lin_off = 0;
     for (uint32_t f = 0; f < d->faces; f++) {
         uint64_t src_off = sub[f];
@@ -333,7 +333,8 @@ static void record_decode(pvk_vram *vm, pvk_op *op, const pvk_texture_desc *d, c
     }
     image_barrier(vm, op->cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_UNDEFINED,
                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-    vm->gpu->vk.vkCmdCopyBufferToImage(op->cmd, dst.buffer, out->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, n, regions);
+    vm->gpu->vk.vkCmdCopyBufferToImage(op->cmd, dst.buffer, out->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, n,
+                                       regions);
     image_barrier(vm, op->cmd, out, 0, d->levels, 0, d->faces, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                   VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
 }
@@ -348,8 +349,7 @@ static VkDeviceSize linear_bytes(const pvk_texture_desc *d)
 }
 
 /* `out` gets `d` (faces past the last zeroed) and its image. */
-static pvk_result make_image_tiled(pvk_vram *vm, const pvk_texture_desc *d, pvk_texture *out,
-                                   VkImageTiling tiling)
+static pvk_result make_image_tiled(pvk_vram *vm, const pvk_texture_desc *d, pvk_texture *out, VkImageTiling tiling)
 {
     out->desc = *d;
     for (uint32_t f = d->faces; f < 6; f++)
@@ -382,8 +382,8 @@ static bool direct_ok(pvk_vram *vm, const pvk_texture_desc *d)
                                 VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
     VkImageFormatProperties ip;
     return (fp.linearTilingFeatures & need) == need &&
-           vkGetPhysicalDeviceImageFormatProperties(vm->gpu->phys, vk, VK_IMAGE_TYPE_2D, VK_IMAGE_TILING_LINEAR, TEX_USAGE,
-                                                    d->faces == 6 ? VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT : 0,
+           vkGetPhysicalDeviceImageFormatProperties(vm->gpu->phys, vk, VK_IMAGE_TYPE_2D, VK_IMAGE_TILING_LINEAR,
+                                                    TEX_USAGE, d->faces == 6 ? VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT : 0,
                                                     &ip) == VK_SUCCESS &&
            ip.maxMipLevels >= d->levels && ip.maxArrayLayers >= d->faces && ip.maxExtent.width >= d->width &&
            ip.maxExtent.height >= d->height;
@@ -491,8 +491,7 @@ pvk_result pvk_texture_decode(pvk_vram *vm, const pvk_texture_desc *desc, pvk_te
     return PVK_SUCCESS;
 }
 
-pvk_result pvk_texture_read(pvk_vram *vm, const pvk_texture *t, uint32_t face, uint32_t level, void *dst,
-                            size_t size)
+pvk_result pvk_texture_read(pvk_vram *vm, const pvk_texture *t, uint32_t face, uint32_t level, void *dst, size_t size)
 {
     if (!vm || !t || !t->image || !dst || face >= t->desc.faces || level >= t->desc.levels)
         return PVK_ERROR_INVALID_ARGUMENT;
@@ -502,9 +501,9 @@ pvk_result pvk_texture_read(pvk_vram *vm, const pvk_texture *t, uint32_t face, u
         return PVK_ERROR_INVALID_ARGUMENT;
     VkBuffer buf;
     VkDeviceMemory mem;
-    pvk_result r = pvk_create_buffer(vm->gpu, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                     &buf, &mem);
+    pvk_result r =
+        pvk_create_buffer(vm->gpu, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &buf, &mem);
     if (r)
         return r;
     pvk_op op;
@@ -520,7 +519,8 @@ pvk_result pvk_texture_read(pvk_vram *vm, const pvk_texture *t, uint32_t face, u
     if ((r = pvk_op_submit(vm->gpu, &op)) || (r = pvk_retire_until(vm->gpu, pvk_gpu_submitted(vm->gpu))))
         goto done;
     void *p;
-    if ((r = pvk_vk_check(vm->gpu, vm->gpu->vk.vkMapMemory(vm->gpu->device, mem, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory")))
+    if ((r = pvk_vk_check(vm->gpu, vm->gpu->vk.vkMapMemory(vm->gpu->device, mem, 0, VK_WHOLE_SIZE, 0, &p),
+                          "vkMapMemory")))
         goto done;
     memcpy(dst, p, bytes);
     vm->gpu->vk.vkUnmapMemory(vm->gpu->device, mem);

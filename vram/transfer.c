@@ -94,7 +94,10 @@ pvk_result pvk_transfer_fill(pvk_vram *vm, int unit)
         fill_done(vm, unit);
         return r;
     }
-    pvk_op_label(vm->gpu, &op, "memory fill %d: 0x%08X+0x%X, %s-bit", unit, start, span.len, width == 0 ? "16" : width == 2 ? "32" : "24");
+    pvk_op_label(vm->gpu, &op, "memory fill %d: 0x%08X+0x%X, %s-bit", unit, start, span.len,
+                 width == 0   ? "16"
+                 : width == 2 ? "32"
+                              : "24");
     if (width != 1) {
         /* 16- and 32-bit patterns repeat every 4 bytes: the device's fill */
         uint32_t word = width == 2 ? value : (value & 0xFFFF) * 0x10001u;
@@ -394,8 +397,8 @@ static pvk_surface *surface_source(pvk_vram *vm, uint32_t src_addr, const pvk_gu
 
 /* Run the transfer from the surface when surface_source finds one; *handled
  * is false (and nothing was done that the memory path would not do) when not. */
-static pvk_result from_surface(pvk_vram *vm, const pvk_guest_span *src, const pvk_guest_span *dst,
-                               uint32_t flags, uint32_t pitch, uint32_t w, uint32_t h, bool *handled)
+static pvk_result from_surface(pvk_vram *vm, const pvk_guest_span *src, const pvk_guest_span *dst, uint32_t flags,
+                               uint32_t pitch, uint32_t w, uint32_t h, bool *handled)
 {
     uint32_t src_addr = src->region->base + src->offset, dst_addr = dst->region->base + dst->offset;
     uint32_t out_fmt = (flags >> 12) & 7;

@@ -49,13 +49,11 @@ pvk_result pvk_guest_init(pvk_vram *vm);
 void pvk_guest_destroy(pvk_vram *vm);
 /* The one bounds check: [paddr, paddr+len) inside one region (len 0 is
  * refused).  Logs and counts a refusal when `what` is not NULL. */
-bool pvk_guest_resolve(pvk_vram *vm, uint32_t paddr, uint32_t len, const char *what,
-                       pvk_guest_span *out);
+bool pvk_guest_resolve(pvk_vram *vm, uint32_t paddr, uint32_t len, const char *what, pvk_guest_span *out);
 /* Bind a span as a storage buffer: descriptor offsets must be aligned, so
  * the byte offset of the span inside `range` goes to *sub.  Refuses (logged)
  * spans longer than the device's storage-buffer range. */
-bool pvk_guest_bind(pvk_vram *vm, const pvk_guest_span *s, pvk_buffer_range *range, uint32_t *sub,
-                    const char *what);
+bool pvk_guest_bind(pvk_vram *vm, const pvk_guest_span *s, pvk_buffer_range *range, uint32_t *sub, const char *what);
 /* The one CPU read of guest memory for the command processor, attribute and
  * index buffers: host bytes of [paddr, paddr+len) once nothing newer is on the
  * GPU, or NULL (not logged) outside guest memory. */
@@ -93,10 +91,10 @@ pvk_result pvk_guest_sync_all(pvk_vram *vm);
 
 /* What colour targets (surfaces, the draw's scratch image) and depth targets
  * are created with: imageless framebuffers name these usages exactly. */
-#define PVK_COLOR_TARGET_USAGE                                                                                     \
-    (VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | \
+#define PVK_COLOR_TARGET_USAGE                                                                                         \
+    (VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_INPUT_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |     \
      VK_IMAGE_USAGE_TRANSFER_DST_BIT)
-#define PVK_DEPTH_TARGET_USAGE                                                                                     \
+#define PVK_DEPTH_TARGET_USAGE                                                                                         \
     (VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT)
 
 typedef enum pvk_surface_kind {
@@ -178,11 +176,10 @@ pvk_result pvk_surface_begin_read(pvk_vram *vm, pvk_surface *s, struct pvk_op *o
  * copy to the op that reads the surface (mode: bit 0 flip, bits 2-3
  * downscale); pvk_surface_shown finds a valid one at the current scale
  * whose first `rows` rows are the framebuffer at `addr`. */
-int pvk_surface_shown_prepare(pvk_vram *vm, const pvk_surface_key *src, uint32_t addr, uint32_t width,
-                              uint32_t height, uint32_t fmt);
+int pvk_surface_shown_prepare(pvk_vram *vm, const pvk_surface_key *src, uint32_t addr, uint32_t width, uint32_t height,
+                              uint32_t fmt);
 void pvk_surface_shown_record(pvk_vram *vm, pvk_surface *s, struct pvk_op *op, int slot, uint32_t mode);
-bool pvk_surface_shown(pvk_vram *vm, uint32_t addr, uint32_t width, uint32_t rows, uint32_t fmt,
-                       pvk_buffer_range *out);
+bool pvk_surface_shown(pvk_vram *vm, uint32_t addr, uint32_t width, uint32_t rows, uint32_t fmt, pvk_buffer_range *out);
 /* Textures from surfaces (vram/texture.c): the surface whose guest bytes
  * are exactly [addr, addr+len) and whose image is the better source of them
  * (as for pvk_surface_color_source), or NULL; its bytes per pixel;
@@ -204,11 +201,10 @@ pvk_result pvk_surface_begin_copy(pvk_vram *vm, pvk_surface *s, uint32_t dst_add
  * (*pixels: R, G, B, A bytes, rows width*N pixels, each pixel as its
  * format's guest bytes would decode: what a 1x texture of those bytes holds,
  * at N x), nothing resolved or written back.  On failure `op` is not begun. */
-pvk_result pvk_surface_begin_scaled_pixels(pvk_vram *vm, pvk_surface *s, struct pvk_op *op,
-                                           pvk_buffer_range *pixels);
+pvk_result pvk_surface_begin_scaled_pixels(pvk_vram *vm, pvk_surface *s, struct pvk_op *op, pvk_buffer_range *pixels);
 uint32_t pvk_surface_bytes_per_pixel(const pvk_surface *s);
-pvk_result pvk_surface_begin_guest_bytes(pvk_vram *vm, pvk_surface *s, struct pvk_op *op,
-                                         pvk_buffer_range *bytes, pvk_buffer_range *spare);
+pvk_result pvk_surface_begin_guest_bytes(pvk_vram *vm, pvk_surface *s, struct pvk_op *op, pvk_buffer_range *bytes,
+                                         pvk_buffer_range *spare);
 
 /* ---- external registers ---- */
 
@@ -404,8 +400,7 @@ uint32_t pvk_texture_face_bytes(uint32_t format, uint32_t width, uint32_t height
 pvk_result pvk_texture_decode(pvk_vram *vm, const pvk_texture_desc *desc, pvk_texture *out);
 /* Copy one level of one face to host memory as the image stores it (rows
  * of (width >> level) * texel_bytes bytes); waits for the GPU.  Tests. */
-pvk_result pvk_texture_read(pvk_vram *vm, const pvk_texture *t, uint32_t face, uint32_t level, void *dst,
-                            size_t size);
+pvk_result pvk_texture_read(pvk_vram *vm, const pvk_texture *t, uint32_t face, uint32_t level, void *dst, size_t size);
 /* Waits for GPU work that may still use it, then frees it. */
 void pvk_texture_destroy(pvk_vram *vm, pvk_texture *t);
 
@@ -444,10 +439,10 @@ uint32_t pvk_texture_cached(const pvk_vram *vm);
 
 /* vram/'s state in a context (pvk_context.vram). */
 struct pvk_vram {
-    pvk_gpu *gpu;             /* the context's Vulkan layer */
-    uint32_t scale;           /* resolution scale of render targets and frames, 1..PVK_MAX_SCALE */
+    pvk_gpu *gpu; /* the context's Vulkan layer */
+    uint32_t scale; /* resolution scale of render targets and frames, 1..PVK_MAX_SCALE */
     pvk_guest guest;
-    pvk_mmio mmio;            /* the external register file */
+    pvk_mmio mmio; /* the external register file */
     struct pvk_surfaces *surfaces; /* vram/surface.c */
     struct pvk_textures *textures; /* vram/texture.c: the texture cache */
 };
