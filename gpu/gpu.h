@@ -80,6 +80,7 @@ typedef struct pvk_op {
 struct pvk_gpu {
     pvk_config cfg;
     pvk_context *handle; /* the public handle host callbacks (IRQs) are given */
+    uint64_t once;       /* pvk_once_id bits given already */
     pvk_log_level log_level;
     uint32_t debug; /* PVK_DEBUG_* */
     pvk_result sticky; /* PVK_ERROR_DEVICE_LOST once lost */
@@ -139,6 +140,23 @@ void pvk_log(pvk_gpu *gpu, pvk_log_level level, const char *fmt, ...) __attribut
 /* Log an error caused by guest input and count it. */
 void pvk_bad_input(pvk_gpu *gpu, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pvk_unsupported(pvk_gpu *gpu, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Messages a context gives once: the first occurrence is logged, every one
+ * counted where the caller says so.  One bit of pvk_gpu.once each. */
+typedef enum pvk_once_id {
+    PVK_ONCE_STENCIL,          /* draws: stencil test without a stencil aspect */
+    PVK_ONCE_SHADOW_MODE,      /* draws: shadow rendering without attachment reads */
+    PVK_ONCE_SHADOW_CUBE,      /* draws: shadow cube textures read 0 */
+    PVK_ONCE_SMALL_LEVELS,     /* draws: texture levels under 8x8 */
+    PVK_ONCE_SHADER_BORDER,    /* draws: the shader clamps to the border colour */
+    PVK_ONCE_SAMPLER_FALLBACK, /* samplers: built-in border colours stand in */
+    PVK_ONCE_TEXRES,           /* draws: reserved texture-unit values, + the PVK_TEXRES_* bit's index */
+    PVK_ONCE_COUNT = PVK_ONCE_TEXRES + 8,
+} pvk_once_id;
+_Static_assert(PVK_ONCE_COUNT <= 64, "pvk_gpu.once is 64 bits");
+/* True the first time `id` comes by in this context. */
+bool pvk_once(pvk_gpu *gpu, pvk_once_id id);
+/* pvk_unsupported the first time `id` comes by; later only counted. */
+void pvk_unsupported_once(pvk_gpu *gpu, pvk_once_id id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 uint32_t pvk_debug_flags_from_env(void);
 const char *pvk_result_name(pvk_result r); /* pvk_result_string's table */
 

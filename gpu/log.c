@@ -75,6 +75,25 @@ void pvk_unsupported(pvk_gpu *gpu, const char *fmt, ...)
     va_end(ap);
 }
 
+bool pvk_once(pvk_gpu *gpu, pvk_once_id id)
+{
+    uint64_t bit = (uint64_t)1 << id;
+    bool first = !(gpu->once & bit);
+    gpu->once |= bit;
+    return first;
+}
+
+void pvk_unsupported_once(pvk_gpu *gpu, pvk_once_id id, const char *fmt, ...)
+{
+    gpu->stats.unsupported++;
+    if (!pvk_once(gpu, id))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(gpu, PVK_LOG_WARN, fmt, ap);
+    va_end(ap);
+}
+
 uint32_t pvk_debug_flags_from_env(void)
 {
     static const struct {

@@ -57,9 +57,6 @@ struct pvk_draw {
     pvk_image depth; /* depth attachment (no image until needed) */
     VkFormat dfmt; /* VK_FORMAT_UNDEFINED: the device cannot, draws go without depth */
     VkFormat dsfmt; /* D24S8 surfaces: D32_SFLOAT_S8_UINT, UNDEFINED when the device lacks it */
-    bool stencil_warned, shadow_warned, border_warned, small_levels_warned;
-    bool shadow_mode_warned; /* shadow rendering without attachment reads */
-    uint32_t reserved_logged; /* PVK_TEXRES_* bits logged */
     VkBuffer dstaging;
     VkDeviceMemory dstaging_mem;
     uint32_t depth_addr, depth_len; /* guest depth range the draw in flight writes */
@@ -184,7 +181,7 @@ void pvk_draw_set_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_pa
 /* Shadow rendering (COLOR_OPERATION mode 3, translator/glsl_light.c) reads
  * the colour attachment in the shader: on a path without attachment reads
  * the draw writes its TEV colour instead, counted unsupported. */
-void pvk_draw_shadow_for_path(pvk_context *ctx, struct pvk_draw *d, pvk_fs_key *fs, bool attachment_read);
+void pvk_draw_shadow_for_path(pvk_context *ctx, pvk_fs_key *fs, bool attachment_read);
 
 /* The textures of the packet's enabled units (pvk_texture_get: cached,
  * built from a render target, or decoded; a decode or a build is its own

@@ -242,7 +242,7 @@ pvk_result pvk_draw_render_batched(pvk_context *ctx, struct pvk_draw *d, const p
     }
     /* made for the batch's depth attachment, which a draw without depth shares */
     pvk_keys_for_device(ctx, &pipe, &fs);
-    pvk_draw_shadow_for_path(ctx, d, &fs, b->pass);
+    pvk_draw_shadow_for_path(ctx, &fs, b->pass);
     pvk_fragdata_for_device(ctx, &fs);
     VkPipeline pipeline = pvk_pipeline_get(ctx, &pipe, &fs, b->dfmt, b->pass, pk->vs);
     if (!pipeline)

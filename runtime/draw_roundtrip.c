@@ -70,7 +70,7 @@ pvk_result pvk_draw_render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const
     tex_binding tb;
     if ((r = pvk_draw_textures(ctx, pk, &fs, &tb)))
         return r;
-    pvk_draw_shadow_for_path(ctx, d, &fs, false);
+    pvk_draw_shadow_for_path(ctx, &fs, false);
     pvk_fragdata_for_device(ctx, &fs);
     VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &fs, d->dfmt, false, pk->vs);
     if (!pipeline)

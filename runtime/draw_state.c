@@ -76,8 +76,7 @@ bool pvk_draw_packet_depth(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_
     ds->stencil = fb->depth_format == 3 && !roundtrip && d->dsfmt != VK_FORMAT_UNDEFINED;
     if (ds->stencil)
         ds->vkfmt = d->dsfmt;
-    if (rd->stencil_test && !ds->stencil && !d->stencil_warned) {
-        d->stencil_warned = true;
+    if (rd->stencil_test && !ds->stencil && pvk_once(&ctx->gpu, PVK_ONCE_STENCIL)) {
         pvk_unsupported(&ctx->gpu, "draw: stencil test without %s: drawn without stencil",
                         roundtrip ? "the surface cache (PVK_DEBUG=roundtrip)" : "D32_SFLOAT_S8_UINT attachments");
     }
@@ -231,17 +230,12 @@ void pvk_draw_set_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_pa
 /* Shadow rendering (COLOR_OPERATION mode 3, translator/glsl_light.c) reads
  * the colour attachment in the shader: on a path without attachment reads
  * the draw writes its TEV colour instead, counted unsupported. */
-void pvk_draw_shadow_for_path(pvk_context *ctx, struct pvk_draw *d, pvk_fs_key *fs, bool attachment_read)
+void pvk_draw_shadow_for_path(pvk_context *ctx, pvk_fs_key *fs, bool attachment_read)
 {
     if (!fs->fl.shadow || attachment_read)
         return;
     fs->fl.shadow = 0;
-    if (d->shadow_mode_warned) {
-        ctx->gpu.stats.unsupported++;
-        return;
-    }
-    d->shadow_mode_warned = true;
-    pvk_unsupported(&ctx->gpu, "draw: shadow rendering needs attachment reads (%s); the TEV colour is written instead",
+    pvk_unsupported_once(&ctx->gpu, PVK_ONCE_SHADOW_MODE, "draw: shadow rendering needs attachment reads (%s); the TEV colour is written instead",
                     ctx->gpu.debug & PVK_DEBUG_ROUNDTRIP ? "not on the PVK_DEBUG=roundtrip path"
                                                          : "device or PVK_DEBUG");
 }

@@ -24,16 +24,11 @@ static void count_reserved(pvk_context *ctx, const pvk_tex_desc *td, uint32_t ma
         {PVK_TEXRES_SHADOW_BIT, "a shadow bit that disagrees with the type (the type decides)"},
         {PVK_TEXRES_LOD, "a min level above the max level (the max is taken) or a max level past 8x8"},
     };
-    struct pvk_draw *d = ctx->draw;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         if (!(td->reserved & mask & kinds[i].bit))
             continue;
-        if (!(d->reserved_logged & kinds[i].bit)) {
-            d->reserved_logged |= kinds[i].bit;
-            pvk_unsupported(&ctx->gpu, "draw: texture unit %u has %s (counted per draw)", td->unit, kinds[i].what);
-        } else {
-            ctx->gpu.stats.unsupported++;
-        }
+        pvk_unsupported_once(&ctx->gpu, PVK_ONCE_TEXRES + (unsigned)__builtin_ctz(kinds[i].bit),
+                             "draw: texture unit %u has %s (counted per draw)", td->unit, kinds[i].what);
     }
 }
 
@@ -49,7 +44,6 @@ static void count_reserved(pvk_context *ctx, const pvk_tex_desc *td, uint32_t ma
  * swizzle.  Those samplers clamp to the edge on the emulated axes. */
 pvk_result pvk_draw_textures(pvk_context *ctx, const pvk_draw_packet *pk, pvk_fs_key *fs, tex_binding *tb)
 {
-    struct pvk_draw *d = ctx->draw;
     tb->units = 0;
     fs->tex.shader_border = 0;
     for (uint32_t u = 0; u < 3; u++) {
@@ -59,13 +53,8 @@ pvk_result pvk_draw_textures(pvk_context *ctx, const pvk_draw_packet *pk, pvk_fs
         fs->tex.enable &= (uint8_t) ~(1u << u); /* set again once bound */
         if (td->type == PVK_TEXTYPE_SHADOW_CUBE) {
             /* undocumented, and no emulator models it to follow */
-            if (!d->shadow_warned) {
-                d->shadow_warned = true;
-                pvk_unsupported(&ctx->gpu,
-                                "draw: shadow cube textures are not sampled: they read 0 (counted per draw)");
-            } else {
-                ctx->gpu.stats.unsupported++;
-            }
+            pvk_unsupported_once(&ctx->gpu, PVK_ONCE_SHADOW_CUBE,
+                                 "draw: shadow cube textures are not sampled: they read 0 (counted per draw)");
             continue;
         }
         pvk_texture_desc desc;
@@ -81,15 +70,10 @@ pvk_result pvk_draw_textures(pvk_context *ctx, const pvk_draw_packet *pk, pvk_fs
             fit++;
         bool cut = fit < desc.levels;
         if (cut) {
-            if (!d->small_levels_warned) {
-                d->small_levels_warned = true;
-                pvk_unsupported(&ctx->gpu,
-                                "draw: texture %ux%u with %u levels: levels smaller than 8x8 are not decoded; "
-                                "sampled from the first %u (counted per draw)",
-                                desc.width, desc.height, desc.levels, fit);
-            } else {
-                ctx->gpu.stats.unsupported++;
-            }
+            pvk_unsupported_once(&ctx->gpu, PVK_ONCE_SMALL_LEVELS,
+                                 "draw: texture %ux%u with %u levels: levels smaller than 8x8 are not decoded; "
+                                 "sampled from the first %u (counted per draw)",
+                                 desc.width, desc.height, desc.levels, fit);
             desc.levels = fit;
         }
         pvk_result r = pvk_texture_get(&ctx->vram, &desc, &t);
@@ -111,8 +95,7 @@ pvk_result pvk_draw_textures(pvk_context *ctx, const pvk_draw_packet *pk, pvk_fs
         bool bs = pvk_vk_address_mode(sk.wrap_s) == VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER,
              bt = pvk_vk_address_mode(sk.wrap_t) == VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER;
         if ((bs || bt) && (texel_bytes < 4 || !ctx->gpu.features.custom_border_color)) {
-            if (!ctx->gpu.features.custom_border_color && !d->border_warned) {
-                d->border_warned = true;
+            if (!ctx->gpu.features.custom_border_color && pvk_once(&ctx->gpu, PVK_ONCE_SHADER_BORDER)) {
                 pvk_log(&ctx->gpu, PVK_LOG_WARN,
                         "draw: no custom border colours: the fragment shader clamps to the border "
                         "colour itself (pvk_stats.shader_borders)");

@@ -28,7 +28,6 @@ struct pvk_samplers {
     sampler_entry e[PVK_SAMPLER_CACHE];
     uint32_t count;
     uint64_t tick;
-    bool fallback_logged;
 };
 
 pvk_result pvk_samplers_init(pvk_context *ctx)
@@ -125,7 +124,6 @@ void pvk_sampler_info(const pvk_context *ctx, const pvk_sampler_key *k, VkSample
 
 static pvk_result create(pvk_context *ctx, sampler_entry *e, const pvk_sampler_key *k)
 {
-    struct pvk_samplers *c = ctx->samplers;
     VkSamplerCreateInfo ci;
     VkSamplerCustomBorderColorCreateInfoEXT cbc;
     pvk_sampler_info(ctx, k, &ci, &cbc, &e->border_fallback);
@@ -137,8 +135,7 @@ static pvk_result create(pvk_context *ctx, sampler_entry *e, const pvk_sampler_k
     ctx->gpu.stats.samplers_created++;
     if (e->border_fallback) {
         ctx->gpu.stats.sampler_border_fallbacks++;
-        if (!c->fallback_logged) {
-            c->fallback_logged = true;
+        if (pvk_once(&ctx->gpu, PVK_ONCE_SAMPLER_FALLBACK)) {
             pvk_log(&ctx->gpu, PVK_LOG_WARN,
                     "samplers: no custom border colours on this device: border colour 0x%08X (RGBA bytes) and "
                     "others become the nearest built-in one (logged once; pvk_stats.sampler_border_fallbacks)",
