@@ -194,7 +194,7 @@ void pvk_compute_destroy(pvk_gpu *gpu)
 {
     if (!gpu->device)
         return;
-    pvk_retire(gpu, true);
+    pvk_gpu_idle(gpu);
     for (int i = 0; i < PVK_PIPE_COUNT; i++)
         destroy_pipeline(gpu, &gpu->pipes[i]);
     if (gpu->timeline)
@@ -258,7 +258,7 @@ pvk_result pvk_batch_close(pvk_gpu *gpu)
 pvk_result pvk_op_begin(pvk_gpu *gpu, pvk_op *op)
 {
     memset(op, 0, sizeof *op);
-    pvk_batch_close(gpu); /* what comes next runs after the draws so far (a failure is logged) */
+    (void)pvk_batch_close(gpu); /* what comes next runs after the draws so far (a failure is logged) */
     if (gpu->sticky)
         return gpu->sticky;
     pvk_result r;
@@ -380,7 +380,7 @@ pvk_result pvk_op_submit(pvk_gpu *gpu, pvk_op *op)
     /* The operation is submitted whatever waiting for it says: its retire
      * callback runs exactly once (a lost device is sticky for later calls). */
     if (gpu->debug & PVK_DEBUG_SYNC)
-        pvk_retire(gpu, true);
+        pvk_gpu_idle(gpu);
     return PVK_SUCCESS;
 }
 
@@ -485,7 +485,7 @@ pvk_result pvk_retire_until(pvk_gpu *gpu, uint64_t value)
     /* Only a wait for the open batch submits it: waiting for older work (the
      * vertex ring a lap behind) must not cut the batch being recorded. */
     if (value > gpu->timeline_next)
-        pvk_batch_close(gpu);
+        (void)pvk_batch_close(gpu); /* a failure is logged and handled on the next line */
     if (value > gpu->timeline_next) /* the batch failed to submit: nothing else will signal it */
         value = gpu->timeline_next;
     if (gpu->sticky || !value)
@@ -500,6 +500,16 @@ pvk_result pvk_retire_until(pvk_gpu *gpu, uint64_t value)
 pvk_result pvk_retire(pvk_gpu *gpu, bool wait)
 {
     return retire(gpu, wait, UINT64_MAX, true);
+}
+
+void pvk_gpu_idle(pvk_gpu *gpu)
+{
+    pvk_result r = retire(gpu, true, UINT64_MAX, true);
+    if (gpu->pending_count && !gpu->sticky) {
+        pvk_log(gpu, PVK_LOG_ERROR, "waiting for the GPU failed (%s) with work in flight: the context is lost",
+                pvk_result_name(r));
+        gpu->sticky = PVK_ERROR_DEVICE_LOST;
+    }
 }
 
 void pvk_queue_lock(pvk_gpu *gpu)

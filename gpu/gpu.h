@@ -224,6 +224,12 @@ void pvk_image_barrier(pvk_gpu *gpu, VkCommandBuffer cmd, VkImage image, VkImage
 /* Make earlier shader/transfer writes visible to later commands of the same op. */
 void pvk_op_barrier(pvk_gpu *gpu, pvk_op *op);
 pvk_result pvk_retire(pvk_gpu *gpu, bool wait);
+/* Wait for every submitted operation and retire it, before a resource the
+ * GPU may still use is reused or freed.  Nothing to report: a failure of
+ * the wait itself leaves the context lost (pvk_gpu_error; logged), since
+ * nobody can say what the GPU still uses, and every later call reports it;
+ * an earlier batch that failed to submit was logged and counted already. */
+void pvk_gpu_idle(pvk_gpu *gpu);
 /* Wait until the operation that signalled timeline `value` is done, retire
  * what is.  `value` may be that of the open batch (timeline_next + 1): it is
  * submitted first. */

@@ -91,7 +91,7 @@ void pvk_context_destroy(pvk_context *ctx)
     entry_.ctx = NULL; /* freed below: nothing to release after */
 #endif
     if (ctx->trace)
-        pvk_trace_stop(ctx); /* a complete, replayable file */
+        (void)pvk_trace_stop(ctx); /* a complete, replayable file; a write error is logged (destroy returns nothing) */
     pvk_ctx_destroy(ctx);
 }
 

@@ -56,7 +56,7 @@ static bool in_file(const ct_file *f, uint64_t off, uint64_t len)
 static void ctx_write(pvk_context *ctx, uint32_t paddr, uint32_t value)
 {
     if (pvk_ctx_mmio_check(ctx, paddr, "CiTrace"))
-        pvk_ctx_mmio_write(ctx, paddr, value);
+        (void)pvk_ctx_mmio_write(ctx, paddr, value); /* bad writes are logged and counted there */
 }
 
 /* A sub-word register write merges into the 32-bit register. */
@@ -207,8 +207,9 @@ static pvk_result play(pvk_context *ctx, const ct_file *f, pvk_frame_fn on_frame
         if (ctx->gpu.sticky)
             return ctx->gpu.sticky;
     }
-    pvk_guest_sync_all(&ctx->vram); /* the replay is over: guest memory holds what it drew */
-    return pvk_retire(&ctx->gpu, true);
+    pvk_result rs = pvk_guest_sync_all(&ctx->vram); /* the replay is over: guest memory holds what it drew */
+    pvk_result rr = pvk_retire(&ctx->gpu, true);
+    return rs ? rs : rr;
 }
 
 pvk_result pvk_citrace_play(pvk_context *ctx, const void *data, size_t size, pvk_frame_fn on_frame, void *user)

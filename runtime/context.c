@@ -159,7 +159,7 @@ fail:
 void pvk_ctx_destroy(pvk_context *ctx)
 {
     if (ctx->gpu.device)
-        pvk_retire(&ctx->gpu, true);
+        pvk_gpu_idle(&ctx->gpu);
     pvk_draw_destroy(ctx);
     pvk_gs_destroy(ctx);
     pvk_fragdata_destroy(ctx);
@@ -200,7 +200,9 @@ bool pvk_ctx_mmio_check(pvk_context *ctx, uint32_t paddr, const char *what)
 
 uint32_t pvk_ctx_mmio_read(pvk_context *ctx, uint32_t paddr)
 {
-    pvk_retire(&ctx->gpu, false); /* status bits reflect finished work */
+    /* status bits reflect finished work; a poll that fails is logged and a
+     * lost device sticks, so the read goes on with what is known */
+    (void)pvk_retire(&ctx->gpu, false);
     uint32_t off = paddr - PVK_MMIO_BASE;
     if (off >= 0x1000)
         return pvk_pica_read(&ctx->pica, (off - 0x1000) / 4);

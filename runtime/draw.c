@@ -372,7 +372,7 @@ void pvk_draw_destroy(pvk_context *ctx)
     struct pvk_draw *d = ctx->draw;
     if (!d)
         return;
-    pvk_batch_close(&ctx->gpu); /* the context's last retire submitted it already */
+    (void)pvk_batch_close(&ctx->gpu); /* the context's last retire submitted it already */
     pvk_image_destroy(&ctx->gpu, &d->rt);
     pvk_image_destroy(&ctx->gpu, &d->depth);
     if (d->dstaging)

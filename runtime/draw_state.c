@@ -12,7 +12,7 @@
 pvk_result pvk_draw_target_image(pvk_context *ctx, struct pvk_draw *d, uint32_t w, uint32_t h)
 {
     if (d->rt.image && (d->rt.w != w || d->rt.h != h))
-        pvk_retire(&ctx->gpu, true); /* a draw in flight may still use it */
+        pvk_gpu_idle(&ctx->gpu); /* a draw in flight may still use it */
     pvk_result r = pvk_image_ensure(&ctx->gpu, &d->rt, w, h, VK_FORMAT_R8G8B8A8_UNORM, PVK_COLOR_TARGET_USAGE, true);
     pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_IMAGE, (uint64_t)d->rt.image, "draw colour target %ux%u", w, h);
     return r;
@@ -21,7 +21,7 @@ pvk_result pvk_draw_target_image(pvk_context *ctx, struct pvk_draw *d, uint32_t 
 pvk_result pvk_draw_depth_image(pvk_context *ctx, struct pvk_draw *d, uint32_t w, uint32_t h)
 {
     if (d->depth.image && (d->depth.w != w || d->depth.h != h))
-        pvk_retire(&ctx->gpu, true);
+        pvk_gpu_idle(&ctx->gpu);
     pvk_result r = pvk_image_ensure(&ctx->gpu, &d->depth, w, h, d->dfmt, PVK_DEPTH_TARGET_USAGE, true);
     pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_IMAGE, (uint64_t)d->depth.image, "draw depth target %ux%u", w, h);
     return r;

@@ -574,8 +574,9 @@ static VkShaderModule fragment_module(pvk_context *ctx, const pvk_fs_key *fs)
     if (words && (!ctx->pipelines->check || fragment_fits(ctx, hash, words, n))) {
         VkShaderModuleCreateInfo smci = {
             .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = n * 4, .pCode = words};
-        pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateShaderModule(ctx->gpu.device, &smci, NULL, &mod),
-                     "vkCreateShaderModule");
+        if (pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateShaderModule(ctx->gpu.device, &smci, NULL, &mod),
+                         "vkCreateShaderModule"))
+            mod = VK_NULL_HANDLE; /* logged; the pipeline is refused below */
     }
     free(words);
     free(src);
@@ -840,8 +841,10 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
         .layout = pl->layout,
     };
     VkPipeline p = VK_NULL_HANDLE;
-    pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateGraphicsPipelines(ctx->gpu.device, pl->cache, 1, &gpci, NULL, &p),
-                 "vkCreateGraphicsPipelines");
+    if (pvk_vk_check(&ctx->gpu,
+                     ctx->gpu.vk.vkCreateGraphicsPipelines(ctx->gpu.device, pl->cache, 1, &gpci, NULL, &p),
+                     "vkCreateGraphicsPipelines"))
+        p = VK_NULL_HANDLE; /* logged; the draw is dropped */
     ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, frag, NULL);
     if (p)
         pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, "draw: %s, mask %X%s",

@@ -282,15 +282,16 @@ static void bind_framebuffer(pvk_context *ctx, int pdc, uint32_t addr, const pdc
     }
     pvk_guest_span span;
     uint32_t sub;
-    /* a render target shown directly: its surface goes home first */
-    pvk_guest_sync_for_read(&ctx->vram, (uint32_t)span_lo, (uint32_t)(span_hi - span_lo));
+    /* a render target shown directly: its surface goes home first (a failed
+     * write-back is logged and counted; memory's bytes are shown) */
+    (void)pvk_guest_sync_for_read(&ctx->vram, (uint32_t)span_lo, (uint32_t)(span_hi - span_lo));
     if (!pvk_guest_resolve(&ctx->vram, (uint32_t)span_lo, (uint32_t)(span_hi - span_lo), what, &span) ||
         !pvk_guest_bind(&ctx->vram, &span, range, &sub, what)) {
         *range = (pvk_buffer_range){ctx->vram.guest.regions[PVK_REGION_VRAM].buffer, 0, 16};
         return;
     }
     if (span.region->mirror) { /* mirror mode: earlier GPU writes home first, then ours in */
-        pvk_retire(&ctx->gpu, true);
+        pvk_gpu_idle(&ctx->gpu);
         pvk_guest_upload(&ctx->vram, &span);
     }
     *start = (int32_t)(sub + (uint32_t)((int64_t)addr - span_lo));
@@ -528,7 +529,7 @@ static void wait_host(pvk_context *ctx, frame_slot *f)
         pvk_log(&ctx->gpu, PVK_LOG_ERROR, "frame %llu: the host's release semaphore did not reach %llu; images reused",
                 (unsigned long long)f->frame, (unsigned long long)f->host_done_value);
     else
-        pvk_vk_check(&ctx->gpu, vr, "vkWaitSemaphores (frame release)");
+        (void)pvk_vk_check(&ctx->gpu, vr, "vkWaitSemaphores (frame release)"); /* logged; a lost device sticks */
     f->host_done = VK_NULL_HANDLE;
 }
 

@@ -42,7 +42,7 @@ void pvk_samplers_destroy(pvk_context *ctx)
     if (!c)
         return;
     if (c->count && ctx->gpu.pending_count)
-        pvk_retire(&ctx->gpu, true); /* work in flight may sample through them */
+        pvk_gpu_idle(&ctx->gpu); /* work in flight may sample through them */
     for (uint32_t i = 0; i < c->count; i++)
         ctx->gpu.vk.vkDestroySampler(ctx->gpu.device, c->e[i].sampler, NULL);
     free(c);

@@ -130,9 +130,11 @@ static void trace_observe(pvk_vram *vm, const pvk_guest_span *s)
      * render targets written back for every page recorded (a replay's
      * memory record replaces what a surface holds). */
     uint32_t lo = s->offset / PAGE * PAGE, hi = (s->offset + s->len - 1) / PAGE * PAGE + PAGE;
-    pvk_guest_sync_for_read(&ctx->vram, s->region->base + lo, hi - lo);
+    /* a failed write-back is logged and counted (surface_writeback_failures):
+     * the page is recorded as memory holds it */
+    (void)pvk_guest_sync_for_read(&ctx->vram, s->region->base + lo, hi - lo);
     if (ctx->gpu.pending_count)
-        pvk_retire(&ctx->gpu, true);
+        pvk_gpu_idle(&ctx->gpu);
     int region = (int)(s->region - ctx->vram.guest.regions);
     for (uint32_t page = s->offset / PAGE; page <= (s->offset + s->len - 1) / PAGE; page++) {
         const uint8_t *bytes = s->region->host + (size_t)page * PAGE;
@@ -179,7 +181,7 @@ pvk_result pvk_trace_start(pvk_context *ctx, const char *path)
     put32(head + 12, ctx->gpu.cfg.new_3ds ? 1 : 0);
     fwrite(head, 1, sizeof head, t->f);
     /* Work in flight would change memory after we snapshot it. */
-    pvk_retire(&ctx->gpu, true);
+    pvk_gpu_idle(&ctx->gpu);
     if (!emit_snapshot(ctx, t)) {
         trace_free(t);
         return PVK_ERROR_OUT_OF_MEMORY;
@@ -328,7 +330,7 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
             if (len != sizeof ctx->vram.mmio.regs + sizeof ctx->vram.mmio.lut)
                 goto bad_len;
         {
-            pvk_retire(&ctx->gpu, true);
+            pvk_gpu_idle(&ctx->gpu);
             uint32_t regs[PVK_MMIO_WORDS], lut[2][PVK_LCD_LUT_SIZE]; /* aligned copies of the record */
             memcpy(regs, p, sizeof regs);
             memcpy(lut, p + sizeof regs, sizeof lut);
@@ -351,7 +353,7 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
             } else {
                 memcpy(st, p, len);
             }
-            pvk_retire(&ctx->gpu, true);
+            pvk_gpu_idle(&ctx->gpu);
             err = pvk_pica_state_load(&ctx->pica, st, n);
             free(st);
             if (err) {
@@ -368,7 +370,7 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
             if (len != 8)
                 goto bad_len;
             if (pvk_ctx_mmio_check(ctx, get32(p), "trace"))
-                pvk_ctx_mmio_write(ctx, get32(p), get32(p + 4)); /* errors are logged and counted there */
+                (void)pvk_ctx_mmio_write(ctx, get32(p), get32(p + 4)); /* errors are logged and counted there */
             break;
         case REC_MEMORY: {
             if (len < 4)
@@ -417,8 +419,12 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
         err = PVK_ERROR_BAD_DATA;
     }
 out:
-    pvk_guest_sync_all(&ctx->vram); /* the replay is over: guest memory as the recording left it */
-    pvk_retire(&ctx->gpu, true);
+    {
+        pvk_result rs = pvk_guest_sync_all(&ctx->vram); /* the replay is over: guest memory as recorded */
+        if (!err)
+            err = rs;
+    }
+    pvk_gpu_idle(&ctx->gpu);
     ZSTD_freeDCtx(r.dc);
     free(r.in);
     free(r.buf);

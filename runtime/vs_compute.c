@@ -160,7 +160,7 @@ void pvk_vs_compute_destroy(pvk_vs_compute *vc)
     if (!vc)
         return;
     pvk_context *ctx = vc->ctx;
-    pvk_retire(&ctx->gpu, true); /* nothing of ours may still run */
+    pvk_gpu_idle(&ctx->gpu); /* nothing of ours may still run */
     drop_pipelines(vc);
     buffer_free(ctx, &vc->in);
     buffer_free(ctx, &vc->out);
@@ -237,7 +237,7 @@ static pvk_result pipeline_for(pvk_vs_compute *vc, const pvk_vs_program *prog, b
         }
     }
     if (vc->count >= TABLE_SIZE / 2) { /* start over rather than grow without bound */
-        pvk_retire(&vc->ctx->gpu, true);
+        pvk_gpu_idle(&vc->ctx->gpu);
         drop_pipelines(vc);
         return pipeline_for(vc, prog, regs, out);
     }

@@ -17,11 +17,12 @@ const void *pvk_guest_cpu_read(pvk_vram *vm, uint32_t paddr, uint32_t len)
         return NULL;
     /* Surfaces newer than memory go home; then wait only when GPU work in
      * flight writes these bytes (mirror mode copies them back only at
-     * retirement), so draws reading vertices do not wait for earlier draws. */
-    pvk_guest_sync_for_read(vm, paddr, len);
+     * retirement), so draws reading vertices do not wait for earlier draws.
+     * A failed write-back is logged and counted; memory's bytes are read. */
+    (void)pvk_guest_sync_for_read(vm, paddr, len);
     if (pvk_gpu_busy(vm->gpu) &&
         ((vm->gpu->debug & PVK_DEBUG_ROUNDTRIP) || pvk_gpu_writes_pending(vm->gpu, paddr, len)))
-        pvk_retire(vm->gpu, true);
+        pvk_gpu_idle(vm->gpu);
     if (vm->guest.observe)
         vm->guest.observe(vm, &s);
     return s.region->host + s.offset;
@@ -40,7 +41,7 @@ void pvk_guest_gpu_write_lines(pvk_vram *vm, uint32_t paddr, uint32_t len, uint3
 void pvk_guest_before_cpu_write(pvk_vram *vm, uint32_t paddr, uint32_t len)
 {
     pvk_surface_invalidate(vm, paddr, len, true);
-    pvk_retire(vm->gpu, true);
+    pvk_gpu_idle(vm->gpu);
 }
 
 pvk_result pvk_guest_sync_all(pvk_vram *vm)

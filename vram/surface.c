@@ -163,7 +163,7 @@ static void drop(pvk_vram *vm, pvk_surface *s)
 {
     /* draws or passes in flight, or the open draw batch, may still use the
      * image (retiring submits the batch first) */
-    pvk_retire(vm->gpu, true);
+    pvk_gpu_idle(vm->gpu);
     pvk_image_destroy(vm->gpu, &s->image);
     memset(s, 0, sizeof *s);
 }
@@ -176,7 +176,7 @@ static void free_graves(pvk_vram *vm, bool wait)
     struct pvk_surfaces *c = vm->surfaces;
     uint64_t done = 0;
     if (wait && pvk_gpu_busy(vm->gpu))
-        pvk_retire(vm->gpu, true);
+        pvk_gpu_idle(vm->gpu);
     if (wait || pvk_gpu_error(vm->gpu))
         done = UINT64_MAX;
     else if (!pvk_gpu_completed(vm->gpu, &done))
@@ -270,7 +270,7 @@ static pvk_result scratch_for(pvk_vram *vm, pvk_surface *s, pvk_image **out)
     struct pvk_surfaces *c = vm->surfaces;
     pvk_image *im = &c->scratch[is_depth(s) + s->stencil];
     if (im->image && (im->w != s->key.width || im->h != s->key.height) && pvk_gpu_busy(vm->gpu))
-        pvk_retire(vm->gpu, true); /* an earlier pass may still use it */
+        pvk_gpu_idle(vm->gpu); /* an earlier pass may still use it */
     *out = im;
     return pvk_image_ensure(vm->gpu, im, s->key.width, s->key.height, s->vk_format, surface_usage, false);
 }
@@ -345,7 +345,7 @@ static pvk_result load(pvk_vram *vm, pvk_surface *s)
         !pvk_guest_bind(vm, &span, &guest, &sub, "surface load"))
         return PVK_ERROR_OUT_OF_RANGE;
     if (span.region->mirror) { /* earlier GPU writes home first, then the bytes in */
-        pvk_retire(vm->gpu, true);
+        pvk_gpu_idle(vm->gpu);
         pvk_guest_upload(vm, &span);
     }
     pvk_image *scratch = NULL;
@@ -414,7 +414,7 @@ static pvk_result write_back_once(pvk_vram *vm, pvk_surface *s)
     /* Mirror mode, D24S8 without a stencil aspect: the store keeps stencil
      * bytes it reads from the device copy, so that copy must hold the host's bytes. */
     if (span.region->mirror && is_depth(s) && s->bpp == 4 && !s->stencil) {
-        pvk_retire(vm->gpu, true);
+        pvk_gpu_idle(vm->gpu);
         pvk_guest_upload(vm, &span);
     }
     pvk_image *scratch = NULL;
@@ -827,7 +827,7 @@ pvk_result pvk_surface_begin_guest_bytes(pvk_vram *vm, pvk_surface *s, pvk_op *o
                  !pvk_guest_bind(vm, &span, &guest, &sub, "texture from surface")))
         return PVK_ERROR_OUT_OF_RANGE;
     if (keep && span.region->mirror) {
-        pvk_retire(vm->gpu, true);
+        pvk_gpu_idle(vm->gpu);
         pvk_guest_upload(vm, &span);
     }
     pvk_image *scratch = NULL;
@@ -958,7 +958,7 @@ static pvk_result reinterpret(pvk_vram *vm, pvk_surface *from, pvk_surface *to, 
         !pvk_guest_bind(vm, &span, &guest, &sub, "surface reinterpretation"))
         return PVK_ERROR_OUT_OF_RANGE;
     if ((stencil_in || stencil_out) && span.region->mirror) { /* the device copy must hold the host's bytes */
-        pvk_retire(vm->gpu, true);
+        pvk_gpu_idle(vm->gpu);
         pvk_guest_upload(vm, &span);
     }
     pvk_result r;

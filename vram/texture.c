@@ -452,7 +452,7 @@ pvk_result pvk_texture_decode(pvk_vram *vm, const pvk_texture_desc *desc, pvk_te
         mirrored |= spans[f].region->mirror != NULL;
     }
     if (mirrored) { /* earlier GPU writes reach host memory, then the host's bytes go in */
-        pvk_retire(vm->gpu, true);
+        pvk_gpu_idle(vm->gpu);
         for (uint32_t f = 0; f < d->faces; f++)
             pvk_guest_upload(vm, &spans[f]);
     }
@@ -526,7 +526,7 @@ pvk_result pvk_texture_read(pvk_vram *vm, const pvk_texture *t, uint32_t face, u
     vm->gpu->vk.vkUnmapMemory(vm->gpu->device, mem);
 done:
     if (r && pvk_gpu_busy(vm->gpu))
-        pvk_retire(vm->gpu, true); /* the copy may still be running */
+        pvk_gpu_idle(vm->gpu); /* the copy may still be running */
     vm->gpu->vk.vkDestroyBuffer(vm->gpu->device, buf, NULL);
     vm->gpu->vk.vkFreeMemory(vm->gpu->device, mem, NULL);
     return r;
@@ -538,7 +538,7 @@ void pvk_texture_destroy(pvk_vram *vm, pvk_texture *t)
         return;
     /* a decode or a read-back in flight may still use the image */
     if (pvk_gpu_busy(vm->gpu))
-        pvk_retire(vm->gpu, true);
+        pvk_gpu_idle(vm->gpu);
     destroy_image(vm, t);
 }
 
@@ -594,7 +594,7 @@ void pvk_textures_destroy(pvk_vram *vm)
     for (int i = 0; i < PVK_TEXTURE_CACHE; i++)
         any |= c->e[i].tex.image != VK_NULL_HANDLE;
     if (any && pvk_gpu_busy(vm->gpu))
-        pvk_retire(vm->gpu, true);
+        pvk_gpu_idle(vm->gpu);
     for (int i = 0; i < PVK_TEXTURE_CACHE; i++)
         if (c->e[i].tex.image)
             destroy_image(vm, &c->e[i].tex);

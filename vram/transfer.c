@@ -27,7 +27,7 @@ static void mirror_prepare(pvk_vram *vm, const pvk_guest_span *a, const pvk_gues
 {
     if (!a->region->mirror && (!b || !b->region->mirror))
         return;
-    pvk_retire(vm->gpu, true);
+    pvk_gpu_idle(vm->gpu);
     pvk_guest_upload(vm, a);
     if (b)
         pvk_guest_upload(vm, b);
@@ -180,8 +180,9 @@ static pvk_result run_copy(pvk_vram *vm, int pipe, const pvk_guest_span *src, co
         return PVK_ERROR_BAD_PARAMETERS;
     }
     /* the source as the GPU last drew it; the destination's surfaces reload
-     * (what the output's gaps keep of them goes home first) */
-    pvk_guest_sync_for_read(vm, src->region->base + src->offset, src->len);
+     * (what the output's gaps keep of them goes home first; a failed
+     * write-back is logged and counted, and memory's bytes are copied) */
+    (void)pvk_guest_sync_for_read(vm, src->region->base + src->offset, src->len);
     pvk_guest_gpu_write_lines(vm, dst->region->base + dst->offset, dst->len, out_run, out_gap);
     mirror_prepare(vm, src, dst);
     pvk_op op;
