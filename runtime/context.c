@@ -142,6 +142,7 @@ pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
     if ((r = pvk_device_init(&ctx->gpu)) || (r = pvk_compute_init(&ctx->gpu)) || (r = pvk_guest_init(&ctx->vram)) ||
         (r = pvk_surface_init(&ctx->vram)) || (r = pvk_textures_init(&ctx->vram)) || (r = pvk_samplers_init(ctx)))
         goto fail;
+    pvk_profile_init(ctx);
     pvk_mmio_reset(&ctx->vram);
     pica_init(ctx);
     if ((r = pvk_lcd_init(ctx)) || (r = pvk_pipelines_init(ctx)) || (r = pvk_draw_init(ctx)))

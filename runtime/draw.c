@@ -13,7 +13,7 @@
  * imageless framebuffer): the colour attachment is input attachment 0 too,
  * pushed once per batch, and shaders that blend read the destination there
  * and blend exactly (translator/glsl_fs.c); the keys are adjusted for that in
- * pvk_keys_for_device.  The batch is
+ * pvk_keys_resolve (runtime/keys.c).  The batch is
  * submitted when the buffers change, after BATCH_MAX_DRAWS draws, or when
  * anything else is about to reach the queue or wait for it
  * (pvk_batch_close, gpu/compute.c).  PVK_DEBUG=sync submits every draw

@@ -178,10 +178,8 @@ bool pvk_draw_viewport_ok(pvk_context *ctx, const pvk_raster_desc *rd, uint32_t 
 void pvk_draw_set_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_packet *pk, uint32_t w, uint32_t h,
                         uint32_t scale, const depth_state *dst, bool depth_attachment, bool stencil_attachment);
 
-/* Shadow rendering (COLOR_OPERATION mode 3, translator/glsl_light.c) reads
- * the colour attachment in the shader: on a path without attachment reads
- * the draw writes its TEV colour instead, counted unsupported. */
-void pvk_draw_shadow_for_path(pvk_context *ctx, pvk_fs_key *fs, bool attachment_read);
+/* Report what pvk_keys_resolve changed (counted, logged once). */
+void pvk_draw_report_resolve(pvk_context *ctx, pvk_resolve_notes notes);
 
 /* The textures of the packet's enabled units (pvk_texture_get: cached,
  * built from a render target, or decoded; a decode or a build is its own

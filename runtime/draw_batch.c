@@ -241,9 +241,7 @@ pvk_result pvk_draw_render_batched(pvk_context *ctx, struct pvk_draw *d, const p
             return r;
     }
     /* made for the batch's depth attachment, which a draw without depth shares */
-    pvk_keys_for_device(ctx, &pipe, &fs);
-    pvk_draw_shadow_for_path(ctx, &fs, b->pass);
-    pvk_fragdata_for_device(ctx, &fs);
+    pvk_draw_report_resolve(ctx, pvk_keys_resolve(&ctx->profile, b->pass, &pipe, &fs, &pipe, &fs));
     VkPipeline pipeline = pvk_pipeline_get(ctx, &pipe, &fs, b->dfmt, b->pass, pk->vs);
     if (!pipeline)
         return PVK_ERROR_VULKAN; /* logged */

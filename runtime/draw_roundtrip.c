@@ -70,9 +70,9 @@ pvk_result pvk_draw_render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const
     tex_binding tb;
     if ((r = pvk_draw_textures(ctx, pk, &fs, &tb)))
         return r;
-    pvk_draw_shadow_for_path(ctx, &fs, false);
-    pvk_fragdata_for_device(ctx, &fs);
-    VkPipeline pipeline = pvk_pipeline_get(ctx, &pk->pipe, &fs, d->dfmt, false, pk->vs);
+    pvk_pipe_key pipe;
+    pvk_draw_report_resolve(ctx, pvk_keys_resolve(&ctx->profile, false, &pk->pipe, &fs, &pipe, &fs));
+    VkPipeline pipeline = pvk_pipeline_get(ctx, &pipe, &fs, d->dfmt, false, pk->vs);
     if (!pipeline)
         return PVK_ERROR_VULKAN; /* logged */
     if (!pvk_draw_viewport_ok(ctx, &pk->raster, 1))

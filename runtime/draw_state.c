@@ -227,15 +227,13 @@ void pvk_draw_set_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_pa
     ctx->gpu.vk.vkCmdSetCullMode(cmd, pvk_vk_cull_mode(rd->cull));
 }
 
-/* Shadow rendering (COLOR_OPERATION mode 3, translator/glsl_light.c) reads
- * the colour attachment in the shader: on a path without attachment reads
- * the draw writes its TEV colour instead, counted unsupported. */
-void pvk_draw_shadow_for_path(pvk_context *ctx, pvk_fs_key *fs, bool attachment_read)
+/* What resolving the keys changed, reported: shadow rendering on a path
+ * without attachment reads is counted unsupported per draw, logged once. */
+void pvk_draw_report_resolve(pvk_context *ctx, pvk_resolve_notes notes)
 {
-    if (!fs->fl.shadow || attachment_read)
-        return;
-    fs->fl.shadow = 0;
-    pvk_unsupported_once(&ctx->gpu, PVK_ONCE_SHADOW_MODE, "draw: shadow rendering needs attachment reads (%s); the TEV colour is written instead",
-                    ctx->gpu.debug & PVK_DEBUG_ROUNDTRIP ? "not on the PVK_DEBUG=roundtrip path"
-                                                         : "device or PVK_DEBUG");
+    if (notes.shadow_dropped)
+        pvk_unsupported_once(&ctx->gpu, PVK_ONCE_SHADOW_MODE,
+                             "draw: shadow rendering needs attachment reads (%s); the TEV colour is written instead",
+                             ctx->gpu.debug & PVK_DEBUG_ROUNDTRIP ? "not on the PVK_DEBUG=roundtrip path"
+                                                                  : "device or PVK_DEBUG");
 }

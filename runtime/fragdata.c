@@ -20,7 +20,7 @@
 
 #define RING_BYTES ((VkDeviceSize)4 << 20)
 #define SEGS 8
-#define LUT_BYTES ((VkDeviceSize)PVK_FRAG_LUT_WORDS * 4)
+#define LUT_BYTES PVK_FRAGDATA_LUT_BYTES
 
 struct pvk_fragdata {
     VkBuffer buf;
@@ -156,13 +156,7 @@ pvk_result pvk_fragdata_prepare(pvk_context *ctx, const pvk_draw_packet *pk, pvk
 
 VkDescriptorType pvk_fragdata_lut_type(const pvk_context *ctx)
 {
-    bool ubo = ctx->gpu.props.limits.maxUniformBufferRange >= LUT_BYTES && !(ctx->gpu.debug & PVK_DEBUG_LUT_STORAGE);
-    return ubo ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-}
-
-void pvk_fragdata_for_device(const pvk_context *ctx, pvk_fs_key *fs)
-{
-    fs->fl.lut_ubo = pvk_fs_uses_fragdata(fs) && pvk_fragdata_lut_type(ctx) == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    return ctx->profile.lut_ubo ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
 void pvk_fragdata_bind(pvk_context *ctx, VkCommandBuffer cmd, const pvk_fragdata_ref *ref)

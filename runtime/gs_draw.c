@@ -161,8 +161,7 @@ pvk_result pvk_gs_prepare(pvk_context *ctx, const pvk_gs_draw *gs, VkPipeline *v
         return r;
     struct pvk_gs *g = ctx->gs;
     pvk_gs_key key = gs->key;
-    if (ctx->gpu.shader_float64)
-        key.flags |= PVK_GLSL_VS_F64;
+    key.flags = pvk_vs_flags_for_device(&ctx->profile, key.flags);
     uint32_t i = (uint32_t)XXH3_64bits(&key, sizeof key) & (TABLE_SIZE - 1);
     for (;; i = (i + 1) & (TABLE_SIZE - 1)) {
         gs_entry *e = &g->table[i];

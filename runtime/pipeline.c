@@ -624,8 +624,7 @@ static vs_module *vs_find(struct pvk_pipelines *pl, const pvk_vs_key *key)
 static void vs_key_for_device(const pvk_context *ctx, const pvk_vs_draw *vs, pvk_vs_key *key)
 {
     *key = vs->key;
-    if (ctx->gpu.shader_float64)
-        key->flags |= PVK_GLSL_VS_F64;
+    key->flags = pvk_vs_flags_for_device(&ctx->profile, key->flags);
 }
 
 pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs)
@@ -858,26 +857,6 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
 /* Vulkan's blend unit gives the PICA's integer result exactly when no
  * product needs rounding: Min and Max (no factors), or factors that are all
  * Zero or One (0x1, and 0xF taken as One), as a replace blend has. */
-static bool blend_exact_fixed(unsigned eq, unsigned src, unsigned dst)
-{
-    return eq == 3 || eq == 4 || ((src == 0 || src == 1 || src == 15) && (dst == 0 || dst == 1 || dst == 15));
-}
-
-void pvk_keys_for_device(const pvk_context *ctx, pvk_pipe_key *pipe, pvk_fs_key *fs)
-{
-    if (!ctx->gpu.attachment_read || !pipe->blend)
-        return;
-    if (blend_exact_fixed(pipe->rgb_eq, pipe->rgb_src, pipe->rgb_dst) &&
-        blend_exact_fixed(pipe->alpha_eq, pipe->alpha_src, pipe->alpha_dst))
-        return; /* already exact: no attachment read needed */
-    /* the shader blends (exactly); the pipeline's blend unit stays off, so
-     * its key drops the equations and factors */
-    fs->blend = 1;
-    fs->rgb_eq = pipe->rgb_eq, fs->alpha_eq = pipe->alpha_eq;
-    fs->rgb_src = pipe->rgb_src, fs->rgb_dst = pipe->rgb_dst;
-    fs->alpha_src = pipe->alpha_src, fs->alpha_dst = pipe->alpha_dst;
-    pipe->rgb_eq = pipe->alpha_eq = pipe->rgb_src = pipe->rgb_dst = pipe->alpha_src = pipe->alpha_dst = 0;
-}
 
 VkRenderPass pvk_render_pass_get(pvk_context *ctx, VkFormat depth, bool load)
 {

@@ -26,9 +26,37 @@
 /* A context is its layers' state, bottom up: the Vulkan layer (gpu/), guest
  * memory and what moves it (vram/), then the translator's register file and
  * runtime/'s drawing, LCD and traces. */
+/* ---- keys for the device (runtime/keys.c) ----
+ * What the device gives the keys, filled once at context creation: the
+ * guest's keys (the translator's) and the device's (the resolvers') are
+ * separate values, and only the resolvers below turn one into the other. */
+typedef struct pvk_device_profile {
+    bool attachment_read; /* draws may read their colour attachment: exact blending, shadow rendering */
+    bool lut_ubo;         /* the fragment LUTs fit a uniform buffer (else a storage buffer; PVK_DEBUG=lut-storage) */
+    bool shader_float64;  /* generated vertex programs compute RCP/RSQ/EX2/LG2 in doubles */
+} pvk_device_profile;
+#define PVK_FRAGDATA_LUT_BYTES ((VkDeviceSize)PVK_FRAG_LUT_WORDS * 4)
+/* What a resolution changed that the caller reports (counted, logged once). */
+typedef struct pvk_resolve_notes {
+    bool shadow_dropped; /* shadow rendering without attachment reads: the TEV colour is written */
+} pvk_resolve_notes;
+/* Fill ctx->profile from the device and PVK_DEBUG (context creation). */
+void pvk_profile_init(pvk_context *ctx);
+/* The keys a draw uses on this device from the translator's (`pipe`/`fs` may
+ * be the guest's own): with attachment
+ * reads on the draw's path (`attachment_read`: a render-pass batch) a blend
+ * Vulkan's unit would round moves from the pipeline key into the fragment key
+ * (the shader blends exactly); shadow rendering needs such a path; the LUT
+ * binding kind follows the profile. */
+pvk_resolve_notes pvk_keys_resolve(const pvk_device_profile *p, bool attachment_read, const pvk_pipe_key *guest_pipe,
+                                   const pvk_fs_key *guest_fs, pvk_pipe_key *pipe, pvk_fs_key *fs);
+/* Generated vertex and geometry programs' flags on this device (F64). */
+uint32_t pvk_vs_flags_for_device(const pvk_device_profile *p, uint32_t flags);
+
 struct pvk_context {
     pvk_gpu gpu; /* gpu/ */
     pvk_vram vram; /* vram/ (vram.gpu points at gpu) */
+    pvk_device_profile profile; /* runtime/keys.c: filled once after the device */
     pvk_pica pica; /* translator/: internal register file */
     /* debug builds: the thread inside a public call (api.c), and how deep */
     _Atomic(uintptr_t) owner;
@@ -145,10 +173,8 @@ void pvk_fragdata_used(pvk_context *ctx, const pvk_fragdata_ref *ref, uint64_t v
 void pvk_fragdata_destroy(pvk_context *ctx);
 /* The LUTs' descriptor type: a uniform buffer where maxUniformBufferRange
  * holds them (faster than a storage buffer on lavapipe), else a storage
- * buffer; the draw layout and every key (pvk_fragdata_for_device) follow it. */
+ * buffer; the draw layout and every key (pvk_keys_resolve) follow it. */
 VkDescriptorType pvk_fragdata_lut_type(const pvk_context *ctx);
-/* Set the key's LUT binding kind for this device; every draw path calls it. */
-void pvk_fragdata_for_device(const pvk_context *ctx, pvk_fs_key *fs);
 
 /* ---- draw pipelines (runtime/pipeline.c) ---- */
 /* The layout every draw pipeline shares: vertex push constants (clip plane,
@@ -176,13 +202,6 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
  * does not take the program whole or the device lacks a vertex format it
  * needs: the translator draws on the CPU instead. */
 pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs);
-/* The one place device capabilities adjust finished keys: with attachment
- * reads (ctx->gpu.attachment_read) a blending key moves its BLEND_FUNC state from
- * the pipeline key into the fragment-shader key (the shader blends exactly),
- * unless Vulkan's blend unit is exact for it already (min/max, or only Zero
- * and One factors: a replace blend); otherwise the keys stay as built.  Draws on the dynamic-rendering path
- * (PVK_DEBUG=roundtrip) do not call it. */
-void pvk_keys_for_device(const pvk_context *ctx, pvk_pipe_key *pipe, pvk_fs_key *fs);
 /* The attachment-read path: a render pass whose subpass has the RGBA8 colour
  * attachment as input attachment 0 too, and `depth` (UNDEFINED: none) loaded
  * and stored (`load`) or cleared; and an imageless framebuffer for it of

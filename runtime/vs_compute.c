@@ -259,8 +259,7 @@ pvk_result pvk_vs_compute_run(pvk_vs_compute *vc, const pvk_vs_program *prog_in,
     if (n > 65535u * GROUP)
         return PVK_ERROR_INVALID_ARGUMENT;
     pvk_vs_program prog = *prog_in;
-    if (ctx->gpu.shader_float64)
-        prog.flags |= PVK_GLSL_VS_F64;
+    prog.flags = pvk_vs_flags_for_device(&ctx->profile, prog.flags);
     VkPipeline pipe;
     pvk_result r = pipeline_for(vc, &prog, regs, &pipe);
     if (r)

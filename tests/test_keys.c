@@ -63,23 +63,29 @@ typedef struct field {
     int in_key;
 } field;
 
-/* The one function that adjusts finished keys to the device
- * (runtime/pipeline.c): with attachment reads a blending key's BLEND_FUNC
- * state moves into the fragment-shader key; otherwise nothing changes. */
+/* The one resolver of keys for the device (runtime/keys.c), from a device
+ * profile: with attachment reads a blending key's BLEND_FUNC state moves into
+ * the fragment-shader key; otherwise nothing changes. */
+static pvk_device_profile dev;
+static void resolve(keys *k)
+{
+    pvk_resolve_notes n = pvk_keys_resolve(&dev, true, &k->pipe, &k->fs, &k->pipe, &k->fs);
+    CHECK(!n.shadow_dropped);
+}
+
 static void device_adjustment(void)
 {
     static pvk_pica p;
-    static pvk_context dev; /* only its capabilities are read */
     keys k, built;
     citro3d_defaults(&p);
     get(&p, &built, 0);
     CHECK(built.pipe.blend && built.pipe.rgb_src && !built.fs.blend); /* the translator never sets fs.blend */
     k = built;
-    dev.gpu.attachment_read = false;
-    pvk_keys_for_device(&dev, &k.pipe, &k.fs);
+    dev.attachment_read = false;
+    resolve(&k);
     CHECK(same_keys(&k, &built));
-    dev.gpu.attachment_read = true;
-    pvk_keys_for_device(&dev, &k.pipe, &k.fs);
+    dev.attachment_read = true;
+    resolve(&k);
     CHECK_EQ(k.fs.blend, 1);
     CHECK(k.fs.rgb_eq == built.pipe.rgb_eq && k.fs.alpha_eq == built.pipe.alpha_eq);
     CHECK(k.fs.rgb_src == built.pipe.rgb_src && k.fs.rgb_dst == built.pipe.rgb_dst);
@@ -93,25 +99,41 @@ static void device_adjustment(void)
     p.regs[PVK_GPUREG_BLEND_FUNC] = 0x01010000;
     get(&p, &built, 0);
     k = built;
-    pvk_keys_for_device(&dev, &k.pipe, &k.fs);
+    resolve(&k);
     CHECK(same_keys(&k, &built));
     p.regs[PVK_GPUREG_BLEND_FUNC] = 0x76760403; /* RGB min, alpha max: no factors */
     get(&p, &built, 0);
     k = built;
-    pvk_keys_for_device(&dev, &k.pipe, &k.fs);
+    resolve(&k);
     CHECK(same_keys(&k, &built));
     p.regs[PVK_GPUREG_BLEND_FUNC] = 0x76760003; /* RGB min, alpha add with factors: the shader blends */
     get(&p, &built, 0);
     k = built;
-    pvk_keys_for_device(&dev, &k.pipe, &k.fs);
+    resolve(&k);
     CHECK_EQ(k.fs.blend, 1);
     p.regs[PVK_GPUREG_BLEND_FUNC] = bf;
     /* logic-op mode: the fixed-function logic op, keys unchanged */
     p.regs[PVK_GPUREG_COLOR_OPERATION] &= ~(1u << 8);
     get(&p, &built, 0);
     k = built;
-    pvk_keys_for_device(&dev, &k.pipe, &k.fs);
+    resolve(&k);
     CHECK(same_keys(&k, &built));
+    /* the guest's keys stay as built: the device's are separate values */
+    pvk_pipe_key pipe;
+    pvk_fs_key fs, shadow = built.fs;
+    shadow.fl.shadow = 1;
+    CHECK(!pvk_keys_resolve(&dev, true, &built.pipe, &shadow, &pipe, &fs).shadow_dropped);
+    CHECK_EQ(fs.fl.shadow, 1);
+    /* shadow rendering on a path without attachment reads: dropped, reported */
+    CHECK(pvk_keys_resolve(&dev, false, &built.pipe, &shadow, &pipe, &fs).shadow_dropped);
+    CHECK_EQ(fs.fl.shadow, 0);
+    CHECK_EQ(shadow.fl.shadow, 1);
+    dev.attachment_read = false;
+    CHECK(pvk_keys_resolve(&dev, true, &built.pipe, &shadow, &pipe, &fs).shadow_dropped);
+    /* doubles in generated vertex programs where the device has them */
+    CHECK_EQ(pvk_vs_flags_for_device(&dev, 0), 0);
+    dev.shader_float64 = true;
+    CHECK_EQ(pvk_vs_flags_for_device(&dev, 0), PVK_GLSL_VS_F64);
 }
 
 int main(void)
