@@ -25,6 +25,7 @@ echo "== real programs (../shared/realclient, skipped where absent) =="
 bash scripts/realclient.sh build || status=1
 echo "== packaging =="
 bash scripts/check-exports.sh build-release/libpicavk.so || status=1
+bash scripts/check-layers.sh build || status=1
 bash scripts/consumer.sh build || status=1
 bash scripts/consumer.sh build-release || status=1
 exit $status
