@@ -76,6 +76,7 @@ enum { OP_MOV = 0x13, OP_MOVA = 0x12, OP_NOP = 0x21, OP_END = 0x22, OP_SETEMIT =
 
 static pvk_context *gpu, *cpu;
 static char cache_dir[64];
+static char last_error[512]; /* the last error either context logged */
 static int verbose; /* PVK_FUZZ_VERBOSE=1: a line per input compared and the log; 2: each case too */
 
 /* ---- the input as a stream of choices ---- */
@@ -702,7 +703,8 @@ static void cleanup(void)
 
 static void quiet_log(void *user, pvk_log_level level, const char *msg)
 {
-    (void)level;
+    if (level == PVK_LOG_ERROR) /* for the report of a context that stopped working */
+        snprintf(last_error, sizeof last_error, "[%s] %s", (const char *)user, msg);
     if (verbose)
         fprintf(stderr, "  [%s] %s\n", (const char *)user, msg);
 }
@@ -714,8 +716,10 @@ static pvk_context *make_context(const char *debug)
     else
         unsetenv("PVK_DEBUG");
     /* PVK_VALIDATION=1 adds the layer */
+    /* waits: a loaded machine under ASan may take longer than the default
+     * 10 s for a draw; libFuzzer's -timeout catches what hangs */
     pvk_config cfg = {.log = quiet_log, .log_user = (void *)(debug ? "cpu" : "gpu"),
-                      .log_level = verbose ? PVK_LOG_DEBUG : PVK_LOG_ERROR};
+                      .log_level = verbose ? PVK_LOG_DEBUG : PVK_LOG_ERROR, .wait_timeout_ms = 60000};
     pvk_context *c = NULL;
     if (pvk_context_create(&cfg, &c)) {
         fprintf(stderr, "fuzz_vs_paths: cannot create a context\n");
@@ -775,9 +779,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         print_case();
     uint64_t cpu_steps = PVK_SHADER_BUDGET - cpu->pica.budget;
     static uint8_t a[W * H * 4], b[W * H * 4];
-    if (pvk_guest_flush(gpu, FB, W * H * 4) || pvk_guest_flush(cpu, FB, W * H * 4) ||
-        pvk_context_status(gpu) || pvk_context_status(cpu))
-        mismatch("a context is no longer usable", NULL, NULL);
+    pvk_result fg = pvk_guest_flush(gpu, FB, W * H * 4), fc = pvk_guest_flush(cpu, FB, W * H * 4);
+    if (fg || fc || pvk_context_status(gpu) || pvk_context_status(cpu)) {
+        char why[700];
+        snprintf(why, sizeof why, "a context is no longer usable: flush %s / %s, status %s / %s (GPU / CPU path); %s",
+                 pvk_result_string(fg), pvk_result_string(fc), pvk_result_string(pvk_context_status(gpu)),
+                 pvk_result_string(pvk_context_status(cpu)), last_error);
+        mismatch(why, NULL, NULL);
+    }
     memcpy(a, pvk_guest_ptr(gpu, FB, W * H * 4), sizeof a);
     memcpy(b, pvk_guest_ptr(cpu, FB, W * H * 4), sizeof b);
     dump("gpu", a);
