@@ -10,7 +10,8 @@
  * END and BREAK/BREAKC outside a LOOP's body become NOPs, jumps, IFs and LOOPs go forward inside the
  * program, CALLs go to a subroutine area, loops count to 7, the geometry
  * program reads only the inputs its unit fills), around a fixed frame that sets a0,
- * writes the colour and a position near the vertex's own; flag bit 5 keeps
+ * writes the colour (often the low mantissa bits of a temporary, so that a
+ * rounding difference shows) and a position near the vertex's own; flag bit 5 keeps
  * the words raw instead (undefined opcodes, BREAK, backward jumps:
  * runaways).
  *
@@ -263,6 +264,7 @@ static void uniforms(unit_prog *u)
     for (uint32_t d = 1; d < 30; d++)
         u->desc[d] = rnd32() % 3 ? (rnd32() % 4 ? 0xFu : rnd32() % 16) | (rnd32() & 0x7FFFFFF0u)
                                  : opdesc_identity(0xF);
+    u->desc[29] = opdesc_identity(0xF) | 1u << 13; /* src2 negated: a - b */
     u->desc[30] = opdesc_identity(0xC); /* xy: MOVA */
     u->desc[31] = opdesc_identity(0xF);
     for (uint32_t i = 0; i < 96; i++)
@@ -273,8 +275,10 @@ static void uniforms(unit_prog *u)
     float scale = 1.0f / 8;
     uint32_t c95[4] = {f24_of(scale), f24_of(scale), 0, 0};
     memcpy(u->f[95], c95, sizeof c95);
-    for (uint32_t c = 0; c < 4; c++) /* the clamp of that temporary */
+    for (uint32_t c = 0; c < 4; c++) { /* the clamp of that temporary; the scale that shows low bits */
         u->f[92][c] = f24_of(-4.0f), u->f[93][c] = f24_of(4.0f);
+        u->f[91][c] = (63u + 4 + rnd32() % 13) << 16; /* 2^4 .. 2^16 */
+    }
     for (uint32_t c = 0; c < 4; c++)
         u->f[94][c] = f24_of((float)(rnd32() % 4));
     for (uint32_t i = 80; i < 88; i++) {
@@ -306,7 +310,9 @@ static void patches(unit_prog *u)
     }
 }
 
-/* The vertex program: MOVA a0.xy, c94; the body; MOV o1 (colour); the
+/* The vertex program: MOVA a0.xy, c94; the body; the colour (v1, a
+ * temporary, or the fraction of a temporary times c91 = 2^4..2^16: its low
+ * mantissa bits, where a rounding difference shows in the picture); the
  * position (o0 = v0 + r * c95 with r clamped to c92..c93, or v0, or what
  * the body left); END. */
 static void gen_vs(uint32_t len)
@@ -317,8 +323,14 @@ static void gen_vs(uint32_t len)
     uint32_t end = 1 + len; /* the colour line */
     for (uint32_t i = 0; i < len; i++, pc++)
         c[pc] = sane(take32(), pc, end, false, false);
-    uint32_t k = take8();
-    c[pc++] = f1(OP_MOV, 1, k & 1 ? 0x10 + (k >> 1) % 16 : 1, 0, 0);
+    uint32_t k = take8(), r = 0x10 + (k >> 2) % 16;
+    if (k % 4 < 2) { /* a temporary or v1 */
+        c[pc++] = f1(OP_MOV, 1, k & 1 ? r : 1, 0, 0);
+    } else { /* low bits of a temporary, where a rounding difference shows: o1 = r * c91 - flr(r * c91) */
+        c[pc++] = f1(0x08, 0x1E, 0x20 + 91, r, 0);
+        c[pc++] = f1(0x0B, 0x1D, 0x1E, 0, 0);
+        c[pc++] = f1(0x00, 1, 0x1E, 0x1D, 29);
+    }
     k = take8();
     if (C.flags & 0x80)
         c[pc++] = (uint32_t)OP_NOP << 26;
