@@ -1,19 +1,19 @@
 /* Fuzz target: the GPU vertex and geometry paths against the CPU
- * interpreter.  Each input builds one draw (a vertex program, and in a
- * quarter of the inputs a geometry program in point mode after it, their
+ * interpreter.  Each input builds one draw (a vertex program, and in half
+ * of the inputs a geometry program in point mode after it, their
  * uniforms, vertices and the draw) and writes it identically into two
  * contexts: one draws with the programs on the GPU (translator/glsl_vs.c as
  * the vertex stage, or the geometry pre-pass of translator/glsl_gs.c), the
  * other with PVK_DEBUG=cpu-vs (translator/shader.c).  Programs are mostly
  * valid so that most inputs draw something: words from the input with their
- * opcodes and flow targets made sane (undefined opcodes become arithmetic,
- * END and BREAK/BREAKC outside a LOOP's body become NOPs, jumps, IFs and LOOPs go forward inside the
- * program, CALLs go to a subroutine area, loops count to 7, the geometry
- * program reads only the inputs its unit fills), around a fixed frame that sets a0,
- * writes the colour (often the low mantissa bits of a temporary, so that a
- * rounding difference shows) and a position near the vertex's own; flag bit 5 keeps
- * the words raw instead (undefined opcodes, BREAK, backward jumps:
- * runaways).
+ * opcodes and flow targets made sane (undefined opcodes become arithmetic;
+ * END, and BREAK/BREAKC outside a LOOP's body, become NOPs; jumps, IFs and
+ * LOOPs go forward inside the program; CALLs go to a subroutine area; loops
+ * count to 7; the geometry program reads only the inputs its unit fills),
+ * inside a fixed frame that sets a0, writes the colour (half the time the
+ * low mantissa bits of a temporary, so that a rounding difference shows) and
+ * a position near the vertex's own.  Flag bit 5 keeps the words raw instead
+ * (undefined opcodes, BREAK, backward jumps: runaways).
  *
  * What must agree (docs/shaders.md: both paths hand the rasterizer the same
  * f32 values, the translation being bit-exact f24 arithmetic):
@@ -31,8 +31,10 @@
  * Not compared: a geometry draw the GPU path drew short by design
  * (pvk_stats.gs_excess_triangles: a program whose emits the code does not
  * bound, the first time it wants more triangle slots than learned).
+ * A Vulkan validation message or a context that stops working fails too.
  * A mismatch prints the case (program words with their opcodes, uniforms,
- * vertices, the first differing pixels) and aborts.
+ * the interpreter's outputs, vertices, the first differing pixels) and
+ * aborts.
  *
  * Input: byte 0 flags (bit 0 geometry program; bits 1-2 DRAWARRAYS, from an
  * offset, u8 or u16 DRAWELEMENTS; bits 3-4 PRIMITIVE_CONFIG mode; bit 5 raw
@@ -326,7 +328,7 @@ static void gen_vs(uint32_t len)
     uint32_t k = take8(), r = 0x10 + (k >> 2) % 16;
     if (k % 4 < 2) { /* a temporary or v1 */
         c[pc++] = f1(OP_MOV, 1, k & 1 ? r : 1, 0, 0);
-    } else { /* low bits of a temporary, where a rounding difference shows: o1 = r * c91 - flr(r * c91) */
+    } else { /* its low bits: o1 = r * c91 - flr(r * c91) */
         c[pc++] = f1(0x08, 0x1E, 0x20 + 91, r, 0);
         c[pc++] = f1(0x0B, 0x1D, 0x1E, 0, 0);
         c[pc++] = f1(0x00, 1, 0x1E, 0x1D, 29);
@@ -466,7 +468,7 @@ static void upload_unit(const unit_prog *u, bool geometry)
     reg(PVK_GPUREG_VSH_ENTRYPOINT + d, 0x7FFF0000u);
 }
 
-/* Everything but the draw; returns the result of the draw's write. */
+/* The whole case, the draw last; returns the result of the draw's register write. */
 static pvk_result apply(pvk_context *c)
 {
     cur = c;
@@ -688,13 +690,12 @@ static void mismatch(const char *what, const uint8_t *a, const uint8_t *b)
 
 /* ---- the target ---- */
 
-
 static void summary(void)
 {
     fprintf(stderr,
-            "fuzz_vs_paths: %llu inputs: %llu pictures compared (%llu drew pixels), %llu with the vertex program on the "
-            "GPU, %llu geometry draws on the GPU; not compared: %llu with bad vertices on both paths, %llu reported "
-            "by the GPU path alone past %u instructions, %llu drawn short by design\n",
+            "fuzz_vs_paths: %llu inputs: %llu pictures compared (%llu drew pixels), %llu with the vertex "
+            "program on the GPU, %llu geometry draws on the GPU; not compared: %llu with bad vertices on both "
+            "paths, %llu reported by the GPU path alone past %u instructions, %llu drawn short by design\n",
             (unsigned long long)counts.inputs, (unsigned long long)counts.compared, (unsigned long long)counts.drew,
             (unsigned long long)counts.gpu_vs, (unsigned long long)counts.gpu_gs, (unsigned long long)counts.cpu_bad,
             (unsigned long long)counts.gpu_only_bad, STEPS_NO_GPU_LIMIT, (unsigned long long)counts.short_draws);
