@@ -54,18 +54,8 @@ static void batch(bench_list *b, int i)
     bench_list_w(b, PVK_GPUREG_VSH_NUM_ATTR, 2);
     bench_list_w(b, PVK_GPUREG_VSH_INPUTBUFFER_CONFIG, 0xA0000002);
     bench_list_w(b, PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW, 0x210);
-    bench_list_wm(b, PVK_GPUREG_PRIMITIVE_CONFIG, 0x2, 0x100);
-    bench_list_w(b, PVK_GPUREG_RESTART_PRIMITIVE, 1);
-    /* the draw, as citro3d brackets it */
-    bench_list_w(b, PVK_GPUREG_INDEXBUFFER_CONFIG, 0x80000000u);
-    bench_list_w(b, PVK_GPUREG_NUMVERTICES, 3 * (1 + (rnd() & 63)));
-    bench_list_w(b, PVK_GPUREG_VERTEX_OFFSET, 0);
-    bench_list_wm(b, PVK_GPUREG_GEOSTAGE_CONFIG2, 0x1, 1);
-    bench_list_wm(b, PVK_GPUREG_START_DRAW_FUNC0, 0x1, 0);
-    bench_list_w(b, PVK_GPUREG_DRAWARRAYS, 1);
-    bench_list_wm(b, PVK_GPUREG_START_DRAW_FUNC0, 0x1, 1);
-    bench_list_wm(b, PVK_GPUREG_GEOSTAGE_CONFIG2, 0x1, 0);
-    bench_list_w(b, PVK_GPUREG_VTX_FUNC, 1);
+    /* the draw, as citro3d brackets it: triangle strips of 3-192 vertices */
+    bench_list_draw_arrays(b, 1, 0, 3 * (1 + (rnd() & 63)));
     /* now and then: a shader program (512 words + descriptors) and a lighting LUT */
     if (i % 50 == 0) {
         bench_list_w(b, PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);

@@ -27,11 +27,6 @@
 #define DRAWS 24u
 #define VERTS 12u /* two quads a draw */
 
-static void ext(pvk_context *ctx, uint32_t off, uint32_t v)
-{
-    pvk_mmio_write32(ctx, PVK_MMIO_BASE + off, v);
-}
-
 static pvk_context *setup(uint32_t scale)
 {
     pvk_context *ctx = bench_context("scale", scale);
@@ -50,10 +45,10 @@ static pvk_context *setup(uint32_t scale)
     bench_reg(ctx, PVK_GPUREG_COLOR_OPERATION, 0x00E40100);
     bench_reg(ctx, PVK_GPUREG_BLEND_FUNC, 0x76760000);
     bench_reg(ctx, PVK_GPUREG_PRIMITIVE_CONFIG, 1);
-    ext(ctx, 0x468, LCD);
-    ext(ctx, 0x470, 0x41);
-    ext(ctx, 0x490, FW * 3);
-    ext(ctx, 0x474, 1);
+    bench_ext(ctx, 0x468, LCD);
+    bench_ext(ctx, 0x470, 0x41);
+    bench_ext(ctx, 0x490, FW * 3);
+    bench_ext(ctx, 0x474, 1);
     float *v = pvk_guest_ptr(ctx, VB, DRAWS * VERTS * 32);
     uint32_t seed = 777;
     for (uint32_t q = 0; q < DRAWS * VERTS / 6; q++) {
@@ -83,23 +78,17 @@ static pvk_context *setup(uint32_t scale)
 static bool flush = true;
 static void frame_part(pvk_context *ctx, bool present)
 {
-    ext(ctx, 0x10, COLOR >> 3);
-    ext(ctx, 0x14, (COLOR + FW * FH * 4) >> 3);
-    ext(ctx, 0x18, 0x202020FF);
-    ext(ctx, 0x1C, 0x201);
+    bench_ext(ctx, 0x10, COLOR >> 3);
+    bench_ext(ctx, 0x14, (COLOR + FW * FH * 4) >> 3);
+    bench_ext(ctx, 0x18, 0x202020FF);
+    bench_ext(ctx, 0x1C, 0x201);
     for (uint32_t d = 0; d < DRAWS; d++)
         bench_draw_arrays(ctx, d * VERTS * 32, VERTS);
     if (flush)
         bench_reg(ctx, PVK_GPUREG_FRAMEBUFFER_FLUSH, 1);
     if (!present)
         return;
-    ext(ctx, 0xC00, COLOR >> 3);
-    ext(ctx, 0xC04, LCD >> 3);
-    ext(ctx, 0xC08, FW | FH << 16);
-    ext(ctx, 0xC0C, FW | FH << 16);
-    ext(ctx, 0xC10, 1u << 12);
-    ext(ctx, 0xC14, 0);
-    ext(ctx, 0xC18, 1);
+    bench_display_transfer(ctx, COLOR, LCD, FW, FH);
     pvk_vblank(ctx);
 }
 
