@@ -13,7 +13,8 @@
  * attachment-read path the render passes and imageless framebuffers live
  * here too, cached for the context.
  *
- * On disk (PVK_CACHE_DIR, else $XDG_CACHE_HOME/picavk, else ~/.cache/picavk):
+ * On disk (pvk_config.cache_dir, "" for none; unset: PVK_CACHE_DIR, else
+ * $XDG_CACHE_HOME/picavk, else ~/.cache/picavk):
  * the VkPipelineCache, one file per device (pipeline-cache UUID) and driver
  * version, saved when the context ends; and each compiled fragment shader as
  * fs-<XXH3 of its GLSL>.spv, so a second run compiles nothing.  Anything
@@ -30,7 +31,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <xxhash.h>
@@ -98,6 +102,8 @@ typedef struct retired_pipeline {
 
 struct pvk_pipelines {
     char dir[512];              /* the disk cache directory, "" when there is none */
+    uint64_t disk_bytes;        /* its cache files' size: scanned once, then kept by writes */
+    uint64_t disk_cap;          /* pvk_config.cache_max_bytes or the default */
     VkPipelineCache cache;
     VkPipelineLayout layout;
     VkDescriptorSetLayout set_layout; /* set 0: push descriptors (PVK_DRAW_BINDING_DST) */
@@ -142,8 +148,14 @@ static bool make_dir(const char *path)
 
 static void find_dir(pvk_context *ctx, struct pvk_pipelines *pl)
 {
-    const char *env = getenv("PVK_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (env && *env)
+    const char *cfg = ctx->gpu.cfg.cache_dir, *env = getenv("PVK_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
+               *home = getenv("HOME");
+    /* the host's setting wins over the environment; "" turns the disk cache off */
+    if (cfg) {
+        if (!*cfg)
+            return;
+        snprintf(pl->dir, sizeof pl->dir, "%s", cfg);
+    } else if (env && *env)
         snprintf(pl->dir, sizeof pl->dir, "%s", env);
     else if (xdg && *xdg)
         snprintf(pl->dir, sizeof pl->dir, "%s/picavk", xdg);
@@ -153,6 +165,83 @@ static void find_dir(pvk_context *ctx, struct pvk_pipelines *pl)
         pvk_log(&ctx->gpu, PVK_LOG_WARN, "shader cache: cannot create %s; caching in memory only", pl->dir);
         pl->dir[0] = 0;
     }
+}
+
+/* A file of the disk cache (not a temporary, not the PVK_DEBUG=shaders dumps). */
+static bool cache_file(const char *name)
+{
+    size_t n = strlen(name);
+    return (!strncmp(name, "fs-", 3) || !strncmp(name, "vs-", 3) || !strncmp(name, "cs-", 3) ||
+            !strncmp(name, "pipelines-", 10)) &&
+           n > 4 && (!strcmp(name + n - 4, ".spv") || !strcmp(name + n - 4, ".bin"));
+}
+
+typedef struct disk_entry {
+    struct timespec used; /* mtime: set on write and on every hit */
+    uint64_t size;
+    char name[96];
+} disk_entry;
+
+static int older(const void *a, const void *b)
+{
+    const struct timespec *x = &((const disk_entry *)a)->used, *y = &((const disk_entry *)b)->used;
+    return x->tv_sec != y->tv_sec ? (x->tv_sec < y->tv_sec ? -1 : 1)
+           : x->tv_nsec != y->tv_nsec ? (x->tv_nsec < y->tv_nsec ? -1 : 1)
+                                      : 0;
+}
+
+/* Sums the cache files' sizes; over the cap, removes the least recently used
+ * until three quarters of it are left (never `keep`, the file just written),
+ * so that the next scan is many writes away.  Runs at context creation and
+ * when a write crosses the cap, never per compile. */
+static void disk_scan(pvk_context *ctx, struct pvk_pipelines *pl, const char *keep)
+{
+    DIR *d = opendir(pl->dir);
+    if (!d)
+        return;
+    disk_entry *e = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t total = 0;
+    char path[sizeof pl->dir + 260];
+    for (struct dirent *de; (de = readdir(d));) {
+        struct stat st;
+        if (!cache_file(de->d_name) || strlen(de->d_name) >= sizeof e->name)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", pl->dir, de->d_name);
+        if (stat(path, &st) || !S_ISREG(st.st_mode))
+            continue;
+        if (n == cap) {
+            disk_entry *g = realloc(e, (cap = cap ? 2 * cap : 256) * sizeof *e);
+            if (!g)
+                break;
+            e = g;
+        }
+        e[n].used = st.st_mtim;
+        e[n].size = (uint64_t)st.st_size;
+        memcpy(e[n].name, de->d_name, strlen(de->d_name) + 1); /* fits: checked above */
+        total += e[n++].size;
+    }
+    closedir(d);
+    if (total > pl->disk_cap && e) {
+        qsort(e, n, sizeof *e, older);
+        for (size_t i = 0; i < n && total > pl->disk_cap / 4 * 3; i++) {
+            if (keep && !strcmp(e[i].name, keep))
+                continue;
+            snprintf(path, sizeof path, "%s/%s", pl->dir, e[i].name);
+            if (!remove(path)) {
+                total -= e[i].size;
+                ctx->gpu.stats.disk_cache_evictions++;
+            }
+        }
+    }
+    free(e);
+    pl->disk_bytes = total;
+}
+
+/* A hit makes the file the most recently used (its mtime is what eviction reads). */
+static void disk_touch(const char *path)
+{
+    utimensat(AT_FDCWD, path, NULL, 0);
 }
 
 static void *read_file(const char *path, size_t *size)
@@ -182,9 +271,18 @@ static void write_file(pvk_context *ctx, const char *path, const void *data, siz
     bool ok = f && fwrite(data, 1, size, f) == size;
     if (f && fclose(f))
         ok = false;
+    struct stat old;
+    uint64_t replaced = stat(path, &old) ? 0 : (uint64_t)old.st_size;
     if (!ok || rename(tmp, path)) {
         remove(tmp);
         pvk_log(&ctx->gpu, PVK_LOG_WARN, "shader cache: cannot write %s", path);
+        return;
+    }
+    struct pvk_pipelines *pl = ctx->pipelines;
+    pl->disk_bytes += size - (replaced < pl->disk_bytes ? replaced : pl->disk_bytes);
+    if (pl->disk_bytes > pl->disk_cap) {
+        const char *slash = strrchr(path, '/');
+        disk_scan(ctx, pl, slash ? slash + 1 : path);
     }
 }
 
@@ -203,12 +301,17 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->pipelines = pl;
     find_dir(ctx, pl);
+    pl->disk_cap = ctx->gpu.cfg.cache_max_bytes ? ctx->gpu.cfg.cache_max_bytes : PVK_DEFAULT_CACHE_MAX_BYTES;
+    if (pl->dir[0])
+        disk_scan(ctx, pl, NULL);
     char path[600];
     size_t size = 0;
     void *data = NULL;
     if (pl->dir[0]) {
         cache_path(ctx, pl, path, sizeof path);
         data = read_file(path, &size);
+        if (data)
+            disk_touch(path);
     }
     VkPipelineCacheCreateInfo pcci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO, .initialDataSize = size, .pInitialData = data};
@@ -464,6 +567,7 @@ uint32_t *pvk_shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char 
         uint32_t *words = read_file(path, &size);
         if (words && size % 4 == 0 && size >= 20 && words[0] == 0x07230203u) {
             ctx->gpu.stats.shader_disk_hits++;
+            disk_touch(path);
             *n_words = size / 4;
             return words;
         }
@@ -473,7 +577,10 @@ uint32_t *pvk_shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char 
     }
     uint32_t *words = NULL;
     char *log = NULL;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     pvk_result r = pvk_glsl_compile(stage, src, &words, n_words, &log);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     if (r) {
         /* generated code that does not compile is picavk's bug, not the guest's */
         pvk_log(&ctx->gpu, PVK_LOG_ERROR, "generated %s shader does not compile: %s\n%s",
@@ -484,6 +591,10 @@ uint32_t *pvk_shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char 
     }
     free(log);
     ctx->gpu.stats.shader_compiles++;
+    uint64_t ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)(t1.tv_nsec - t0.tv_nsec);
+    ctx->gpu.stats.shader_compile_ns += ns;
+    if (ns > ctx->gpu.stats.shader_compile_max_ns)
+        ctx->gpu.stats.shader_compile_max_ns = ns;
     if (path[0])
         write_file(ctx, path, words, *n_words * 4);
     return words;
