@@ -100,7 +100,21 @@ typedef struct retired_pipeline {
     uint64_t value;
 } retired_pipeline;
 
+/* Fragment modules by key, so that a new pipeline for a key seen before
+ * (another blend, depth or cull state) skips GLSL generation and SPIR-V.
+ * A pipeline keeps what it needs of a module once vkCreateGraphicsPipelines
+ * returns, so evicting one destroys it at once. */
+#define FS_MODULES 64u
+typedef struct fs_module {
+    pvk_fs_key key;
+    uint64_t hash; /* XXH3 of key, 0: an empty slot */
+    uint64_t used; /* a counter value, for LRU */
+    VkShaderModule module;
+} fs_module;
+
 struct pvk_pipelines {
+    fs_module fsm[FS_MODULES];
+    uint64_t fsm_clock;
     char dir[512];              /* the disk cache directory, "" when there is none */
     uint64_t disk_bytes;        /* its cache files' size: scanned once, then kept by writes */
     uint64_t disk_cap;          /* pvk_config.cache_max_bytes or the default */
@@ -463,6 +477,9 @@ void pvk_pipelines_destroy(pvk_context *ctx)
     for (uint32_t i = 0; i < pl->n_vsm; i++)
         if (pl->vsm[i].module)
             ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->vsm[i].module, NULL);
+    for (uint32_t i = 0; i < FS_MODULES; i++)
+        if (pl->fsm[i].module)
+            ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->fsm[i].module, NULL);
     for (uint32_t i = 0; i < pl->n_fbs; i++)
         ctx->gpu.vk.vkDestroyFramebuffer(ctx->gpu.device, pl->fbs[i].fb, NULL);
     for (uint32_t i = 0; i < pl->n_passes; i++)
@@ -665,7 +682,7 @@ static bool fragment_fits(pvk_context *ctx, uint64_t hash, const uint32_t *words
     return true;
 }
 
-static VkShaderModule fragment_module(pvk_context *ctx, const pvk_fs_key *fs)
+static VkShaderModule fragment_module_make(pvk_context *ctx, const pvk_fs_key *fs)
 {
     char *src = pvk_glsl_fragment(fs);
     if (!src)
@@ -683,6 +700,32 @@ static VkShaderModule fragment_module(pvk_context *ctx, const pvk_fs_key *fs)
     }
     free(words);
     free(src);
+    return mod;
+}
+
+/* The module for `fs`: from the in-memory cache, else made (and kept, the
+ * least recently used going when the cache is full). */
+static VkShaderModule fragment_module(pvk_context *ctx, const pvk_fs_key *fs)
+{
+    struct pvk_pipelines *pl = ctx->pipelines;
+    uint64_t hash = XXH3_64bits(fs, sizeof *fs) | 1; /* never 0, the empty slot */
+    fs_module *lru = &pl->fsm[0];
+    for (uint32_t i = 0; i < FS_MODULES; i++) {
+        fs_module *m = &pl->fsm[i];
+        if (m->hash == hash && !memcmp(&m->key, fs, sizeof *fs)) {
+            m->used = ++pl->fsm_clock;
+            return m->module;
+        }
+        if (m->used < lru->used)
+            lru = m;
+    }
+    VkShaderModule mod = fragment_module_make(ctx, fs);
+    if (!mod)
+        return VK_NULL_HANDLE;
+    if (lru->module)
+        ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, lru->module, NULL);
+    ctx->gpu.stats.fragment_modules_created++;
+    *lru = (fs_module){.key = *fs, .hash = hash, .used = ++pl->fsm_clock, .module = mod};
     return mod;
 }
 
@@ -921,7 +964,6 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
         .stencilAttachmentFormat = stencil ? (VkFormat)k->depth_format : VK_FORMAT_UNDEFINED};
     VkRenderPass pass = k->render_pass ? pvk_render_pass_get(ctx, (VkFormat)k->depth_format, true) : VK_NULL_HANDLE;
     if (k->render_pass && !pass) {
-        ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, frag, NULL);
         return VK_NULL_HANDLE; /* logged */
     }
     VkGraphicsPipelineCreateInfo gpci = {
@@ -944,7 +986,6 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
     VkPipeline p = VK_NULL_HANDLE;
     pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateGraphicsPipelines(ctx->gpu.device, pl->cache, 1, &gpci, NULL, &p),
                  "vkCreateGraphicsPipelines");
-    ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, frag, NULL);
     if (p)
         pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, "draw: %s, mask %X%s",
                         k->fs.blend ? "blend in the shader" : pk->blend ? "blend" : "logic op", pk->color_mask,

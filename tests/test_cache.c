@@ -177,8 +177,28 @@ static void cap_evicts(void)
     CHECK_EQ(system(cmd), 0);
 }
 
+/* Draws that differ only in pipeline state (here the colour write mask)
+ * make new pipelines from one fragment module. */
+static void module_reuse(void)
+{
+    pvk_config cfg = {.cache_dir = ""};
+    scene(&cfg);
+    reg(PVK_GPUREG_TEXENV0_COMBINER, 1); /* modulate */
+    static const uint32_t mask[4] = {0xF00, 0x700, 0x300, 0x100}; /* colour write masks */
+    pvk_stats a = stats();
+    for (uint32_t i = 0; i < 4; i++) {
+        reg(PVK_GPUREG_DEPTH_COLOR_MASK, mask[i]);
+        draw_arrays(0, 3);
+    }
+    pvk_stats b = stats();
+    th_release(ctx);
+    CHECK(b.pipelines_created - a.pipelines_created >= 3);
+    CHECK_EQ(b.fragment_modules_created - a.fragment_modules_created, 1);
+}
+
 int main(void)
 {
+    module_reuse();
     cache_dir_config();
     cap_evicts();
     CHECK_EQ(th_log_errors, 0);

@@ -365,6 +365,10 @@ typedef struct pvk_stats {
     uint64_t shader_compile_ns, shader_compile_max_ns;
     /* Disk cache files removed to keep it under pvk_config.cache_max_bytes. */
     uint64_t disk_cache_evictions;
+    /* Fragment shader modules made (GLSL generated, then compiled or loaded
+     * from disk); a pipeline for a key whose module is still in memory (64
+     * kept), e.g. one that differs only in blend or depth state, makes none. */
+    uint64_t fragment_modules_created;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
