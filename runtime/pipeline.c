@@ -13,7 +13,8 @@
  * attachment-read path the render passes and imageless framebuffers live
  * here too, cached for the context.
  *
- * On disk (PVK_CACHE_DIR, else $XDG_CACHE_HOME/picavk, else ~/.cache/picavk):
+ * On disk (pvk_config.cache_dir, "" for none; unset: PVK_CACHE_DIR, else
+ * $XDG_CACHE_HOME/picavk, else ~/.cache/picavk):
  * the VkPipelineCache, one file per device (pipeline-cache UUID) and driver
  * version, saved when the context ends; and each compiled fragment shader as
  * fs-<XXH3 of its GLSL>.spv, so a second run compiles nothing.  Anything
@@ -30,7 +31,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <xxhash.h>
@@ -96,8 +100,24 @@ typedef struct retired_pipeline {
     uint64_t value;
 } retired_pipeline;
 
+/* Fragment modules by key, so that a new pipeline for a key seen before
+ * (another blend, depth or cull state) skips GLSL generation and SPIR-V.
+ * A pipeline keeps what it needs of a module once vkCreateGraphicsPipelines
+ * returns, so evicting one destroys it at once. */
+#define FS_MODULES 64u
+typedef struct fs_module {
+    pvk_fs_key key;
+    uint64_t hash; /* XXH3 of key, 0: an empty slot */
+    uint64_t used; /* a counter value, for LRU */
+    VkShaderModule module;
+} fs_module;
+
 struct pvk_pipelines {
+    fs_module fsm[FS_MODULES];
+    uint64_t fsm_clock;
     char dir[512];              /* the disk cache directory, "" when there is none */
+    uint64_t disk_bytes;        /* its cache files' size: scanned once, then kept by writes */
+    uint64_t disk_cap;          /* pvk_config.cache_max_bytes or the default */
     VkPipelineCache cache;
     VkPipelineLayout layout;
     VkDescriptorSetLayout set_layout; /* set 0: push descriptors (PVK_DRAW_BINDING_DST) */
@@ -142,8 +162,14 @@ static bool make_dir(const char *path)
 
 static void find_dir(pvk_context *ctx, struct pvk_pipelines *pl)
 {
-    const char *env = getenv("PVK_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (env && *env)
+    const char *cfg = ctx->gpu.cfg.cache_dir, *env = getenv("PVK_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
+               *home = getenv("HOME");
+    /* the host's setting wins over the environment; "" turns the disk cache off */
+    if (cfg) {
+        if (!*cfg)
+            return;
+        snprintf(pl->dir, sizeof pl->dir, "%s", cfg);
+    } else if (env && *env)
         snprintf(pl->dir, sizeof pl->dir, "%s", env);
     else if (xdg && *xdg)
         snprintf(pl->dir, sizeof pl->dir, "%s/picavk", xdg);
@@ -153,6 +179,83 @@ static void find_dir(pvk_context *ctx, struct pvk_pipelines *pl)
         pvk_log(&ctx->gpu, PVK_LOG_WARN, "shader cache: cannot create %s; caching in memory only", pl->dir);
         pl->dir[0] = 0;
     }
+}
+
+/* A file of the disk cache (not a temporary, not the PVK_DEBUG=shaders dumps). */
+static bool cache_file(const char *name)
+{
+    size_t n = strlen(name);
+    return (!strncmp(name, "fs-", 3) || !strncmp(name, "vs-", 3) || !strncmp(name, "cs-", 3) ||
+            !strncmp(name, "pipelines-", 10)) &&
+           n > 4 && (!strcmp(name + n - 4, ".spv") || !strcmp(name + n - 4, ".bin"));
+}
+
+typedef struct disk_entry {
+    struct timespec used; /* mtime: set on write and on every hit */
+    uint64_t size;
+    char name[96];
+} disk_entry;
+
+static int older(const void *a, const void *b)
+{
+    const struct timespec *x = &((const disk_entry *)a)->used, *y = &((const disk_entry *)b)->used;
+    return x->tv_sec != y->tv_sec ? (x->tv_sec < y->tv_sec ? -1 : 1)
+           : x->tv_nsec != y->tv_nsec ? (x->tv_nsec < y->tv_nsec ? -1 : 1)
+                                      : 0;
+}
+
+/* Sums the cache files' sizes; over the cap, removes the least recently used
+ * until three quarters of it are left (never `keep`, the file just written),
+ * so that the next scan is many writes away.  Runs at context creation and
+ * when a write crosses the cap, never per compile. */
+static void disk_scan(pvk_context *ctx, struct pvk_pipelines *pl, const char *keep)
+{
+    DIR *d = opendir(pl->dir);
+    if (!d)
+        return;
+    disk_entry *e = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t total = 0;
+    char path[sizeof pl->dir + 260];
+    for (struct dirent *de; (de = readdir(d));) {
+        struct stat st;
+        if (!cache_file(de->d_name) || strlen(de->d_name) >= sizeof e->name)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", pl->dir, de->d_name);
+        if (stat(path, &st) || !S_ISREG(st.st_mode))
+            continue;
+        if (n == cap) {
+            disk_entry *g = realloc(e, (cap = cap ? 2 * cap : 256) * sizeof *e);
+            if (!g)
+                break;
+            e = g;
+        }
+        e[n].used = st.st_mtim;
+        e[n].size = (uint64_t)st.st_size;
+        memcpy(e[n].name, de->d_name, strlen(de->d_name) + 1); /* fits: checked above */
+        total += e[n++].size;
+    }
+    closedir(d);
+    if (total > pl->disk_cap && e) {
+        qsort(e, n, sizeof *e, older);
+        for (size_t i = 0; i < n && total > pl->disk_cap / 4 * 3; i++) {
+            if (keep && !strcmp(e[i].name, keep))
+                continue;
+            snprintf(path, sizeof path, "%s/%s", pl->dir, e[i].name);
+            if (!remove(path)) {
+                total -= e[i].size;
+                ctx->gpu.stats.disk_cache_evictions++;
+            }
+        }
+    }
+    free(e);
+    pl->disk_bytes = total;
+}
+
+/* A hit makes the file the most recently used (its mtime is what eviction reads). */
+static void disk_touch(const char *path)
+{
+    utimensat(AT_FDCWD, path, NULL, 0);
 }
 
 static void *read_file(const char *path, size_t *size)
@@ -182,9 +285,18 @@ static void write_file(pvk_context *ctx, const char *path, const void *data, siz
     bool ok = f && fwrite(data, 1, size, f) == size;
     if (f && fclose(f))
         ok = false;
+    struct stat old;
+    uint64_t replaced = stat(path, &old) ? 0 : (uint64_t)old.st_size;
     if (!ok || rename(tmp, path)) {
         remove(tmp);
         pvk_log(&ctx->gpu, PVK_LOG_WARN, "shader cache: cannot write %s", path);
+        return;
+    }
+    struct pvk_pipelines *pl = ctx->pipelines;
+    pl->disk_bytes += size - (replaced < pl->disk_bytes ? replaced : pl->disk_bytes);
+    if (pl->disk_bytes > pl->disk_cap) {
+        const char *slash = strrchr(path, '/');
+        disk_scan(ctx, pl, slash ? slash + 1 : path);
     }
 }
 
@@ -203,12 +315,17 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->pipelines = pl;
     find_dir(ctx, pl);
+    pl->disk_cap = ctx->gpu.cfg.cache_max_bytes ? ctx->gpu.cfg.cache_max_bytes : PVK_DEFAULT_CACHE_MAX_BYTES;
+    if (pl->dir[0])
+        disk_scan(ctx, pl, NULL);
     char path[600];
     size_t size = 0;
     void *data = NULL;
     if (pl->dir[0]) {
         cache_path(ctx, pl, path, sizeof path);
         data = read_file(path, &size);
+        if (data)
+            disk_touch(path);
     }
     VkPipelineCacheCreateInfo pcci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO, .initialDataSize = size, .pInitialData = data};
@@ -362,6 +479,9 @@ void pvk_pipelines_destroy(pvk_context *ctx)
     for (uint32_t i = 0; i < pl->n_vsm; i++)
         if (pl->vsm[i].module)
             ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->vsm[i].module, NULL);
+    for (uint32_t i = 0; i < FS_MODULES; i++)
+        if (pl->fsm[i].module)
+            ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->fsm[i].module, NULL);
     for (uint32_t i = 0; i < pl->n_fbs; i++)
         ctx->gpu.vk.vkDestroyFramebuffer(ctx->gpu.device, pl->fbs[i].fb, NULL);
     for (uint32_t i = 0; i < pl->n_passes; i++)
@@ -466,6 +586,7 @@ uint32_t *pvk_shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char 
         uint32_t *words = read_file(path, &size);
         if (words && size % 4 == 0 && size >= 20 && words[0] == 0x07230203u) {
             ctx->gpu.stats.shader_disk_hits++;
+            disk_touch(path);
             *n_words = size / 4;
             return words;
         }
@@ -475,7 +596,10 @@ uint32_t *pvk_shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char 
     }
     uint32_t *words = NULL;
     char *log = NULL;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     pvk_result r = pvk_glsl_compile(stage, src, &words, n_words, &log);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     if (r) {
         /* generated code that does not compile is picavk's bug, not the guest's */
         pvk_log(&ctx->gpu, PVK_LOG_ERROR, "generated %s shader does not compile: %s\n%s",
@@ -488,6 +612,10 @@ uint32_t *pvk_shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char 
     }
     free(log);
     ctx->gpu.stats.shader_compiles++;
+    uint64_t ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)(t1.tv_nsec - t0.tv_nsec);
+    ctx->gpu.stats.shader_compile_ns += ns;
+    if (ns > ctx->gpu.stats.shader_compile_max_ns)
+        ctx->gpu.stats.shader_compile_max_ns = ns;
     if (path[0])
         write_file(ctx, path, words, *n_words * 4);
     return words;
@@ -560,7 +688,7 @@ static bool fragment_fits(pvk_context *ctx, uint64_t hash, const uint32_t *words
     return true;
 }
 
-static VkShaderModule fragment_module(pvk_context *ctx, const pvk_fs_key *fs)
+static VkShaderModule fragment_module_make(pvk_context *ctx, const pvk_fs_key *fs)
 {
     char *src = pvk_glsl_fragment(fs);
     if (!src)
@@ -580,6 +708,32 @@ static VkShaderModule fragment_module(pvk_context *ctx, const pvk_fs_key *fs)
     }
     free(words);
     free(src);
+    return mod;
+}
+
+/* The module for `fs`: from the in-memory cache, else made (and kept, the
+ * least recently used going when the cache is full). */
+static VkShaderModule fragment_module(pvk_context *ctx, const pvk_fs_key *fs)
+{
+    struct pvk_pipelines *pl = ctx->pipelines;
+    uint64_t hash = XXH3_64bits(fs, sizeof *fs) | 1; /* never 0, the empty slot */
+    fs_module *lru = &pl->fsm[0];
+    for (uint32_t i = 0; i < FS_MODULES; i++) {
+        fs_module *m = &pl->fsm[i];
+        if (m->hash == hash && !memcmp(&m->key, fs, sizeof *fs)) {
+            m->used = ++pl->fsm_clock;
+            return m->module;
+        }
+        if (m->used < lru->used)
+            lru = m;
+    }
+    VkShaderModule mod = fragment_module_make(ctx, fs);
+    if (!mod)
+        return VK_NULL_HANDLE;
+    if (lru->module)
+        ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, lru->module, NULL);
+    ctx->gpu.stats.fragment_modules_created++;
+    *lru = (fs_module){.key = *fs, .hash = hash, .used = ++pl->fsm_clock, .module = mod};
     return mod;
 }
 
@@ -819,7 +973,6 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
         .stencilAttachmentFormat = stencil ? (VkFormat)k->depth_format : VK_FORMAT_UNDEFINED};
     VkRenderPass pass = k->render_pass ? pvk_render_pass_get(ctx, (VkFormat)k->depth_format, true) : VK_NULL_HANDLE;
     if (k->render_pass && !pass) {
-        ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, frag, NULL);
         return VK_NULL_HANDLE; /* logged */
     }
     VkGraphicsPipelineCreateInfo gpci = {
@@ -844,7 +997,6 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
                      ctx->gpu.vk.vkCreateGraphicsPipelines(ctx->gpu.device, pl->cache, 1, &gpci, NULL, &p),
                      "vkCreateGraphicsPipelines"))
         p = VK_NULL_HANDLE; /* logged; the draw is dropped */
-    ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, frag, NULL);
     if (p)
         pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, "draw: %s, mask %X%s",
                         k->fs.blend ? "blend in the shader"

@@ -145,6 +145,8 @@ static const struct { const char *name; size_t offset; } stat_rows[] = {
     STAT(samplers_created), STAT(sampler_border_fallbacks), STAT(texture_samples), STAT(shader_borders),
     STAT(surface_resolves), STAT(gs_gpu_draws), STAT(gs_cpu_fallbacks), STAT(gs_excess_triangles),
     STAT(gs_unfinished), STAT(surface_writeback_failures), STAT(pipeline_evictions),
+    STAT(shader_compile_ns), STAT(shader_compile_max_ns), STAT(disk_cache_evictions),
+    STAT(fragment_modules_created),
 };
 #undef STAT
 _Static_assert(sizeof stat_rows / sizeof stat_rows[0] == sizeof(pvk_stats) / sizeof(uint64_t),

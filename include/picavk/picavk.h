@@ -236,7 +236,19 @@ typedef struct pvk_config {
      * memory; the LCD frames are `scale` x the screen size (see
      * pvk_set_scale). */
     uint32_t scale;
+    /* Disk cache of compiled shaders and the Vulkan pipeline cache.  NULL:
+     * PVK_CACHE_DIR from the environment, else $XDG_CACHE_HOME/picavk, else
+     * ~/.cache/picavk.  A path: that directory (created if its parent
+     * exists); the host's choice wins over PVK_CACHE_DIR.  "" (empty
+     * string): no disk cache at all, nothing is read or written.  Read only
+     * during pvk_context_create. */
+    const char *cache_dir;
+    /* The disk cache's size cap in bytes (0: PVK_DEFAULT_CACHE_MAX_BYTES).
+     * Past it the least recently used files go (a hit counts as a use)
+     * until three quarters are left: pvk_stats.disk_cache_evictions. */
+    uint64_t cache_max_bytes;
 } pvk_config;
+#define PVK_DEFAULT_CACHE_MAX_BYTES (64ull << 20)
 
 #define PVK_MAX_SCALE 10u
 
@@ -348,6 +360,15 @@ typedef struct pvk_stats {
      * when more distinct draw states than the cache holds (1024) came by;
      * one used again is created again (pipelines_created). */
     uint64_t pipeline_evictions;
+    /* Time spent in glslang compiling generated shaders (shader_compiles of
+     * them), in total and the slowest one, in nanoseconds. */
+    uint64_t shader_compile_ns, shader_compile_max_ns;
+    /* Disk cache files removed to keep it under pvk_config.cache_max_bytes. */
+    uint64_t disk_cache_evictions;
+    /* Fragment shader modules made (GLSL generated, then compiled or loaded
+     * from disk); a pipeline for a key whose module is still in memory (64
+     * kept), e.g. one that differs only in blend or depth state, makes none. */
+    uint64_t fragment_modules_created;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
