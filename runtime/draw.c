@@ -9,7 +9,7 @@
  * buffer, one dynamic-rendering instance, per draw only what changed in the
  * pipeline, the dynamic state, push constants and vkCmdDraw.  Where the
  * device reads attachments in rasterization order (ctx->gpu.attachment_read) a
- * batch is a VkRenderPass instead (runtime/pipeline.c makes it and its
+ * batch is a VkRenderPass instead (runtime/render_pass.c makes it and its
  * imageless framebuffer): the colour attachment is input attachment 0 too,
  * pushed once per batch, and shaders that blend read the destination there
  * and blend exactly (translator/glsl_fs.c); the keys are adjusted for that in

@@ -1,7 +1,7 @@
 /* runtime/ owns the context and the public API: the context as its layers'
  * state (gpu/ the Vulkan layer, vram/ guest memory and transfers, the
  * translator's register file), the PICA -> Vulkan translation tables
- * (pica_to_vk.c), drawing the translator's packets (draw.c, pipeline.c,
+ * (pica_to_vk.c), drawing the translator's packets (draw*.c, pipeline.c, shader_cache.c, render_pass.c,
  * fragdata.c, gs_draw.c, vs_compute.c, sampler.c), LCD presentation
  * (present.c), traces, and every public entry point (api.c).  It never
  * decodes PICA registers: it reads the translator's descriptions.  It is the
@@ -176,7 +176,7 @@ void pvk_fragdata_destroy(pvk_context *ctx);
  * buffer; the draw layout and every key (pvk_keys_resolve) follow it. */
 VkDescriptorType pvk_fragdata_lut_type(const pvk_context *ctx);
 
-/* ---- draw pipelines (runtime/pipeline.c) ---- */
+/* ---- draw pipelines (runtime/pipeline.c, shader_cache.c, render_pass.c) ---- */
 /* The layout every draw pipeline shares: vertex push constants (clip plane,
  * 32 bytes), fragment push constants from offset 32 (pvk_draw_push). */
 typedef struct pvk_draw_push {
@@ -240,7 +240,7 @@ bool pvk_shader_fits_layout(const struct pvk_spirv_info *m, VkShaderStageFlagBit
                             const struct pvk_spirv_info *prev, const VkPushConstantRange *ranges, uint32_t n_ranges,
                             const pvk_layout_binding *bindings, uint32_t n_bindings, char *why, size_t cap);
 
-/* SPIR-V of generated GLSL (runtime/pipeline.c): from the disk cache by
+/* SPIR-V of generated GLSL (runtime/shader_cache.c): from the disk cache by
  * `hash` of the source when it has it, else compiled (and stored); NULL
  * after a logged failure (generated code that does not compile is picavk's
  * bug).  free() the words. */

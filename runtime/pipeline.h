@@ -1,0 +1,134 @@
+/* The draw pipelines' private state, shared by the files that make them:
+ * runtime/pipeline.c (the layout, the pipeline table), runtime/shader_cache.c
+ * (SPIR-V on disk, shader modules in memory) and runtime/render_pass.c (the
+ * attachment-read path's render passes and framebuffers).  Nothing outside
+ * these files includes it: the rest of the runtime calls runtime.h. */
+#ifndef PVK_RUNTIME_PIPELINE_H
+#define PVK_RUNTIME_PIPELINE_H
+
+#include "runtime/runtime.h"
+#include "shaders/shaders.h"
+
+#ifdef NDEBUG
+#define CHECK_ALWAYS false
+#else
+#define CHECK_ALWAYS true
+#endif
+
+/* 2048 slots for at most 1024 pipelines (far more distinct states than a
+ * game frame uses): the table stays at most half full, so probes are short */
+#define TABLE_BITS 11
+#define TABLE_LIVE 1024u
+
+typedef struct key_pair {
+    pvk_pipe_key pipe;
+    pvk_fs_key fs;
+    uint32_t depth_format; /* VkFormat of the depth attachment (UNDEFINED: none; a depth-stencil format: stencil too) */
+    uint32_t render_pass;  /* 1: for the attachment-read render pass (subpass 0), 0: dynamic rendering */
+    uint32_t program;      /* 1: a generated vertex stage for `vs`; 0: shaders/draw.vert (`vs` zero) */
+    pvk_vs_key vs;
+} key_pair;
+
+/* Generated vertex modules by key (a refused key is remembered too, so its
+ * draws go to the CPU without translating again). */
+#define VS_MODULES 64
+typedef struct vs_module {
+    pvk_vs_key key;
+    VkShaderModule module;  /* VK_NULL_HANDLE: refused */
+} vs_module;
+
+/* The attachment-read path's render passes, by depth format and depth load
+ * op, and imageless framebuffers, by those and the size. */
+#define MAX_PASSES 8
+#define MAX_FRAMEBUFFERS 32
+typedef struct pass_entry {
+    VkFormat depth;
+    bool load;
+    VkRenderPass pass;
+} pass_entry;
+typedef struct fb_entry {
+    VkFormat depth;
+    bool load;
+    uint32_t w, h;
+    VkFramebuffer fb;
+} fb_entry;
+
+typedef struct entry {
+    key_pair key;
+    uint64_t hash;
+    VkPipeline pipeline;
+    uint64_t value; /* timeline value of the last submission recorded with it */
+    uint64_t tick; /* when it was last handed out: the smallest is evicted */
+} entry;
+
+/* An evicted pipeline, destroyed once the timeline reaches `value`. */
+typedef struct retired_pipeline {
+    VkPipeline pipeline;
+    uint64_t value;
+} retired_pipeline;
+
+/* Fragment modules by key, so that a new pipeline for a key seen before
+ * (another blend, depth or cull state) skips GLSL generation and SPIR-V.
+ * A pipeline keeps what it needs of a module once vkCreateGraphicsPipelines
+ * returns, so evicting one destroys it at once. */
+#define FS_MODULES 64u
+typedef struct fs_module {
+    pvk_fs_key key;
+    uint64_t hash; /* XXH3 of key, 0: an empty slot */
+    uint64_t used; /* a counter value, for LRU */
+    VkShaderModule module;
+} fs_module;
+
+struct pvk_pipelines {
+    fs_module fsm[FS_MODULES];
+    uint64_t fsm_clock;
+    char dir[512];              /* the disk cache directory, "" when there is none */
+    uint64_t disk_bytes;        /* its cache files' size: scanned once, then kept by writes */
+    uint64_t disk_cap;          /* pvk_config.cache_max_bytes or the default */
+    VkPipelineCache cache;
+    VkPipelineLayout layout;
+    VkDescriptorSetLayout set_layout; /* set 0: push descriptors (PVK_DRAW_BINDING_DST) */
+    VkPushConstantRange ranges[2]; /* the layout's, for the module check */
+    pvk_layout_binding bindings[8]; /* ... and its descriptors */
+    uint32_t n_bindings;
+    vs_module vsm[VS_MODULES];
+    uint32_t n_vsm;
+    bool attrib_ok[4][4];       /* the device reads pvk_vk_attrib_format(type, comps) as vertex input */
+    pass_entry passes[MAX_PASSES];
+    uint32_t n_passes;
+    fb_entry fbs[MAX_FRAMEBUFFERS];
+    uint32_t n_fbs;
+    VkShaderModule vertex;
+    VkShaderModule quat_geom;   /* shaders/draw_quat.geom, VK_NULL_HANDLE without geometry shaders */
+    entry table[1u << TABLE_BITS];
+    uint32_t count;
+    entry *last;
+    uint64_t tick;
+    retired_pipeline *retired; /* evicted, maybe still in use by the GPU */
+    uint32_t n_retired, cap_retired;
+    uint64_t created;
+    bool logic_warned, dump_warned, evict_logged;
+    bool check;                 /* reflect modules against the layout */
+    bool vertex_fits;           /* the vertex shader passed that check */
+    pvk_spirv_info vertex_info; /* its outputs: what fragment inputs may read */
+};
+
+/* ---- the disk cache (runtime/shader_cache.c) ---- */
+/* Finds (or makes) the directory, reads its size, evicts over the cap. */
+void pvk_disk_open(pvk_context *ctx);
+bool pvk_disk_make_dir(const char *path);
+void *pvk_disk_read(const char *path, size_t *size);
+void pvk_disk_touch(const char *path);
+void pvk_disk_write(pvk_context *ctx, const char *path, const void *data, size_t size);
+void pvk_disk_pipeline_cache_path(const pvk_context *ctx, char *out, size_t cap);
+
+/* ---- shader modules (runtime/shader_cache.c) ---- */
+/* The fragment module for `fs`, from memory or made; VK_NULL_HANDLE: logged. */
+VkShaderModule pvk_fragment_module(pvk_context *ctx, const pvk_fs_key *fs);
+/* The generated vertex module for the device's key (made by
+ * pvk_vs_module_prepare); VK_NULL_HANDLE when there is none. */
+VkShaderModule pvk_vs_module(pvk_context *ctx, const pvk_vs_key *key);
+/* The key with the device's flags, as modules and pipelines are keyed. */
+void pvk_vs_key_for_device(const pvk_context *ctx, const pvk_vs_draw *vs, pvk_vs_key *key);
+
+#endif
