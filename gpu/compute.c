@@ -431,6 +431,7 @@ static pvk_result retire(pvk_gpu *gpu, bool wait, uint64_t timeout_ns, bool clos
             .pValues = &gpu->timeline_next,
         };
         /* a semaphore wait, not a queue operation: no queue lock held */
+        gpu->stats.gpu_waits++;
         VkResult vr = gpu->vk.vkWaitSemaphores(gpu->device, &wi, timeout_ns);
         if (vr == VK_TIMEOUT) {
             pvk_log(gpu, PVK_LOG_WARN,
@@ -463,6 +464,8 @@ static pvk_result retire(pvk_gpu *gpu, bool wait, uint64_t timeout_ns, bool clos
         gpu->vk.vkResetCommandBuffer(p.cmd, 0);
         gpu->free_cmds[gpu->free_cmd_count++] = p.cmd;
     }
+    if (gpu->n_graves) /* nothing in flight: everything submitted is done */
+        pvk_gpu_reap(gpu, gpu->pending_count || gpu->sticky ? done : gpu->timeline_next);
     return r ? r : gpu->sticky;
 }
 
@@ -475,6 +478,7 @@ static VkResult wait_timeline(pvk_gpu *gpu, uint64_t value, uint64_t ns)
         .pSemaphores = &gpu->timeline,
         .pValues = &value,
     };
+    gpu->stats.gpu_waits++;
     return gpu->vk.vkWaitSemaphores(gpu->device, &wi, ns);
 }
 

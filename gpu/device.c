@@ -575,6 +575,8 @@ pvk_result pvk_device_init(pvk_gpu *gpu)
 
 void pvk_device_destroy(pvk_gpu *gpu)
 {
+    if (gpu->device)
+        pvk_gpu_reap(gpu, UINT64_MAX); /* the context's end waited for the GPU (or it is lost) */
     if (gpu->device && gpu->own_device)
         gpu->vk.vkDestroyDevice(gpu->device, NULL);
     if (gpu->messenger)

@@ -76,6 +76,8 @@ typedef struct pvk_op {
     bool labelled; /* pvk_op_label opened a debug label; submit closes it */
 } pvk_op;
 
+typedef struct pvk_grave pvk_grave; /* gpu/defer.c */
+
 /* The Vulkan layer's state: one per context (pvk_context.gpu). */
 struct pvk_gpu {
     pvk_config cfg;
@@ -133,6 +135,9 @@ struct pvk_gpu {
      * runtime/draw.c, which registers it); pvk_batch_close clears it and
      * calls it. */
     pvk_result (*batch_close)(struct pvk_gpu *gpu);
+    /* objects waiting for the work that may use them (gpu/defer.c) */
+    pvk_grave *graves;
+    uint32_t n_graves, cap_graves;
 };
 
 /* ---- logging (gpu/log.c) ---- */
@@ -186,6 +191,21 @@ pvk_result pvk_image_memory(pvk_gpu *gpu, VkImage image, VkDeviceMemory *mem);
 pvk_result pvk_image_ensure(pvk_gpu *gpu, pvk_image *im, uint32_t w, uint32_t h, VkFormat format,
                             VkImageUsageFlags usage, bool view);
 void pvk_image_destroy(pvk_gpu *gpu, pvk_image *im);
+
+/* ---- deferred destruction (gpu/defer.c) ---- */
+/* Destroy `handle` (a VkPipeline, VkSampler, VkFramebuffer, VkImage with its
+ * `view`, or VkBuffer, as `type` says) and free `mem` once the timeline
+ * reaches `value`: the last submission that may use them (the open batch's
+ * is pvk_gpu_submitted() + 1).  Never waits; the objects are the GPU
+ * layer's from here on.  False (logged, nothing taken) when out of memory. */
+bool pvk_gpu_defer_destroy(pvk_gpu *gpu, uint64_t value, VkObjectType type, uint64_t handle, VkImageView view,
+                           VkDeviceMemory mem);
+/* An image given up the same way (`im` zeroed; out of memory, after a wait
+ * for the GPU, which closes an open batch: not for the draw path). */
+void pvk_image_defer_destroy(pvk_gpu *gpu, pvk_image *im, uint64_t value);
+/* Destroy what waits for values up to `done` (UINT64_MAX: everything; the
+ * retirement of submitted work and the device's end call it). */
+void pvk_gpu_reap(pvk_gpu *gpu, uint64_t done);
 
 /* ---- compute and submission (gpu/compute.c) ---- */
 pvk_result pvk_compute_init(pvk_gpu *gpu);

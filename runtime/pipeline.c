@@ -135,29 +135,6 @@ bool pvk_pipeline_quat_geom(pvk_context *ctx)
     return ctx->pipelines && ctx->pipelines->quat_geom;
 }
 
-/* Destroy the evicted pipelines whose last submission is done (`all`: every
- * one, at the context's end).  A lost context keeps them for its end: its
- * counter says nothing more. */
-static void reap(pvk_context *ctx, struct pvk_pipelines *pl, bool all)
-{
-    uint64_t done = UINT64_MAX;
-    if (!pl->n_retired)
-        return;
-    if (!all &&
-        (ctx->gpu.sticky || !ctx->gpu.timeline ||
-         pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkGetSemaphoreCounterValue(ctx->gpu.device, ctx->gpu.timeline, &done),
-                      "vkGetSemaphoreCounterValue")))
-        return;
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < pl->n_retired; i++) {
-        if (pl->retired[i].value <= done)
-            ctx->gpu.vk.vkDestroyPipeline(ctx->gpu.device, pl->retired[i].pipeline, NULL);
-        else
-            pl->retired[kept++] = pl->retired[i];
-    }
-    pl->n_retired = kept;
-}
-
 void pvk_pipelines_destroy(pvk_context *ctx)
 {
     struct pvk_pipelines *pl = ctx->pipelines;
@@ -180,8 +157,6 @@ void pvk_pipelines_destroy(pvk_context *ctx)
     for (uint32_t i = 0; i < (1u << TABLE_BITS); i++)
         if (pl->table[i].pipeline)
             ctx->gpu.vk.vkDestroyPipeline(ctx->gpu.device, pl->table[i].pipeline, NULL);
-    reap(ctx, pl, true); /* the context's end waited for the GPU (or it is lost) */
-    free(pl->retired);
     if (pl->vertex)
         ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->vertex, NULL);
     if (pl->quat_geom)
@@ -398,22 +373,11 @@ static void table_remove(struct pvk_pipelines *pl, uint32_t i)
     pl->last = NULL; /* entries moved */
 }
 
-/* Make room for one pipeline: the least recently used one goes to the
- * retired list (destroyed once its last submission is done).  False
- * (logged) when the list cannot grow. */
+/* Make room for one pipeline: the least recently used one goes to the GPU
+ * layer's deferred destroy (destroyed once its last submission is done).
+ * False (logged) when that cannot take it. */
 static bool evict_lru(pvk_context *ctx, struct pvk_pipelines *pl)
 {
-    reap(ctx, pl, false); /* a good moment to look: creating a pipeline is slow anyway */
-    if (pl->n_retired == pl->cap_retired) {
-        uint32_t cap = pl->cap_retired ? pl->cap_retired * 2 : 64;
-        retired_pipeline *r = realloc(pl->retired, cap * sizeof *r);
-        if (!r) {
-            pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw pipelines: out of memory evicting one of %u", pl->count);
-            return false;
-        }
-        pl->retired = r;
-        pl->cap_retired = cap;
-    }
     uint32_t lru = UINT32_MAX;
     for (uint32_t j = 0; j < (1u << TABLE_BITS); j++)
         if (pl->table[j].pipeline && (lru == UINT32_MAX || pl->table[j].tick < pl->table[lru].tick))
@@ -422,7 +386,9 @@ static bool evict_lru(pvk_context *ctx, struct pvk_pipelines *pl)
         pvk_log(&ctx->gpu, PVK_LOG_INFO,
                 "draw pipelines: more than %u distinct states; evicting the least recently used", TABLE_LIVE);
     pl->evict_logged = true;
-    pl->retired[pl->n_retired++] = (retired_pipeline){pl->table[lru].pipeline, pl->table[lru].value};
+    if (!pvk_gpu_defer_destroy(&ctx->gpu, pl->table[lru].value, VK_OBJECT_TYPE_PIPELINE,
+                               (uint64_t)pl->table[lru].pipeline, VK_NULL_HANDLE, VK_NULL_HANDLE))
+        return false;
     table_remove(pl, lru);
     ctx->gpu.stats.pipeline_evictions++;
     return true;

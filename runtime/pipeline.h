@@ -61,11 +61,6 @@ typedef struct entry {
     uint64_t tick; /* when it was last handed out: the smallest is evicted */
 } entry;
 
-/* An evicted pipeline, destroyed once the timeline reaches `value`. */
-typedef struct retired_pipeline {
-    VkPipeline pipeline;
-    uint64_t value;
-} retired_pipeline;
 
 /* Fragment modules by key, so that a new pipeline for a key seen before
  * (another blend, depth or cull state) skips GLSL generation and SPIR-V.
@@ -104,8 +99,6 @@ struct pvk_pipelines {
     uint32_t count;
     entry *last;
     uint64_t tick;
-    retired_pipeline *retired; /* evicted, maybe still in use by the GPU */
-    uint32_t n_retired, cap_retired;
     uint64_t created;
     bool logic_warned, dump_warned, evict_logged;
     bool check;                 /* reflect modules against the layout */

@@ -105,15 +105,18 @@ VkFramebuffer pvk_framebuffer_get(pvk_context *ctx, VkFormat depth, bool load, u
     VkRenderPass pass = pvk_render_pass_get(ctx, depth, load);
     if (!pass)
         return VK_NULL_HANDLE;
-    /* many sizes: start over once the GPU is done with them.  The wait cuts
-     * no batch: the only caller, draw.c batch_open, submitted the last one
-     * and has not recorded with a framebuffer of the new one yet. */
+    /* many sizes: start over, the old ones destroyed once the GPU is done
+     * with what was submitted (the only caller, draw.c batch_open, has not
+     * recorded with a framebuffer of the new batch yet) */
     if (pl->n_fbs == MAX_FRAMEBUFFERS) {
-        if (pvk_retire(&ctx->gpu, true))
-            return VK_NULL_HANDLE;
+        uint32_t kept = 0;
         for (uint32_t i = 0; i < pl->n_fbs; i++)
-            ctx->gpu.vk.vkDestroyFramebuffer(ctx->gpu.device, pl->fbs[i].fb, NULL);
-        pl->n_fbs = 0;
+            if (!pvk_gpu_defer_destroy(&ctx->gpu, pvk_gpu_submitted(&ctx->gpu), VK_OBJECT_TYPE_FRAMEBUFFER,
+                                       (uint64_t)pl->fbs[i].fb, VK_NULL_HANDLE, VK_NULL_HANDLE))
+                pl->fbs[kept++] = pl->fbs[i]; /* logged; kept for the context's end */
+        if (kept == pl->n_fbs)
+            return VK_NULL_HANDLE;
+        pl->n_fbs = kept;
     }
     /* imageless: the views come at vkCmdBeginRenderPass, so no framebuffer
      * outlives a surface; these must match the images' creation exactly */

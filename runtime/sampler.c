@@ -159,14 +159,14 @@ VkSampler pvk_sampler_get(pvk_context *ctx, const pvk_sampler_key *k, bool *emul
     if (!e) {
         if (c->count < PVK_SAMPLER_CACHE) {
             e = &c->e[c->count];
-        } else { /* evict the least recently used, once the GPU is past its last use */
+        } else { /* evict the least recently used: destroyed once the GPU is past its last use */
             e = &c->e[0];
             for (uint32_t i = 1; i < c->count; i++)
                 if (c->e[i].last_use < e->last_use)
                     e = &c->e[i];
-            if (pvk_retire_until(&ctx->gpu, e->gpu_value) && ctx->gpu.sticky)
-                return VK_NULL_HANDLE;
-            ctx->gpu.vk.vkDestroySampler(ctx->gpu.device, e->sampler, NULL);
+            if (!pvk_gpu_defer_destroy(&ctx->gpu, e->gpu_value, VK_OBJECT_TYPE_SAMPLER, (uint64_t)e->sampler,
+                                       VK_NULL_HANDLE, VK_NULL_HANDLE))
+                return VK_NULL_HANDLE; /* logged */
             memset(e, 0, sizeof *e);
             c->count--;
             /* keep the array dense: the last entry fills the hole */

@@ -17,6 +17,7 @@
 #define OUT 0x18300000u /* display transfer output (linear RGBA8) */
 #define NV 16384u       /* vertices in the buffer at VB */
 #define LIST 0x18500000u /* a command list */
+#define SAMPLERS 32 /* runtime.h PVK_SAMPLER_CACHE: samplers the context keeps */
 
 /* CACHED and SYNC blend in the shader (attachment reads, where the device
  * has them); ROUNDTRIP and CACHED_FF on Vulkan's blend unit */
@@ -428,6 +429,70 @@ static void many_states(void)
     th_release(ctx);
 }
 
+/* More samplers in one batch than the cache keeps (SAMPLERS): draws
+ * of one cached texture, each with its own LOD bias.  The evicted samplers
+ * the open batch uses wait in the GPU layer's deferred destroy: the batch is
+ * not cut and nothing waits for the GPU. */
+static void sampler_evictions(void)
+{
+    ctx = th_context_debug(NULL, NULL, 0);
+    static const uint32_t outmap[3] = {0x03020100, 0x0B0A0908, 0x1F1F0D0C}; /* position, colour, tc0 */
+    upload_mov_shader(3, outmap);
+    setup_rgba8_target(FB, W, H);
+    reg(PVK_GPUREG_DEPTH_COLOR_MASK, 0xF00);
+    merger_replace();
+    const uint32_t tex = 0x18580000u;
+    uint8_t *t = pvk_guest_ptr(ctx, tex, 8 * 8 * 4);
+    for (uint32_t i = 0; i < 8 * 8 * 4; i++)
+        t[i] = (uint8_t)(i * 29 + 3);
+    pvk_guest_written(ctx, tex, 8 * 8 * 4);
+    reg(PVK_GPUREG_TEXUNIT0_DIM, 8u | 8u << 16);
+    reg(PVK_GPUREG_TEXUNIT0_PARAM, 0);
+    reg(PVK_GPUREG_TEXUNIT0_ADDR1, tex >> 3);
+    reg(PVK_GPUREG_TEXUNIT0_TYPE, 0); /* RGBA8 */
+    reg(PVK_GPUREG_TEXUNIT_CONFIG, 1u | 1u << 12);
+    for (unsigned st = 0; st < 6; st++) { /* stage 0 replaces with texture 0, the rest pass it on */
+        uint32_t base = st < 4 ? PVK_GPUREG_TEXENV0_SOURCE + 8 * st : PVK_GPUREG_TEXENV4_SOURCE + 8 * (st - 4);
+        uint32_t src = st ? 15 : 3;
+        reg(base, src | src << 4 | src << 8 | src << 16 | src << 20 | src << 24);
+        reg(base + 1, 0);
+        reg(base + 2, 0);
+        reg(base + 4, 0);
+    }
+    float *v = pvk_guest_ptr(ctx, VB, 3 * 48);
+    const float corner[3][4] = {{-1, -1, 0, 0}, {3, -1, 2, 0}, {-1, 3, 0, 2}};
+    for (int i = 0; i < 3; i++) {
+        float q[12] = {corner[i][0], corner[i][1], -0.5f, 1, 1, 1, 1, 1, corner[i][2], corner[i][3], 0, 1};
+        memcpy(v + 12 * i, q, sizeof q);
+    }
+    pvk_guest_written(ctx, VB, 3 * 48);
+    reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
+    reg(PVK_GPUREG_NUMVERTICES, 3);
+    reg(PVK_GPUREG_VERTEX_OFFSET, 0);
+    reg(PVK_GPUREG_TEXUNIT0_LOD, 0);
+    reg(PVK_GPUREG_DRAWARRAYS, 1); /* decodes the texture */
+    CHECK_EQ(pvk_poll(ctx), PVK_SUCCESS);
+    pvk_stats a = stats();
+    for (uint32_t i = 1; i <= 2 * SAMPLERS; i++) {
+        reg(PVK_GPUREG_TEXUNIT0_LOD, i); /* bias i/256: another sampler, the same texels at 1:1 */
+        reg(PVK_GPUREG_DRAWARRAYS, 1);
+    }
+    pvk_stats b = stats();
+    CHECK_EQ(b.samplers_created - a.samplers_created, 2 * SAMPLERS);
+    CHECK_EQ(b.submissions, a.submissions); /* the batch is still open */
+    CHECK_EQ(b.gpu_waits, a.gpu_waits);
+    CHECK_EQ(pvk_poll(ctx), PVK_SUCCESS);
+    CHECK_EQ(stats().submissions, a.submissions + 1);
+    uint8_t got[W * H * 4];
+    copy_out(got, FB);
+    /* a texel at 1:1 (nearest): the texture's bytes, not a blank target */
+    uint32_t textured = 0;
+    for (uint32_t i = 0; i < W * H * 4; i += 4)
+        textured += got[i] != 0 || got[i + 1] != 0;
+    CHECK(textured > W * H / 2);
+    th_release(ctx);
+}
+
 int main(void)
 {
     static result res[MODES];
@@ -449,6 +514,7 @@ int main(void)
     const char *extra = getenv("PVK_TEST_DEBUG");
     if (!extra || !*extra) /* it picks its own flags: the ctest variants would run it again as it is */
         many_states();
+    sampler_evictions();
     CHECK_EQ(th_log_errors, 0); /* nothing dropped or refused on the way */
     (void)clear_fb, (void)draw_arrays, (void)tiled_index, (void)th_context; /* shared helpers not used here */
     return th_finish("test_batch");

@@ -340,7 +340,7 @@ int main(void)
     }
     CHECK(pvk_sampler_get(ctx, &k, NULL) == a); /* still cached */
     /* bounded: many more states than the cache holds */
-    uint64_t created = stats(ctx).samplers_created;
+    uint64_t created = stats(ctx).samplers_created, waits = stats(ctx).gpu_waits;
     for (int i = 0; i < 3 * PVK_SAMPLER_CACHE; i++) {
         k2 = k;
         k2.lod_bias = (int16_t)(100 + i);
@@ -349,6 +349,7 @@ int main(void)
     }
     CHECK_EQ(stats(ctx).samplers_created, created + 3 * PVK_SAMPLER_CACHE);
     CHECK_EQ(pvk_sampler_count(ctx), PVK_SAMPLER_CACHE);
+    CHECK_EQ(stats(ctx).gpu_waits, waits); /* evicted samplers wait in the deferred destroy, not the caller */
     k2 = k;
     k2.lod_bias = (int16_t)(100 + 3 * PVK_SAMPLER_CACHE - 1); /* the newest: a hit */
     created = stats(ctx).samplers_created;

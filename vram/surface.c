@@ -38,7 +38,6 @@
 #include "vram/vram.h"
 
 #define MAX_SURFACES 16
-#define MAX_GRAVES 4
 #define MAX_SHOWN 4 /* top, right eye, bottom and one spare */
 #define MAX_DIM 1024 /* FRAMEBUFFER_DIM: 11-bit width, 10-bit height-1 */
 
@@ -60,9 +59,6 @@ struct pvk_surfaces {
     pvk_image scratch[3]; /* 1x colour / depth / depth-stencil images for scaled surfaces */
     bool blit;            /* the device blits RGBA8 and D32 (scales other than 1) */
     bool blit_ds;         /* ... and D32_SFLOAT_S8_UINT */
-    /* Images of surfaces a reinterpretation replaced, freed once the GPU
-     * passes `value` instead of waiting for it in the draw path. */
-    struct { pvk_image image; uint64_t value; } graves[MAX_GRAVES];
     /* Shown images: the scaled copy of a display transfer's output that the
      * LCD presents instead of the 1x bytes (pvk_surface_shown); `big` holds
      * the scaled source image copied out linearly on its way there. */
@@ -159,49 +155,13 @@ pvk_result pvk_surface_init(pvk_vram *vm)
     return r;
 }
 
+/* A surface goes: its image waits for the work that may use it (submitted,
+ * or the open draw batch: the next submission) in the GPU layer's deferred
+ * destroy, so no surface call waits for the GPU to let one go. */
 static void drop(pvk_vram *vm, pvk_surface *s)
 {
-    /* draws or passes in flight, or the open draw batch, may still use the
-     * image (retiring submits the batch first) */
-    pvk_gpu_idle(vm->gpu);
-    pvk_image_destroy(vm->gpu, &s->image);
+    pvk_image_defer_destroy(vm->gpu, &s->image, pvk_gpu_submitted(vm->gpu) + 1);
     memset(s, 0, sizeof *s);
-}
-
-/* Free the replaced images the GPU is done with (all of them after a wait
- * when `wait`).  Reads the timeline without retiring: no retire callback
- * (IRQs to the host) runs inside a surface call. */
-static void free_graves(pvk_vram *vm, bool wait)
-{
-    struct pvk_surfaces *c = vm->surfaces;
-    uint64_t done = 0;
-    if (wait && pvk_gpu_busy(vm->gpu))
-        pvk_gpu_idle(vm->gpu);
-    if (wait || pvk_gpu_error(vm->gpu))
-        done = UINT64_MAX;
-    else if (!pvk_gpu_completed(vm->gpu, &done))
-        return;
-    for (int i = 0; i < MAX_GRAVES; i++)
-        if (c->graves[i].image.image && c->graves[i].value <= done) {
-            pvk_image_destroy(vm->gpu, &c->graves[i].image);
-            c->graves[i].value = 0;
-        }
-}
-
-/* drop() for a surface whose image only submitted work still uses: the
- * image waits in a grave for that work (or, all graves taken, for the GPU). */
-static void bury(pvk_vram *vm, pvk_surface *s)
-{
-    struct pvk_surfaces *c = vm->surfaces;
-    free_graves(vm, false);
-    for (int i = 0; i < MAX_GRAVES; i++)
-        if (!c->graves[i].image.image) {
-            c->graves[i].image = s->image;
-            c->graves[i].value = pvk_gpu_submitted(vm->gpu);
-            memset(s, 0, sizeof *s);
-            return;
-        }
-    drop(vm, s);
 }
 
 void pvk_surface_destroy(pvk_vram *vm)
@@ -212,7 +172,6 @@ void pvk_surface_destroy(pvk_vram *vm)
     for (int i = 0; i < MAX_SURFACES; i++)
         if (c->s[i].used)
             drop(vm, &c->s[i]);
-    free_graves(vm, true);
     for (int i = 0; i < 3; i++)
         pvk_image_destroy(vm->gpu, &c->scratch[i]);
     for (int i = 0; i < MAX_SHOWN; i++) {
@@ -557,7 +516,7 @@ static pvk_result get(pvk_vram *vm, const pvk_surface_key *key, VkFormat vk_form
     if (from) { /* colour <-> depth: into the new image, then the old one goes */
         if (reinterpret(vm, from, hit, key) && from->dirty && (r = write_back(vm, from)))
             return r;
-        bury(vm, from);
+        drop(vm, from);
     }
     if (!hit->valid && load_it && (r = load(vm, hit)))
         return r;

@@ -664,12 +664,16 @@ static pvk_result take_slot(pvk_vram *vm, tex_entry **out)
     }
     if (best->tex.image) {
         uint64_t done = 0;
-        if (!pvk_gpu_completed(vm->gpu, &done) || done < best->gpu_value) {
-            pvk_result r = pvk_retire_until(vm->gpu, best->gpu_value);
-            if (r && pvk_gpu_error(vm->gpu))
-                return r;
-        }
-        destroy_image(vm, &best->tex);
+        pvk_texture *t = &best->tex;
+        /* the GPU is past its last use: its memory goes to the pool; else the
+         * image waits in the GPU layer's deferred destroy (no wait here) */
+        if (pvk_gpu_completed(vm->gpu, &done) && done >= best->gpu_value)
+            destroy_image(vm, t);
+        else if (pvk_gpu_defer_destroy(vm->gpu, best->gpu_value, VK_OBJECT_TYPE_IMAGE, (uint64_t)t->image, t->view,
+                                       t->mem))
+            memset(t, 0, sizeof *t);
+        else
+            return PVK_ERROR_OUT_OF_MEMORY; /* logged */
     }
     memset(best, 0, sizeof *best);
     *out = best;

@@ -369,6 +369,10 @@ typedef struct pvk_stats {
      * from disk); a pipeline for a key whose module is still in memory (64
      * kept), e.g. one that differs only in blend or depth state, makes none. */
     uint64_t fragment_modules_created;
+    /* Times a library call waited for the GPU (pvk_flush, a read-back, a
+     * register read and the like; evicting surfaces, textures, samplers and
+     * pipelines never does: they wait in a deferred-destroy list). */
+    uint64_t gpu_waits;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
