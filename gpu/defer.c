@@ -19,25 +19,18 @@ struct pvk_grave {
 static void destroy(pvk_gpu *gpu, const pvk_grave *g)
 {
     switch (g->type) {
-    case VK_OBJECT_TYPE_PIPELINE:
-        gpu->vk.vkDestroyPipeline(gpu->device, (VkPipeline)g->handle, NULL);
-        break;
-    case VK_OBJECT_TYPE_SAMPLER:
-        gpu->vk.vkDestroySampler(gpu->device, (VkSampler)g->handle, NULL);
-        break;
-    case VK_OBJECT_TYPE_FRAMEBUFFER:
-        gpu->vk.vkDestroyFramebuffer(gpu->device, (VkFramebuffer)g->handle, NULL);
-        break;
-    case VK_OBJECT_TYPE_IMAGE:
-        if (g->view)
-            gpu->vk.vkDestroyImageView(gpu->device, g->view, NULL);
-        gpu->vk.vkDestroyImage(gpu->device, (VkImage)g->handle, NULL);
-        break;
-    case VK_OBJECT_TYPE_BUFFER:
-        gpu->vk.vkDestroyBuffer(gpu->device, (VkBuffer)g->handle, NULL);
-        break;
-    default:
-        break;
+        case VK_OBJECT_TYPE_PIPELINE: gpu->vk.vkDestroyPipeline(gpu->device, (VkPipeline)g->handle, NULL); break;
+        case VK_OBJECT_TYPE_SAMPLER: gpu->vk.vkDestroySampler(gpu->device, (VkSampler)g->handle, NULL); break;
+        case VK_OBJECT_TYPE_FRAMEBUFFER:
+            gpu->vk.vkDestroyFramebuffer(gpu->device, (VkFramebuffer)g->handle, NULL);
+            break;
+        case VK_OBJECT_TYPE_IMAGE:
+            if (g->view)
+                gpu->vk.vkDestroyImageView(gpu->device, g->view, NULL);
+            gpu->vk.vkDestroyImage(gpu->device, (VkImage)g->handle, NULL);
+            break;
+        case VK_OBJECT_TYPE_BUFFER: gpu->vk.vkDestroyBuffer(gpu->device, (VkBuffer)g->handle, NULL); break;
+        default: break;
     }
     if (g->mem)
         gpu->vk.vkFreeMemory(gpu->device, g->mem, NULL);
@@ -81,8 +74,7 @@ void pvk_gpu_reap(pvk_gpu *gpu, uint64_t done)
 
 void pvk_image_defer_destroy(pvk_gpu *gpu, pvk_image *im, uint64_t value)
 {
-    if (im->image &&
-        !pvk_gpu_defer_destroy(gpu, value, VK_OBJECT_TYPE_IMAGE, (uint64_t)im->image, im->view, im->mem)) {
+    if (im->image && !pvk_gpu_defer_destroy(gpu, value, VK_OBJECT_TYPE_IMAGE, (uint64_t)im->image, im->view, im->mem)) {
         pvk_gpu_idle(gpu); /* no room to wait in: wait here */
         pvk_image_destroy(gpu, im);
     }
