@@ -127,6 +127,8 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
         r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateShaderModule(ctx->gpu.device, &smci, NULL, &pl->quat_geom),
                          "vkCreateShaderModule");
     }
+    if (!r)
+        r = pvk_compiler_init(ctx); /* last: the workers read what is set up above */
     return r;
 }
 
@@ -140,6 +142,7 @@ void pvk_pipelines_destroy(pvk_context *ctx)
     struct pvk_pipelines *pl = ctx->pipelines;
     if (!pl)
         return;
+    pvk_compiler_destroy(ctx); /* builds in flight finish first: they use what goes below */
     if (pl->cache && pl->dir[0] && pl->created) {
         size_t size = 0;
         if (ctx->gpu.vk.vkGetPipelineCacheData(ctx->gpu.device, pl->cache, &size, NULL) == VK_SUCCESS && size) {
@@ -147,7 +150,9 @@ void pvk_pipelines_destroy(pvk_context *ctx)
             if (data && ctx->gpu.vk.vkGetPipelineCacheData(ctx->gpu.device, pl->cache, &size, data) == VK_SUCCESS) {
                 char path[600];
                 pvk_disk_pipeline_cache_path(ctx, path, sizeof path);
-                pvk_disk_write(ctx, path, data, size);
+                pvk_build b = {.ctx = ctx};
+                pvk_disk_write(&b, path, data, size);
+                pvk_build_flush(&b);
             }
             free(data);
         }
@@ -161,9 +166,7 @@ void pvk_pipelines_destroy(pvk_context *ctx)
         ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->vertex, NULL);
     if (pl->quat_geom)
         ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->quat_geom, NULL);
-    for (uint32_t i = 0; i < pl->n_vsm; i++)
-        if (pl->vsm[i].module)
-            ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->vsm[i].module, NULL);
+    pvk_vs_modules_destroy(ctx);
     for (uint32_t i = 0; i < FS_MODULES; i++)
         if (pl->fsm[i].module)
             ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->fsm[i].module, NULL);
@@ -177,6 +180,8 @@ void pvk_pipelines_destroy(pvk_context *ctx)
         ctx->gpu.vk.vkDestroyDescriptorSetLayout(ctx->gpu.device, pl->set_layout, NULL);
     pvk_log(&ctx->gpu, PVK_LOG_DEBUG, "draw pipelines: %llu created, %llu found in memory",
             (unsigned long long)pl->created, (unsigned long long)ctx->gpu.stats.pipeline_hits);
+    if (pl->disk_lock_ok)
+        pthread_mutex_destroy(&pl->disk_lock);
     free(pl);
     ctx->pipelines = NULL;
 }

@@ -6,6 +6,9 @@
 #ifndef PVK_RUNTIME_PIPELINE_H
 #define PVK_RUNTIME_PIPELINE_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+
 #include "runtime/runtime.h"
 #include "shaders/shaders.h"
 
@@ -34,7 +37,8 @@ typedef struct key_pair {
 #define VS_MODULES 64
 typedef struct vs_module {
     pvk_vs_key key;
-    VkShaderModule module;  /* VK_NULL_HANDLE: refused */
+    VkShaderModule module;  /* VK_NULL_HANDLE: refused (or still building) */
+    struct vs_job *job;     /* building in the background (runtime/shader_cache.c) */
 } vs_module;
 
 /* The attachment-read path's render passes, by depth format and depth load
@@ -80,6 +84,8 @@ struct pvk_pipelines {
     char dir[512];              /* the disk cache directory, "" when there is none */
     uint64_t disk_bytes;        /* its cache files' size: scanned once, then kept by writes */
     uint64_t disk_cap;          /* pvk_config.cache_max_bytes or the default */
+    pthread_mutex_t disk_lock;            /* disk_bytes and eviction: builds on workers write files too */
+    bool disk_lock_ok;
     VkPipelineCache cache;
     VkPipelineLayout layout;
     VkDescriptorSetLayout set_layout; /* set 0: push descriptors (PVK_DRAW_BINDING_DST) */
@@ -106,16 +112,52 @@ struct pvk_pipelines {
     pvk_spirv_info vertex_info; /* its outputs: what fragment inputs may read */
 };
 
+/* ---- background builds (runtime/compile.c) ---- */
+/* What one build did, kept apart from the context so that it can run on a
+ * worker thread: counters, log lines and the first Vulkan failure, handed
+ * to the context on the host's thread by pvk_build_flush. */
+typedef struct pvk_build {
+    pvk_context *ctx; /* read only on a worker: device, tables, settings */
+    uint64_t compiles, disk_hits, compile_ns, compile_max_ns, disk_evictions;
+    char *log; /* lines: a level digit, the text, NUL */
+    size_t len, cap;
+    VkResult vk;
+    const char *vk_what;
+} pvk_build;
+void pvk_build_log(pvk_build *b, pvk_log_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* pvk_vk_check's answer for `vr`, the failure kept for the flush to log. */
+pvk_result pvk_build_vk(pvk_build *b, VkResult vr, const char *what);
+/* On the host's thread: the log lines to pvk_log, the counters to pvk_stats; `b` emptied. */
+void pvk_build_flush(pvk_build *b);
+
+/* A job for a worker: `run` with the state around it (the submitter's). */
+typedef struct pvk_job {
+    void (*run)(struct pvk_job *j);
+    struct pvk_job *next;
+    atomic_bool done;
+} pvk_job;
+#define PVK_MAX_COMPILE_THREADS 8
+pvk_result pvk_compiler_init(pvk_context *ctx);
+/* Drains the queue (every job submitted ends done) and joins the workers. */
+void pvk_compiler_destroy(pvk_context *ctx);
+uint32_t pvk_compiler_threads(const pvk_context *ctx);
+/* Queues `j` (without workers: runs it now). */
+void pvk_compiler_submit(pvk_context *ctx, pvk_job *j);
+bool pvk_job_done(const pvk_job *j);
+void pvk_job_wait(pvk_context *ctx, pvk_job *j);
+
 /* ---- the disk cache (runtime/shader_cache.c) ---- */
 /* Finds (or makes) the directory, reads its size, evicts over the cap. */
 void pvk_disk_open(pvk_context *ctx);
 bool pvk_disk_make_dir(const char *path);
 void *pvk_disk_read(const char *path, size_t *size);
 void pvk_disk_touch(const char *path);
-void pvk_disk_write(pvk_context *ctx, const char *path, const void *data, size_t size);
+void pvk_disk_write(pvk_build *b, const char *path, const void *data, size_t size);
 void pvk_disk_pipeline_cache_path(const pvk_context *ctx, char *out, size_t cap);
 
 /* ---- shader modules (runtime/shader_cache.c) ---- */
+/* SPIR-V of generated GLSL (XXH3 `hash`), from the disk cache or compiled; safe on a worker. */
+uint32_t *pvk_build_spirv(pvk_build *b, pvk_shader_stage stage, const char *src, uint64_t hash, size_t *n_words);
 /* The fragment module for `fs`, from memory or made; VK_NULL_HANDLE: logged. */
 VkShaderModule pvk_fragment_module(pvk_context *ctx, const pvk_fs_key *fs);
 /* The generated vertex module for the device's key (made by
@@ -123,5 +165,7 @@ VkShaderModule pvk_fragment_module(pvk_context *ctx, const pvk_fs_key *fs);
 VkShaderModule pvk_vs_module(pvk_context *ctx, const pvk_vs_key *key);
 /* The key with the device's flags, as modules and pipelines are keyed. */
 void pvk_vs_key_for_device(const pvk_context *ctx, const pvk_vs_draw *vs, pvk_vs_key *key);
+/* Every generated vertex module (after pvk_compiler_destroy: no job runs). */
+void pvk_vs_modules_destroy(pvk_context *ctx);
 
 #endif

@@ -67,6 +67,7 @@ struct pvk_context {
     struct pvk_gs *gs;        /* runtime/gs_draw.c (made on the first geometry draw) */
     struct pvk_fragdata *fragdata; /* runtime/fragdata.c (made on first use) */
     struct pvk_pipelines *pipelines; /* runtime/pipeline.c */
+    struct pvk_compiler *compiler;   /* runtime/compile.c: background builds */
     struct pvk_samplers *samplers; /* runtime/sampler.c */
 };
 /* The context a layer's callback was handed the part of (batch close,

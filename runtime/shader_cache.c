@@ -96,7 +96,7 @@ static int older(const void *a, const void *b)
  * until three quarters of it are left (never `keep`, the file just written),
  * so that the next scan is many writes away.  Runs at context creation and
  * when a write crosses the cap, never per compile. */
-static void disk_scan(pvk_context *ctx, struct pvk_pipelines *pl, const char *keep)
+static void disk_scan(struct pvk_pipelines *pl, const char *keep, uint64_t *evicted)
 {
     DIR *d = opendir(pl->dir);
     if (!d)
@@ -132,7 +132,7 @@ static void disk_scan(pvk_context *ctx, struct pvk_pipelines *pl, const char *ke
             snprintf(path, sizeof path, "%s/%s", pl->dir, e[i].name);
             if (!remove(path)) {
                 total -= e[i].size;
-                ctx->gpu.stats.disk_cache_evictions++;
+                (*evicted)++;
             }
         }
     }
@@ -165,7 +165,7 @@ void *pvk_disk_read(const char *path, size_t *size)
 }
 
 /* Written whole under a temporary name, then renamed: readers never see half a file. */
-void pvk_disk_write(pvk_context *ctx, const char *path, const void *data, size_t size)
+void pvk_disk_write(pvk_build *b, const char *path, const void *data, size_t size)
 {
     char tmp[600];
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
@@ -177,15 +177,19 @@ void pvk_disk_write(pvk_context *ctx, const char *path, const void *data, size_t
     uint64_t replaced = stat(path, &old) ? 0 : (uint64_t)old.st_size;
     if (!ok || rename(tmp, path)) {
         remove(tmp);
-        pvk_log(&ctx->gpu, PVK_LOG_WARN, "shader cache: cannot write %s", path);
+        pvk_build_log(b, PVK_LOG_WARN, "shader cache: cannot write %s", path);
         return;
     }
-    struct pvk_pipelines *pl = ctx->pipelines;
+    struct pvk_pipelines *pl = b->ctx->pipelines;
+    if (pl->disk_lock_ok)
+        pthread_mutex_lock(&pl->disk_lock);
     pl->disk_bytes += size - (replaced < pl->disk_bytes ? replaced : pl->disk_bytes);
     if (pl->disk_bytes > pl->disk_cap) {
         const char *slash = strrchr(path, '/');
-        disk_scan(ctx, pl, slash ? slash + 1 : path);
+        disk_scan(pl, slash ? slash + 1 : path, &b->disk_evictions);
     }
+    if (pl->disk_lock_ok)
+        pthread_mutex_unlock(&pl->disk_lock);
 }
 
 void pvk_disk_pipeline_cache_path(const pvk_context *ctx, char *out, size_t cap)
@@ -201,8 +205,9 @@ void pvk_disk_open(pvk_context *ctx)
     struct pvk_pipelines *pl = ctx->pipelines;
     find_dir(ctx, pl);
     pl->disk_cap = ctx->gpu.cfg.cache_max_bytes ? ctx->gpu.cfg.cache_max_bytes : PVK_DEFAULT_CACHE_MAX_BYTES;
+    pl->disk_lock_ok = !pthread_mutex_init(&pl->disk_lock, NULL);
     if (pl->dir[0])
-        disk_scan(ctx, pl, NULL);
+        disk_scan(pl, NULL, &ctx->gpu.stats.disk_cache_evictions);
 }
 
 static const char *stage_name(VkShaderStageFlagBits stage)
@@ -277,10 +282,9 @@ bool pvk_shader_fits_layout(const pvk_spirv_info *m, VkShaderStageFlagBits stage
 }
 
 /* SPIR-V of the generated GLSL (XXH3 `hash`): from the disk cache, else compiled (and stored). */
-uint32_t *pvk_shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char *src, uint64_t hash,
-                           size_t *n_words)
+uint32_t *pvk_build_spirv(pvk_build *b, pvk_shader_stage stage, const char *src, uint64_t hash, size_t *n_words)
 {
-    struct pvk_pipelines *pl = ctx->pipelines;
+    struct pvk_pipelines *pl = b->ctx->pipelines;
     char path[600] = "";
     if (pl->dir[0]) {
         snprintf(path, sizeof path, "%s/%s-%016llx.spv", pl->dir,
@@ -289,13 +293,13 @@ uint32_t *pvk_shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char 
         size_t size = 0;
         uint32_t *words = pvk_disk_read(path, &size);
         if (words && size % 4 == 0 && size >= 20 && words[0] == 0x07230203u) {
-            ctx->gpu.stats.shader_disk_hits++;
+            b->disk_hits++;
             pvk_disk_touch(path);
             *n_words = size / 4;
             return words;
         }
         if (words)
-            pvk_log(&ctx->gpu, PVK_LOG_WARN, "shader cache: %s is not SPIR-V; compiling again", path);
+            pvk_build_log(b, PVK_LOG_WARN, "shader cache: %s is not SPIR-V; compiling again", path);
         free(words);
     }
     uint32_t *words = NULL;
@@ -306,7 +310,7 @@ uint32_t *pvk_shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char 
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (r) {
         /* generated code that does not compile is picavk's bug, not the guest's */
-        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "generated %s shader does not compile: %s\n%s",
+        pvk_build_log(b, PVK_LOG_ERROR, "generated %s shader does not compile: %s\n%s",
                 stage == PVK_STAGE_VERTEX    ? "vertex"
                 : stage == PVK_STAGE_COMPUTE ? "compute"
                                              : "fragment",
@@ -315,33 +319,42 @@ uint32_t *pvk_shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char 
         return NULL;
     }
     free(log);
-    ctx->gpu.stats.shader_compiles++;
+    b->compiles++;
     uint64_t ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)(t1.tv_nsec - t0.tv_nsec);
-    ctx->gpu.stats.shader_compile_ns += ns;
-    if (ns > ctx->gpu.stats.shader_compile_max_ns)
-        ctx->gpu.stats.shader_compile_max_ns = ns;
+    b->compile_ns += ns;
+    if (ns > b->compile_max_ns)
+        b->compile_max_ns = ns;
     if (path[0])
-        pvk_disk_write(ctx, path, words, *n_words * 4);
+        pvk_disk_write(b, path, words, *n_words * 4);
+    return words;
+}
+
+uint32_t *pvk_shader_spirv(pvk_context *ctx, pvk_shader_stage stage, const char *src, uint64_t hash,
+                           size_t *n_words)
+{
+    pvk_build b = {.ctx = ctx};
+    uint32_t *words = pvk_build_spirv(&b, stage, src, hash, n_words);
+    pvk_build_flush(&b);
     return words;
 }
 
 /* PVK_DEBUG=shaders: the module as SPIRV-Cross reads it, beside its source. */
-static void dump_fragment(pvk_context *ctx, const pvk_fs_key *fs, uint64_t hash, const char *src,
+static void dump_fragment(pvk_build *b, const pvk_fs_key *fs, uint64_t hash, const char *src,
                           const uint32_t *words, size_t n_words)
 {
-    struct pvk_pipelines *pl = ctx->pipelines;
+    struct pvk_pipelines *pl = b->ctx->pipelines;
     char dir[560], cross[600], gen[600], err[256];
     snprintf(dir, sizeof dir, "%s/shaders", pl->dir);
     if (!pl->dir[0] || !pvk_disk_make_dir(dir)) {
         if (!pl->dump_warned)
-            pvk_log(&ctx->gpu, PVK_LOG_WARN,
+            pvk_build_log(b, PVK_LOG_WARN,
                     "PVK_DEBUG=shaders: no cache directory to dump shaders into (PVK_CACHE_DIR)");
         pl->dump_warned = true;
         return;
     }
     char *glsl = pvk_spirv_to_glsl(words, n_words, err);
     if (!glsl) {
-        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "PVK_DEBUG=shaders: fragment shader %016llx: %s", (unsigned long long)hash,
+        pvk_build_log(b, PVK_LOG_ERROR, "PVK_DEBUG=shaders: fragment shader %016llx: %s", (unsigned long long)hash,
                 err);
         return;
     }
@@ -360,53 +373,54 @@ static void dump_fragment(pvk_context *ctx, const pvk_fs_key *fs, uint64_t hash,
         memcpy(text + hl + 1, glsl, gl);
         snprintf(cross, sizeof cross, "%s/%016llx.frag.glsl", dir, (unsigned long long)hash);
         snprintf(gen, sizeof gen, "%s/%016llx.generated.frag.glsl", dir, (unsigned long long)hash);
-        pvk_disk_write(ctx, cross, text, hl + 1 + gl);
-        pvk_disk_write(ctx, gen, src, strlen(src));
-        pvk_log(&ctx->gpu, PVK_LOG_INFO, "PVK_DEBUG=shaders: fragment shader %s (generated from %s)", cross, gen);
+        pvk_disk_write(b, cross, text, hl + 1 + gl);
+        pvk_disk_write(b, gen, src, strlen(src));
+        pvk_build_log(b, PVK_LOG_INFO, "PVK_DEBUG=shaders: fragment shader %s (generated from %s)", cross, gen);
     }
     free(text);
     free(glsl);
 }
 
 /* The debug check: does this fragment module (and the vertex shader) fit the draw layout? */
-static bool fragment_fits(pvk_context *ctx, uint64_t hash, const uint32_t *words, size_t n_words)
+static bool fragment_fits(pvk_build *b, uint64_t hash, const uint32_t *words, size_t n_words)
 {
-    struct pvk_pipelines *pl = ctx->pipelines;
+    struct pvk_pipelines *pl = b->ctx->pipelines;
     if (!pl->vertex_fits) {
-        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw pipeline refused: the vertex shader does not fit the layout (logged)");
+        pvk_build_log(b, PVK_LOG_ERROR, "draw pipeline refused: the vertex shader does not fit the layout (logged)");
         return false;
     }
     pvk_spirv_info info;
     char err[256], why[256];
     if (pvk_spirv_reflect(words, n_words, &info, err)) {
-        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw pipeline refused: fragment shader %016llx: %s",
+        pvk_build_log(b, PVK_LOG_ERROR, "draw pipeline refused: fragment shader %016llx: %s",
                 (unsigned long long)hash, err);
         return false;
     }
     if (!pvk_shader_fits_layout(&info, VK_SHADER_STAGE_FRAGMENT_BIT, &pl->vertex_info, pl->ranges, 2, pl->bindings,
                                 pl->n_bindings, why, sizeof why)) {
-        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw pipeline refused: fragment shader %016llx does not fit the layout: %s",
+        pvk_build_log(b, PVK_LOG_ERROR, "draw pipeline refused: fragment shader %016llx does not fit the layout: %s",
                 (unsigned long long)hash, why);
         return false;
     }
     return true;
 }
 
-static VkShaderModule fragment_module_make(pvk_context *ctx, const pvk_fs_key *fs)
+static VkShaderModule fragment_module_make(pvk_build *b, const pvk_fs_key *fs)
 {
+    pvk_context *ctx = b->ctx;
     char *src = pvk_glsl_fragment(fs);
     if (!src)
         return VK_NULL_HANDLE;
     uint64_t hash = XXH3_64bits(src, strlen(src));
     size_t n = 0;
-    uint32_t *words = pvk_shader_spirv(ctx, PVK_STAGE_FRAGMENT, src, hash, &n);
+    uint32_t *words = pvk_build_spirv(b, PVK_STAGE_FRAGMENT, src, hash, &n);
     if (words && (ctx->gpu.debug & PVK_DEBUG_SHADERS))
-        dump_fragment(ctx, fs, hash, src, words, n); /* before the check: a refused module can be read */
+        dump_fragment(b, fs, hash, src, words, n); /* before the check: a refused module can be read */
     VkShaderModule mod = VK_NULL_HANDLE;
-    if (words && (!ctx->pipelines->check || fragment_fits(ctx, hash, words, n))) {
+    if (words && (!ctx->pipelines->check || fragment_fits(b, hash, words, n))) {
         VkShaderModuleCreateInfo smci = {
             .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = n * 4, .pCode = words};
-        if (pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateShaderModule(ctx->gpu.device, &smci, NULL, &mod),
+        if (pvk_build_vk(b, ctx->gpu.vk.vkCreateShaderModule(ctx->gpu.device, &smci, NULL, &mod),
                          "vkCreateShaderModule"))
             mod = VK_NULL_HANDLE; /* logged; the pipeline is refused below */
     }
@@ -431,7 +445,9 @@ VkShaderModule pvk_fragment_module(pvk_context *ctx, const pvk_fs_key *fs)
         if (m->used < lru->used)
             lru = m;
     }
-    VkShaderModule mod = fragment_module_make(ctx, fs);
+    pvk_build b = {.ctx = ctx};
+    VkShaderModule mod = fragment_module_make(&b, fs);
+    pvk_build_flush(&b);
     if (!mod)
         return VK_NULL_HANDLE;
     if (lru->module)
@@ -444,9 +460,9 @@ VkShaderModule pvk_fragment_module(pvk_context *ctx, const pvk_fs_key *fs)
 /* The debug check of a generated vertex module: it fits the layout and
  * writes every output shaders/draw.vert writes, the same way (what the
  * fragment shaders were checked against). */
-static bool vertex_fits(pvk_context *ctx, const pvk_vs_key *key, const uint32_t *words, size_t n_words)
+static bool vertex_fits(pvk_build *b, const pvk_vs_key *key, const uint32_t *words, size_t n_words)
 {
-    struct pvk_pipelines *pl = ctx->pipelines;
+    struct pvk_pipelines *pl = b->ctx->pipelines;
     pvk_spirv_info *info = malloc(sizeof *info), *want = calloc(1, sizeof *want);
     char err[256], why[256] = "";
     bool ok = info && want && pl->vertex_fits;
@@ -463,7 +479,7 @@ static bool vertex_fits(pvk_context *ctx, const pvk_vs_key *key, const uint32_t 
     if (ok)
         ok = pvk_shader_fits_layout(want, VK_SHADER_STAGE_FRAGMENT_BIT, info, NULL, 0, NULL, 0, why, sizeof why);
     if (!ok)
-        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "generated vertex shader (program %016llx) refused: %s",
+        pvk_build_log(b, PVK_LOG_ERROR, "generated vertex shader (program %016llx) refused: %s",
                 (unsigned long long)key->code_hash, why[0] ? why : "the built-in vertex shader does not fit");
     free(info);
     free(want);
@@ -490,6 +506,104 @@ void pvk_vs_key_for_device(const pvk_context *ctx, const pvk_vs_draw *vs, pvk_vs
     key->flags = pvk_vs_flags_for_device(&ctx->profile, key->flags);
 }
 
+/* A generated vertex module in the making, on a worker or at once. */
+typedef struct vs_job {
+    pvk_job job;
+    pvk_build b;
+    pvk_vs_key key;
+    uint32_t code[PVK_SH_CODE_WORDS], opdesc[PVK_SH_OPDESCS]; /* copies: the guest may upload another program */
+    VkShaderModule module;
+    pvk_result r; /* MISSING_FEATURE: not translated whole, draws on the CPU */
+} vs_job;
+
+static void vs_build(pvk_job *job)
+{
+    vs_job *j = (vs_job *)job;
+    pvk_build *b = &j->b;
+    pvk_context *ctx = b->ctx;
+    char *src = NULL;
+    j->r = pvk_glsl_vertex_shader(&j->key, j->code, j->opdesc, &src);
+    if (j->r == PVK_ERROR_MISSING_FEATURE) {
+        pvk_build_log(b, PVK_LOG_DEBUG, "vertex program %016llx (entry %u) is not translated whole: its draws run on "
+                      "the CPU", (unsigned long long)j->key.code_hash, j->key.entry);
+        return;
+    }
+    if (j->r)
+        return;
+    uint64_t hash = XXH3_64bits(src, strlen(src));
+    size_t n = 0;
+    uint32_t *words = pvk_build_spirv(b, PVK_STAGE_VERTEX, src, hash, &n);
+    free(src);
+    if (!words) {
+        j->r = PVK_ERROR_VULKAN; /* logged: picavk's bug */
+        return;
+    }
+    if (!ctx->pipelines->check || vertex_fits(b, &j->key, words, n)) {
+        VkShaderModuleCreateInfo smci = {
+            .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = n * 4, .pCode = words};
+        j->r = pvk_build_vk(b, ctx->gpu.vk.vkCreateShaderModule(ctx->gpu.device, &smci, NULL, &j->module),
+                            "vkCreateShaderModule");
+    } else {
+        j->r = PVK_ERROR_VULKAN;
+    }
+    free(words);
+}
+
+/* A finished job's module into its slot (on the host's thread): its log
+ * and counters to the context.  A failed build leaves the slot refused. */
+static pvk_result vs_take(pvk_context *ctx, vs_module *m)
+{
+    vs_job *j = m->job;
+    pvk_build_flush(&j->b);
+    pvk_result r = j->r;
+    m->module = r ? VK_NULL_HANDLE : j->module;
+    m->job = NULL;
+    free(j);
+    if (r && r != PVK_ERROR_MISSING_FEATURE)
+        return r;
+    if (!r)
+        ctx->gpu.stats.background_builds += pvk_compiler_threads(ctx) != 0;
+    return m->module ? PVK_SUCCESS : PVK_ERROR_MISSING_FEATURE;
+}
+
+/* The slots full: modules that are done go (pipelines keep what they need
+ * of a module), the ones building stay. */
+static void vs_make_room(pvk_context *ctx, struct pvk_pipelines *pl)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < pl->n_vsm; i++) {
+        if (pl->vsm[i].job)
+            pl->vsm[kept++] = pl->vsm[i];
+        else if (pl->vsm[i].module)
+            ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->vsm[i].module, NULL);
+    }
+    pl->n_vsm = kept;
+    if (kept == VS_MODULES) { /* every one building: wait for the oldest */
+        pvk_job_wait(ctx, &pl->vsm[0].job->job);
+        if (!vs_take(ctx, &pl->vsm[0]) && pl->vsm[0].module)
+            ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->vsm[0].module, NULL);
+        memmove(&pl->vsm[0], &pl->vsm[1], --pl->n_vsm * sizeof pl->vsm[0]);
+    }
+}
+
+void pvk_vs_modules_destroy(pvk_context *ctx)
+{
+    struct pvk_pipelines *pl = ctx->pipelines;
+    for (uint32_t i = 0; i < pl->n_vsm; i++) {
+        vs_module *m = &pl->vsm[i];
+        if (m->job) { /* the workers are joined: every job is done */
+            vs_job *j = m->job;
+            free(j->b.log);
+            if (j->module)
+                ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, j->module, NULL);
+            free(j);
+        } else if (m->module) {
+            ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, m->module, NULL);
+        }
+    }
+    pl->n_vsm = 0;
+}
+
 pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs)
 {
     struct pvk_pipelines *pl = ctx->pipelines;
@@ -504,43 +618,33 @@ pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs)
         }
     }
     vs_module *m = vs_find(pl, &key);
-    if (m)
-        return m->module ? PVK_SUCCESS : PVK_ERROR_MISSING_FEATURE;
-    if (pl->n_vsm == VS_MODULES) { /* pipelines keep what they need: modules can go any time */
-        for (uint32_t i = 0; i < pl->n_vsm; i++)
-            if (pl->vsm[i].module)
-                ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->vsm[i].module, NULL);
-        pl->n_vsm = 0;
+    if (!m) {
+        if (pl->n_vsm == VS_MODULES)
+            vs_make_room(ctx, pl);
+        vs_job *j = calloc(1, sizeof *j);
+        if (!j)
+            return PVK_ERROR_OUT_OF_MEMORY;
+        j->job.run = vs_build;
+        j->b.ctx = ctx;
+        j->key = key;
+        memcpy(j->code, vs->code, sizeof j->code);
+        memcpy(j->opdesc, vs->opdesc, sizeof j->opdesc);
+        m = &pl->vsm[pl->n_vsm++];
+        *m = (vs_module){.key = key, .job = j};
+        pvk_compiler_submit(ctx, &j->job); /* without workers it is done now */
     }
-    char *src = NULL;
-    pvk_result r = pvk_glsl_vertex_shader(&key, vs->code, vs->opdesc, &src);
-    VkShaderModule mod = VK_NULL_HANDLE;
-    if (r == PVK_ERROR_MISSING_FEATURE) {
-        pvk_log(&ctx->gpu, PVK_LOG_DEBUG,
-                "vertex program %016llx (entry %u) is not translated whole: its draws run on "
-                "the CPU",
-                (unsigned long long)key.code_hash, key.entry);
-    } else if (r) {
-        return r;
-    } else {
-        uint64_t hash = XXH3_64bits(src, strlen(src));
-        size_t n = 0;
-        uint32_t *words = pvk_shader_spirv(ctx, PVK_STAGE_VERTEX, src, hash, &n);
-        free(src);
-        if (!words)
-            return PVK_ERROR_VULKAN; /* logged: picavk's bug */
-        if (!pl->check || vertex_fits(ctx, &key, words, n)) {
-            VkShaderModuleCreateInfo smci = {
-                .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = n * 4, .pCode = words};
-            r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateShaderModule(ctx->gpu.device, &smci, NULL, &mod),
-                             "vkCreateShaderModule");
-        } else {
-            r = PVK_ERROR_VULKAN;
+    if (m->job) {
+        if (!pvk_job_done(&m->job->job)) {
+            /* the CPU interpreter draws it meanwhile: the same bytes (the
+             * *_cpu_vs test variants), no wait for the compiler */
+            ctx->gpu.stats.cpu_vs_while_building++;
+            return PVK_ERROR_MISSING_FEATURE;
         }
-        free(words);
-        if (r)
+        pvk_result r = vs_take(ctx, m);
+        if (r && r != PVK_ERROR_MISSING_FEATURE) {
+            *m = pl->vsm[--pl->n_vsm]; /* not remembered: the next draw tries again */
             return r;
+        }
     }
-    pl->vsm[pl->n_vsm++] = (vs_module){key, mod};
-    return mod ? PVK_SUCCESS : PVK_ERROR_MISSING_FEATURE;
+    return m->module ? PVK_SUCCESS : PVK_ERROR_MISSING_FEATURE;
 }

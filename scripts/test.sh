@@ -1,7 +1,8 @@
 #!/bin/bash
 # The whole test suite: a normal build, an ASan+UBSan build and a Release
 # (-O3, shared library) build, each run by ctest on lavapipe with the Khronos
-# validation layer (any validation message fails a test); then the packaging:
+# validation layer (any validation message fails a test), and the compile
+# threads' test under ThreadSanitizer; then the packaging:
 # the shared library exports only the API, and the installed static and shared
 # packages build and run an out-of-tree program (find_package and pkg-config).
 # The example viewer is built too and tested under Xvfb.  The 20 devkitPro GPU
@@ -17,6 +18,11 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 status=0
 echo "== normal build =="
 (cd build && ctest --output-on-failure -j2) || status=1
+echo "== ThreadSanitizer: the compile threads (tests/test_compile.c) =="
+cmake -S . -B build-tsan -DPVK_WERROR=ON -DPVK_TSAN=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build build-tsan -j"$(nproc)" --target test_compile >/dev/null
+TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp:ignore_noninstrumented_modules=1:halt_on_error=1" \
+  build-tsan/tests/test_compile || status=1
 echo "== ASan+UBSan build =="
 (cd build-asan && ctest --output-on-failure -j2) || status=1
 echo "== Release build (-O3, shared library) =="

@@ -1,22 +1,21 @@
 /* Run-time GLSL -> SPIR-V through glslang's C API, for generated shaders. */
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
+#include <pthread.h>
 
 #include <glslang/Include/glslang_c_interface.h>
 #include <glslang/Public/resource_limits_c.h>
 
 #include "shaders/shaders.h"
 
-static once_flag init_once = ONCE_FLAG_INIT;
-static mtx_t compile_lock;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER; /* pthreads: ThreadSanitizer sees them */
 
 /* glslang keeps per-process state: initialise once, never finalise (the
  * process may still compile until exit). */
 static void init_glslang(void)
 {
     glslang_initialize_process();
-    mtx_init(&compile_lock, mtx_plain);
 }
 
 static char *dup_log(const char *a, const char *b)
@@ -45,7 +44,7 @@ pvk_result pvk_glsl_compile(pvk_shader_stage stage, const char *source, uint32_t
     glslang_stage_t gs = stage == PVK_STAGE_VERTEX ? GLSLANG_STAGE_VERTEX
                          : stage == PVK_STAGE_FRAGMENT ? GLSLANG_STAGE_FRAGMENT
                                                        : GLSLANG_STAGE_COMPUTE;
-    call_once(&init_once, init_glslang);
+    pthread_once(&init_once, init_glslang);
     const glslang_input_t input = {
         .language = GLSLANG_SOURCE_GLSL,
         .stage = gs,
@@ -60,7 +59,7 @@ pvk_result pvk_glsl_compile(pvk_shader_stage stage, const char *source, uint32_t
         .resource = glslang_default_resource(),
     };
     pvk_result r = PVK_ERROR_BAD_DATA;
-    mtx_lock(&compile_lock);
+    pthread_mutex_lock(&compile_lock);
     glslang_shader_t *shader = glslang_shader_create(&input);
     glslang_program_t *program = NULL;
     if (!shader) {
@@ -95,6 +94,6 @@ out:
         glslang_program_delete(program);
     if (shader)
         glslang_shader_delete(shader);
-    mtx_unlock(&compile_lock);
+    pthread_mutex_unlock(&compile_lock);
     return r;
 }

@@ -4,6 +4,8 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include <stdlib.h>
+
 #include "draw_common.h"
 
 /* Regular files in `dir` (0 if it cannot be opened). */
@@ -198,6 +200,9 @@ static void module_reuse(void)
 
 int main(void)
 {
+    /* counters below say which path drew or what compiled when: builds on
+     * the calling thread (tests/test_compile.c covers the compile threads) */
+    setenv("PVK_COMPILE_THREADS", "0", 1);
     module_reuse();
     cache_dir_config();
     cap_evicts();

@@ -37,6 +37,8 @@
  * greens (0: depth writes), quads at random constant depths in mode 3, every
  * pixel exact against the reference; without attachment reads the draw is
  * counted unsupported and writes its TEV colour. */
+#include <stdlib.h>
+
 #include "draw_common.h"
 #include "frag_ref.h"
 #include "light_ref.h"
@@ -930,6 +932,9 @@ static void shadow_tests(void)
 
 int main(void)
 {
+    /* counters below say which path drew or what compiled when: builds on
+     * the calling thread (tests/test_compile.c covers the compile threads) */
+    setenv("PVK_COMPILE_THREADS", "0", 1);
     shadow_tests();
     proctex_tests(NULL);
     lighting_tests(NULL);

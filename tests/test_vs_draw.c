@@ -11,6 +11,8 @@
  * program is bit-exact, tests/test_vs_gpu.c), so any difference is the
  * draw path's.  The GPU path must really run (its vertex counter), and the
  * cases it declines (misaligned attributes) must still match. */
+#include <stdlib.h>
+
 #include "draw_common.h"
 #include "runtime/runtime.h"
 #include "translator/translator.h"
@@ -499,6 +501,9 @@ static void test_bad_vertices(pvk_context *c)
 
 int main(void)
 {
+    /* counters below say which path drew or what compiled when: builds on
+     * the calling thread (tests/test_compile.c covers the compile threads) */
+    setenv("PVK_COMPILE_THREADS", "0", 1);
     (void)unused_index;
     /* guest memory imported, then mirrored in device buffers (fewer cases) */
     for (int mirror = 0; mirror < 2; mirror++) {

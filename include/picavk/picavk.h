@@ -11,8 +11,10 @@
  * different threads at once, including pvk_context_create and
  * pvk_context_destroy.  Callbacks (log, IRQ, replay frame callbacks, the
  * embedded queue lock) run synchronously on the thread of the picavk call
- * that causes them, never on a thread of picavk's own (it starts none); they
- * may call back into the same context.  Debug builds (NDEBUG not defined)
+ * that causes them, never on one of picavk's compile threads (each context
+ * starts pvk_config.compile_threads of them to build shaders; what they log
+ * is handed to the log callback by a later call on the context's thread);
+ * they may call back into the same context.  Debug builds (NDEBUG not defined)
  * detect a second thread entering a context during a call: it is logged and
  * the call returns PVK_ERROR_BUSY (NULL for pvk_guest_ptr) without doing
  * anything.  pvk_guest_ptr's memory may be written by the host from any
@@ -247,6 +249,14 @@ typedef struct pvk_config {
      * Past it the least recently used files go (a hit counts as a use)
      * until three quarters are left: pvk_stats.disk_cache_evictions. */
     uint64_t cache_max_bytes;
+    /* Worker threads that build shaders in the background (0: the default,
+     * min(4, cores - 1); negative: none, every build on the calling thread
+     * as the draw asks for it; at most 8).  The environment's
+     * PVK_COMPILE_THREADS overrides it (0 there means none).  A draw never
+     * waits for a vertex program's build: the CPU interpreter draws it,
+     * with the same bytes, until the build is done
+     * (pvk_stats.cpu_vs_while_building). */
+    int compile_threads;
 } pvk_config;
 #define PVK_DEFAULT_CACHE_MAX_BYTES (64ull << 20)
 
@@ -373,6 +383,10 @@ typedef struct pvk_stats {
      * register read and the like; evicting surfaces, textures, samplers and
      * pipelines never does: they wait in a deferred-destroy list). */
     uint64_t gpu_waits;
+    /* Shaders built on the compile threads (pvk_config.compile_threads), and
+     * draws whose vertex program ran on the CPU interpreter because its GPU
+     * build was not done yet. */
+    uint64_t background_builds, cpu_vs_while_building;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);

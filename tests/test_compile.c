@@ -1,0 +1,127 @@
+/* Compile threads (pvk_config.compile_threads, runtime/compile.c): a draw
+ * whose vertex program is still being built in the background is drawn by
+ * the CPU interpreter, later draws of the program take the GPU path once its
+ * module is done, and the pictures are byte for byte those of a context that
+ * builds everything on the calling thread (compile_threads < 0), whose
+ * draws all take the GPU path.  A context destroyed with builds in flight
+ * ends cleanly (the ASan run checks the leaks). */
+#include <stdlib.h>
+#include <time.h>
+
+#include "draw_common.h"
+#include "runtime/pipeline.h"
+
+#define PROGRAMS 6
+
+/* MOV o0, v0; MOV o1, v1; then `extra` MOV r0, v0 (distinct code, the same
+ * outputs); END.  Position and colour as upload_shader. */
+static void upload_program(unsigned extra)
+{
+    reg(PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
+    reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, (0x13u << 26) | (0u << 21) | (0u << 12));
+    reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, (0x13u << 26) | (1u << 21) | (1u << 12));
+    for (unsigned i = 0; i < extra; i++)
+        reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, (0x13u << 26) | (0x10u << 21) | (0u << 12));
+    reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, 0x22u << 26);
+    reg(PVK_GPUREG_VSH_CODETRANSFER_END, 1);
+}
+
+static void setup(void)
+{
+    upload_shader(); /* the output map, attribute permutation and descriptor */
+    setup_attribs();
+    setup_rgba8_target(FB, W, H);
+    merger_replace();
+    tev_primary_colour();
+    float *v = pvk_guest_ptr(ctx, VB, PROGRAMS * 3 * 32);
+    for (unsigned p = 0; p < PROGRAMS; p++)
+        for (unsigned k = 0; k < 3; k++) { /* a triangle per program, across the buffer */
+            float *q = v + (p * 3 + k) * 8;
+            q[0] = -1.0f + (float)p / PROGRAMS * 2.0f + (k == 1 ? 0.5f : 0.0f);
+            q[1] = k == 2 ? 0.9f : -0.8f + 0.1f * (float)p;
+            q[2] = -0.5f, q[3] = 1.0f;
+            q[4] = (float)(p + 1) / (PROGRAMS + 1), q[5] = 0.25f * (float)k, q[6] = 0.7f, q[7] = 1.0f;
+        }
+    pvk_guest_written(ctx, VB, PROGRAMS * 3 * 32);
+    memset(pvk_guest_ptr(ctx, FB, W * H * 4), 0x40, W * H * 4);
+    pvk_guest_written(ctx, FB, W * H * 4);
+}
+
+/* Each program draws its triangle (replace blend: drawing a round again
+ * changes no byte).  Returns how many of the draws took the GPU path. */
+static unsigned round_of_draws(void)
+{
+    unsigned on_gpu = 0;
+    for (unsigned p = 0; p < PROGRAMS; p++) {
+        upload_program(p + 1);
+        uint64_t before = ctx->pica.counters.gpu_vertices;
+        reg(PVK_GPUREG_ATTRIBBUFFER0_OFFSET, p * 3 * 32);
+        reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
+        reg(PVK_GPUREG_NUMVERTICES, 3);
+        reg(PVK_GPUREG_VERTEX_OFFSET, 0);
+        reg(PVK_GPUREG_DRAWARRAYS, 1);
+        on_gpu += ctx->pica.counters.gpu_vertices != before;
+    }
+    return on_gpu;
+}
+
+static void run(int threads, uint8_t *out, pvk_stats *st)
+{
+    char dir[] = "/tmp/pvk_compile_XXXXXX"; /* empty: every build compiles */
+    CHECK(mkdtemp(dir) != NULL);
+    pvk_config cfg = {.compile_threads = threads, .cache_dir = dir};
+    ctx = th_context(&cfg, 0);
+    CHECK_EQ(pvk_compiler_threads(ctx), threads < 0 ? 0u : (uint32_t)threads);
+    setup();
+    unsigned first = round_of_draws();
+    if (threads < 0) {
+        CHECK_EQ(first, PROGRAMS); /* built as the draws asked */
+    } else {
+        /* a glslang build takes milliseconds; the draw asked microseconds after queueing it */
+        CHECK(first < PROGRAMS);
+        CHECK(stats().cpu_vs_while_building > 0);
+    }
+    /* until every program's module is done: the GPU path takes them all */
+    unsigned rounds = 1, last = first;
+    while (last < PROGRAMS && rounds < 2000) {
+        CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+        nanosleep(&(struct timespec){0, 5000000}, NULL);
+        last = round_of_draws();
+        rounds++;
+    }
+    CHECK_EQ(last, PROGRAMS);
+    copy_out(out, FB);
+    *st = stats();
+    th_release(ctx);
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK_EQ(system(cmd), 0);
+}
+
+int main(void)
+{
+    unsetenv("PVK_COMPILE_THREADS"); /* the contexts here say what they want */
+    static uint8_t sync[W * H * 4], bg[W * H * 4];
+    pvk_stats s, b;
+    run(-1, sync, &s);
+    CHECK_EQ(s.background_builds, 0);
+    CHECK_EQ(s.cpu_vs_while_building, 0);
+    run(2, bg, &b);
+    CHECK(b.background_builds >= PROGRAMS);
+    CHECK_EQ(differ(sync, bg, sizeof sync), 0);
+    /* not a blank picture: every program's triangle is in it */
+    uint32_t drawn = 0;
+    for (uint32_t i = 0; i < W * H; i++)
+        drawn += sync[4 * i + 2] != 0x40;
+    CHECK(drawn > W * H / 8);
+
+    /* destroyed with builds queued and running: they finish, nothing leaks */
+    pvk_config cfg = {.compile_threads = 1, .cache_dir = ""};
+    ctx = th_context(&cfg, 0);
+    setup();
+    round_of_draws();
+    th_release(ctx);
+    CHECK_EQ(th_log_errors, 0);
+    (void)clear_fb, (void)draw_arrays, (void)tiled_index, (void)setup_target_d24s8;
+    return th_finish("test_compile");
+}
