@@ -412,6 +412,7 @@ typedef struct frame_stat {
     double ms, cpu_ms; /* wall time; CPU time of the process (lavapipe's threads too) */
     double submit_ms;  /* wall time until pvk_vblank returned, before the wait for the GPU */
     uint64_t pipelines, compiles, disk_hits;
+    uint64_t unspecialised; /* draws that went another way while their shaders were being built */
 } frame_stat;
 
 typedef struct run_result {
@@ -464,6 +465,7 @@ static frame_stat play(pvk_context *ctx, bench_list *l, int f)
     s.pipelines = b.pipelines_created - a.pipelines_created;
     s.compiles = b.shader_compiles - a.shader_compiles;
     s.disk_hits = b.shader_disk_hits - a.shader_disk_hits;
+    s.unspecialised = b.cpu_vs_while_building - a.cpu_vs_while_building;
     return s;
 }
 
@@ -665,7 +667,22 @@ int main(void)
                    "the driver's cache holds %u files after the run\n", cache_name[k], pipes ? extra / pipes : 0.0,
                    pipes ? cpu / pipes : 0.0, r->driver_files);
         }
-        printf("  frames until every draw is specialised: 0 (each draw waits for its own pipeline)\n");
+        for (int k = 0; k < CACHES; k++) {
+            /* from a burst frame to the first frame all of whose draws took their own shaders */
+            const run_result *r = &res[c][k];
+            uint32_t most = 0;
+            uint64_t total = 0;
+            for (uint32_t b = 0; b < BURSTS; b++) {
+                uint32_t f = burst_at[b];
+                while (f < FRAMES && r->frame[f].unspecialised)
+                    f++;
+                most = f - burst_at[b] > most ? f - burst_at[b] : most;
+            }
+            for (uint32_t f = 0; f < FRAMES; f++)
+                total += r->frame[f].unspecialised;
+            printf("  %s: frames until every draw is specialised: %u (draws drawn another way meanwhile: %llu)\n",
+                   cache_name[k], most, (unsigned long long)total);
+        }
     }
     printf("same %u frames (frame hashes) in every run: %s\n", FRAMES, same ? "yes" : "NO");
     for (int c = 0; c < N_CONFIGS; c++) {

@@ -37,6 +37,7 @@ static void *worker(void *arg)
         if (!c->head)
             c->tail = NULL;
         pthread_mutex_unlock(&c->lock);
+        j->on_worker = true;
         j->run(j);
         pthread_mutex_lock(&c->lock);
         atomic_store_explicit(&j->done, true, memory_order_release);
@@ -110,6 +111,7 @@ void pvk_compiler_submit(pvk_context *ctx, pvk_job *j)
 {
     struct pvk_compiler *c = ctx->compiler;
     j->next = NULL;
+    j->on_worker = false;
     atomic_store_explicit(&j->done, false, memory_order_relaxed);
     if (!c || !c->n) {
         j->run(j);
@@ -137,6 +139,17 @@ void pvk_job_wait(pvk_context *ctx, pvk_job *j)
     if (pvk_job_done(j))
         return;
     pthread_mutex_lock(&c->lock);
+    /* not started yet: run it here rather than wait behind the queue */
+    for (pvk_job **p = &c->head, *prev = NULL; *p; prev = *p, p = &(*p)->next)
+        if (*p == j) {
+            *p = j->next;
+            if (c->tail == j)
+                c->tail = prev;
+            pthread_mutex_unlock(&c->lock);
+            j->run(j);
+            atomic_store_explicit(&j->done, true, memory_order_release);
+            return;
+        }
     while (!pvk_job_done(j))
         pthread_cond_wait(&c->done, &c->lock);
     pthread_mutex_unlock(&c->lock);

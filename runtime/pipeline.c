@@ -21,6 +21,8 @@
 
 #include "runtime/pipeline.h"
 
+static void pipe_jobs_drop(pvk_context *ctx, struct pvk_pipelines *pl);
+
 pvk_result pvk_pipelines_init(pvk_context *ctx)
 {
     struct pvk_pipelines *pl = calloc(1, sizeof *pl);
@@ -159,6 +161,7 @@ void pvk_pipelines_destroy(pvk_context *ctx)
     }
     if (pl->cache)
         ctx->gpu.vk.vkDestroyPipelineCache(ctx->gpu.device, pl->cache, NULL);
+    pipe_jobs_drop(ctx, pl);
     for (uint32_t i = 0; i < (1u << TABLE_BITS); i++)
         if (pl->table[i].pipeline)
             ctx->gpu.vk.vkDestroyPipeline(ctx->gpu.device, pl->table[i].pipeline, NULL);
@@ -191,21 +194,63 @@ VkPipelineLayout pvk_pipeline_layout(const pvk_context *ctx)
     return ctx->pipelines->layout;
 }
 
-static VkPipeline create(pvk_context *ctx, const key_pair *k)
+/* A draw pipeline in the making (on a worker, or at once): what the
+ * host's thread found for it, and what the build makes. */
+typedef struct pipe_job {
+    pvk_job job;
+    pvk_build b;
+    key_pair key;
+    VkShaderModule vert, frag; /* frag VK_NULL_HANDLE: the build makes it (then owns it) */
+    bool lent;                 /* frag came from the in-memory cache */
+    VkRenderPass pass;
+    VkPipeline pipeline;
+} pipe_job;
+
+/* On the host's thread: the modules and render pass a build needs (the
+ * fragment module from the in-memory cache, lent: pinned until the job is
+ * taken).  False: logged, nothing to build. */
+static bool pipe_prepare(pvk_context *ctx, pipe_job *j)
 {
     struct pvk_pipelines *pl = ctx->pipelines;
-    VkShaderModule vert = pl->vertex;
+    const key_pair *k = &j->key;
+    j->b.ctx = ctx;
+    j->vert = pl->vertex;
     if (k->program) {
-        vert = pvk_vs_module(ctx, &k->vs);
-        if (!vert) { /* pvk_pipeline_get's caller prepares it first */
+        j->vert = pvk_vs_module(ctx, &k->vs);
+        if (!j->vert) { /* pvk_pipeline_get's caller prepares it first */
             pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw pipeline: no vertex module for program %016llx",
                     (unsigned long long)k->vs.code_hash);
-            return VK_NULL_HANDLE;
+            return false;
         }
     }
-    VkShaderModule frag = pvk_fragment_module(ctx, &k->fs);
+    const pvk_pipe_key *pk = &k->pipe;
+    /* Without the device's logicOp the fragment is written as it is (Copy),
+     * logged once: the shader cannot read the attachment on this path. */
+    if (!pk->blend && !ctx->gpu.features.logic_op && pk->logic_op != 3 && !pl->logic_warned) {
+        pl->logic_warned = true;
+        pvk_unsupported(&ctx->gpu, "the device has no logicOp: logic op %u is drawn as Copy", pk->logic_op);
+    }
+    j->pass = k->render_pass ? pvk_render_pass_get(ctx, (VkFormat)k->depth_format, true) : VK_NULL_HANDLE;
+    if (k->render_pass && !j->pass)
+        return false; /* logged */
+    j->frag = pvk_fragment_module_lend(ctx, &k->fs);
+    j->lent = j->frag != VK_NULL_HANDLE;
+    return true;
+}
+
+/* On a worker (or at once): the fragment module if it was not in memory,
+ * then the pipeline.  Reads only what pvk_pipelines_init set up. */
+static void pipe_build(pvk_job *job)
+{
+    pipe_job *j = (pipe_job *)job;
+    pvk_context *ctx = j->b.ctx;
+    struct pvk_pipelines *pl = ctx->pipelines;
+    const key_pair *k = &j->key;
+    VkShaderModule vert = j->vert, frag = j->frag;
     if (!frag)
-        return VK_NULL_HANDLE;
+        frag = j->frag = pvk_fragment_module_make(&j->b, &k->fs);
+    if (!frag)
+        return;
     VkPipelineShaderStageCreateInfo stages[3] = {
         {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
          .module = vert, .pName = "main"},
@@ -289,13 +334,7 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
         .alphaBlendOp = pvk_vk_blend_op(pk->alpha_eq),
         .colorWriteMask = pk->color_mask,
     };
-    /* Without the device's logicOp the fragment is written as it is (Copy),
-     * logged once: the shader cannot read the attachment on this path. */
-    bool logic = !pk->blend && ctx->gpu.features.logic_op;
-    if (!pk->blend && !logic && pk->logic_op != 3 && !pl->logic_warned) {
-        pl->logic_warned = true;
-        pvk_unsupported(&ctx->gpu, "the device has no logicOp: logic op %u is drawn as Copy", pk->logic_op);
-    }
+    bool logic = !pk->blend && ctx->gpu.features.logic_op; /* else Copy (pipe_prepare said so) */
     VkPipelineColorBlendStateCreateInfo cb = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
         /* the subpass reads its colour attachment in rasterization order */
@@ -325,10 +364,7 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
         .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO, .colorAttachmentCount = 1,
         .pColorAttachmentFormats = &fmt, .depthAttachmentFormat = (VkFormat)k->depth_format,
         .stencilAttachmentFormat = stencil ? (VkFormat)k->depth_format : VK_FORMAT_UNDEFINED};
-    VkRenderPass pass = k->render_pass ? pvk_render_pass_get(ctx, (VkFormat)k->depth_format, true) : VK_NULL_HANDLE;
-    if (k->render_pass && !pass) {
-        return VK_NULL_HANDLE; /* logged */
-    }
+    VkRenderPass pass = j->pass;
     VkGraphicsPipelineCreateInfo gpci = {
         .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
         .pNext = pass ? NULL : &rci, /* any load op: compatible with every pass of this depth format */
@@ -347,17 +383,22 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
         .layout = pl->layout,
     };
     VkPipeline p = VK_NULL_HANDLE;
-    if (pvk_vk_check(&ctx->gpu,
-                     ctx->gpu.vk.vkCreateGraphicsPipelines(ctx->gpu.device, pl->cache, 1, &gpci, NULL, &p),
+    if (pvk_build_vk(&j->b, ctx->gpu.vk.vkCreateGraphicsPipelines(ctx->gpu.device, pl->cache, 1, &gpci, NULL, &p),
                      "vkCreateGraphicsPipelines"))
-        p = VK_NULL_HANDLE; /* logged; the draw is dropped */
+        p = VK_NULL_HANDLE; /* logged at the flush; the draw is dropped */
     if (p)
         pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, "draw: %s, mask %X%s",
                         k->fs.blend ? "blend in the shader"
                         : pk->blend ? "blend"
                                     : "logic op",
                         pk->color_mask, k->render_pass ? ", render pass" : "");
-    return p;
+    j->pipeline = p;
+}
+
+/* A slot in use: a pipeline, or one being built. */
+static bool used(const entry *e)
+{
+    return e->pipeline || e->job;
 }
 
 /* Remove slot i, moving later entries of its probe run back into the hole
@@ -365,7 +406,7 @@ static VkPipeline create(pvk_context *ctx, const key_pair *k)
 static void table_remove(struct pvk_pipelines *pl, uint32_t i)
 {
     const uint32_t mask = (1u << TABLE_BITS) - 1;
-    for (uint32_t j = (i + 1) & mask; pl->table[j].pipeline; j = (j + 1) & mask) {
+    for (uint32_t j = (i + 1) & mask; used(&pl->table[j]); j = (j + 1) & mask) {
         uint32_t home = (uint32_t)pl->table[j].hash & mask;
         /* it may fill the hole unless its home lies cyclically in (i, j] */
         if (((j - home) & mask) >= ((j - i) & mask)) {
@@ -379,8 +420,8 @@ static void table_remove(struct pvk_pipelines *pl, uint32_t i)
 }
 
 /* Make room for one pipeline: the least recently used one goes to the GPU
- * layer's deferred destroy (destroyed once its last submission is done).
- * False (logged) when that cannot take it. */
+ * layer's deferred destroy (destroyed once its last submission is done);
+ * one being built stays.  False (logged) when nothing can go. */
 static bool evict_lru(pvk_context *ctx, struct pvk_pipelines *pl)
 {
     uint32_t lru = UINT32_MAX;
@@ -391,6 +432,10 @@ static bool evict_lru(pvk_context *ctx, struct pvk_pipelines *pl)
         pvk_log(&ctx->gpu, PVK_LOG_INFO,
                 "draw pipelines: more than %u distinct states; evicting the least recently used", TABLE_LIVE);
     pl->evict_logged = true;
+    if (lru == UINT32_MAX) {
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw pipelines: all %u are being built; nothing to evict", pl->count);
+        return false;
+    }
     if (!pvk_gpu_defer_destroy(&ctx->gpu, pl->table[lru].value, VK_OBJECT_TYPE_PIPELINE,
                                (uint64_t)pl->table[lru].pipeline, VK_NULL_HANDLE, VK_NULL_HANDLE))
         return false;
@@ -406,6 +451,44 @@ static VkPipeline hand_out(struct pvk_pipelines *pl, entry *e, uint64_t now)
     e->tick = ++pl->tick;
     pl->last = e;
     return e->pipeline;
+}
+
+/* A finished build into its slot, on the host's thread: its log and
+ * counters to the context, its fragment module back to the cache.  A failed
+ * build leaves no slot (the next draw of the state tries again). */
+static bool pipe_take(pvk_context *ctx, struct pvk_pipelines *pl, entry *e)
+{
+    pipe_job *j = e->job;
+    pvk_build_flush(&j->b);
+    pvk_fragment_module_return(ctx, &j->key.fs, j->frag, !j->lent);
+    e->job = NULL;
+    e->pipeline = j->pipeline;
+    if (e->pipeline) {
+        pl->created++;
+        ctx->gpu.stats.pipelines_created++;
+        ctx->gpu.stats.background_builds += j->job.on_worker;
+    }
+    free(j);
+    bool ok = e->pipeline != VK_NULL_HANDLE;
+    if (!ok) /* the slot may hold another entry after this: the caller reads it no more */
+        table_remove(pl, (uint32_t)(e - pl->table));
+    return ok;
+}
+
+/* Every slot's build done and taken (pvk_compiler_destroy ran: none is
+ * running), for the context's end. */
+static void pipe_jobs_drop(pvk_context *ctx, struct pvk_pipelines *pl)
+{
+    for (uint32_t i = 0; i < (1u << TABLE_BITS); i++) {
+        pipe_job *j = pl->table[i].job;
+        if (!j)
+            continue;
+        pvk_build_flush(&j->b);
+        pvk_fragment_module_return(ctx, &j->key.fs, j->frag, !j->lent);
+        pl->table[i].pipeline = j->pipeline; /* destroyed with the others */
+        pl->table[i].job = NULL;
+        free(j);
+    }
 }
 
 VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format,
@@ -431,26 +514,38 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     }
     uint64_t h = XXH3_64bits(&k, sizeof k);
     const uint32_t mask = (1u << TABLE_BITS) - 1;
-    for (uint32_t i = (uint32_t)h & mask; pl->table[i].pipeline; i = (i + 1) & mask) {
-        entry *e = &pl->table[i];
-        if (e->hash == h && !memcmp(&e->key, &k, sizeof k)) {
-            ctx->gpu.stats.pipeline_hits++;
-            return hand_out(pl, e, now);
-        }
+    entry *e = NULL;
+    for (uint32_t i = (uint32_t)h & mask; used(&pl->table[i]) && !e; i = (i + 1) & mask)
+        if (pl->table[i].hash == h && !memcmp(&pl->table[i].key, &k, sizeof k))
+            e = &pl->table[i];
+    if (e && !e->job) {
+        ctx->gpu.stats.pipeline_hits++;
+        return hand_out(pl, e, now);
     }
-    /* full: the least recently used goes, without waiting for the GPU or
-     * touching the open batch (a long-running host sees any number of states) */
-    if (pl->count >= TABLE_LIVE && !evict_lru(ctx, pl))
-        return VK_NULL_HANDLE;
-    VkPipeline p = create(ctx, &k);
-    if (!p)
-        return VK_NULL_HANDLE;
-    pl->created++;
-    ctx->gpu.stats.pipelines_created++;
-    pl->count++;
-    uint32_t i = (uint32_t)h & mask; /* after the eviction: entries may have moved */
-    while (pl->table[i].pipeline)
-        i = (i + 1) & mask;
-    pl->table[i] = (entry){k, h, p, 0, 0};
-    return hand_out(pl, &pl->table[i], now);
+    if (!e) {
+        /* full: the least recently used goes, without waiting for the GPU or
+         * touching the open batch (a long-running host sees any number of states) */
+        if (pl->count >= TABLE_LIVE && !evict_lru(ctx, pl))
+            return VK_NULL_HANDLE;
+        pipe_job *j = calloc(1, sizeof *j);
+        if (!j)
+            return VK_NULL_HANDLE;
+        j->job.run = pipe_build;
+        j->key = k;
+        if (!pipe_prepare(ctx, j)) {
+            free(j);
+            return VK_NULL_HANDLE;
+        }
+        pl->count++;
+        uint32_t i = (uint32_t)h & mask; /* after the eviction: entries may have moved */
+        while (used(&pl->table[i]))
+            i = (i + 1) & mask;
+        e = &pl->table[i];
+        *e = (entry){.key = k, .hash = h, .job = j};
+        pvk_compiler_submit(ctx, &j->job); /* without workers it is done now */
+    }
+    pvk_job_wait(ctx, &e->job->job);
+    if (!pipe_take(ctx, pl, e))
+        return VK_NULL_HANDLE; /* logged by the build */
+    return hand_out(pl, e, now);
 }

@@ -61,6 +61,7 @@ typedef struct entry {
     key_pair key;
     uint64_t hash;
     VkPipeline pipeline;
+    struct pipe_job *job; /* being built (runtime/pipeline.c): pipeline not yet known */
     uint64_t value; /* timeline value of the last submission recorded with it */
     uint64_t tick; /* when it was last handed out: the smallest is evicted */
 } entry;
@@ -75,6 +76,7 @@ typedef struct fs_module {
     pvk_fs_key key;
     uint64_t hash; /* XXH3 of key, 0: an empty slot */
     uint64_t used; /* a counter value, for LRU */
+    uint32_t pins; /* builds it is lent to: not evicted meanwhile */
     VkShaderModule module;
 } fs_module;
 
@@ -134,6 +136,7 @@ void pvk_build_flush(pvk_build *b);
 typedef struct pvk_job {
     void (*run)(struct pvk_job *j);
     struct pvk_job *next;
+    bool on_worker; /* it ran on a compile thread (pvk_stats.background_builds) */
     atomic_bool done;
 } pvk_job;
 #define PVK_MAX_COMPILE_THREADS 8
@@ -158,8 +161,15 @@ void pvk_disk_pipeline_cache_path(const pvk_context *ctx, char *out, size_t cap)
 /* ---- shader modules (runtime/shader_cache.c) ---- */
 /* SPIR-V of generated GLSL (XXH3 `hash`), from the disk cache or compiled; safe on a worker. */
 uint32_t *pvk_build_spirv(pvk_build *b, pvk_shader_stage stage, const char *src, uint64_t hash, size_t *n_words);
-/* The fragment module for `fs`, from memory or made; VK_NULL_HANDLE: logged. */
-VkShaderModule pvk_fragment_module(pvk_context *ctx, const pvk_fs_key *fs);
+/* The fragment module for `fs` if it is in memory, lent to a build (pinned
+ * until pvk_fragment_module_return); VK_NULL_HANDLE: the build makes it. */
+VkShaderModule pvk_fragment_module_lend(pvk_context *ctx, const pvk_fs_key *fs);
+/* Makes it (GLSL, SPIR-V from the disk cache or glslang, the module); safe
+ * on a worker.  VK_NULL_HANDLE: logged into `b`. */
+VkShaderModule pvk_fragment_module_make(pvk_build *b, const pvk_fs_key *fs);
+/* A build is done with `module`: a lent one is unpinned, a made one kept in
+ * memory (or destroyed when every slot is pinned). */
+void pvk_fragment_module_return(pvk_context *ctx, const pvk_fs_key *fs, VkShaderModule module, bool made);
 /* The generated vertex module for the device's key (made by
  * pvk_vs_module_prepare); VK_NULL_HANDLE when there is none. */
 VkShaderModule pvk_vs_module(pvk_context *ctx, const pvk_vs_key *key);

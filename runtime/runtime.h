@@ -193,8 +193,12 @@ VkPipelineLayout pvk_pipeline_layout(const pvk_context *ctx);
 /* Draws with fragment lighting can run their vertex program on the GPU
  * (the geometry shader of pvk_builtin_draw_quat_geom_spirv exists). */
 bool pvk_pipeline_quat_geom(pvk_context *ctx);
-/* The pipeline for these keys (created and cached on first use; the last
- * one is found without hashing).  VK_NULL_HANDLE after a logged failure. */
+/* The pipeline for these keys (built and cached on first use; the last
+ * one is found without hashing).  VK_NULL_HANDLE after a logged failure.
+ * A new one is built by a compile thread (pvk_config.compile_threads) while
+ * the caller waits: until the ubershader exists there is no other way to
+ * draw it (drawing the vertex program on the CPU instead would redo the
+ * draw's texture binding and count it twice). */
 VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format,
                             bool render_pass, const pvk_vs_draw *vs);
 /* Draws with vertex programs on the GPU (`vs` of the packet; pvk_pipeline_get

@@ -405,7 +405,7 @@ static bool fragment_fits(pvk_build *b, uint64_t hash, const uint32_t *words, si
     return true;
 }
 
-static VkShaderModule fragment_module_make(pvk_build *b, const pvk_fs_key *fs)
+VkShaderModule pvk_fragment_module_make(pvk_build *b, const pvk_fs_key *fs)
 {
     pvk_context *ctx = b->ctx;
     char *src = pvk_glsl_fragment(fs);
@@ -429,32 +429,57 @@ static VkShaderModule fragment_module_make(pvk_build *b, const pvk_fs_key *fs)
     return mod;
 }
 
-/* The module for `fs`: from the in-memory cache, else made (and kept, the
- * least recently used going when the cache is full). */
-VkShaderModule pvk_fragment_module(pvk_context *ctx, const pvk_fs_key *fs)
+static fs_module *fsm_find(struct pvk_pipelines *pl, const pvk_fs_key *fs, uint64_t hash)
+{
+    for (uint32_t i = 0; i < FS_MODULES; i++)
+        if (pl->fsm[i].hash == hash && !memcmp(&pl->fsm[i].key, fs, sizeof *fs))
+            return &pl->fsm[i];
+    return NULL;
+}
+
+static uint64_t fsm_hash(const pvk_fs_key *fs)
+{
+    return XXH3_64bits(fs, sizeof *fs) | 1; /* never 0, the empty slot */
+}
+
+VkShaderModule pvk_fragment_module_lend(pvk_context *ctx, const pvk_fs_key *fs)
 {
     struct pvk_pipelines *pl = ctx->pipelines;
-    uint64_t hash = XXH3_64bits(fs, sizeof *fs) | 1; /* never 0, the empty slot */
-    fs_module *lru = &pl->fsm[0];
-    for (uint32_t i = 0; i < FS_MODULES; i++) {
+    fs_module *m = fsm_find(pl, fs, fsm_hash(fs));
+    if (!m)
+        return VK_NULL_HANDLE;
+    m->used = ++pl->fsm_clock;
+    m->pins++;
+    return m->module;
+}
+
+void pvk_fragment_module_return(pvk_context *ctx, const pvk_fs_key *fs, VkShaderModule module, bool made)
+{
+    struct pvk_pipelines *pl = ctx->pipelines;
+    uint64_t hash = fsm_hash(fs);
+    if (!module)
+        return;
+    if (!made) {
+        fs_module *m = fsm_find(pl, fs, hash);
+        if (m && m->module == module && m->pins)
+            m->pins--;
+        return;
+    }
+    ctx->gpu.stats.fragment_modules_created++;
+    /* another build of the same key may have put it there first: one is enough */
+    fs_module *lru = fsm_find(pl, fs, hash) ? NULL : &pl->fsm[0];
+    for (uint32_t i = 0; lru && i < FS_MODULES; i++) {
         fs_module *m = &pl->fsm[i];
-        if (m->hash == hash && !memcmp(&m->key, fs, sizeof *fs)) {
-            m->used = ++pl->fsm_clock;
-            return m->module;
-        }
-        if (m->used < lru->used)
+        if (!m->pins && (lru->pins || m->used < lru->used))
             lru = m;
     }
-    pvk_build b = {.ctx = ctx};
-    VkShaderModule mod = fragment_module_make(&b, fs);
-    pvk_build_flush(&b);
-    if (!mod)
-        return VK_NULL_HANDLE;
-    if (lru->module)
+    if (!lru || lru->pins) { /* kept already, or every slot lent out */
+        ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, module, NULL);
+        return;
+    }
+    if (lru->module) /* a pipeline keeps what it needs of a module: it can go at once */
         ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, lru->module, NULL);
-    ctx->gpu.stats.fragment_modules_created++;
-    *lru = (fs_module){.key = *fs, .hash = hash, .used = ++pl->fsm_clock, .module = mod};
-    return mod;
+    *lru = (fs_module){.key = *fs, .hash = hash, .used = ++pl->fsm_clock, .module = module};
 }
 
 /* The debug check of a generated vertex module: it fits the layout and
@@ -558,11 +583,11 @@ static pvk_result vs_take(pvk_context *ctx, vs_module *m)
     pvk_result r = j->r;
     m->module = r ? VK_NULL_HANDLE : j->module;
     m->job = NULL;
+    if (!r)
+        ctx->gpu.stats.background_builds += j->job.on_worker;
     free(j);
     if (r && r != PVK_ERROR_MISSING_FEATURE)
         return r;
-    if (!r)
-        ctx->gpu.stats.background_builds += pvk_compiler_threads(ctx) != 0;
     return m->module ? PVK_SUCCESS : PVK_ERROR_MISSING_FEATURE;
 }
 
