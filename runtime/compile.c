@@ -226,6 +226,17 @@ void pvk_build_flush(pvk_build *b)
     if (b->compile_max_ns > gpu->stats.shader_compile_max_ns)
         gpu->stats.shader_compile_max_ns = b->compile_max_ns;
     gpu->stats.disk_cache_evictions += b->disk_evictions;
+    struct pvk_pipelines *pl = b->ctx->pipelines;
+    if (b->compile_max_ns && pl) { /* into the five slowest, kept in order */
+        int i = 5;
+        while (i > 0 && pl->slowest[i - 1].ns < b->compile_max_ns)
+            i--;
+        if (i < 5) {
+            memmove(&pl->slowest[i + 1], &pl->slowest[i], (size_t)(4 - i) * sizeof pl->slowest[0]);
+            pl->slowest[i].ns = b->compile_max_ns, pl->slowest[i].hash = b->slow_hash;
+            pl->slowest[i].stage = b->slow_stage;
+        }
+    }
     free(b->log);
     pvk_context *ctx = b->ctx;
     memset(b, 0, sizeof *b);

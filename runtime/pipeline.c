@@ -181,6 +181,18 @@ void pvk_pipelines_destroy(pvk_context *ctx)
         ctx->gpu.vk.vkDestroyPipelineLayout(ctx->gpu.device, pl->layout, NULL);
     if (pl->set_layout)
         ctx->gpu.vk.vkDestroyDescriptorSetLayout(ctx->gpu.device, pl->set_layout, NULL);
+    if (pl->slowest[0].ns) { /* the files' names in the cache directory and the PVK_DEBUG=shaders dumps */
+        char line[400];
+        int n = snprintf(line, sizeof line, "shader compiles: %llu in %.1f ms; the slowest:",
+                         (unsigned long long)ctx->gpu.stats.shader_compiles, ctx->gpu.stats.shader_compile_ns / 1e6);
+        for (int i = 0; i < 5 && pl->slowest[i].ns && n > 0 && (size_t)n < sizeof line; i++)
+            n += snprintf(line + n, sizeof line - (size_t)n, " %s-%016llx.spv %.1f ms",
+                          pl->slowest[i].stage == PVK_STAGE_VERTEX    ? "vs"
+                          : pl->slowest[i].stage == PVK_STAGE_COMPUTE ? "cs"
+                                                                       : "fs",
+                          (unsigned long long)pl->slowest[i].hash, pl->slowest[i].ns / 1e6);
+        pvk_log(&ctx->gpu, PVK_LOG_INFO, "%s", line);
+    }
     pvk_log(&ctx->gpu, PVK_LOG_DEBUG, "draw pipelines: %llu created, %llu found in memory",
             (unsigned long long)pl->created, (unsigned long long)ctx->gpu.stats.pipeline_hits);
     if (pl->disk_lock_ok)

@@ -109,6 +109,7 @@ struct pvk_pipelines {
     uint64_t tick;
     uint64_t created;
     bool logic_warned, dump_warned, evict_logged;
+    struct { uint64_t ns, hash; pvk_shader_stage stage; } slowest[5]; /* logged at the end, slowest first */
     bool check;                 /* reflect modules against the layout */
     bool vertex_fits;           /* the vertex shader passed that check */
     pvk_spirv_info vertex_info; /* its outputs: what fragment inputs may read */
@@ -121,6 +122,8 @@ struct pvk_pipelines {
 typedef struct pvk_build {
     pvk_context *ctx; /* read only on a worker: device, tables, settings */
     uint64_t compiles, disk_hits, compile_ns, compile_max_ns, disk_evictions;
+    uint64_t slow_hash;        /* the slowest compile's GLSL hash (its .spv name) ... */
+    pvk_shader_stage slow_stage; /* ... and stage (compile_max_ns its time) */
     char *log; /* lines: a level digit, the text, NUL */
     size_t len, cap;
     VkResult vk;

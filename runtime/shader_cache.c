@@ -323,7 +323,7 @@ uint32_t *pvk_build_spirv(pvk_build *b, pvk_shader_stage stage, const char *src,
     uint64_t ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)(t1.tv_nsec - t0.tv_nsec);
     b->compile_ns += ns;
     if (ns > b->compile_max_ns)
-        b->compile_max_ns = ns;
+        b->compile_max_ns = ns, b->slow_hash = hash, b->slow_stage = stage;
     if (path[0])
         pvk_disk_write(b, path, words, *n_words * 4);
     return words;
