@@ -81,7 +81,9 @@ static pvk_result vs_inputs(pvk_context *ctx, struct pvk_draw *d, const pvk_vs_d
     const VkDeviceSize ubytes = sizeof(pvk_vs_draw_uniforms);
     VkDeviceSize align = ctx->gpu.props.limits.minStorageBufferOffsetAlignment;
     align = align > 64 ? align : 64;
-    VkDeviceSize ibytes = vs->indexed ? (VkDeviceSize)vs->count * 2 : 0;
+    VkDeviceSize ibytes = vs->tri_index ? (VkDeviceSize)vs->tri_count * 4 /* strips, fans: the CPU path's list */
+                          : vs->indexed ? (VkDeviceSize)vs->count * 2
+                                        : 0;
     const uint8_t *src[12];
     if ((r = attrib_sources(ctx, vs, src)))
         return r;
@@ -125,7 +127,7 @@ static pvk_result vs_inputs(pvk_context *ctx, struct pvk_draw *d, const pvk_vs_d
     }
     in->uni_off = d->uni_off;
     if (ibytes) {
-        memcpy(map + off, vs->index16, ibytes);
+        memcpy(map + off, vs->tri_index ? (const void *)vs->tri_index : vs->index16, ibytes);
         in->ib = d->vbuf;
         in->ib_off = off;
         off += (ibytes + 63) & ~(VkDeviceSize)63;

@@ -130,7 +130,10 @@ void pvk_draw_record_vertices(pvk_context *ctx, struct pvk_draw *d, VkCommandBuf
     ctx->gpu.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, 2, w);
     if (vs->key.bindings)
         ctx->gpu.vk.vkCmdBindVertexBuffers(cmd, 0, vs->key.bindings, in->vb, in->vb_off);
-    if (vs->indexed) {
+    if (vs->tri_index) { /* a strip or fan as the CPU path's list (pvk_vs_draw.tri_index) */
+        ctx->gpu.vk.vkCmdBindIndexBuffer(cmd, in->ib, in->ib_off, VK_INDEX_TYPE_UINT32);
+        ctx->gpu.vk.vkCmdDrawIndexed(cmd, vs->tri_count, 1, 0, vs->indexed ? vs->vertex_offset : 0, 0);
+    } else if (vs->indexed) {
         ctx->gpu.vk.vkCmdBindIndexBuffer(cmd, in->ib, in->ib_off, VK_INDEX_TYPE_UINT16);
         ctx->gpu.vk.vkCmdDrawIndexed(cmd, vs->count, 1, 0, vs->vertex_offset, 0);
     } else {

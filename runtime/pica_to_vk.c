@@ -44,16 +44,6 @@ VkFormat pvk_vk_attrib_format(uint32_t type, uint32_t comps)
     return type < 4 && comps >= 1 && comps <= 4 ? f[type][comps - 1] : VK_FORMAT_UNDEFINED;
 }
 
-/* PRIMITIVE_CONFIG as pvk_vs_key.topology (mode 3 without a geometry shader is a list). */
-VkPrimitiveTopology pvk_vk_topology(uint32_t topo)
-{
-    switch (topo) {
-    case PVK_VS_TOPO_STRIP: return VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP;
-    case PVK_VS_TOPO_FAN: return VK_PRIMITIVE_TOPOLOGY_TRIANGLE_FAN;
-    default: return VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
-    }
-}
-
 /* LOGIC_OP, PICA order (seed 000, FACTS.md) -> Vulkan's own order. */
 VkLogicOp pvk_vk_logic_op(uint32_t op)
 {

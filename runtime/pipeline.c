@@ -271,13 +271,11 @@ static void pipe_build(pvk_job *job)
     };
     /* fragment lighting after a generated vertex stage: the shorter-arc
      * quaternions per triangle (draw_submit_vs checked the module exists) */
-    uint32_t n_stages = 2, topo = k->program ? k->vs.topology : 0;
-    VkSpecializationMapEntry topo_entry = {0, 0, sizeof topo};
-    VkSpecializationInfo topo_spec = {1, &topo_entry, sizeof topo, &topo};
+    uint32_t n_stages = 2;
     if (k->program && k->fs.fl.light && pl->quat_geom)
         stages[n_stages++] = (VkPipelineShaderStageCreateInfo){
             .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_GEOMETRY_BIT,
-            .module = pl->quat_geom, .pName = "main", .pSpecializationInfo = &topo_spec};
+            .module = pl->quat_geom, .pName = "main"};
     /* draw.c's vertex layout: pvk_vertex as it is (shaders/draw.vert's inputs) */
     VkVertexInputBindingDescription vb = {0, sizeof(pvk_vertex), VK_VERTEX_INPUT_RATE_VERTEX};
     VkVertexInputAttributeDescription va[6] = {
@@ -319,7 +317,9 @@ static void pipe_build(pvk_job *job)
     }
     VkPipelineInputAssemblyStateCreateInfo ia = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-        .topology = k->program ? pvk_vk_topology(k->vs.topology) : VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+        /* strips and fans too: a generated stage draws them as the CPU path's
+         * list (pvk_vs_draw.tri_index), vertex for vertex */
+        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
     };
     VkPipelineViewportStateCreateInfo vp = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO, .viewportCount = 1, .scissorCount = 1};

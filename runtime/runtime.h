@@ -88,7 +88,6 @@ bool pvk_scale_set(pvk_context *ctx, uint32_t scale, const char *what);
 VkCompareOp pvk_vk_compare_op(uint32_t func);
 VkCullModeFlags pvk_vk_cull_mode(uint32_t mode);
 VkFormat pvk_vk_attrib_format(uint32_t type, uint32_t comps);
-VkPrimitiveTopology pvk_vk_topology(uint32_t topo);
 VkLogicOp pvk_vk_logic_op(uint32_t op);
 VkBlendOp pvk_vk_blend_op(uint32_t eq);
 VkBlendFactor pvk_vk_blend_factor(uint32_t f);

@@ -7,22 +7,13 @@
 // same products summed in the same order without fused multiply-adds
 // (precise), so every flip is the CPU path's.
 //
-// "First" is the first vertex of the CPU path's assembled triangle
-// (translator/geometry.c pvk_assemble_triangles), which is not always
-// Vulkan's first input vertex (Vulkan spec, "Triangle Strips" and
-// "Triangle Fans"):
-//   list:  CPU (i, i+1, i+2)       Vulkan (i, i+1, i+2)       -> input 0
-//   strip: CPU odd i (i+1, i, i+2) Vulkan odd i (i, i+2, i+1) -> input 2
-//   fan:   CPU (0, i+1, i+2)       Vulkan (i+1, i+2, 0)       -> input 2
-// Everything else passes through unchanged, the vertices emitted from the
-// first on (a rotation of the input order: the same winding), so the
-// rasterizer sees the CPU path's triangle with its vertices in the same
-// order (another order interpolates with other roundings: a fan differed
-// in one byte).
+// Every such draw is a triangle list whose vertices come in the CPU path's
+// order (strips and fans too: translator/vertex.c hands the runtime the
+// list pvk_assemble_triangles makes), so the first input vertex is the CPU
+// path's first corner, and the vertices are emitted in input order.
 #version 460
 layout(triangles) in;
 layout(triangle_strip, max_vertices = 3) out;
-layout(constant_id = 0) const uint topology = 0u; // pvk_vs_key.topology: 0 list, 1 strip, 2 fan
 
 in gl_PerVertex { // as the vertex stages declare it implicitly (every member)
     vec4 gl_Position;
@@ -51,13 +42,11 @@ layout(location = 6) out vec3 view;
 
 void main()
 {
-    int first = topology == 2u || (topology == 1u && (gl_PrimitiveIDIn & 1) != 0) ? 2 : 0;
-    vec4 a = in_quat[first];
-    for (int j = 0; j < 3; j++) {
-        int i = (first + j) % 3; // the CPU path's order (a rotation: the same winding)
+    vec4 a = in_quat[0];
+    for (int i = 0; i < 3; i++) {
         vec4 b = in_quat[i];
         precise float d = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
-        if (i != first && d < 0.0)
+        if (i != 0 && d < 0.0)
             b = -b;
         gl_Position = gl_in[i].gl_Position;
         gl_ClipDistance[0] = gl_in[i].gl_ClipDistance[0];

@@ -108,7 +108,7 @@ typedef struct pvk_spirv {
 pvk_spirv pvk_builtin_spirv(int pipe);
 pvk_spirv pvk_builtin_draw_vertex_spirv(void);
 /* Fragment lighting's per-triangle quaternion flips for generated vertex
- * stages (shaders/draw_quat.geom; specialisation constant 0: pvk_vs_key.topology). */
+ * stages (shaders/draw_quat.geom; their draws are triangle lists). */
 pvk_spirv pvk_builtin_draw_quat_geom_spirv(void);
 
 #endif

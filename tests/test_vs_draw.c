@@ -10,7 +10,9 @@
  * Both paths hand the rasterizer the same f32 vertex values (the translated
  * program is bit-exact, tests/test_vs_gpu.c), so any difference is the
  * draw path's.  The GPU path must really run (its vertex counter), and the
- * cases it declines (misaligned attributes) must still match. */
+ * cases it declines (misaligned attributes) must still match.  Strips and
+ * fans crossing the clip volume's sides (test_strip_fan_clipped) check the
+ * GPU path's vertex order; bad vertices are reported (test_bad_vertices). */
 #include <stdlib.h>
 
 #include "draw_common.h"
@@ -499,6 +501,80 @@ static void test_bad_vertices(pvk_context *c)
     c->gpu.vertex_stores = true;
 }
 
+/* Strips and fans whose triangles cross the clip volume's sides (issue 25,
+ * tests/fuzz/corpus/fuzz_vs_paths/found-strip-clipped-odd-triangle): the
+ * rasterizer's clipping rounds by the order of a triangle's vertices, so the
+ * GPU path must hand it the CPU path's assembled list (odd strip triangles
+ * (i+1, i, i+2), fan triangles (0, i+1, i+2)), not Vulkan's strip and fan
+ * orders ((i, i+2, i+1) and (i+1, i+2, 0)), which differed in single colour
+ * steps.  A pass-through program (the outputs are the attributes, exact on
+ * both paths), colours with low bits set, DRAWARRAYS and DRAWELEMENTS, some
+ * with face culling (the winding is the CPU path's too). */
+static void test_strip_fan_clipped(void)
+{
+    enum { N = 40, DRAWS = 24 };
+    static const uint8_t clear[4] = {0x11, 0x22, 0x33, 0x44};
+    static uint8_t a[W * H * 4], b[W * H * 4];
+    unsigned diffs = 0, drawn = 0;
+    uint64_t gv0 = gpu->pica.counters.gpu_vertices;
+    th_rng = 0xC11990DDull;
+    for (unsigned k = 0; k < DRAWS; k++) {
+        static float vb[N][8];
+        static uint16_t ib[N];
+        for (unsigned i = 0; i < N; i++) {
+            float w = 0.6f + (float)(th_rand() % 1000) / 1000.0f;
+            /* x, y over -1.7..1.7 of w: many vertices outside a side plane */
+            vb[i][0] = w * (-1.7f + 3.4f * (float)(th_rand() % 100000) / 100000.0f);
+            vb[i][1] = w * (-1.7f + 3.4f * (float)(th_rand() % 100000) / 100000.0f);
+            vb[i][2] = -0.5f * w, vb[i][3] = w;
+            for (int c = 0; c < 4; c++)
+                vb[i][4 + c] = (float)(th_rand() % 100000) / 100000.0f;
+            ib[i] = (uint16_t)(th_rand() % N);
+        }
+        uint32_t mode = 1 + k % 2, cull = k % 6 < 4 ? 0 : 1 + k % 2; /* strip, fan; none, front, back */
+        bool elements = k % 4 >= 2;
+        for (int p = 0; p < 2; p++) {
+            ctx = p ? cpu : gpu;
+            CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+            uint8_t *fb = pvk_guest_ptr(ctx, FB, W * H * 4);
+            for (uint32_t i = 0; i < W * H; i++)
+                memcpy(fb + 4 * i, clear, 4);
+            pvk_guest_written(ctx, FB, W * H * 4);
+            memcpy(pvk_guest_ptr(ctx, VB, sizeof vb), vb, sizeof vb);
+            memcpy(pvk_guest_ptr(ctx, VB + 0x1000, sizeof ib), ib, sizeof ib);
+            pvk_guest_written(ctx, VB, 0x1000 + sizeof ib);
+            upload_shader();
+            setup_attribs();
+            reg(PVK_GPUREG_FACECULLING_CONFIG, cull);
+            reg(PVK_GPUREG_PRIMITIVE_CONFIG, mode << 8 | 1);
+            reg(PVK_GPUREG_NUMVERTICES, N);
+            if (elements) {
+                reg(PVK_GPUREG_INDEXBUFFER_CONFIG, 0x1000u | 1u << 31);
+                reg(PVK_GPUREG_DRAWELEMENTS, 1);
+            } else {
+                reg(PVK_GPUREG_VERTEX_OFFSET, 0);
+                reg(PVK_GPUREG_DRAWARRAYS, 1);
+            }
+            reg(PVK_GPUREG_FACECULLING_CONFIG, 0);
+            copy_out(p ? b : a, FB);
+        }
+        uint32_t covered = 0;
+        for (uint32_t i = 0; i < W * H; i++)
+            covered += memcmp(a + 4 * i, clear, 4) != 0;
+        drawn += covered > 0;
+        int d = differ(a, b, sizeof a);
+        if (d)
+            fprintf(stderr, "  %s %s (cull %u): %d bytes differ\n", mode == 1 ? "strip" : "fan",
+                    elements ? "elements" : "arrays", cull, d);
+        diffs += d != 0;
+    }
+    printf("  clipped strips and fans: %u draws, %u drew pixels, %u differ\n", (unsigned)DRAWS, drawn, diffs);
+    CHECK_EQ(gpu->pica.counters.gpu_vertices, gv0 + (uint64_t)DRAWS * N); /* all on the GPU path */
+    CHECK_EQ(cpu->pica.counters.gpu_vertices, 0);
+    CHECK(drawn == DRAWS);
+    CHECK_EQ(diffs, 0);
+}
+
 int main(void)
 {
     /* counters below say which path drew or what compiled when: builds on
@@ -511,6 +587,8 @@ int main(void)
         cpu = th_context_debug(NULL, "cpu-vs", mirror);
         setup(gpu);
         setup(cpu);
+        if (!mirror)
+            test_strip_fan_clipped(); /* first: the random cases leave other attribute buffers configured */
         cases = gpu_cases = fallback_cases = drawn_cases = straight_cases = loop_cases = 0;
         for (uint64_t k = 1; k <= (mirror ? 40u : 150u); k++)
             one_case(0x5EED0000ull + k * 0x9E3779B97F4A7C15ull);

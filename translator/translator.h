@@ -369,18 +369,13 @@ _Static_assert(sizeof(pvk_vs_uniforms) == 96 * 16 + 32, "pvk_vs_uniforms is the 
  * translator/glsl_vs.c, pipelines keyed by it in runtime/pipeline.c):
  * everything the generated vertex shader and the pipeline's vertex input
  * state depend on.  Zeroed before it is filled, compared with memcmp. */
-enum {
-    PVK_VS_TOPO_LIST = 0,            /* PRIMITIVE_CONFIG 0, and 3 without a geometry shader */
-    PVK_VS_TOPO_STRIP = 1,
-    PVK_VS_TOPO_FAN = 2,
-};
 #define PVK_VS_SEM_NONE 0xFFu
 typedef struct pvk_vs_key {
     uint64_t code_hash, desc_hash;   /* XXH3 of code memory (all of it) and the operand descriptors */
     uint32_t entry;                  /* VSH_ENTRYPOINT */
     uint8_t sem_src[24];             /* output-map semantic 0-23 <- output register * 4 + component,
                                         PVK_VS_SEM_NONE: the default value (SH_OUTMAP_O0-6 resolved) */
-    uint8_t topology;                /* PVK_VS_TOPO_* */
+    uint8_t pad2;                    /* (strips and fans are drawn as lists: pvk_vs_draw.tri_index) */
     uint8_t flags;                   /* PVK_GLSL_VS_* (the runtime adds F64 where the device has it) */
     uint8_t bindings;                /* vertex buffers (attribute loaders with something to read) */
     uint8_t pad0;
@@ -430,6 +425,15 @@ typedef struct pvk_vs_draw {
     bool indexed;
     const uint16_t *index16;         /* indexed: the u8 or u16 indices as u16 (read once each for their bounds) */
     int32_t vertex_offset;           /* indexed: added to each index (minus the smallest index) */
+    /* Not NULL for strips and fans (PRIMITIVE_CONFIG modes 1 and 2): the
+     * triangle list, 3 per triangle, in the CPU path's order
+     * (pvk_assemble_triangles: odd strip triangles (i+1, i, i+2), fan
+     * triangles (0, i+1, i+2)), as vertex numbers (indexed: index16's values)
+     * to draw instead of count vertices.  Vulkan's strip and fan orders start
+     * odd strip and fan triangles from another corner, and clipping rounds
+     * by vertex order (tests/test_vs_draw.c strip_fan_clipped). */
+    const uint32_t *tri_index;
+    uint32_t tri_count;              /* entries of tri_index: the packet's tri_vertices */
 } pvk_vs_draw;
 
 /* A draw whose vertex and geometry programs both run on the GPU (the
@@ -445,7 +449,7 @@ enum {
     PVK_GS_MODE_FIXED = 2,           /* inputs into c[uniform_start]...; `vertices` per invocation */
 };
 typedef struct pvk_gs_key {
-    pvk_vs_key vs;                   /* attribute loading and the vertex program (sem_src, topology: 0) */
+    pvk_vs_key vs;                   /* attribute loading and the vertex program (sem_src) */
     uint64_t code_hash, desc_hash;   /* the geometry unit's code memory and operand descriptors */
     uint64_t gs_perm;                /* POINT: input i goes to register v[nibble i] (GSH_ATTRIBUTES_PERMUTATION) */
     uint32_t entry;                  /* GSH_ENTRYPOINT */

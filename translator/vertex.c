@@ -346,7 +346,6 @@ static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_dra
     pvk_gs_key *k = &g.key;
     k->vs = vs->key;
     memset(k->vs.sem_src, 0, sizeof k->vs.sem_src);
-    k->vs.topology = 0;
     k->code_hash = XXH3_64bits(sh->code, sizeof sh->code);
     k->desc_hash = XXH3_64bits(sh->opdesc, sizeof sh->opdesc);
     for (uint32_t i = 0; i < 16; i++)
@@ -447,6 +446,7 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
 {
     bool variable = gp && gp->mode == PVK_GS_VARIABLE;
     uint32_t *table = NULL, nprims = 0; /* variable-size primitives: (first element, vertices) each */
+    uint32_t *tri = NULL;                /* strips and fans: the CPU path's triangle list */
     const uint32_t *r = p->regs;
     pvk_vs_draw vs;
     memset(&vs, 0, sizeof vs);
@@ -571,7 +571,6 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
     k->desc_hash = p->vs_desc_hash;
     k->entry = pvk_sh_entrypoint(r[PVK_GPUREG_VSH_ENTRYPOINT]);
     pvk_vs_outmap_sources(p, k->sem_src);
-    k->topology = mode == 1 ? PVK_VS_TOPO_STRIP : mode == 2 ? PVK_VS_TOPO_FAN : PVK_VS_TOPO_LIST;
     pvk_vs_uniforms_pack(sh, sh->b, sh->i, 0, &uni->u);
     vs.code = sh->code;
     vs.opdesc = sh->opdesc;
@@ -589,6 +588,21 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
     }
     pk->vs = &vs;
     pk->tri_vertices = mode == 1 || mode == 2 ? (count >= 3 ? 3 * (count - 2) : 0) : count / 3 * 3;
+    if (pk->tri_vertices && (mode == 1 || mode == 2)) {
+        /* strips and fans as the list the CPU path assembles, vertex for
+         * vertex (pvk_vs_draw.tri_index): the same triangles from the same
+         * first corner, so clipping rounds the same way */
+        if (!(tri = malloc(sizeof *tri * pk->tri_vertices))) {
+            free(uni);
+            res = PVK_ERROR_OUT_OF_MEMORY;
+            goto out;
+        }
+        vs.tri_count = pvk_assemble_triangles(mode, count, tri);
+        if (elements)
+            for (uint32_t i = 0; i < vs.tri_count; i++)
+                tri[i] = wide[tri[i]];
+        vs.tri_index = tri;
+    }
     if (!pk->tri_vertices) {
         res = PVK_SUCCESS; /* nothing to draw, as on the CPU path */
         p->counters.vertices += count;
@@ -600,6 +614,7 @@ out:
     pk->vs = NULL;
     free(wide);
     free(table);
+    free(tri);
     return res;
 oom:
     free(wide);
