@@ -195,6 +195,8 @@ void pvk_pipelines_destroy(pvk_context *ctx)
     }
     pvk_log(&ctx->gpu, PVK_LOG_DEBUG, "draw pipelines: %llu created, %llu found in memory",
             (unsigned long long)pl->created, (unsigned long long)ctx->gpu.stats.pipeline_hits);
+    pvk_key_ids_free(&pl->fs_ids);
+    pvk_key_ids_free(&pl->vs_ids);
     if (pl->disk_lock_ok)
         pthread_mutex_destroy(&pl->disk_lock);
     free(pl);
@@ -212,6 +214,8 @@ typedef struct pipe_job {
     pvk_job job;
     pvk_build b;
     key_pair key;
+    pvk_fs_key fs;             /* the keys behind key.fs_id and key.vs_id */
+    pvk_vs_key vs;
     VkShaderModule vert, frag; /* frag VK_NULL_HANDLE: the build makes it (then owns it) */
     bool lent;                 /* frag came from the in-memory cache */
     VkRenderPass pass;
@@ -227,11 +231,11 @@ static bool pipe_prepare(pvk_context *ctx, pipe_job *j)
     const key_pair *k = &j->key;
     j->b.ctx = ctx;
     j->vert = pl->vertex;
-    if (k->program) {
-        j->vert = pvk_vs_module(ctx, &k->vs);
+    if (k->vs_id) {
+        j->vert = pvk_vs_module(ctx, &j->vs);
         if (!j->vert) { /* pvk_pipeline_get's caller prepares it first */
             pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw pipeline: no vertex module for program %016llx",
-                    (unsigned long long)k->vs.code_hash);
+                    (unsigned long long)j->vs.code_hash);
             return false;
         }
     }
@@ -245,7 +249,7 @@ static bool pipe_prepare(pvk_context *ctx, pipe_job *j)
     j->pass = k->render_pass ? pvk_render_pass_get(ctx, (VkFormat)k->depth_format, true) : VK_NULL_HANDLE;
     if (k->render_pass && !j->pass)
         return false; /* logged */
-    j->frag = pvk_fragment_module_lend(ctx, &k->fs);
+    j->frag = pvk_fragment_module_lend(ctx, &j->fs);
     j->lent = j->frag != VK_NULL_HANDLE;
     return true;
 }
@@ -260,7 +264,7 @@ static void pipe_build(pvk_job *job)
     const key_pair *k = &j->key;
     VkShaderModule vert = j->vert, frag = j->frag;
     if (!frag)
-        frag = j->frag = pvk_fragment_module_make(&j->b, &k->fs);
+        frag = j->frag = pvk_fragment_module_make(&j->b, &j->fs);
     if (!frag)
         return;
     VkPipelineShaderStageCreateInfo stages[3] = {
@@ -272,7 +276,7 @@ static void pipe_build(pvk_job *job)
     /* fragment lighting after a generated vertex stage: the shorter-arc
      * quaternions per triangle (draw_submit_vs checked the module exists) */
     uint32_t n_stages = 2;
-    if (k->program && k->fs.fl.light && pl->quat_geom)
+    if (k->vs_id && j->fs.fl.light && pl->quat_geom)
         stages[n_stages++] = (VkPipelineShaderStageCreateInfo){
             .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_GEOMETRY_BIT,
             .module = pl->quat_geom, .pName = "main"};
@@ -299,18 +303,18 @@ static void pipe_build(pvk_job *job)
     /* a generated stage: guest attribute buffers as they are (attribute i at location i) */
     VkVertexInputBindingDescription gvb[12];
     VkVertexInputAttributeDescription gva[12];
-    if (k->program) {
-        for (uint32_t b = 0; b < k->vs.bindings; b++)
-            gvb[b] = (VkVertexInputBindingDescription){b, k->vs.stride[b], VK_VERTEX_INPUT_RATE_VERTEX};
+    if (k->vs_id) {
+        for (uint32_t b = 0; b < j->vs.bindings; b++)
+            gvb[b] = (VkVertexInputBindingDescription){b, j->vs.stride[b], VK_VERTEX_INPUT_RATE_VERTEX};
         uint32_t n = 0;
         for (uint32_t i = 0; i < 12; i++) {
-            uint32_t f = k->vs.fmt[i];
+            uint32_t f = j->vs.fmt[i];
             if (f)
-                gva[n++] = (VkVertexInputAttributeDescription){i, k->vs.binding[i],
+                gva[n++] = (VkVertexInputAttributeDescription){i, j->vs.binding[i],
                                                                pvk_vk_attrib_format((f - 1) % 4, (f - 1) / 4 + 1),
-                                                               k->vs.offset[i]};
+                                                               j->vs.offset[i]};
         }
-        vi.vertexBindingDescriptionCount = k->vs.bindings;
+        vi.vertexBindingDescriptionCount = j->vs.bindings;
         vi.pVertexBindingDescriptions = gvb;
         vi.vertexAttributeDescriptionCount = n;
         vi.pVertexAttributeDescriptions = gva;
@@ -337,7 +341,7 @@ static void pipe_build(pvk_job *job)
     /* The attachment holds R, G, B, A in its channels 0-3 (natural order),
      * so the PICA's mask bits 0-3 are Vulkan's R, G, B, A bits. */
     VkPipelineColorBlendAttachmentState cba = {
-        .blendEnable = pk->blend && !k->fs.blend, /* else the shader blends, exactly */
+        .blendEnable = pk->blend && !j->fs.blend, /* else the shader blends, exactly */
         .srcColorBlendFactor = pvk_vk_blend_factor(pk->rgb_src),
         .dstColorBlendFactor = pvk_vk_blend_factor(pk->rgb_dst),
         .colorBlendOp = pvk_vk_blend_op(pk->rgb_eq),
@@ -400,7 +404,7 @@ static void pipe_build(pvk_job *job)
         p = VK_NULL_HANDLE; /* logged at the flush; the draw is dropped */
     if (p)
         pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, "draw: %s, mask %X%s",
-                        k->fs.blend ? "blend in the shader"
+                        j->fs.blend ? "blend in the shader"
                         : pk->blend ? "blend"
                                     : "logic op",
                         pk->color_mask, k->render_pass ? ", render pass" : "");
@@ -472,7 +476,7 @@ static bool pipe_take(pvk_context *ctx, struct pvk_pipelines *pl, entry *e)
 {
     pipe_job *j = e->job;
     pvk_build_flush(&j->b);
-    pvk_fragment_module_return(ctx, &j->key.fs, j->frag, !j->lent);
+    pvk_fragment_module_return(ctx, &j->fs, j->frag, !j->lent);
     e->job = NULL;
     e->pipeline = j->pipeline;
     if (e->pipeline) {
@@ -496,11 +500,36 @@ static void pipe_jobs_drop(pvk_context *ctx, struct pvk_pipelines *pl)
         if (!j)
             continue;
         pvk_build_flush(&j->b);
-        pvk_fragment_module_return(ctx, &j->key.fs, j->frag, !j->lent);
+        pvk_fragment_module_return(ctx, &j->fs, j->frag, !j->lent);
         pl->table[i].pipeline = j->pipeline; /* destroyed with the others */
         pl->table[i].job = NULL;
         free(j);
     }
+}
+
+void pvk_pipelines_forget(pvk_context *ctx)
+{
+    struct pvk_pipelines *pl = ctx->pipelines;
+    for (uint32_t i = 0; i < (1u << TABLE_BITS); i++) {
+        entry *e = &pl->table[i];
+        if (e->job) { /* builds are waited for as they start: none is left here */
+            pvk_job_wait(ctx, &e->job->job);
+            pvk_build_flush(&e->job->b);
+            pvk_fragment_module_return(ctx, &e->job->fs, e->job->frag, !e->job->lent);
+            if (e->job->pipeline)
+                ctx->gpu.vk.vkDestroyPipeline(ctx->gpu.device, e->job->pipeline, NULL); /* never recorded */
+            free(e->job);
+        } else if (e->pipeline &&
+                   !pvk_gpu_defer_destroy(&ctx->gpu, e->value, VK_OBJECT_TYPE_PIPELINE, (uint64_t)e->pipeline,
+                                          VK_NULL_HANDLE, VK_NULL_HANDLE)) {
+            continue; /* logged; kept, unreachable, for the context's end */
+        }
+        memset(e, 0, sizeof *e);
+    }
+    pl->count = 0;
+    for (uint32_t i = 0; i < (1u << TABLE_BITS); i++)
+        pl->count += used(&pl->table[i]);
+    pl->last = NULL;
 }
 
 VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format,
@@ -510,13 +539,16 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     key_pair k;
     memset(&k, 0, sizeof k);
     k.pipe = *pipe;
-    k.fs = *fs;
     k.depth_format = (uint32_t)depth_format;
     k.render_pass = render_pass;
-    if (vs) {
-        k.program = 1;
-        pvk_vs_key_for_device(ctx, vs, &k.vs);
-    }
+    pvk_vs_key vkey;
+    if (vs)
+        pvk_vs_key_for_device(ctx, vs, &vkey);
+    /* ids first: a full id table forgets every pipeline (pvk_pipelines_forget) */
+    k.fs_id = pvk_fs_id(ctx, fs);
+    k.vs_id = vs ? pvk_vs_id(ctx, &vkey) : 0;
+    if (!k.fs_id || (vs && !k.vs_id))
+        return VK_NULL_HANDLE; /* logged */
     /* the submission the caller records into: the open batch, or the
      * roundtrip path's own draw, which nothing is submitted before */
     uint64_t now = ctx->gpu.timeline_next + 1;
@@ -544,6 +576,9 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
             return VK_NULL_HANDLE;
         j->job.run = pipe_build;
         j->key = k;
+        j->fs = *fs;
+        if (vs)
+            j->vs = vkey;
         if (!pipe_prepare(ctx, j)) {
             free(j);
             return VK_NULL_HANDLE;

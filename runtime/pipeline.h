@@ -23,14 +23,27 @@
 #define TABLE_BITS 11
 #define TABLE_LIVE 1024u
 
+/* A pipeline's key: the output-merger key and the ids of its shaders'
+ * keys (pvk_fs_id, pvk_vs_id: one id per distinct key for the context, so
+ * equal ids are equal keys). */
 typedef struct key_pair {
     pvk_pipe_key pipe;
-    pvk_fs_key fs;
+    uint32_t fs_id;
+    uint32_t vs_id;        /* a generated vertex stage's key; 0: shaders/draw.vert */
     uint32_t depth_format; /* VkFormat of the depth attachment (UNDEFINED: none; a depth-stencil format: stencil too) */
     uint32_t render_pass;  /* 1: for the attachment-read render pass (subpass 0), 0: dynamic rendering */
-    uint32_t program;      /* 1: a generated vertex stage for `vs`; 0: shaders/draw.vert (`vs` zero) */
-    pvk_vs_key vs;
 } key_pair;
+
+/* Ids for keys of one size: exact (XXH3, then memcmp), open addressing,
+ * never reused until the table is full and starts over (runtime/shader_cache.c). */
+typedef struct pvk_key_ids {
+    size_t size;      /* bytes of a key */
+    uint32_t count, next;
+    uint8_t *keys;    /* ID_SLOTS keys */
+    uint64_t *hash;   /* per slot; 0: empty */
+    uint32_t *id;
+    uint32_t last;    /* slot found last: checked first, no hash */
+} pvk_key_ids;
 
 /* Generated vertex modules by key (a refused key is remembered too, so its
  * draws go to the CPU without translating again). */
@@ -94,6 +107,7 @@ struct pvk_pipelines {
     VkPushConstantRange ranges[2]; /* the layout's, for the module check */
     pvk_layout_binding bindings[8]; /* ... and its descriptors */
     uint32_t n_bindings;
+    pvk_key_ids fs_ids, vs_ids;
     vs_module vsm[VS_MODULES];
     uint32_t n_vsm;
     bool attrib_ok[4][4];       /* the device reads pvk_vk_attrib_format(type, comps) as vertex input */
@@ -178,6 +192,13 @@ void pvk_fragment_module_return(pvk_context *ctx, const pvk_fs_key *fs, VkShader
 VkShaderModule pvk_vs_module(pvk_context *ctx, const pvk_vs_key *key);
 /* The key with the device's flags, as modules and pipelines are keyed. */
 void pvk_vs_key_for_device(const pvk_context *ctx, const pvk_vs_draw *vs, pvk_vs_key *key);
+/* The ids of pipeline keys (key_pair); 0: out of memory (logged).  A full
+ * table starts over after pvk_pipelines_forget: no pipeline keeps an old id. */
+uint32_t pvk_fs_id(pvk_context *ctx, const pvk_fs_key *fs);
+uint32_t pvk_vs_id(pvk_context *ctx, const pvk_vs_key *vs);
+void pvk_key_ids_free(pvk_key_ids *t);
+/* runtime/pipeline.c: every pipeline goes (deferred destroy), for the id tables' restart. */
+void pvk_pipelines_forget(pvk_context *ctx);
 /* Every generated vertex module (after pvk_compiler_destroy: no job runs). */
 void pvk_vs_modules_destroy(pvk_context *ctx);
 

@@ -673,3 +673,61 @@ pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs)
     }
     return m->module ? PVK_SUCCESS : PVK_ERROR_MISSING_FEATURE;
 }
+
+/* ---- ids of keys ---- */
+
+#define ID_SLOTS 8192u /* at most half used: short probes */
+
+static uint32_t key_id(pvk_context *ctx, pvk_key_ids *t, const void *key, size_t size)
+{
+    if (t->keys && t->hash[t->last] && !memcmp(t->keys + (size_t)t->last * size, key, size))
+        return t->id[t->last];
+    if (!t->keys) {
+        t->size = size;
+        t->keys = calloc(ID_SLOTS, size);
+        t->hash = calloc(ID_SLOTS, sizeof *t->hash);
+        t->id = calloc(ID_SLOTS, sizeof *t->id);
+        if (!t->keys || !t->hash || !t->id) {
+            pvk_key_ids_free(t);
+            pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw pipelines: out of memory for key ids");
+            return 0;
+        }
+    }
+    uint64_t h = XXH3_64bits(key, size) | 1;
+    uint32_t i = (uint32_t)h & (ID_SLOTS - 1);
+    for (; t->hash[i]; i = (i + 1) & (ID_SLOTS - 1))
+        if (t->hash[i] == h && !memcmp(t->keys + (size_t)i * size, key, size))
+            return t->id[t->last = i];
+    if (t->count == ID_SLOTS / 2) { /* full: every pipeline goes, the ids start over */
+        pvk_log(&ctx->gpu, PVK_LOG_INFO, "draw pipelines: %u distinct shader keys; starting over", t->count);
+        pvk_pipelines_forget(ctx);
+        memset(t->hash, 0, ID_SLOTS * sizeof *t->hash);
+        t->count = 0;
+        i = (uint32_t)h & (ID_SLOTS - 1);
+    }
+    memcpy(t->keys + (size_t)i * size, key, size);
+    t->hash[i] = h;
+    t->id[i] = ++t->next;
+    if (!t->next) /* after 2^32 ids: 0 means none */
+        t->id[i] = ++t->next;
+    t->count++;
+    return t->id[t->last = i];
+}
+
+uint32_t pvk_fs_id(pvk_context *ctx, const pvk_fs_key *fs)
+{
+    return key_id(ctx, &ctx->pipelines->fs_ids, fs, sizeof *fs);
+}
+
+uint32_t pvk_vs_id(pvk_context *ctx, const pvk_vs_key *vs)
+{
+    return key_id(ctx, &ctx->pipelines->vs_ids, vs, sizeof *vs);
+}
+
+void pvk_key_ids_free(pvk_key_ids *t)
+{
+    free(t->keys);
+    free(t->hash);
+    free(t->id);
+    memset(t, 0, sizeof *t);
+}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "draw_common.h"
+#include "runtime/pipeline.h"
 
 /* Regular files in `dir` (0 if it cannot be opened). */
 static int files_in(const char *dir)
@@ -198,12 +199,51 @@ static void module_reuse(void)
     CHECK_EQ(b.fragment_modules_created - a.fragment_modules_created, 1);
 }
 
+/* Pipelines are keyed on ids of their shader keys (pvk_fs_id): equal keys
+ * one id, each new key a new one; past the table's size (4096 keys) the ids
+ * start over and the pipelines go, and drawing goes on (a new pipeline for
+ * the same state, the same pixels). */
+static void key_ids(void)
+{
+    pvk_config cfg = {.cache_dir = ""};
+    scene(&cfg);
+    reg(PVK_GPUREG_TEXENV0_COMBINER, 1);
+    draw_arrays(0, 3);
+    uint8_t before[W * H * 4], after[W * H * 4];
+    copy_out(before, FB);
+    pvk_fs_key k;
+    memset(&k, 0, sizeof k);
+    uint32_t first = pvk_fs_id(ctx, &k);
+    CHECK(first != 0);
+    CHECK_EQ(pvk_fs_id(ctx, &k), first);
+    uint32_t prev = first;
+    int increasing = 1;
+    for (uint32_t i = 1; i <= 5000; i++) {
+        memcpy(&k, &i, sizeof i); /* bytes of the key: a distinct key each */
+        uint32_t id = pvk_fs_id(ctx, &k);
+        increasing &= id > prev;
+        prev = id;
+    }
+    CHECK(increasing);
+    memset(&k, 0, sizeof k);
+    CHECK(pvk_fs_id(ctx, &k) > prev); /* forgotten at the restart: a new id */
+    pvk_stats a = stats();
+    memset(pvk_guest_ptr(ctx, FB, W * H * 4), 0, W * H * 4);
+    pvk_guest_written(ctx, FB, W * H * 4);
+    draw_arrays(0, 3); /* the state drawn before: its pipeline went with the restart */
+    CHECK_EQ(stats().pipelines_created - a.pipelines_created, 1);
+    copy_out(after, FB);
+    CHECK_EQ(differ(before, after, sizeof before), 0);
+    th_release(ctx);
+}
+
 int main(void)
 {
     /* counters below say which path drew or what compiled when: builds on
      * the calling thread (tests/test_compile.c covers the compile threads) */
     setenv("PVK_COMPILE_THREADS", "0", 1);
     module_reuse();
+    key_ids();
     cache_dir_config();
     cap_evicts();
     CHECK_EQ(th_log_errors, 0);
