@@ -44,3 +44,153 @@ pvk_result pvk_sh_run_charged(pvk_pica *p, pvk_sh_run_info *info, const float v[
         p->budget = 0; /* a runaway program: nothing more this call */
     return r;
 }
+
+/* ---- a static bound on a program's steps (pvk_sh_step_bound) ----
+ *
+ * An upper bound on the instructions one invocation runs, read from the
+ * code with the interpreter's flow rules (translator/shader.c), for the
+ * shapes whose count the code fixes: straight code, LOOPs (the integer
+ * uniform's count + 1 iterations of the body), IF/IFC (the longer branch),
+ * CALL/CALLC/CALLU (the subroutine's bound) and forward JMPC/JMPU (the
+ * longer way), nested up to each stack's depth.  Anything whose count the
+ * stack model could change is refused (0: unknown): BREAK/BREAKC, backward
+ * jumps, a jump or a construct leaving the range it sits in, an
+ * instruction whose PC+1 is the end of an enclosing construct other than
+ * the innermost range's own end (the stacks would act out of order: two
+ * constructs ending on one instruction, a subroutine running over a loop's
+ * end), a flow instruction on a range's last word, empty or backward
+ * ranges.  END, an undefined opcode and a PC past code memory stop the run
+ * (inside a construct the walk counts what follows it too: an over-estimate).  The bound
+ * is sound for what it accepts, so the GPU path may stop an invocation at
+ * it (max_steps) without ever stopping one the interpreter finishes. */
+
+#define BOUND_UNKNOWN UINT64_MAX
+#define BOUND_WORK 65536u /* instructions visited at most (forward jumps fork the walk) */
+
+typedef struct bound_walk {
+    const uint32_t *code;
+    const uint32_t *ints;
+    uint32_t ends[16], nends; /* PC+1 values of the enclosing constructs' ends */
+    uint32_t loops, ifs, calls;
+    uint32_t work;
+} bound_walk;
+
+static bool bound_is_end(const bound_walk *w, uint32_t next)
+{
+    for (uint32_t i = 0; i < w->nends; i++)
+        if (w->ends[i] == next)
+            return true;
+    return false;
+}
+
+static uint64_t bound_add(uint64_t a, uint64_t b)
+{
+    return a == BOUND_UNKNOWN || b == BOUND_UNKNOWN || a + b < a ? BOUND_UNKNOWN : a + b;
+}
+
+static uint64_t bound_mul(uint64_t a, uint64_t n)
+{
+    return a == BOUND_UNKNOWN || (n && a > UINT64_MAX / 2 / n) ? BOUND_UNKNOWN : a * n;
+}
+
+static uint64_t bound_max(uint64_t a, uint64_t b)
+{
+    return a == BOUND_UNKNOWN || b == BOUND_UNKNOWN ? BOUND_UNKNOWN : a > b ? a : b;
+}
+
+/* Steps from `pc` until the run leaves [pc, e] at e + 1 (its natural end
+ * when `natural`: the innermost construct's). */
+static uint64_t bound_range(bound_walk *w, uint32_t pc, uint32_t e, bool natural);
+
+/* A construct ending at `end` (its PC+1 value) around [s, e]. */
+static uint64_t bound_nested(bound_walk *w, uint32_t s, uint32_t e)
+{
+    if (s > e || e >= PVK_SH_CODE_WORDS || bound_is_end(w, e + 1) || w->nends == 16)
+        return BOUND_UNKNOWN;
+    w->ends[w->nends++] = e + 1;
+    uint64_t b = bound_range(w, s, e, true);
+    w->nends--;
+    return b;
+}
+
+static uint64_t bound_range(bound_walk *w, uint32_t pc, uint32_t e, bool natural)
+{
+    uint64_t total = 0;
+    for (; pc <= e; pc++) {
+        if (pc >= PVK_SH_CODE_WORDS)
+            return total; /* the interpreter stops there */
+        if (++w->work > BOUND_WORK)
+            return BOUND_UNKNOWN;
+        uint32_t word = w->code[pc], op = pvk_sh_opcode(word);
+        uint32_t num = pvk_sh_f2_num(word), dst = pvk_sh_f2_dst(word);
+        bool flow = op == PVK_SH_BREAK || op == PVK_SH_BREAKC || (op >= PVK_SH_CALL && op <= PVK_SH_LOOP) ||
+                    op == PVK_SH_JMPC || op == PVK_SH_JMPU;
+        /* an enclosing construct's end other than this range's own */
+        if (bound_is_end(w, pc + 1) && !(natural && pc == e))
+            return BOUND_UNKNOWN;
+        if (flow && natural && pc == e)
+            return BOUND_UNKNOWN; /* the end check would win over the instruction's own flow */
+        total = bound_add(total, 1);
+        switch (op) {
+        case PVK_SH_END: /* the run ends: the rest of this range is not run */
+            return total;
+        case PVK_SH_BREAK:
+        case PVK_SH_BREAKC:
+            return BOUND_UNKNOWN;
+        case PVK_SH_LOOP: { /* body [pc + 1, dst], then dst + 1 */
+            if (dst < pc + 1 || dst >= e || w->loops == 4)
+                return BOUND_UNKNOWN;
+            w->loops++;
+            uint64_t body = bound_nested(w, pc + 1, dst);
+            w->loops--;
+            total = bound_add(total, bound_mul(body, (w->ints[pvk_sh_f3_id(word) & 3u] & 0xFFu) + 1u));
+            pc = dst; /* the loop goes on at dst + 1 */
+            break;
+        }
+        case PVK_SH_IFU:
+        case PVK_SH_IFC: { /* then [pc + 1, dst - 1] (its end dst pushed), else [dst, dst + num - 1] */
+            if (dst < pc + 1 || dst + num > e || w->ifs == 8)
+                return BOUND_UNKNOWN;
+            w->ifs++;
+            uint64_t then = dst == pc + 1 ? (bound_is_end(w, dst) ? BOUND_UNKNOWN : 0)
+                                          : bound_nested(w, pc + 1, dst - 1);
+            w->ifs--;
+            uint64_t other = num ? bound_range(w, dst, dst + num - 1, false) : 0;
+            total = bound_add(total, bound_max(then, other));
+            pc = dst + num - 1; /* on at dst + num */
+            break;
+        }
+        case PVK_SH_CALL:
+        case PVK_SH_CALLC:
+        case PVK_SH_CALLU: { /* [dst, dst + num - 1], back to pc + 1 */
+            if (!num || w->calls == 4)
+                return BOUND_UNKNOWN;
+            w->calls++;
+            total = bound_add(total, bound_nested(w, dst, dst + num - 1));
+            w->calls--;
+            break;
+        }
+        case PVK_SH_JMPC:
+        case PVK_SH_JMPU: /* forward inside the range: the longer way to its end */
+            if (dst <= pc || dst > e)
+                return BOUND_UNKNOWN;
+            return bound_add(total, bound_max(bound_range(w, pc + 1, e, natural), bound_range(w, dst, e, natural)));
+        default:
+            if ((op >= 0x10 && op <= 0x11) || (op >= 0x14 && op <= 0x17) || (op >= 0x1C && op <= 0x1F))
+                return total; /* an undefined opcode stops the run */
+            break;
+        }
+        if (total == BOUND_UNKNOWN)
+            return BOUND_UNKNOWN;
+    }
+    return total;
+}
+
+uint64_t pvk_sh_step_bound(const pvk_shader_unit *unit, uint32_t entry)
+{
+    if (entry >= PVK_SH_CODE_WORDS)
+        return 0;
+    bound_walk w = {.code = unit->code, .ints = unit->i};
+    uint64_t b = bound_range(&w, entry, PVK_SH_CODE_WORDS - 1, false);
+    return b == BOUND_UNKNOWN || b == 0 ? 0 : b;
+}

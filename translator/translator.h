@@ -554,6 +554,9 @@ typedef struct pvk_pica_counters {
     uint64_t gpu_vertices;        /* vertices of draws whose program ran on the GPU (of `vertices`) */
     uint64_t gs_gpu_draws;        /* draws with a geometry program whose programs ran on the GPU */
     uint64_t gs_fallbacks;        /* ... that env.gpu_vs would have taken but ran on the CPU */
+    uint64_t gpu_steps;           /* shader instructions charged for the GPU paths' invocations */
+    uint64_t gpu_capped;          /* GPU-path draws with a program whose code shows no bound (capped) */
+    uint64_t gpu_budget_fallbacks; /* draws the GPU path would take left to the CPU: the budget */
 } pvk_pica_counters;
 
 /* What the geometry shader unit keeps from one invocation to the next: on
