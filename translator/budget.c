@@ -1,6 +1,9 @@
 /* translator/: the per-call work budgets (see PVK_SHADER_BUDGET,
  * PVK_VERTEX_BUDGET and PVK_AREA_BUDGET in geometry.h), shared by the vertex
  * and geometry stages so that neither depends on the other. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "translator/geometry.h"
 
 void pvk_pica_new_call(pvk_pica *p)
@@ -65,7 +68,11 @@ pvk_result pvk_sh_run_charged(pvk_pica *p, pvk_sh_run_info *info, const float v[
  * it (max_steps) without ever stopping one the interpreter finishes. */
 
 #define BOUND_UNKNOWN UINT64_MAX
-#define BOUND_WORK 65536u /* instructions visited at most (forward jumps fork the walk) */
+/* Instructions visited at most (each construct's range is walked once per
+ * place it is reached from; forward jumps' continuations are remembered):
+ * past it the bound is unknown, so a program cannot make each draw's walk
+ * long. */
+#define BOUND_WORK 16384u
 
 typedef struct bound_walk {
     const uint32_t *code;
@@ -73,6 +80,12 @@ typedef struct bound_walk {
     uint32_t ends[16], nends; /* PC+1 values of the enclosing constructs' ends */
     uint32_t loops, ifs, calls;
     uint32_t work;
+    uint32_t ctx, next_ctx;   /* the enclosing construct's walk (memo entries are its own) */
+    struct {                  /* per PC: the steps from there to the end e of a range of walk ctx */
+        uint32_t ctx, e;
+        bool natural;
+        uint64_t steps;
+    } memo[PVK_SH_CODE_WORDS];
 } bound_walk;
 
 static bool bound_is_end(const bound_walk *w, uint32_t next)
@@ -108,8 +121,23 @@ static uint64_t bound_nested(bound_walk *w, uint32_t s, uint32_t e)
     if (s > e || e >= PVK_SH_CODE_WORDS || bound_is_end(w, e + 1) || w->nends == 16)
         return BOUND_UNKNOWN;
     w->ends[w->nends++] = e + 1;
+    uint32_t ctx = w->ctx;
+    w->ctx = ++w->next_ctx;
     uint64_t b = bound_range(w, s, e, true);
+    w->ctx = ctx;
     w->nends--;
+    return b;
+}
+
+/* bound_range from a forward jump's continuation, remembered per walk. */
+static uint64_t bound_from(bound_walk *w, uint32_t pc, uint32_t e, bool natural)
+{
+    if (pc >= PVK_SH_CODE_WORDS)
+        return 0;
+    if (w->memo[pc].ctx == w->ctx && w->memo[pc].e == e && w->memo[pc].natural == natural)
+        return w->memo[pc].steps;
+    uint64_t b = bound_range(w, pc, e, natural);
+    w->memo[pc].ctx = w->ctx, w->memo[pc].e = e, w->memo[pc].natural = natural, w->memo[pc].steps = b;
     return b;
 }
 
@@ -174,7 +202,7 @@ static uint64_t bound_range(bound_walk *w, uint32_t pc, uint32_t e, bool natural
         case PVK_SH_JMPU: /* forward inside the range: the longer way to its end */
             if (dst <= pc || dst > e)
                 return BOUND_UNKNOWN;
-            return bound_add(total, bound_max(bound_range(w, pc + 1, e, natural), bound_range(w, dst, e, natural)));
+            return bound_add(total, bound_max(bound_from(w, pc + 1, e, natural), bound_from(w, dst, e, natural)));
         default:
             if ((op >= 0x10 && op <= 0x11) || (op >= 0x14 && op <= 0x17) || (op >= 0x1C && op <= 0x1F))
                 return total; /* an undefined opcode stops the run */
@@ -190,7 +218,24 @@ uint64_t pvk_sh_step_bound(const pvk_shader_unit *unit, uint32_t entry)
 {
     if (entry >= PVK_SH_CODE_WORDS)
         return 0;
-    bound_walk w = {.code = unit->code, .ints = unit->i};
-    uint64_t b = bound_range(&w, entry, PVK_SH_CODE_WORDS - 1, false);
+    bound_walk *w = calloc(1, sizeof *w); /* 96 KiB of memo: not on the stack */
+    if (!w)
+        return 0; /* unknown: the caller caps the program instead */
+    w->code = unit->code, w->ints = unit->i, w->ctx = w->next_ctx = 1;
+    uint64_t b = bound_range(w, entry, PVK_SH_CODE_WORDS - 1, false);
+    free(w);
     return b == BOUND_UNKNOWN || b == 0 ? 0 : b;
+}
+
+uint64_t pvk_step_bound_cached(pvk_pica *p, unsigned unit, uint64_t code_hash, uint32_t entry)
+{
+    const pvk_shader_unit *u = &p->sh[unit];
+    pvk_step_bound_memo *m = &p->step_bound[unit];
+    if (!m->valid || m->code_hash != code_hash || m->entry != entry || memcmp(m->ints, u->i, sizeof m->ints)) {
+        m->bound = pvk_sh_step_bound(u, entry);
+        m->code_hash = code_hash, m->entry = entry;
+        memcpy(m->ints, u->i, sizeof m->ints);
+        m->valid = true;
+    }
+    return m->bound;
 }

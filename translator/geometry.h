@@ -244,6 +244,10 @@ uint32_t pvk_gs_assemble(const pvk_gs_plan *plan, const pvk_gs_sink *sink, uint3
  * paths charge invocations x this bound to the call's shader-instruction
  * budget and stop an invocation there. */
 uint64_t pvk_sh_step_bound(const pvk_shader_unit *unit, uint32_t entry);
+/* The same for unit 0 (geometry) or 1 (vertex) of `p`, remembered while
+ * the code (`code_hash`: XXH3 of its code memory), entry and integer
+ * uniforms stay. */
+uint64_t pvk_step_bound_cached(pvk_pica *p, unsigned unit, uint64_t code_hash, uint32_t entry);
 /* Floor of the per-invocation step cap the GPU paths give a program without
  * a bound: below it such draws run on the CPU (which charges the steps they
  * really run), so the GPU path never stops an invocation the interpreter

@@ -323,10 +323,10 @@ static pvk_result gs_replay(pvk_pica *p, const pvk_gs_plan *gp, const pvk_attrib
  * *max_steps: where the GPU stops an invocation (the bound or the cap: no
  * invocation runs more than it was charged).  0: the charge does not fit
  * what is left; the CPU path runs the draw, charging what it really runs. */
-static uint64_t gpu_charge(const pvk_shader_unit *unit, uint32_t entry, uint64_t n, uint64_t left,
+static uint64_t gpu_charge(pvk_pica *p, unsigned unit, uint64_t code_hash, uint32_t entry, uint64_t n, uint64_t left,
                            uint32_t *max_steps, bool *capped)
 {
-    uint64_t b = pvk_sh_step_bound(unit, entry);
+    uint64_t b = pvk_step_bound_cached(p, unit, code_hash, entry);
     *capped = !b;
     if (b)
         b = b < PVK_SH_MAX_STEPS ? b : PVK_SH_MAX_STEPS;
@@ -450,9 +450,10 @@ static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_dra
      * (gpu_charge), as the CPU path charges what they run */
     uint32_t vs_steps = 0, gs_steps = 0;
     bool vs_capped = false, gs_capped = false;
-    uint64_t vs_charge = gpu_charge(&p->sh[1], vs->key.entry, nverts, p->budget, &vs_steps, &vs_capped);
+    uint64_t vs_charge = gpu_charge(p, 1, vs->key.code_hash, vs->key.entry, nverts, p->budget, &vs_steps, &vs_capped);
     uint64_t gs_charge =
-        vs_charge ? gpu_charge(sh, gp->entry, g.prims, p->budget - vs_charge, &gs_steps, &gs_capped) : 0;
+        vs_charge ? gpu_charge(p, 0, k->code_hash, gp->entry, g.prims, p->budget - vs_charge, &gs_steps, &gs_capped)
+                  : 0;
     if (!gs_charge) {
         gs_restore(p, &snap);
         p->counters.gpu_budget_fallbacks++;
@@ -650,7 +651,7 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
         /* the call's shader-instruction budget: count invocations at the
          * program's bound, or at a cap given from the budget (gpu_charge) */
         bool capped = false;
-        uint64_t charge = gpu_charge(sh, k->entry, count, p->budget, &uni->u.max_steps, &capped);
+        uint64_t charge = gpu_charge(p, 1, k->code_hash, k->entry, count, p->budget, &uni->u.max_steps, &capped);
         if (!charge) {
             p->counters.gpu_budget_fallbacks++;
             pvk_pica_debug(p, "vertex program on the CPU: %u invocations do not fit the call's shader budget "
