@@ -55,9 +55,9 @@ pvk_result pvk_sh_run_charged(pvk_pica *p, pvk_sh_run_info *info, const float v[
  * shapes whose count the code fixes: straight code, LOOPs (the integer
  * uniform's count + 1 iterations of the body), IF/IFC (the longer branch),
  * CALL/CALLC/CALLU (the subroutine's bound) and forward JMPC/JMPU (the
- * longer way), nested up to each stack's depth.  Anything whose count the
- * stack model could change is refused (0: unknown): BREAK/BREAKC, backward
- * jumps, a jump or a construct leaving the range it sits in, an
+ * longer way), nested up to each stack's depth; BREAK/BREAKC straight in a
+ * LOOP's body (an early way out).  Anything whose count the stack model
+ * could change is refused (0: unknown): other BREAKs, backward jumps, a jump or a construct leaving the range it sits in, an
  * instruction whose PC+1 is the end of an enclosing construct other than
  * the innermost range's own end (the stacks would act out of order: two
  * constructs ending on one instruction, a subroutine running over a loop's
@@ -81,6 +81,7 @@ typedef struct bound_walk {
     uint32_t loops, ifs, calls;
     uint32_t work;
     uint32_t ctx, next_ctx;   /* the enclosing construct's walk (memo entries are its own) */
+    uint32_t loop_ctx;        /* the innermost LOOP body's walk (0: none) */
     struct {                  /* per PC: the steps from there to the end e of a range of walk ctx */
         uint32_t ctx, e;
         bool natural;
@@ -164,12 +165,20 @@ static uint64_t bound_range(bound_walk *w, uint32_t pc, uint32_t e, bool natural
             return total;
         case PVK_SH_BREAK:
         case PVK_SH_BREAKC:
-            return BOUND_UNKNOWN;
+            /* straight in a LOOP's body (not inside an IF part or a
+             * subroutine, whose stack entries it would leave behind): it
+             * leaves the loop early, fewer steps than walked on */
+            if (!w->loop_ctx || w->ctx != w->loop_ctx)
+                return BOUND_UNKNOWN;
+            break;
         case PVK_SH_LOOP: { /* body [pc + 1, dst], then dst + 1 */
             if (dst < pc + 1 || dst >= e || w->loops == 4)
                 return BOUND_UNKNOWN;
             w->loops++;
+            uint32_t outer = w->loop_ctx;
+            w->loop_ctx = w->next_ctx + 1; /* the body's walk (bound_nested's) */
             uint64_t body = bound_nested(w, pc + 1, dst);
+            w->loop_ctx = outer;
             w->loops--;
             total = bound_add(total, bound_mul(body, (w->ints[pvk_sh_f3_id(word) & 3u] & 0xFFu) + 1u));
             pc = dst; /* the loop goes on at dst + 1 */
