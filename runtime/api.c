@@ -141,6 +141,9 @@ pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out)
     out->triangles = c->triangles;
     out->immediate_vertices = c->immediate_vertices;
     out->gs_cpu_fallbacks = c->gs_fallbacks;
+    out->gpu_steps_charged = c->gpu_steps;
+    out->gpu_capped_draws = c->gpu_capped;
+    out->gpu_budget_fallbacks = c->gpu_budget_fallbacks;
     pvk_gs_counts(ctx, &out->gs_excess_triangles, &out->gs_unfinished);
     return PVK_SUCCESS;
 }

@@ -13,6 +13,8 @@
  * DRAWELEMENTS).  The GPU path must really run (its counter), and a program
  * whose emits the code does not bound gets its slots from what earlier
  * draws wanted: the first such draw is counted short, the next is exact. */
+#include <time.h>
+
 #include "draw_common.h"
 #include "runtime/runtime.h"
 
@@ -528,6 +530,93 @@ static void some_runaway(const char *name)
     C.count = C.verts;
 }
 
+/* A list of runaway geometry programs over many vertices (issue 25): the
+ * some_runaway program with blocks of 61 instructions (60 ADDs into r0,
+ * v0 and v1 by turns, then JMPC cmp.x back: the step cap, not the
+ * dispatcher's block limit, stops each), GS_LIST_VERTICES points of which
+ * only the last is right of x = 0 (the CPU path's replay of it ends), drawn
+ * GS_LIST_DRAWS times by one command list on the GPU path.  The geometry
+ * program's code shows no bound: each draw's invocations run under a cap
+ * given from the call's shader budget and are charged for it, so the list
+ * stops within one budget (the CPU path takes the draw that no longer fits
+ * and stops the list at its runaway) instead of costing draws x the
+ * budget.  The run and wait are timed in the log, not asserted. */
+#define GS_LIST_VERTICES 400u
+#define GS_LIST_DRAWS 24u
+#define GS_LIST 0x20000000u
+static void runaway_list(void)
+{
+    base_case("runaway_list");
+    random_vertices(GS_LIST_VERTICES, 0.9f);
+    for (uint32_t v = 0; v + 1 < GS_LIST_VERTICES; v++)
+        C.vdata[v][0] = -0.1f - 0.8f * C.vdata[v][0] * C.vdata[v][0];
+    C.vdata[GS_LIST_VERTICES - 1][0] = 0.5f;
+    C.inputs = 2;
+    uint32_t *c = C.code, k = 0;
+    c[k++] = f1(MOV, 1, 1, 0, 0, 0);
+    for (uint32_t q = 0; q < 3; q++) {
+        c[k++] = f1(ADD, 0, 0x20 + q, 0, 0, 0);
+        c[k++] = setemit(q, q == 2, false);
+        c[k++] = EMITW;
+    }
+    c[k++] = 0x17u << 27 | 4u << 24 | 4u << 21 | 0x23u << 12 | 0u << 7 | 0; /* CMP c3 > v0 (x: format 1c) */
+    c[k++] = f1(MOV, 0x10, 1, 0, 0, 0); /* r0 written before it is read (else the CPU path's) */
+    uint32_t loop = k;
+    for (uint32_t i = 0; i < 60; i++)
+        c[k++] = f1(ADD, 0x10, 0x10, 0, i & 1u, 0);
+    c[k] = 0x2Cu << 26 | 1u << 25 | 2u << 22 | loop << 10; /* JMPC cmp.x back */
+    k++;
+    c[k++] = ENDW;
+    C.n_code = k;
+    const float off[3][2] = {{-0.02f, -0.02f}, {0.02f, -0.02f}, {0.0f, 0.02f}};
+    for (int q = 0; q < 3; q++)
+        C.c[q][0] = off[q][0], C.c[q][1] = off[q][1];
+    C.count = C.verts;
+    pvk_stats s0, s1;
+    pvk_get_stats(gpu, &s0);
+    apply(gpu); /* one draw by register write: the GPU path takes it */
+    pvk_get_stats(gpu, &s1);
+    CHECK_EQ(s1.gs_gpu_draws, s0.gs_gpu_draws + 1);
+    CHECK(s1.gs_unfinished > s0.gs_unfinished);
+    CHECK_EQ(s1.gpu_capped_draws, s0.gpu_capped_draws + 1);
+    /* the geometry program's cap and charge: a quarter of the budget over the invocations */
+    uint64_t charged = s1.gpu_steps_charged - s0.gpu_steps_charged;
+    CHECK(charged >= (1ull << 27) / 4 - 3u * GS_LIST_VERTICES && charged <= (1ull << 27) / 4 + 3u * GS_LIST_VERTICES);
+    /* the list: the same draw GS_LIST_DRAWS times */
+    ctx = gpu;
+    uint32_t *w0 = pvk_guest_ptr(gpu, GS_LIST, 1024), *w = w0;
+    for (uint32_t d = 0; d < GS_LIST_DRAWS; d++)
+        w[0] = 1, w[1] = pvk_cmd_header(PVK_GPUREG_DRAWARRAYS, 0xF, 0, 0), w += 2;
+    w[0] = 0x12345678, w[1] = pvk_cmd_header(PVK_GPUREG_FINALIZE, 0xF, 0, 0), w += 2;
+    uint32_t bytes = (uint32_t)(w - w0) * 4;
+    pvk_guest_written(gpu, GS_LIST, bytes);
+    pvk_get_stats(gpu, &s0);
+    th_quiet_errors = 1;
+    struct timespec t0, t1, t2;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pvk_result r = pvk_command_list_run(gpu, GS_LIST, bytes);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    CHECK_EQ(pvk_wait_idle(gpu), PVK_SUCCESS);
+    clock_gettime(CLOCK_MONOTONIC, &t2);
+    th_quiet_errors = 0;
+    pvk_get_stats(gpu, &s1);
+    double run = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    double wait = (double)(t2.tv_sec - t1.tv_sec) + (double)(t2.tv_nsec - t1.tv_nsec) * 1e-9;
+    uint64_t on_gpu = s1.gs_gpu_draws - s0.gs_gpu_draws;
+    printf("  runaway geometry programs, %u draws x %u points: run %.3f s + wait %.3f s; %llu on the GPU path "
+           "(%llu shader instructions charged), %llu to the CPU path, bad input +%llu\n",
+           GS_LIST_DRAWS, GS_LIST_VERTICES, run, wait, (unsigned long long)on_gpu,
+           (unsigned long long)(s1.gpu_steps_charged - s0.gpu_steps_charged),
+           (unsigned long long)(s1.gpu_budget_fallbacks - s0.gpu_budget_fallbacks),
+           (unsigned long long)(s1.bad_input - s0.bad_input));
+    CHECK(r != PVK_SUCCESS); /* stopped: the CPU path's runaway */
+    CHECK(on_gpu > 0 && on_gpu < GS_LIST_DRAWS);
+    CHECK_EQ(s1.gpu_capped_draws - s0.gpu_capped_draws, on_gpu);
+    CHECK(s1.gpu_steps_charged - s0.gpu_steps_charged <= 1ull << 27);
+    CHECK_EQ(s1.gpu_budget_fallbacks, s0.gpu_budget_fallbacks + 1);
+    CHECK(s1.bad_input - s0.bad_input >= on_gpu + 1); /* each GPU draw, the CPU path's stop */
+}
+
 /* A triangle, then an IF whose IF part sets SETEMIT's primitive flag and
  * whose ELSE part clears it, b0 true: the EMIT after makes a second
  * triangle (the emit bound must follow the IF part's end past the ELSE part). */
@@ -655,6 +744,7 @@ int main(int argc, char **argv)
         C.stops = true; /* the CPU path stops the list at the first: nothing to compare */
         apply(cpu);
     }
+    runaway_list();
     /* the last invocation runs away when the GPU path replays it: the CPU path's */
     runaway("runaway");
     run_case(CPU, compare);

@@ -3,6 +3,9 @@
  * as malformed (logged, counted) but with P3D raised.  No timing is asserted:
  * the test finishing is the point.  Also: a host wait that times out leaves
  * the context usable. */
+#include <stdlib.h>
+#include <time.h>
+
 #include "draw_common.h"
 #include "runtime/runtime.h"
 #include "translator/geometry.h"
@@ -200,6 +203,93 @@ static void vblank_timeout(void)
     th_release(c);
 }
 
+/* Runaway vertex programs on the GPU path (issue 25): one list of
+ * RUNAWAY_DRAWS DRAWARRAYS of RUNAWAY_VERTICES vertices each, every vertex
+ * looping forever in blocks of 69 instructions (MOV o0, v0; MOV o1, v1;
+ * 67 ADDs into r0, v1 and v0 by turns; MOV o1, r0; JMPU back while b0 is
+ * false), so the step cap, not the dispatcher's block limit, stops each.  The GPU path gives such a program
+ * (no bound in its code) a per-invocation cap from the call's shader budget
+ * and charges invocations x cap; once the budget cannot pay a draw, the CPU
+ * path takes it and stops the list as it would (a runaway, or the budget
+ * spent).  So the list costs about one call's budget of instructions, not
+ * draws x vertices x 2^20.  The time of the run and the wait after it is
+ * printed (not asserted; README "Limitations" and bench/runaway.c). */
+#define RUNAWAY_DRAWS 16u
+#define RUNAWAY_VERTICES 256u
+static void gpu_runaway_vertices(void)
+{
+    const uint32_t vb = LIST + 0x200000u; /* zero vertices: what they are does not matter */
+    CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+    memset(pvk_guest_ptr(ctx, vb, RUNAWAY_VERTICES * 32), 0, RUNAWAY_VERTICES * 32);
+    pvk_guest_written(ctx, vb, RUNAWAY_VERTICES * 32);
+    reg(PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
+    reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, 0x13u << 26 | 0u << 21 | 0u << 12);
+    reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, 0x13u << 26 | 1u << 21 | 1u << 12);
+    for (uint32_t i = 0; i < 67; i++) /* ADD r0, r0, v1 / v0 by turns: a chain to run, no repeated word */
+        reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, 0x10u << 21 | 0x10u << 12 | (i & 1u) << 7);
+    reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, 0x13u << 26 | 1u << 21 | 0x10u << 12); /* MOV o1, r0 */
+    reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, 0x2Du << 26 | 0u << 22 | 2u << 10 | 1u); /* JMPU !b0 -> 2 */
+    reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, 0x22u << 26);
+    reg(PVK_GPUREG_VSH_CODETRANSFER_END, 1);
+    reg(PVK_GPUREG_VSH_BOOLUNIFORM, 0x7FFF0000u);
+    reg(PVK_GPUREG_ATTRIBBUFFERS_LOC, vb >> 3);
+    uint32_t *w0 = pvk_guest_ptr(ctx, LIST, 4096), *w = w0;
+    w = put_cmd(w, PVK_GPUREG_NUMVERTICES, RUNAWAY_VERTICES);
+    w = put_cmd(w, PVK_GPUREG_VERTEX_OFFSET, 0);
+    for (uint32_t d = 0; d < RUNAWAY_DRAWS; d++)
+        w = put_cmd(w, PVK_GPUREG_DRAWARRAYS, 1);
+    w = put_cmd(w, PVK_GPUREG_FINALIZE, 0x12345678);
+    w = put_cmd(w, 0, 0);
+    uint32_t bytes = (uint32_t)(w - w0) * 4;
+    pvk_guest_written(ctx, LIST, bytes);
+    pvk_stats a, b;
+    pvk_get_stats(ctx, &a);
+    uint64_t gv = ctx->pica.counters.gpu_vertices;
+    int irqs = p3d;
+    th_quiet_errors = 1;
+    struct timespec t0, t1, t2;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pvk_result r = pvk_command_list_run(ctx, LIST, bytes);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+    clock_gettime(CLOCK_MONOTONIC, &t2);
+    th_quiet_errors = 0;
+    pvk_get_stats(ctx, &b);
+    uint64_t gpu_draws = (ctx->pica.counters.gpu_vertices - gv) / RUNAWAY_VERTICES;
+    double run = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    double wait = (double)(t2.tv_sec - t1.tv_sec) + (double)(t2.tv_nsec - t1.tv_nsec) * 1e-9;
+    printf("  runaway vertex programs, %u draws x %u vertices: run %.3f s + wait %.3f s; %llu draws ran, "
+           "%llu on the GPU path (%llu shader instructions charged, %llu capped draws), %llu to the CPU path, "
+           "bad input +%llu (%s)\n",
+           RUNAWAY_DRAWS, RUNAWAY_VERTICES, run, wait, (unsigned long long)(b.draws - a.draws),
+           (unsigned long long)gpu_draws,
+           (unsigned long long)(b.gpu_steps_charged - a.gpu_steps_charged),
+           (unsigned long long)(b.gpu_capped_draws - a.gpu_capped_draws),
+           (unsigned long long)(b.gpu_budget_fallbacks - a.gpu_budget_fallbacks),
+           (unsigned long long)(b.bad_input - a.bad_input), th_last_error);
+    CHECK(r != PVK_SUCCESS);
+    if (!ctx->pica.env.gpu_vs) { /* PVK_TEST_DEBUG=cpu-vs: the interpreter stops the list at the first vertex */
+        CHECK_EQ(b.draws - a.draws, 1);
+        CHECK_EQ(b.gpu_steps_charged, a.gpu_steps_charged);
+        upload_shader();
+        reg(PVK_GPUREG_ATTRIBBUFFERS_LOC, VB >> 3);
+        return;
+    }
+    /* the GPU path ran some, each charged; the budget stopped the list */
+    CHECK(p3d - irqs <= 1); /* stopped by the CPU path's runaway, or by the spent budget (P3D raised) */
+    CHECK(b.draws - a.draws < RUNAWAY_DRAWS);
+    CHECK(gpu_draws > 0);
+    CHECK_EQ(b.gpu_capped_draws - a.gpu_capped_draws, gpu_draws);
+    CHECK(b.gpu_steps_charged - a.gpu_steps_charged <= PVK_SHADER_BUDGET);
+    CHECK(b.gpu_steps_charged - a.gpu_steps_charged >= PVK_SHADER_BUDGET / 2);
+    CHECK(b.gpu_budget_fallbacks > a.gpu_budget_fallbacks);
+    /* reported: each GPU draw's runaway vertices, and the CPU path's stop */
+    CHECK(b.bad_input - a.bad_input >= gpu_draws + 1);
+    /* the context goes on: the pass-through program draws again */
+    upload_shader();
+    reg(PVK_GPUREG_ATTRIBBUFFERS_LOC, VB >> 3);
+}
+
 static void huge_elements(void)
 {
     huge_elements_stop("pixels");
@@ -212,6 +302,9 @@ static void huge_elements_vertices(void)
 
 int main(void)
 {
+    /* the GPU paths' budget cases need the GPU path from the first draw:
+     * vertex programs built as the draws ask (tests/test_compile.c covers the threads) */
+    setenv("PVK_COMPILE_THREADS", "0", 1);
     wait_timeout();
     vblank_timeout();
     for (int mirror = 0; mirror < 2; mirror++) {
@@ -234,6 +327,8 @@ int main(void)
         ctx->pica.vertex_limit = 1u << 19;
         huge_elements_vertices();
         ctx->pica.vertex_limit = 0;
+        if (!mirror)
+            gpu_runaway_vertices();
         /* the context still draws within the budget afterwards */
         pvk_stats a, b;
         pvk_get_stats(ctx, &a);

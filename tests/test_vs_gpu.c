@@ -19,6 +19,7 @@
 
 static pvk_vs_compute *vc;
 static unsigned programs, vertices_compared, skipped, fallbacks, straight, looped, runaways;
+static unsigned bounded, bounded_vertices; /* programs pvk_sh_step_bound bounds, and their vertices checked */
 static char interp_msg[256];
 
 /* The interpreter's messages, to tell a runaway from other errors. */
@@ -51,6 +52,13 @@ static void compare_program(const pvk_shader_unit *unit, const pvk_sh_run_info *
         looped += st.loops != 0;
     }
     free(src);
+    /* the static step bound (translator/budget.c) the GPU paths charge and
+     * stop an invocation at: no run of the interpreter may pass it */
+    static pvk_shader_unit bu;
+    memcpy(bu.code, unit->code, sizeof bu.code);
+    memcpy(bu.i, ri->ints, sizeof bu.i);
+    uint64_t bound = pvk_sh_step_bound(&bu, ri->entry);
+    bounded += bound != 0;
     int reported = 0;
     for (uint32_t v = 0; v < n; v++) {
         pvk_sh_run_info i2 = *ri;
@@ -65,6 +73,15 @@ static void compare_program(const pvk_shader_unit *unit, const pvk_sh_run_info *
         th_checks++;
         bool ok = true;
         char why[512] = "";
+        uint32_t cap = ri->max_steps ? ri->max_steps : PVK_SH_MAX_STEPS;
+        if (bound) {
+            bounded_vertices++;
+            if (ir ? strstr(interp_msg, "runaway") && cap > bound : rr.steps > bound) {
+                th_failures++;
+                fprintf(stderr, "%s, vertex %u: the interpreter ran %s%u steps past the step bound %llu\n", what, v,
+                        ir ? "away after " : "", ir ? cap : rr.steps, (unsigned long long)bound);
+            }
+        }
         if (gr) {
             ok = ir != PVK_SUCCESS && gr == PVK_ERROR_BAD_DATA;
             snprintf(why, sizeof why, "translator refused (%s), interpreter %s", pvk_result_string(gr),
@@ -467,6 +484,8 @@ int main(void)
     printf("random programs: %u, vertices compared in all: %u, of which %u left the translated code (interpreter)\n",
            programs - before, vertices_compared, fallbacks);
     printf("programs translated as straight-line code: %u of %u (%u with GLSL loops)\n", straight, programs, looped);
+    printf("programs with a static step bound: %u of %u, %u vertices within it\n", bounded, programs,
+           bounded_vertices);
     pvk_vs_compute_destroy(vc);
     th_release(ctx);
     return th_finish("test_vs_gpu");

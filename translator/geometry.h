@@ -237,6 +237,23 @@ uint32_t pvk_gs_assemble(const pvk_gs_plan *plan, const pvk_gs_sink *sink, uint3
 /* At most this many vertices in one DRAWARRAYS / DRAWELEMENTS. */
 #define PVK_MAX_DRAW_VERTICES (1u << 20)
 
+/* An upper bound on the instructions one invocation of the program at
+ * `entry` runs with the unit's integer uniforms (translator/budget.c: straight
+ * code, LOOPs, IFs, CALLs and forward jumps the stacks run as written); 0
+ * when the code does not show one (backward jumps, BREAK, ...).  The GPU
+ * paths charge invocations x this bound to the call's shader-instruction
+ * budget and stop an invocation there. */
+uint64_t pvk_sh_step_bound(const pvk_shader_unit *unit, uint32_t entry);
+/* The same for unit 0 (geometry) or 1 (vertex) of `p`, remembered while
+ * the code (`code_hash`: XXH3 of its code memory), entry and integer
+ * uniforms stay. */
+uint64_t pvk_step_bound_cached(pvk_pica *p, unsigned unit, uint64_t code_hash, uint32_t entry);
+/* Floor of the per-invocation step cap the GPU paths give a program without
+ * a bound: below it such draws run on the CPU (which charges the steps they
+ * really run), so the GPU path never stops an invocation the interpreter
+ * finishes within this many instructions. */
+#define PVK_GPU_MIN_STEPS 16384u
+
 /* A work budget ran out (`what`, its `limit`): logged and counted, the list
  * stops (PVK_ERROR_BAD_DATA). */
 pvk_result pvk_over_budget(pvk_pica *p, const char *what, uint64_t limit);

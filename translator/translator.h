@@ -547,6 +547,13 @@ typedef struct pvk_pica_env {
     bool gpu_vs;
 } pvk_pica_env;
 
+/* A program's static step bound as last computed (translator/budget.c). */
+typedef struct pvk_step_bound_memo {
+    bool valid;
+    uint32_t entry, ints[4];
+    uint64_t code_hash, bound;
+} pvk_step_bound_memo;
+
 typedef struct pvk_pica_counters {
     uint64_t writes;              /* register writes decoded from command lists */
     uint64_t lists, draws, vertices, triangles, immediate_vertices, cache_ops, jumps;
@@ -554,6 +561,9 @@ typedef struct pvk_pica_counters {
     uint64_t gpu_vertices;        /* vertices of draws whose program ran on the GPU (of `vertices`) */
     uint64_t gs_gpu_draws;        /* draws with a geometry program whose programs ran on the GPU */
     uint64_t gs_fallbacks;        /* ... that env.gpu_vs would have taken but ran on the CPU */
+    uint64_t gpu_steps;           /* shader instructions charged for the GPU paths' invocations */
+    uint64_t gpu_capped;          /* GPU-path draws with a program whose code shows no bound (capped) */
+    uint64_t gpu_budget_fallbacks; /* draws the GPU path would take left to the CPU: the budget */
 } pvk_pica_counters;
 
 /* What the geometry shader unit keeps from one invocation to the next: on
@@ -614,6 +624,7 @@ typedef struct pvk_pica {
      * reset or load, which zero the flag) changed them: not per draw. */
     bool vs_hashed;
     uint64_t vs_code_hash, vs_desc_hash;
+    pvk_step_bound_memo step_bound[2]; /* pvk_step_bound_cached, per unit */
     uint32_t fixed_attr[PVK_FIXED_ATTRS][4];              /* f24 x y z w */
     uint32_t attr_buf[3], attr_words;                     /* FIXEDATTRIB_DATA0-2 in progress */
     uint32_t fixed_index;                                 /* next fixed attribute, 0xF = immediate */

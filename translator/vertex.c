@@ -314,6 +314,32 @@ static pvk_result gs_replay(pvk_pica *p, const pvk_gs_plan *gp, const pvk_attrib
     return r;
 }
 
+/* The GPU path's charge to the call's shader-instruction budget for `n`
+ * invocations of the program at `entry` on `unit`, out of `left`: the bound
+ * its code shows (pvk_sh_step_bound) each, or, without one, a cap given
+ * from the budget (a quarter of what is left over the invocations, at
+ * least PVK_GPU_MIN_STEPS, at most PVK_SH_MAX_STEPS), so a draw of programs
+ * that run away costs what it was given and leaves room for later draws.
+ * *max_steps: where the GPU stops an invocation (the bound or the cap: no
+ * invocation runs more than it was charged).  0: the charge does not fit
+ * what is left; the CPU path runs the draw, charging what it really runs. */
+static uint64_t gpu_charge(pvk_pica *p, unsigned unit, uint64_t code_hash, uint32_t entry, uint64_t n, uint64_t left,
+                           uint32_t *max_steps, bool *capped)
+{
+    uint64_t b = pvk_step_bound_cached(p, unit, code_hash, entry);
+    *capped = !b;
+    if (b)
+        b = b < PVK_SH_MAX_STEPS ? b : PVK_SH_MAX_STEPS;
+    else if ((b = left / 4 / (n ? n : 1)) < PVK_GPU_MIN_STEPS)
+        b = PVK_GPU_MIN_STEPS;
+    else if (b > PVK_SH_MAX_STEPS)
+        b = PVK_SH_MAX_STEPS;
+    if (!n || b * n > left)
+        return 0;
+    *max_steps = (uint32_t)b;
+    return b * n;
+}
+
 /* The geometry-program part of draw_gpu: `vs` is the vertex stage it built
  * (vertices 0..nverts-1 after rebasing), `table` the variable mode's
  * primitives (first element, vertex count).  PVK_ERROR_MISSING_FEATURE: the
@@ -323,9 +349,9 @@ static pvk_result gs_replay(pvk_pica *p, const pvk_gs_plan *gp, const pvk_attrib
  * registers; pvk_gs_program_stateless) or emits vertex id 3, a last
  * invocation that does not end (replayed on the CPU first), more emitted
  * vertices than PVK_GS_MAX_EMIT_VERTICES could be, or work past the budgets. */
-static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_draw *vs, const pvk_gs_plan *gp,
-                              const pvk_attrib_plan *plan, bool elements, uint32_t count, uint32_t nverts,
-                              const uint32_t *table, uint32_t nprims)
+static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_draw *vs, pvk_vs_draw_uniforms *uni,
+                              const pvk_gs_plan *gp, const pvk_attrib_plan *plan, bool elements, uint32_t count,
+                              uint32_t nverts, const uint32_t *table, uint32_t nprims)
 {
     if (gp->topology != 0 && gp->topology != 3) {
         pvk_pica_debug(p, "geometry program on the CPU: emitted vertices assembled as a %s",
@@ -367,7 +393,7 @@ static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_dra
     g.code = sh->code;
     g.opdesc = sh->opdesc;
     pvk_vs_uniforms gu; /* as the first invocation finds them */
-    pvk_vs_uniforms_pack(sh, sh->b, sh->i, vs->uniforms->u.max_steps, &gu);
+    pvk_vs_uniforms_pack(sh, sh->b, sh->i, 0, &gu);
     g.uniforms = &gu;
     g.vertices = nverts;
     if (gp->mode == PVK_GS_FIXED && count % gp->vertices) {
@@ -420,6 +446,23 @@ static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_dra
         pvk_pica_debug(p, "geometry program on the CPU: its last invocation does not end");
         return PVK_ERROR_MISSING_FEATURE;
     }
+    /* the shader-instruction budget: both programs' invocations on the GPU
+     * (gpu_charge), as the CPU path charges what they run */
+    uint32_t vs_steps = 0, gs_steps = 0;
+    bool vs_capped = false, gs_capped = false;
+    uint64_t vs_charge = gpu_charge(p, 1, vs->key.code_hash, vs->key.entry, nverts, p->budget, &vs_steps, &vs_capped);
+    uint64_t gs_charge =
+        vs_charge ? gpu_charge(p, 0, k->code_hash, gp->entry, g.prims, p->budget - vs_charge, &gs_steps, &gs_capped)
+                  : 0;
+    if (!gs_charge) {
+        gs_restore(p, &snap);
+        p->counters.gpu_budget_fallbacks++;
+        pvk_pica_debug(p, "geometry program on the CPU: %u + %u invocations do not fit the call's shader budget "
+                          "(%llu instructions left)", nverts, g.prims, (unsigned long long)p->budget);
+        return PVK_ERROR_MISSING_FEATURE;
+    }
+    uni->u.max_steps = vs_steps;
+    gu.max_steps = gs_steps;
     pk->vs = NULL;
     pk->gs = &g;
     pk->tri_vertices = (uint32_t)emit_bound; /* the pixel charge: the bound's triangles, each the viewport */
@@ -427,6 +470,9 @@ static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_dra
     if (res != PVK_ERROR_MISSING_FEATURE) {
         p->counters.gs_gpu_draws++;
         p->vertex_budget -= emit_bound < p->vertex_budget ? emit_bound : p->vertex_budget;
+        p->budget -= vs_charge + gs_charge;
+        p->counters.gpu_steps += vs_charge + gs_charge;
+        p->counters.gpu_capped += vs_capped || gs_capped;
     }
     pk->gs = NULL;
     if (res == PVK_ERROR_MISSING_FEATURE)
@@ -576,13 +622,8 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
     vs.opdesc = sh->opdesc;
     vs.uniforms = uni;
     if (gp) {
-        /* The CPU path's bound is the call's instruction budget over all
-         * invocations; on the GPU each invocation of either program gets its
-         * share (a program within it everywhere is within it on the CPU too),
-         * so a runaway program cannot keep the GPU busy for long. */
-        uint64_t share = p->budget / count;
-        uni->u.max_steps = share < 4096u ? 4096u : share < PVK_SH_MAX_STEPS ? (uint32_t)share : PVK_SH_MAX_STEPS;
-        res = draw_gs_gpu(p, pk, &vs, gp, plan, elements, count, (uint32_t)(last - first + 1), table, nprims);
+        /* the shader budget: draw_gs_gpu (gpu_charge) */
+        res = draw_gs_gpu(p, pk, &vs, uni, gp, plan, elements, count, (uint32_t)(last - first + 1), table, nprims);
         free(uni);
         goto out;
     }
@@ -607,7 +648,20 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
         res = PVK_SUCCESS; /* nothing to draw, as on the CPU path */
         p->counters.vertices += count;
     } else {
-        res = submit_gpu(p, pk, count);
+        /* the call's shader-instruction budget: count invocations at the
+         * program's bound, or at a cap given from the budget (gpu_charge) */
+        bool capped = false;
+        uint64_t charge = gpu_charge(p, 1, k->code_hash, k->entry, count, p->budget, &uni->u.max_steps, &capped);
+        if (!charge) {
+            p->counters.gpu_budget_fallbacks++;
+            pvk_pica_debug(p, "vertex program on the CPU: %u invocations do not fit the call's shader budget "
+                              "(%llu instructions left)", count, (unsigned long long)p->budget);
+            res = PVK_ERROR_MISSING_FEATURE;
+        } else if ((res = submit_gpu(p, pk, count)) != PVK_ERROR_MISSING_FEATURE) {
+            p->budget -= charge;
+            p->counters.gpu_steps += charge;
+            p->counters.gpu_capped += capped;
+        }
     }
     free(uni);
 out:

@@ -387,6 +387,13 @@ typedef struct pvk_stats {
      * draws whose vertex program ran on the CPU interpreter because its GPU
      * build was not done yet. */
     uint64_t background_builds, cpu_vs_while_building;
+    /* The per-call shader-instruction budget on the GPU paths (vertex and
+     * geometry programs): instructions charged for them (invocations x the
+     * bound the code shows, or x the per-invocation cap given to a program
+     * whose code bounds nothing), draws whose programs ran under such a cap,
+     * and draws left to the CPU interpreter because the charge did not fit
+     * what the call had left (the interpreter then charges what it runs). */
+    uint64_t gpu_steps_charged, gpu_capped_draws, gpu_budget_fallbacks;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
