@@ -76,7 +76,8 @@ static double bare_rate(pvk_context *ctx)
     memset(&pk, 0, sizeof pk);
     memset(&fk, 0, sizeof fk);
     pk.color_mask = 0xF;
-    VkPipeline pipe = pvk_pipeline_get(ctx, &pk, &fk, VK_FORMAT_UNDEFINED, false, NULL);
+    bool uber = false;
+    VkPipeline pipe = pvk_pipeline_get(ctx, &pk, &fk, VK_FORMAT_UNDEFINED, false, NULL, &uber, NULL);
     pvk_image im = {0};
     if (!pipe || pvk_image_ensure(&ctx->gpu, &im, SIDE, SIDE, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
                                   true))

@@ -9,7 +9,8 @@
  * mipmap-linear levels; all of them read by the TEV), and texture unit 0 sampled by the TEV (an RGBA8 256x256 texture,
  * bilinear, and an ETC1 one with 6 levels, trilinear; 2.56 texels a pixel).  Time from the first register write to the GPU being idle, best
  * of 3 runs (of as many draws as take a quarter second); `ratio` = Mpixels/s
- * of the case ÷ Mpixels/s of the plain quad. */
+ * of the case ÷ Mpixels/s of the plain quad.  Then every case again on the
+ * ubershader (PVK_DEBUG=ubershader), against the case's own shader. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,17 +210,32 @@ int main(void)
         {"fragment_texture_mip", "texture 0: ETC1 256x256 mips, trilinear", TEX_MIP},
     };
     enum { N = sizeof cases / sizeof cases[0] };
-    double rate[N];
-    unsigned draws[N];
+    double rate[N], urate[N];
+    unsigned draws[N], udraws[N];
     for (int i = 0; i < N; i++)
         rate[i] = fill_rate(ctx, cases[i].what, &draws[i]);
-    printf("fragment: draws of %u full-screen quads, %ux%u RGBA8, no depth test\n", DEPTH, W, H);
-    printf("%-40s %8s %12s %10s\n", "case", "draws", "Mpixels/s", "vs plain");
+    pvk_context_destroy(ctx);
+    /* the same cases on the ubershader (PVK_DEBUG=ubershader, read at context creation) */
+    setenv("PVK_DEBUG", "ubershader", 1);
+    ctx = bench_context("fragment", 0);
+    setup(ctx);
+    bench_frag_luts(ctx);
+    textures(ctx);
     for (int i = 0; i < N; i++)
-        printf("%-40s %8u %12.2f %10.3f\n", cases[i].label, draws[i], rate[i], rate[i] / rate[0]);
+        urate[i] = fill_rate(ctx, cases[i].what, &udraws[i]);
+    unsetenv("PVK_DEBUG");
+    pvk_context_destroy(ctx);
+    printf("fragment: draws of %u full-screen quads, %ux%u RGBA8, no depth test\n", DEPTH, W, H);
+    printf("%-40s %8s %12s %10s %16s %12s\n", "case", "draws", "Mpixels/s", "vs plain", "ubershader Mpx/s",
+           "vs own");
+    for (int i = 0; i < N; i++)
+        printf("%-40s %8u %12.2f %10.3f %16.2f %12.3f\n", cases[i].label, draws[i], rate[i], rate[i] / rate[0],
+               urate[i], urate[i] / rate[i]);
     for (int i = 0; i < N; i++)
         printf("BENCH name=%s value=%.2f unit=Mpixels/s baseline=plain_tev_quad ratio=%.3f\n", cases[i].name, rate[i],
                rate[i] / rate[0]);
-    pvk_context_destroy(ctx);
+    for (int i = 0; i < N; i++)
+        printf("BENCH name=%s_uber value=%.2f unit=Mpixels/s baseline=own_shader ratio=%.3f\n", cases[i].name,
+               urate[i], urate[i] / rate[i]);
     return 0;
 }

@@ -196,7 +196,8 @@ static void bare_frame(pvk_context *ctx, VkBuffer vbuf, pvk_image *color, pvk_im
     for (uint32_t i = 0; i < cap.draws; i++) {
         const pvk_draw_packet *pk = &cap.pk[i];
         const pvk_raster_desc *rd = &pk->raster;
-        VkPipeline pipe = pvk_pipeline_get(ctx, &pk->pipe, &pk->fs, VK_FORMAT_D32_SFLOAT, false, NULL);
+        bool uber = false;
+        VkPipeline pipe = pvk_pipeline_get(ctx, &pk->pipe, &pk->fs, VK_FORMAT_D32_SFLOAT, false, NULL, &uber, NULL);
         if (!pipe)
             break;
         if (pipe != bound)
@@ -214,7 +215,7 @@ static void bare_frame(pvk_context *ctx, VkBuffer vbuf, pvk_image *color, pvk_im
         ctx->gpu.vk.vkCmdSetDepthWriteEnable(cmd, rd->depth_write);
         ctx->gpu.vk.vkCmdSetDepthCompareOp(cmd, pvk_vk_compare_op(rd->depth_func));
         pvk_draw_push push = {{1, 1, 0, 0}, rd->depth_scale, rd->depth_offset, 16777215.0f, rd->w_buffer,
-                              pk->uniforms, pk->blend_color};
+                              pk->uniforms, pk->blend_color, 0};
         struct { float plane[4]; uint32_t enable, pad[3]; } clip = {{0, 0, 0, 0}, 0, {0, 0, 0}};
         ctx->gpu.vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof push, &push);
         ctx->gpu.vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof clip, &clip);

@@ -412,7 +412,9 @@ typedef struct frame_stat {
     double ms, cpu_ms; /* wall time; CPU time of the process (lavapipe's threads too) */
     double submit_ms;  /* wall time until pvk_vblank returned, before the wait for the GPU */
     uint64_t pipelines, compiles, disk_hits;
-    uint64_t unspecialised; /* draws that went another way while their shaders were being built */
+    uint64_t unspecialised; /* draws that went another way while their shaders were being built
+                               (the CPU interpreter for the vertex program, the ubershader) */
+    uint64_t waits;         /* draws that waited for a compile thread (pvk_stats.pipeline_waits) */
 } frame_stat;
 
 typedef struct run_result {
@@ -465,7 +467,8 @@ static frame_stat play(pvk_context *ctx, bench_list *l, int f)
     s.pipelines = b.pipelines_created - a.pipelines_created;
     s.compiles = b.shader_compiles - a.shader_compiles;
     s.disk_hits = b.shader_disk_hits - a.shader_disk_hits;
-    s.unspecialised = b.cpu_vs_while_building - a.cpu_vs_while_building;
+    s.unspecialised = b.cpu_vs_while_building - a.cpu_vs_while_building + b.ubershader_draws - a.ubershader_draws;
+    s.waits = b.pipeline_waits - a.pipeline_waits;
     return s;
 }
 
@@ -634,8 +637,8 @@ int main(void)
         if (!configs[c].fill)
             continue;
         printf("%s, the frames with new states:\n", configs[c].name);
-        printf("  %-5s %-8s %10s %16s %9s %10s %9s %10s\n", "cache", "frame", "wall ms", "until VBlank ms", "CPU ms",
-               "pipelines", "compiles", "disk hits");
+        printf("  %-5s %-8s %10s %16s %9s %10s %9s %10s %12s %6s\n", "cache", "frame", "wall ms", "until VBlank ms",
+               "CPU ms", "pipelines", "compiles", "disk hits", "other way", "waits");
         for (int k = 0; k < CACHES; k++) {
             const run_result *r = &res[c][k];
             uint64_t other = 0;
@@ -647,9 +650,10 @@ int main(void)
                 }
                 char name[16];
                 snprintf(name, sizeof name, f < 0 ? "loading" : "%d", f);
-                printf("  %-5s %-8s %10.1f %16.1f %9.1f %10llu %9llu %10llu\n", cache_name[k], name, s->ms,
+                printf("  %-5s %-8s %10.1f %16.1f %9.1f %10llu %9llu %10llu %12llu %6llu\n", cache_name[k], name, s->ms,
                        s->submit_ms, s->cpu_ms, (unsigned long long)s->pipelines, (unsigned long long)s->compiles,
-                       (unsigned long long)s->disk_hits);
+                       (unsigned long long)s->disk_hits, (unsigned long long)s->unspecialised,
+                       (unsigned long long)s->waits);
             }
             printf("  %-5s %-8s pipelines created and shaders compiled in the other %u frames: %llu\n",
                    cache_name[k], "others", FRAMES - BURSTS, (unsigned long long)other);

@@ -35,6 +35,7 @@ enum {
     PVK_DEBUG_CPU_VS = 1u << 9, /* "cpu-vs": vertex programs of draws on the CPU interpreter */
     PVK_DEBUG_TEXTURE_STAGING = 1u << 10, /* "texture-staging": texture decodes through a staging buffer and a
                                              copy, as on GPUs, also on CPU devices (vram/texture.c) */
+    PVK_DEBUG_UBERSHADER = 1u << 11, /* "ubershader": every draw's fragment shader is the ubershader */
 };
 
 /* One built-in compute pipeline: storage buffers through push descriptors and

@@ -111,6 +111,7 @@ uint32_t pvk_debug_flags_from_env(void)
         {"lut-storage", PVK_DEBUG_LUT_STORAGE},
         {"cpu-vs", PVK_DEBUG_CPU_VS},
         {"texture-staging", PVK_DEBUG_TEXTURE_STAGING},
+        {"ubershader", PVK_DEBUG_UBERSHADER},
     };
     const char *env = getenv("PVK_DEBUG");
     uint32_t out = 0;

@@ -109,6 +109,11 @@ uint32_t pvk_compiler_threads(const pvk_context *ctx)
 
 void pvk_compiler_submit(pvk_context *ctx, pvk_job *j)
 {
+    pvk_compiler_submit_at(ctx, j, false);
+}
+
+void pvk_compiler_submit_at(pvk_context *ctx, pvk_job *j, bool first)
+{
     struct pvk_compiler *c = ctx->compiler;
     j->next = NULL;
     j->on_worker = false;
@@ -119,11 +124,16 @@ void pvk_compiler_submit(pvk_context *ctx, pvk_job *j)
         return;
     }
     pthread_mutex_lock(&c->lock);
-    if (c->tail)
-        c->tail->next = j;
-    else
+    if (first && c->head) {
+        j->next = c->head;
         c->head = j;
-    c->tail = j;
+    } else {
+        if (c->tail)
+            c->tail->next = j;
+        else
+            c->head = j;
+        c->tail = j;
+    }
     pthread_cond_signal(&c->work);
     pthread_mutex_unlock(&c->lock);
 }

@@ -52,6 +52,10 @@ struct pvk_draw {
     VkDeviceSize uni_off;
     uint64_t uni_lap; /* 0: nothing there */
     uint64_t uni_value;
+    /* The draw last sent back to the interpreter while its pipelines were
+     * building (pvk_pipeline_get's cpu_vs): its retry takes what is ready. */
+    uint64_t diverted_seq;
+    bool diverted;
     struct vs_check *checks; /* GPU-path draws whose status words wait for their batch (pvk_draw_check_report) */
     uint32_t n_checks, cap_checks;
     pvk_image depth; /* depth attachment (no image until needed) */
@@ -176,8 +180,13 @@ bool pvk_draw_viewport_ok(pvk_context *ctx, const pvk_raster_desc *rd, uint32_t 
  * pipeline leaves dynamic is set for every draw, so draws of one batch do not
  * inherit each other's state. */
 void pvk_draw_set_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_packet *pk, uint32_t w, uint32_t h,
-                        uint32_t scale, const depth_state *dst, bool depth_attachment, bool stencil_attachment);
+                        uint32_t scale, const depth_state *dst, bool depth_attachment, bool stencil_attachment,
+                        uint32_t uber_tex);
 
+/* The ubershader's data block of the packet (pvk_fs_uber_state) into `state`
+ * when its draw may take the ubershader (PVK_DEBUG=ubershader, or compile
+ * threads that may still be building its own pipeline); NULL otherwise. */
+const uint32_t *pvk_draw_uber_state(pvk_context *ctx, const pvk_draw_packet *pk, uint32_t state[PVK_UBER_WORDS]);
 /* Report what pvk_keys_resolve changed (counted, logged once). */
 void pvk_draw_report_resolve(pvk_context *ctx, pvk_resolve_notes notes);
 

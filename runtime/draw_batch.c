@@ -202,6 +202,10 @@ pvk_result pvk_draw_render_batched(pvk_context *ctx, struct pvk_draw *d, const p
     depth_state dst;
     pvk_surface *cs = NULL, *dsurf = NULL;
     pvk_result r;
+    /* the per-draw counts of a draw sent back to the interpreter (below),
+     * which its second pass counts again */
+    pvk_stats *st = &ctx->gpu.stats;
+    const uint64_t counted[4] = {st->shader_borders, st->texture_samples, st->texture_hits, st->unsupported};
     if (!pvk_draw_packet_target(ctx, pk, &t, false) || !pvk_draw_packet_depth(ctx, d, pk, &dst, false))
         return PVK_SUCCESS; /* logged and counted; the list goes on */
     /* surface loads, evictions and scratch resizes close the batch themselves */
@@ -209,8 +213,8 @@ pvk_result pvk_draw_render_batched(pvk_context *ctx, struct pvk_draw *d, const p
         return pvk_draw_dropped(r) ? PVK_SUCCESS : r;
     /* fog/lighting/proctex data first: making room in its ring may submit the open batch */
     pvk_fragdata_ref fref;
-    bool fdata = pvk_fs_uses_fragdata(&pk->fs);
-    if (fdata && (r = pvk_fragdata_prepare(ctx, pk, &fref)))
+    uint32_t ustate[PVK_UBER_WORDS];
+    if ((r = pvk_fragdata_prepare(ctx, pk, pvk_draw_uber_state(ctx, pk, ustate), &fref)))
         return r;
     if (dst.use && !dsurf)
         dst.use = dst.write = false; /* refused above */
@@ -242,22 +246,35 @@ pvk_result pvk_draw_render_batched(pvk_context *ctx, struct pvk_draw *d, const p
     }
     /* made for the batch's depth attachment, which a draw without depth shares */
     pvk_draw_report_resolve(ctx, pvk_keys_resolve(&ctx->profile, b->pass, &pipe, &fs, &pipe, &fs));
-    VkPipeline pipeline = pvk_pipeline_get(ctx, &pipe, &fs, b->dfmt, b->pass, pk->vs);
+    bool uber = fref.uber, cpu_vs = !pk->vs && d->diverted && d->diverted_seq == pk->seq;
+    d->diverted = false;
+    VkPipeline pipeline = pvk_pipeline_get(ctx, &pipe, &fs, b->dfmt, b->pass, pk->vs, &uber, &cpu_vs);
+    if (cpu_vs && pk->vs) {
+        /* nothing recorded yet: the translator draws it again with the
+         * interpreter's vertices (its textures are looked up again) */
+        st->shader_borders = counted[0], st->texture_samples = counted[1];
+        st->texture_hits = counted[2], st->unsupported = counted[3];
+        st->cpu_vs_while_building++;
+        d->diverted = true;
+        d->diverted_seq = pk->seq;
+        return PVK_ERROR_MISSING_FEATURE;
+    }
     if (!pipeline)
         return PVK_ERROR_VULKAN; /* logged */
+    fref.uber = uber; /* bound only for the ubershader */
+    ctx->gpu.stats.ubershader_draws += uber;
     VkCommandBuffer cmd = b->op.cmd;
     bool labelled = label_draw(ctx, cmd, pk, t.addr);
     if (b->pipeline != pipeline) {
         ctx->gpu.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
         b->pipeline = pipeline;
     }
-    pvk_draw_set_state(ctx, cmd, pk, t.w, t.h, sc, &dst, b->depth != VK_NULL_HANDLE, b->stencil);
+    pvk_draw_set_state(ctx, cmd, pk, t.w, t.h, sc, &dst, b->depth != VK_NULL_HANDLE, b->stencil,
+                       pvk_fs_uber_tex(&fs));
     pvk_draw_push_textures(ctx, cmd, &tb);
-    if (fdata)
-        pvk_fragdata_bind(ctx, cmd, &fref);
+    pvk_fragdata_bind(ctx, cmd, &fref);
     pvk_draw_record_vertices(ctx, d, cmd, pk, in);
-    if (fdata)
-        pvk_fragdata_used(ctx, &fref, ctx->gpu.timeline_next + 1); /* the open batch's value */
+    pvk_fragdata_used(ctx, &fref, ctx->gpu.timeline_next + 1); /* the open batch's value */
     if (labelled)
         pvk_label_end(&ctx->gpu, cmd);
     /* the surfaces are newer than guest memory now; nothing goes home */

@@ -72,15 +72,18 @@ pvk_result pvk_draw_render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const
         return r;
     pvk_pipe_key pipe;
     pvk_draw_report_resolve(ctx, pvk_keys_resolve(&ctx->profile, false, &pk->pipe, &fs, &pipe, &fs));
-    VkPipeline pipeline = pvk_pipeline_get(ctx, &pipe, &fs, d->dfmt, false, pk->vs);
+    pvk_fragdata_ref fref;
+    uint32_t ustate[PVK_UBER_WORDS];
+    if ((r = pvk_fragdata_prepare(ctx, pk, pvk_draw_uber_state(ctx, pk, ustate), &fref)))
+        return r;
+    bool uber = fref.uber;
+    VkPipeline pipeline = pvk_pipeline_get(ctx, &pipe, &fs, d->dfmt, false, pk->vs, &uber, NULL);
     if (!pipeline)
         return PVK_ERROR_VULKAN; /* logged */
+    fref.uber = uber; /* bound only for the ubershader */
+    ctx->gpu.stats.ubershader_draws += uber;
     if (!pvk_draw_viewport_ok(ctx, &pk->raster, 1))
         return PVK_SUCCESS;
-    pvk_fragdata_ref fref;
-    bool fdata = pvk_fs_uses_fragdata(&pk->fs);
-    if (fdata && (r = pvk_fragdata_prepare(ctx, pk, &fref)))
-        return r;
 
     pvk_op op;
     if ((r = pvk_op_begin(&ctx->gpu, &op)))
@@ -145,10 +148,9 @@ pvk_result pvk_draw_render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const
     };
     ctx->gpu.vk.vkCmdBeginRendering(cmd, &ri);
     ctx->gpu.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
-    pvk_draw_set_state(ctx, cmd, pk, w, h, 1, &dst, d->depth.image != VK_NULL_HANDLE, false);
+    pvk_draw_set_state(ctx, cmd, pk, w, h, 1, &dst, d->depth.image != VK_NULL_HANDLE, false, pvk_fs_uber_tex(&fs));
     pvk_draw_push_textures(ctx, cmd, &tb);
-    if (fdata)
-        pvk_fragdata_bind(ctx, cmd, &fref);
+    pvk_fragdata_bind(ctx, cmd, &fref);
     pvk_draw_record_vertices(ctx, d, cmd, pk, in);
     ctx->gpu.vk.vkCmdEndRendering(cmd);
 
@@ -182,7 +184,6 @@ pvk_result pvk_draw_render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const
         pvk_mmio_count(&ctx->vram.mmio, PVK_REG_TRAFFIC_FIRST + 0x2C, w * h * bpp); /* POLYGON_COLORBUFFER_WRITES */
     if ((r = pvk_op_submit(&ctx->gpu, &op)))
         return r;
-    if (fdata)
-        pvk_fragdata_used(ctx, &fref, ctx->gpu.timeline_next);
+    pvk_fragdata_used(ctx, &fref, ctx->gpu.timeline_next);
     return PVK_SUCCESS;
 }

@@ -168,7 +168,8 @@ bool pvk_draw_viewport_ok(pvk_context *ctx, const pvk_raster_desc *rd, uint32_t 
  * pipeline leaves dynamic is set for every draw, so draws of one batch do not
  * inherit each other's state. */
 void pvk_draw_set_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_packet *pk, uint32_t w, uint32_t h,
-                        uint32_t scale, const depth_state *dst, bool depth_attachment, bool stencil_attachment)
+                        uint32_t scale, const depth_state *dst, bool depth_attachment, bool stencil_attachment,
+                        uint32_t uber_tex)
 {
     const pvk_raster_desc *rd = &pk->raster;
     float bc[4];
@@ -212,7 +213,8 @@ void pvk_draw_set_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_pa
                            (float)((1u << (dst->bits ? dst->bits : 24)) - 1),
                            rd->w_buffer,
                            pk->uniforms,
-                           pk->blend_color};
+                           pk->blend_color,
+                           uber_tex};
     VkPipelineLayout layout = pvk_pipeline_layout(ctx);
     ctx->gpu.vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof fpush, &fpush);
     if (depth_attachment) {
@@ -228,6 +230,14 @@ void pvk_draw_set_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_pa
     } clip = {{rd->clip[0], rd->clip[1], rd->clip[2], rd->clip[3]}, rd->clip_enable, {0, 0, 0}};
     ctx->gpu.vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof clip, &clip);
     ctx->gpu.vk.vkCmdSetCullMode(cmd, pvk_vk_cull_mode(rd->cull));
+}
+
+const uint32_t *pvk_draw_uber_state(pvk_context *ctx, const pvk_draw_packet *pk, uint32_t state[PVK_UBER_WORDS])
+{
+    if (!(ctx->gpu.debug & PVK_DEBUG_UBERSHADER) && !pvk_pipelines_async(ctx))
+        return NULL;
+    pvk_fs_uber_state(&pk->fs, &pk->pipe, state);
+    return state;
 }
 
 /* What resolving the keys changed, reported: shadow rendering on a path

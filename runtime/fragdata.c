@@ -1,7 +1,8 @@
 /* The fragment shader's LUTs and parameters (fog, lighting, procedural
  * texture) for draws: a host-visible ring buffer the draw binds from as
  * descriptor set 0 bindings 5 (storage buffer: the LUT words,
- * PVK_FRAG_LUT_*) and 6 (uniform buffer: pvk_fs_params).
+ * PVK_FRAG_LUT_*) and 6 (uniform buffer: pvk_fs_params); and the
+ * ubershader's data (binding 9, pvk_fs_uber_state: 112 bytes).
  *
  * The LUT block (31 KiB; a uniform buffer where the device's range allows,
  * which lavapipe reads about twice as fast as a storage buffer) is copied only when the translator's LUT version
@@ -29,10 +30,11 @@ struct pvk_fragdata {
     VkDeviceSize head, align;
     int cur;                      /* segment the last allocation ended in, -1 after a wrap */
     uint64_t seg[SEGS];           /* timeline value of the last draw reading the segment */
-    bool lut_valid, params_valid; /* the cached blocks below are intact */
+    bool lut_valid, params_valid, uber_valid; /* the cached blocks below are intact */
     uint64_t lut_version;
-    VkDeviceSize lut_off, params_off;
+    VkDeviceSize lut_off, params_off, uber_off;
     pvk_fs_params params;         /* what params_off holds */
+    uint32_t uber[PVK_UBER_WORDS]; /* what uber_off holds */
 };
 
 static void fragdata_free(pvk_context *ctx, struct pvk_fragdata *f)
@@ -107,6 +109,8 @@ static pvk_result ring_alloc(pvk_context *ctx, struct pvk_fragdata *f, VkDeviceS
             f->lut_valid = false;
         if (f->params_valid && overlaps(f->params_off, sizeof(pvk_fs_params), (VkDeviceSize)i * seg, seg))
             f->params_valid = false;
+        if (f->uber_valid && overlaps(f->uber_off, sizeof f->uber, (VkDeviceSize)i * seg, seg))
+            f->uber_valid = false;
     }
     *off = start;
     f->head = start + bytes;
@@ -114,43 +118,71 @@ static pvk_result ring_alloc(pvk_context *ctx, struct pvk_fragdata *f, VkDeviceS
     return PVK_SUCCESS;
 }
 
-pvk_result pvk_fragdata_prepare(pvk_context *ctx, const pvk_draw_packet *pk, pvk_fragdata_ref *ref)
+/* `bytes` of `data` in the ring at *off unless *valid. */
+static pvk_result put(pvk_context *ctx, struct pvk_fragdata *f, const void *data, size_t bytes, bool *valid,
+                      VkDeviceSize *off)
+{
+    if (*valid)
+        return PVK_SUCCESS;
+    pvk_result r = ring_alloc(ctx, f, bytes, off);
+    if (r)
+        return r;
+    memcpy(f->map + *off, data, bytes);
+    *valid = true;
+    return PVK_SUCCESS;
+}
+
+pvk_result pvk_fragdata_prepare(pvk_context *ctx, const pvk_draw_packet *pk, const uint32_t *uber,
+                                pvk_fragdata_ref *ref)
 {
     pvk_result r;
+    memset(ref, 0, sizeof *ref);
+    ref->luts = pvk_fs_uses_fragdata(&pk->fs);
+    ref->uber = uber != NULL;
+    if (!ref->luts && !ref->uber)
+        return PVK_SUCCESS;
     if (!ctx->fragdata && (r = fragdata_create(ctx)))
         return r;
     struct pvk_fragdata *f = ctx->fragdata;
-    /* the parameters first: their allocation may drop the LUT copy, not the other way round */
-    if (!f->params_valid || memcmp(&f->params, &pk->params, sizeof f->params)) {
-        VkDeviceSize off;
-        if ((r = ring_alloc(ctx, f, sizeof(pvk_fs_params), &off)))
-            return r;
-        memcpy(f->map + off, &pk->params, sizeof pk->params);
-        f->params = pk->params;
-        f->params_off = off;
-        f->params_valid = true;
+    if (ref->luts) {
+        if (f->params_valid && memcmp(&f->params, &pk->params, sizeof f->params))
+            f->params_valid = false;
+        if (f->lut_valid && f->lut_version != pk->lut_version)
+            f->lut_valid = false;
     }
-    if (!f->lut_valid || f->lut_version != pk->lut_version) {
-        VkDeviceSize off;
-        if ((r = ring_alloc(ctx, f, LUT_BYTES, &off)))
-            return r;
-        uint32_t *w = (uint32_t *)(f->map + off);
-        memcpy(w + PVK_FRAG_LUT_LIGHTING, pk->lighting_lut, 24 * 256 * 4);
-        memcpy(w + PVK_FRAG_LUT_FOG, pk->fog_lut, 128 * 4);
-        memcpy(w + PVK_FRAG_LUT_PROCTEX, pk->proctex_lut, 6 * 256 * 4);
-        f->lut_off = off;
-        f->lut_version = pk->lut_version;
-        f->lut_valid = true;
-        if (!f->params_valid) { /* the LUT block took the segment the parameters were in */
-            if ((r = ring_alloc(ctx, f, sizeof(pvk_fs_params), &off)))
+    if (ref->uber && f->uber_valid && memcmp(f->uber, uber, sizeof f->uber))
+        f->uber_valid = false;
+    /* an allocation that wraps may drop a block placed before it in this
+     * call (it enters the segments from the ring's start): a second round
+     * places it again, after the first round's blocks */
+    for (int round = 0; round < 3; round++) {
+        if (ref->luts) {
+            if (!f->lut_valid) {
+                f->lut_version = pk->lut_version;
+                uint32_t *w = NULL;
+                if ((r = ring_alloc(ctx, f, LUT_BYTES, &f->lut_off)))
+                    return r;
+                w = (uint32_t *)(f->map + f->lut_off);
+                memcpy(w + PVK_FRAG_LUT_LIGHTING, pk->lighting_lut, 24 * 256 * 4);
+                memcpy(w + PVK_FRAG_LUT_FOG, pk->fog_lut, 128 * 4);
+                memcpy(w + PVK_FRAG_LUT_PROCTEX, pk->proctex_lut, 6 * 256 * 4);
+                f->lut_valid = true;
+            }
+            f->params = pk->params;
+            if ((r = put(ctx, f, &pk->params, sizeof pk->params, &f->params_valid, &f->params_off)))
                 return r;
-            memcpy(f->map + off, &pk->params, sizeof pk->params);
-            f->params_off = off;
-            f->params_valid = true;
         }
+        if (ref->uber) {
+            memcpy(f->uber, uber, sizeof f->uber);
+            if ((r = put(ctx, f, uber, sizeof f->uber, &f->uber_valid, &f->uber_off)))
+                return r;
+        }
+        if ((!ref->luts || (f->lut_valid && f->params_valid)) && (!ref->uber || f->uber_valid))
+            break;
     }
     ref->lut_off = f->lut_off;
     ref->params_off = f->params_off;
+    ref->uber_off = f->uber_off;
     return PVK_SUCCESS;
 }
 
@@ -162,23 +194,39 @@ VkDescriptorType pvk_fragdata_lut_type(const pvk_context *ctx)
 void pvk_fragdata_bind(pvk_context *ctx, VkCommandBuffer cmd, const pvk_fragdata_ref *ref)
 {
     struct pvk_fragdata *f = ctx->fragdata;
+    if (!ref->luts && !ref->uber)
+        return;
     VkDescriptorBufferInfo luts = {f->buf, ref->lut_off, LUT_BYTES};
     VkDescriptorBufferInfo params = {f->buf, ref->params_off, sizeof(pvk_fs_params)};
-    VkWriteDescriptorSet w[2] = {
-        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = PVK_DRAW_BINDING_FRAG_LUTS,
-         .descriptorCount = 1, .descriptorType = pvk_fragdata_lut_type(ctx), .pBufferInfo = &luts},
-        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = PVK_DRAW_BINDING_FRAG_PARAMS,
-         .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .pBufferInfo = &params},
-    };
-    ctx->gpu.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, 2, w);
+    VkDescriptorBufferInfo uber = {f->buf, ref->uber_off, sizeof f->uber};
+    VkWriteDescriptorSet w[3];
+    uint32_t n = 0;
+    if (ref->luts) {
+        w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                        .dstBinding = PVK_DRAW_BINDING_FRAG_LUTS, .descriptorCount = 1,
+                                        .descriptorType = pvk_fragdata_lut_type(ctx), .pBufferInfo = &luts};
+        w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                        .dstBinding = PVK_DRAW_BINDING_FRAG_PARAMS, .descriptorCount = 1,
+                                        .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .pBufferInfo = &params};
+    }
+    if (ref->uber)
+        w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                        .dstBinding = PVK_DRAW_BINDING_UBER, .descriptorCount = 1,
+                                        .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .pBufferInfo = &uber};
+    if (n)
+        ctx->gpu.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, n, w);
 }
 
 void pvk_fragdata_used(pvk_context *ctx, const pvk_fragdata_ref *ref, uint64_t value)
 {
     struct pvk_fragdata *f = ctx->fragdata;
+    if (!ref->luts && !ref->uber)
+        return;
     VkDeviceSize seg = RING_BYTES / SEGS;
-    const VkDeviceSize offs[2] = {ref->lut_off, ref->params_off}, lens[2] = {LUT_BYTES, sizeof(pvk_fs_params)};
-    for (int b = 0; b < 2; b++)
-        for (VkDeviceSize i = offs[b] / seg; i <= (offs[b] + lens[b] - 1) / seg; i++)
+    const VkDeviceSize offs[3] = {ref->lut_off, ref->params_off, ref->uber_off},
+                       lens[3] = {LUT_BYTES, sizeof(pvk_fs_params), sizeof f->uber};
+    const bool on[3] = {ref->luts, ref->luts, ref->uber};
+    for (int b = 0; b < 3; b++)
+        for (VkDeviceSize i = offs[b] / seg; on[b] && i <= (offs[b] + lens[b] - 1) / seg; i++)
             f->seg[i] = value;
 }

@@ -56,8 +56,9 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
      * samplers (bindings 0-2), the colour attachment as input attachment 0
      * for shaders that blend (4), the fog, lighting and procedural-texture
      * LUTs and parameters (5, 6: runtime/fragdata.c), the generated vertex
-     * shaders' uniforms (7) and status words (8: runtime/draw.c vs_status) */
-    VkDescriptorSetLayoutBinding dslb[8];
+     * shaders' uniforms (7) and status words (8: runtime/draw.c vs_status),
+     * the ubershader's data (9: runtime/fragdata.c too) */
+    VkDescriptorSetLayoutBinding dslb[9];
     for (uint32_t u = 0; u < 3; u++)
         pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_TEX0 + u,
                                                               VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
@@ -72,6 +73,8 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
                                                           VK_SHADER_STAGE_VERTEX_BIT};
     pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_VS_STATUS,
                                                           VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_VERTEX_BIT};
+    pl->bindings[pl->n_bindings++] = (pvk_layout_binding){0, PVK_DRAW_BINDING_UBER, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+                                                          VK_SHADER_STAGE_FRAGMENT_BIT};
     for (uint32_t i = 0; i < pl->n_bindings; i++)
         dslb[i] = (VkDescriptorSetLayoutBinding){pl->bindings[i].binding, pl->bindings[i].type, 1,
                                                  pl->bindings[i].stages, NULL};
@@ -478,6 +481,7 @@ static bool pipe_take(pvk_context *ctx, struct pvk_pipelines *pl, entry *e)
     pvk_build_flush(&j->b);
     pvk_fragment_module_return(ctx, &j->fs, j->frag, !j->lent);
     e->job = NULL;
+    pl->jobs--;
     e->pipeline = j->pipeline;
     if (e->pipeline) {
         pl->created++;
@@ -529,11 +533,95 @@ void pvk_pipelines_forget(pvk_context *ctx)
     pl->count = 0;
     for (uint32_t i = 0; i < (1u << TABLE_BITS); i++)
         pl->count += used(&pl->table[i]);
+    pl->jobs = 0;
     pl->last = NULL;
 }
 
+bool pvk_pipelines_async(const pvk_context *ctx)
+{
+    return pvk_compiler_threads(ctx) > 0;
+}
+
+/* The slot of key `k`, or NULL. */
+static entry *pipe_find(struct pvk_pipelines *pl, const key_pair *k)
+{
+    uint64_t h = XXH3_64bits(k, sizeof *k);
+    const uint32_t mask = (1u << TABLE_BITS) - 1;
+    for (uint32_t i = (uint32_t)h & mask; used(&pl->table[i]); i = (i + 1) & mask)
+        if (pl->table[i].hash == h && !memcmp(&pl->table[i].key, k, sizeof *k))
+            return &pl->table[i];
+    return NULL;
+}
+
+/* The slot of key `k` (fragment key `fs`, vertex key `vkey`): found, or
+ * made with its build submitted.  NULL after a logged failure.  Making one
+ * may move other slots (an eviction): pointers into the table go stale. */
+static entry *pipe_entry(pvk_context *ctx, const key_pair *k, const pvk_fs_key *fs, const pvk_vs_key *vkey)
+{
+    /* the ubershader's: new states of its kind need it, before the builds
+     * that only replace a path that draws already */
+    bool first = fs->uber;
+    struct pvk_pipelines *pl = ctx->pipelines;
+    entry *found = pipe_find(pl, k);
+    if (found)
+        return found;
+    uint64_t h = XXH3_64bits(k, sizeof *k);
+    const uint32_t mask = (1u << TABLE_BITS) - 1;
+    /* full: the least recently used goes, without waiting for the GPU or
+     * touching the open batch (a long-running host sees any number of states) */
+    if (pl->count >= TABLE_LIVE && !evict_lru(ctx, pl))
+        return NULL;
+    pipe_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    j->job.run = pipe_build;
+    j->key = *k;
+    j->fs = *fs;
+    if (vkey)
+        j->vs = *vkey;
+    if (!pipe_prepare(ctx, j)) {
+        free(j);
+        return NULL;
+    }
+    pl->count++;
+    pl->jobs++;
+    uint32_t i = (uint32_t)h & mask; /* after the eviction: entries may have moved */
+    while (used(&pl->table[i]))
+        i = (i + 1) & mask;
+    entry *e = &pl->table[i];
+    *e = (entry){.key = *k, .hash = h, .job = j};
+    pvk_compiler_submit_at(ctx, &j->job, first); /* without workers it is done now */
+    return e;
+}
+
+/* Builds a draw may leave running while it takes the ubershader: more wait
+ * (a list of thousands of new states must not queue thousands of builds,
+ * nor fill the table with slots that cannot be evicted). */
+#define MAX_JOBS 256u
+
+/* Every finished build into its slot; true when fewer than MAX_JOBS remain. */
+static bool jobs_below_limit(pvk_context *ctx, struct pvk_pipelines *pl)
+{
+    if (pl->jobs < MAX_JOBS)
+        return true;
+    for (uint32_t i = 0; i < (1u << TABLE_BITS);) {
+        entry *e = &pl->table[i];
+        if (e->job && pvk_job_done(&e->job->job) && !pipe_take(ctx, pl, e))
+            continue; /* removed: slot i holds the next entry of its run now */
+        i++;
+    }
+    pl->last = NULL;
+    return pl->jobs < MAX_JOBS;
+}
+
+/* A slot whose pipeline can be handed out without waiting. */
+static bool ready(const entry *e)
+{
+    return e && (!e->job || pvk_job_done(&e->job->job));
+}
+
 VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format,
-                            bool render_pass, const pvk_vs_draw *vs)
+                            bool render_pass, const pvk_vs_draw *vs, bool *uber, bool *cpu_vs)
 {
     struct pvk_pipelines *pl = ctx->pipelines;
     key_pair k;
@@ -544,55 +632,115 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     pvk_vs_key vkey;
     if (vs)
         pvk_vs_key_for_device(ctx, vs, &vkey);
-    /* ids first: a full id table forgets every pipeline (pvk_pipelines_forget) */
+    /* the ubershader: for every draw (PVK_DEBUG=ubershader), or for a draw
+     * whose own pipeline a compile thread is still building */
+    bool forced = *uber && (ctx->gpu.debug & PVK_DEBUG_UBERSHADER);
+    bool may_uber = *uber && !forced && pvk_pipelines_async(ctx);
+    bool retry = !vs && cpu_vs && *cpu_vs; /* sent back here by the call below: take what is ready */
+    *uber = false;
+    if (cpu_vs)
+        *cpu_vs = false;
+    pvk_fs_key ukey;
+    key_pair uk;
+    if (forced || may_uber)
+        pvk_fs_uber_key(fs, &ukey);
+    if (forced)
+        fs = &ukey;
+    /* ids first: a full id table forgets every pipeline (pvk_pipelines_forget);
+     * ids are never reused, so one taken before another's restart stays exact */
     k.fs_id = pvk_fs_id(ctx, fs);
     k.vs_id = vs ? pvk_vs_id(ctx, &vkey) : 0;
     if (!k.fs_id || (vs && !k.vs_id))
         return VK_NULL_HANDLE; /* logged */
+    if (may_uber) {
+        /* the ubershader's pipelines take the interpreter's vertices (the
+         * built-in vertex stage): one per kind, not per kind and program */
+        uk = k;
+        uk.fs_id = pvk_fs_id(ctx, &ukey);
+        uk.vs_id = 0;
+        may_uber = uk.fs_id != 0;
+    }
     /* the submission the caller records into: the open batch, or the
      * roundtrip path's own draw, which nothing is submitted before */
     uint64_t now = ctx->gpu.timeline_next + 1;
     if (pl->last && !memcmp(&pl->last->key, &k, sizeof k)) {
         ctx->gpu.stats.pipeline_hits++;
+        *uber = forced;
         return hand_out(pl, pl->last, now);
     }
-    uint64_t h = XXH3_64bits(&k, sizeof k);
-    const uint32_t mask = (1u << TABLE_BITS) - 1;
-    entry *e = NULL;
-    for (uint32_t i = (uint32_t)h & mask; used(&pl->table[i]) && !e; i = (i + 1) & mask)
-        if (pl->table[i].hash == h && !memcmp(&pl->table[i].key, &k, sizeof k))
-            e = &pl->table[i];
-    if (e && !e->job) {
+    if (retry && may_uber && !ready(pipe_find(pl, &k))) {
+        /* a retry starts no pipeline of its own for the interpreter's
+         * vertices: its program goes back to the GPU's vertex stage once
+         * that pipeline is built */
+        entry *ue = pipe_find(pl, &uk);
+        if (ready(ue) && (!ue->job || pipe_take(ctx, pl, ue))) {
+            ctx->gpu.stats.pipeline_hits++;
+            *uber = true;
+            return hand_out(pl, ue, now);
+        }
+    }
+    entry *e = pipe_entry(ctx, &k, fs, vs ? &vkey : NULL);
+    if (!e)
+        return VK_NULL_HANDLE; /* logged */
+    /* A pipeline's first draw may cost the driver a compile in the queue
+     * (lavapipe compiles its shader variants there): at most one such first
+     * draw a submission while the ubershader can draw the others. */
+    bool hold = may_uber && ready(e) && !e->value && pl->fresh_value == now;
+    if (!e->job && !hold) {
         ctx->gpu.stats.pipeline_hits++;
+        *uber = forced;
+        if (!e->value)
+            pl->fresh_value = now;
         return hand_out(pl, e, now);
     }
-    if (!e) {
-        /* full: the least recently used goes, without waiting for the GPU or
-         * touching the open batch (a long-running host sees any number of states) */
-        if (pl->count >= TABLE_LIVE && !evict_lru(ctx, pl))
-            return VK_NULL_HANDLE;
-        pipe_job *j = calloc(1, sizeof *j);
-        if (!j)
-            return VK_NULL_HANDLE;
-        j->job.run = pipe_build;
-        j->key = k;
-        j->fs = *fs;
-        if (vs)
-            j->vs = vkey;
-        if (!pipe_prepare(ctx, j)) {
-            free(j);
-            return VK_NULL_HANDLE;
+    if (may_uber && (hold || !pvk_job_done(&e->job->job)) && jobs_below_limit(ctx, pl)) {
+        e = pipe_find(pl, &k); /* finished builds taken: slots may have moved */
+        if (!e)
+            return VK_NULL_HANDLE; /* its build failed (logged) */
+        if (!e->job && !hold) {
+            ctx->gpu.stats.pipeline_hits++;
+            if (!e->value)
+                pl->fresh_value = now;
+            return hand_out(pl, e, now);
         }
-        pl->count++;
-        uint32_t i = (uint32_t)h & mask; /* after the eviction: entries may have moved */
-        while (used(&pl->table[i]))
-            i = (i + 1) & mask;
-        e = &pl->table[i];
-        *e = (entry){.key = k, .hash = h, .job = j};
-        pvk_compiler_submit(ctx, &j->job); /* without workers it is done now */
+        /* its own pipeline is being built: the ubershader's if it is ready
+         * (its build is started now otherwise, for the next such draw) */
+        entry *ue = pipe_entry(ctx, &uk, &ukey, NULL);
+        bool uready = ready(ue);
+        if (!vs && uready && ue->job && !pipe_take(ctx, pl, ue))
+            uready = false; /* logged; the slot is gone */
+        if (!vs && uready) {
+            ctx->gpu.stats.pipeline_hits++;
+            *uber = true;
+            return hand_out(pl, ue, now);
+        }
+        /* a vertex program on the GPU: if the interpreter's vertices have a
+         * pipeline ready (the ubershader's, or the state's own with the
+         * built-in vertex stage), the caller draws that way (the same bytes)
+         * while the builds go on */
+        if (cpu_vs && vs) {
+            key_pair k0 = k;
+            k0.vs_id = 0;
+            if (uready || ready(pipe_find(pl, &k0))) {
+                *cpu_vs = true;
+                return VK_NULL_HANDLE;
+            }
+        }
+        e = pipe_find(pl, &k); /* slots may have moved; one being built is never evicted */
+        if (!e)
+            return VK_NULL_HANDLE;
     }
-    pvk_job_wait(ctx, &e->job->job);
-    if (!pipe_take(ctx, pl, e))
-        return VK_NULL_HANDLE; /* logged by the build */
+    if (e->job) {
+        if (pvk_pipelines_async(ctx) && !pvk_job_done(&e->job->job))
+            ctx->gpu.stats.pipeline_waits++;
+        pvk_job_wait(ctx, &e->job->job);
+        if (!pipe_take(ctx, pl, e))
+            return VK_NULL_HANDLE; /* logged by the build */
+    } else {
+        ctx->gpu.stats.pipeline_hits++;
+    }
+    *uber = forced;
+    if (!e->value)
+        pl->fresh_value = now;
     return hand_out(pl, e, now);
 }

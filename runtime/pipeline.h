@@ -105,7 +105,7 @@ struct pvk_pipelines {
     VkPipelineLayout layout;
     VkDescriptorSetLayout set_layout; /* set 0: push descriptors (PVK_DRAW_BINDING_DST) */
     VkPushConstantRange ranges[2]; /* the layout's, for the module check */
-    pvk_layout_binding bindings[8]; /* ... and its descriptors */
+    pvk_layout_binding bindings[9]; /* ... and its descriptors */
     uint32_t n_bindings;
     pvk_key_ids fs_ids, vs_ids;
     vs_module vsm[VS_MODULES];
@@ -122,6 +122,8 @@ struct pvk_pipelines {
     entry *last;
     uint64_t tick;
     uint64_t created;
+    uint32_t jobs;              /* slots with a build not yet taken (running, queued or done) */
+    uint64_t fresh_value;       /* the submission that drew a pipeline for the first time last */
     bool logic_warned, dump_warned, evict_logged;
     struct { uint64_t ns, hash; pvk_shader_stage stage; } slowest[5]; /* logged at the end, slowest first */
     bool check;                 /* reflect modules against the layout */
@@ -163,6 +165,8 @@ void pvk_compiler_destroy(pvk_context *ctx);
 uint32_t pvk_compiler_threads(const pvk_context *ctx);
 /* Queues `j` (without workers: runs it now). */
 void pvk_compiler_submit(pvk_context *ctx, pvk_job *j);
+/* ... at the queue's head when `first` (a build many later draws need). */
+void pvk_compiler_submit_at(pvk_context *ctx, pvk_job *j, bool first);
 bool pvk_job_done(const pvk_job *j);
 void pvk_job_wait(pvk_context *ctx, pvk_job *j);
 

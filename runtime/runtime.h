@@ -161,12 +161,16 @@ void pvk_draw_destroy(pvk_context *ctx);
 /* ---- fragment LUTs and parameters (runtime/fragdata.c) ---- */
 typedef struct pvk_fragdata_ref {
     VkDeviceSize lut_off, params_off;
+    VkDeviceSize uber_off;   /* the ubershader's block (pvk_fragdata_uber) */
+    bool luts, uber;         /* which of them the draw binds */
 } pvk_fragdata_ref;
-/* The packet's LUT and parameter blocks in the ring (copied when they
- * changed); call before the draw's batch is chosen: it may submit the open
- * batch to reuse ring space. */
-pvk_result pvk_fragdata_prepare(pvk_context *ctx, const pvk_draw_packet *pk, pvk_fragdata_ref *ref);
-/* Push them as bindings 5 and 6 on `cmd`. */
+/* The packet's LUT and parameter blocks (when its shader reads them) and
+ * the ubershader's data block `uber` (pvk_fs_uber_state; NULL: none) in the
+ * ring, each copied when it changed; call before the draw's batch is chosen:
+ * it may submit the open batch to reuse ring space. */
+pvk_result pvk_fragdata_prepare(pvk_context *ctx, const pvk_draw_packet *pk, const uint32_t *uber,
+                                pvk_fragdata_ref *ref);
+/* Push what `ref` holds (bindings 5 and 6, 9) on `cmd`. */
 void pvk_fragdata_bind(pvk_context *ctx, VkCommandBuffer cmd, const pvk_fragdata_ref *ref);
 /* The draw reading them is done when the timeline reaches `value`. */
 void pvk_fragdata_used(pvk_context *ctx, const pvk_fragdata_ref *ref, uint64_t value);
@@ -185,7 +189,9 @@ typedef struct pvk_draw_push {
     uint32_t w_buffer;
     pvk_fs_uniforms fs;
     uint32_t blend_color;  /* BLEND_COLOR: declared only by shaders that blend (pvk_fs_key.blend) */
+    uint32_t uber_tex;     /* the ubershader's texture word (pvk_fs_uber_tex) */
 } pvk_draw_push;
+_Static_assert(32 + offsetof(pvk_draw_push, uber_tex) == 116, "translator/glsl_fs.c's uber_tex offset");
 pvk_result pvk_pipelines_init(pvk_context *ctx);
 void pvk_pipelines_destroy(pvk_context *ctx);
 VkPipelineLayout pvk_pipeline_layout(const pvk_context *ctx);
@@ -194,12 +200,18 @@ VkPipelineLayout pvk_pipeline_layout(const pvk_context *ctx);
 bool pvk_pipeline_quat_geom(pvk_context *ctx);
 /* The pipeline for these keys (built and cached on first use; the last
  * one is found without hashing).  VK_NULL_HANDLE after a logged failure.
- * A new one is built by a compile thread (pvk_config.compile_threads) while
- * the caller waits: until the ubershader exists there is no other way to
- * draw it (drawing the vertex program on the CPU instead would redo the
- * draw's texture binding and count it twice). */
+ * *uber in: the draw's ubershader data is in place (pvk_draw_uber_state);
+ * out: the pipeline returned is the ubershader's.  A new pipeline is built
+ * by a compile thread (pvk_config.compile_threads); meanwhile the draw takes
+ * the ubershader's pipeline for the same fixed-function state and vertex
+ * stage if that one is ready; a draw with a vertex program on the GPU
+ * (`vs`) whose pipelines are all building is sent back (VK_NULL_HANDLE,
+ * *cpu_vs set; cpu_vs NULL: never) when the CPU interpreter's vertices have
+ * a pipeline ready; else the draw waits (pvk_stats.pipeline_waits). */
 VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format,
-                            bool render_pass, const pvk_vs_draw *vs);
+                            bool render_pass, const pvk_vs_draw *vs, bool *uber, bool *cpu_vs);
+/* Pipelines are built on compile threads (a draw may take the ubershader meanwhile). */
+bool pvk_pipelines_async(const pvk_context *ctx);
 /* Draws with vertex programs on the GPU (`vs` of the packet; pvk_pipeline_get
  * takes it then): the generated vertex module for its key, compiled now
  * (memory and disk cache).  PVK_ERROR_MISSING_FEATURE when the translator

@@ -362,7 +362,11 @@ static void many_list(uint32_t first, uint32_t n)
  * the evictions with a vertex program on the GPU. */
 static void many_states(void)
 {
+    /* exact counts: each draw takes its own pipeline (compile threads would
+     * put a state's first draws on the ubershader, its pipeline built later) */
+    setenv("PVK_COMPILE_THREADS", "0", 1);
     ctx = th_context_debug(NULL, "cpu-vs", 0);
+    unsetenv("PVK_COMPILE_THREADS");
     upload_shader();
     setup_attribs();
     setup_rgba8_target(FB, W, H);

@@ -3,7 +3,9 @@
  * the CPU interpreter, later draws of the program take the GPU path once its
  * module is done, and the pictures are byte for byte those of a context that
  * builds everything on the calling thread (compile_threads < 0), whose
- * draws all take the GPU path.  A context destroyed with builds in flight
+ * draws all take the GPU path.  A draw whose TEV state is new while its
+ * pipeline is being built takes the ubershader once that one's pipeline is
+ * ready, with the same bytes.  A context destroyed with builds in flight
  * ends cleanly (the ASan run checks the leaks). */
 #include <stdlib.h>
 #include <time.h>
@@ -98,6 +100,42 @@ static void run(int threads, uint8_t *out, pvk_stats *st)
     CHECK_EQ(system(cmd), 0);
 }
 
+/* TEV state s: stage 0 combines the vertex colour and the constant with
+ * one of eight modes, the constant's operand one of three: 24 shaders. */
+static void tev_state(unsigned s)
+{
+    static const uint32_t mode[8] = {0, 1, 2, 3, 4, 5, 8, 9};
+    reg(PVK_GPUREG_TEXENV0_SOURCE, 0x00E000E0u); /* primary, constant, primary (colour and alpha) */
+    reg(PVK_GPUREG_TEXENV0_OPERAND, (s / 8 % 3) << 4);                  /* rgb operand of argument 2 */
+    reg(PVK_GPUREG_TEXENV0_COMBINER, mode[s % 8] | mode[(s + 3) % 8] << 16);
+    reg(PVK_GPUREG_TEXENV0_COLOR, 0xC0306090u);
+}
+
+/* New TEV states drawn one after another, each at a triangle of its own
+ * program slot; with threads, until `n` states (0: until a draw took the
+ * ubershader, at most 200).  Returns the states drawn. */
+static unsigned tev_run(int threads, unsigned n, uint8_t *out, pvk_stats *st)
+{
+    pvk_config cfg = {.compile_threads = threads, .cache_dir = ""};
+    ctx = th_context(&cfg, 0);
+    setup();
+    upload_program(1);
+    unsigned s = 0;
+    for (; n ? s < n : s < 200 && !stats().ubershader_draws; s++) {
+        tev_state(s);
+        reg(PVK_GPUREG_ATTRIBBUFFER0_OFFSET, s % PROGRAMS * 3 * 32);
+        reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
+        reg(PVK_GPUREG_NUMVERTICES, 3);
+        reg(PVK_GPUREG_VERTEX_OFFSET, 0);
+        reg(PVK_GPUREG_DRAWARRAYS, 1);
+    }
+    CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+    copy_out(out, FB);
+    *st = stats();
+    th_release(ctx);
+    return s;
+}
+
 int main(void)
 {
     unsetenv("PVK_COMPILE_THREADS"); /* the contexts here say what they want */
@@ -114,6 +152,16 @@ int main(void)
     for (uint32_t i = 0; i < W * H; i++)
         drawn += sync[4 * i + 2] != 0x40;
     CHECK(drawn > W * H / 8);
+
+    /* new TEV states: the ubershader while their own pipelines are built */
+    unsigned states = tev_run(2, 0, bg, &b);
+    CHECK(b.ubershader_draws > 0);
+    CHECK(b.pipeline_waits > 0); /* the first state: no ubershader pipeline yet */
+    CHECK_EQ(tev_run(-1, states, sync, &s), states);
+    CHECK_EQ(s.ubershader_draws, 0);
+    CHECK_EQ(differ(sync, bg, sizeof sync), 0);
+    printf("TEV states: %u drawn, %llu on the ubershader, %llu waits\n", states,
+           (unsigned long long)b.ubershader_draws, (unsigned long long)b.pipeline_waits);
 
     /* destroyed with builds queued and running: they finish, nothing leaks */
     pvk_config cfg = {.compile_threads = 1, .cache_dir = ""};

@@ -243,13 +243,16 @@ static void disk_cache(void)
     /* exact counts: builds on the drawing thread, as the draws ask (compile
      * threads build a state's shader for the CPU and GPU vertex paths both) */
     setenv("PVK_COMPILE_THREADS", "0", 1);
-    /* three fragment shaders, and the quad's vertex program unless it runs on the CPU */
+    /* three fragment shaders (one ubershader for all three with
+     * PVK_DEBUG=ubershader), and the quad's vertex program unless it runs on the CPU */
     const char *extra = getenv("PVK_TEST_DEBUG");
-    uint64_t shaders = extra && strstr(extra, "cpu-vs") ? 3 : 4;
+    bool uber = extra && strstr(extra, "ubershader");
+    uint64_t shaders = (uber ? 1 : 3) + !(extra && strstr(extra, "cpu-vs"));
     pvk_stats a = three_states();
     CHECK_EQ(a.shader_compiles, shaders);
     CHECK_EQ(a.shader_disk_hits, 0);
-    CHECK(a.pipelines_created >= 3);
+    CHECK(a.pipelines_created >= (uber ? 1u : 3u));
+    CHECK_EQ(a.ubershader_draws, uber ? 3u : 0u);
     pvk_stats b = three_states();
     CHECK_EQ(b.shader_compiles, 0); /* a second run compiles nothing */
     CHECK_EQ(b.shader_disk_hits, shaders);
@@ -413,7 +416,8 @@ static void layout_check(void)
         return;
     }
     CHECK_EQ(fs.push_offset, 32);
-    CHECK_EQ(fs.push_end, 32 + sizeof(pvk_draw_push) - 4); /* all but the blend colour: this key does not blend */
+    /* up to the blend colour: this key does not blend (nor is it the ubershader) */
+    CHECK_EQ(fs.push_end, 32 + offsetof(pvk_draw_push, blend_color));
     CHECK_EQ(fs.n_inputs, 7);
     CHECK_EQ(fs.sets_used, 0);
 
@@ -432,7 +436,8 @@ static void layout_check(void)
     CHECK(pvk_shader_fits_layout(&fs, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, split, 3, NULL, 0, why, sizeof why));
 
     /* the fragment range short of the alpha reference (the last member this module declares) */
-    VkPushConstantRange small[2] = {good[0], {VK_SHADER_STAGE_FRAGMENT_BIT, 32, fsz - 8}};
+    VkPushConstantRange small[2] = {good[0],
+                                    {VK_SHADER_STAGE_FRAGMENT_BIT, 32, (uint32_t)offsetof(pvk_draw_push, blend_color) - 4}};
     why[0] = 0;
     CHECK(!pvk_shader_fits_layout(&fs, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, small, 2, NULL, 0, why, sizeof why));
     CHECK(strstr(why, "push constants") != NULL);
@@ -472,13 +477,32 @@ static void layout_check(void)
         CHECK_EQ(bad.desc[0].set, 0);
         CHECK_EQ(bad.desc[0].binding, PVK_DRAW_BINDING_DST);
         CHECK_EQ(bad.desc[0].type, VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT);
-        CHECK_EQ(bad.push_end, 32 + sizeof(pvk_draw_push)); /* the blend colour is the block's last member */
+        CHECK_EQ(bad.push_end, 32 + offsetof(pvk_draw_push, uber_tex)); /* the blend colour is its last member */
         CHECK(pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, draw_set, 1, why, sizeof why));
         CHECK(!pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, NULL, 0, why, sizeof why));
         CHECK(strstr(why, "descriptor set 0 binding 4") != NULL);
         printf("blending shader without the input attachment in the layout: %s\n", why);
     }
     free(bsrc);
+    /* the ubershader of a blending key: its data block (binding 9) and the
+     * whole push range, up to its texture word */
+    pvk_fs_key ukey;
+    pvk_fs_uber_key(&key, &ukey);
+    CHECK(ukey.uber && ukey.blend && !ukey.rgb_eq && !ukey.rgb_src);
+    char *usrc = pvk_glsl_fragment(&ukey);
+    CHECK(usrc != NULL);
+    if (usrc && reflect_glsl(PVK_STAGE_FRAGMENT, usrc, &bad)) {
+        CHECK_EQ(bad.push_end, 32 + sizeof(pvk_draw_push));
+        bool block = false;
+        for (uint32_t i = 0; i < bad.descriptors; i++)
+            block |= bad.desc[i].binding == PVK_DRAW_BINDING_UBER && bad.desc[i].type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+        CHECK(block);
+        pvk_layout_binding with_uber[2] = {
+            draw_set[0], {0, PVK_DRAW_BINDING_UBER, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_SHADER_STAGE_FRAGMENT_BIT}};
+        CHECK(pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, with_uber, 2, why, sizeof why));
+        CHECK(!pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, draw_set, 1, why, sizeof why));
+    }
+    free(usrc);
     /* inputs the vertex shader does not write: a wrong type, a wrong location, other interpolation */
     static const char *const wrong_inputs[] = {
         "layout(location = 1) in vec4 z_over_w;\n",

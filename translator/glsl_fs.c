@@ -23,6 +23,7 @@
  * attachment as an input attachment, and every equation and factor is the
  * integer arithmetic of tests/ref/frag_ref.c, so the result is exact.
  * Without it the generated text is unchanged (disk-cached shaders stay). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,7 +160,9 @@ static const char *const prelude =
     "    uint alpha_ref;\n"
     "    uint tex_border[3];\n"
     "    uint shadow_bias;\n";
-/* ... then, when the shader blends, the blend colour (BLEND_COLOR), and: */
+/* ... then, when the shader blends, the blend colour (BLEND_COLOR), the
+ * ubershader's texture word (at its fixed offset: pvk_draw_push.uber_tex),
+ * and: */
 static const char *const prelude_end =
     "};\n"
     "uvec4 rgba8(uint c) { return uvec4(c & 255u, (c >> 8) & 255u, (c >> 16) & 255u, c >> 24); }\n"
@@ -169,7 +172,7 @@ static const char *const prelude_end =
 
 /* Declarations of the samplers of the enabled units (runtime/pipeline.c's
  * set 0, bindings 0-2). */
-static void texture_decls(pvk_text *b, const pvk_fs_tex_key *t)
+static void texture_decls(pvk_text *b, const pvk_fs_tex_key *t, bool uber)
 {
     for (unsigned u = 0; u < 3; u++) {
         if (!(t->enable >> u & 1))
@@ -187,13 +190,59 @@ static void texture_decls(pvk_text *b, const pvk_fs_tex_key *t)
      * than the fragment's z, else 0; a texel outside the texture gives 1.
      * The four texels around the sample point are compared, then mixed
      * bilinearly whatever the filter registers say. */
-    if ((t->enable & 1) && t->type0 == PVK_TEXTYPE_SHADOW_2D)
+    if ((t->enable & 1) && (t->type0 == PVK_TEXTYPE_SHADOW_2D || (uber && t->type0 != PVK_TEXTYPE_CUBE)))
         pvk_text_put(b, "float shadow_texel(ivec2 p, ivec2 size, uint z)\n{\n"
                         "    if (any(lessThan(p, ivec2(0))) || any(greaterThanEqual(p, size)))\n"
                         "        return 1.0;\n"
                         "    uvec4 c = texel8(texelFetch(tex_unit0, ivec2(p.x, size.y - 1 - p.y), 0));\n"
                         "    return (c.a << 16 | c.b << 8 | c.g) > z ? float(c.r) / 255.0 : 0.0;\n"
                         "}\n");
+}
+
+/* The ubershader's unit u (not a cube map): the type, texture 2's
+ * coordinates, the borders and shadow ortho from its push word
+ * (pvk_fs_uber_tex), each branch the specialised text below. */
+static void uber_sample(pvk_text *b, unsigned u)
+{
+    pvk_text_put(b, "    {\n");
+    if (u == 0) {
+        pvk_text_put(b, "    uint type = uber_tex & 255u;\n"
+                        "    if (type == %uu) {\n"
+                        "        vec2 c = tc01.xy;\n"
+                        "        if ((uber_tex >> 24) == 0u)\n"
+                        "            c = c / tc2w.z;\n"
+                        "        uint z = uint(max(0, int(min(abs(tc2w.z), 1.0) * 16777215.0) - int(shadow_bias)));\n"
+                        "        ivec2 size = textureSize(tex_unit0, 0);\n"
+                        "        vec2 p = c * vec2(size) - 0.5, f = fract(p);\n"
+                        "        ivec2 i = ivec2(floor(p));\n"
+                        "        float s = mix(mix(shadow_texel(i, size, z), shadow_texel(i + ivec2(1, 0), size, z), f.x),\n"
+                        "                      mix(shadow_texel(i + ivec2(0, 1), size, z), shadow_texel(i + ivec2(1, 1), size, z), f.x),\n"
+                        "                      f.y);\n"
+                        "        tex0 = texel8(vec4(s));\n"
+                        "    } else {\n",
+                     (unsigned)PVK_TEXTYPE_SHADOW_2D);
+    }
+    const char *tc = u == 0 ? "tc01.xy" : u == 1 ? "tc01.zw" : "((uber_tex & 0x100u) != 0u ? tc01.zw : tc2w.xy)";
+    pvk_text_put(b, "        vec2 c = %s;\n", tc);
+    if (u == 0)
+        pvk_text_put(b, "        if (type == %uu) {\n"
+                        "            c = c / tc2w.z;\n"
+                        "            tex0 = texel8(texture(tex_unit0, vec2(c.x, 1.0 - c.y)));\n"
+                        "        } else {\n",
+                     (unsigned)PVK_TEXTYPE_PROJECTION);
+    pvk_text_put(b, "        vec2 d = c * vec2(textureSize(tex_unit%u, 0)), m = max(abs(dFdx(d)), abs(dFdy(d)));\n"
+                    "        tex%u = texel8(textureLod(tex_unit%u, vec2(c.x, 1.0 - c.y), log2(max(m.x, m.y))));\n",
+                 u, u, u);
+    if (u == 0)
+        pvk_text_put(b, "        }\n");
+    pvk_text_put(b, "        uint border = uber_tex >> 16;\n"
+                    "        if (((border >> %uu & 1u) != 0u && (c.x < 0.0 || c.x >= 1.0)) ||\n"
+                    "            ((border >> %uu & 1u) != 0u && (c.y < 0.0 || c.y >= 1.0)))\n"
+                    "            tex%u = rgba8(tex_border[%u]);\n",
+                 u, u + 4, u, u);
+    if (u == 0)
+        pvk_text_put(b, "    }\n");
+    pvk_text_put(b, "    }\n");
 }
 
 /* tex0-2: the TEV's texture sources, sampled first (implicit LOD needs
@@ -208,13 +257,17 @@ static void texture_decls(pvk_text *b, const pvk_fs_tex_key *t)
  * level of detail.  With shader_border a coordinate outside [0, 1)
  * gives the border colour, texel for texel as the PICA decides it with the
  * nearest filter. */
-static void texture_samples(pvk_text *b, const pvk_fs_tex_key *t)
+static void texture_samples(pvk_text *b, const pvk_fs_tex_key *t, bool uber)
 {
     pvk_text_put(b, "    uvec4 tex0 = uvec4(0u), tex1 = uvec4(0u), tex2 = uvec4(0u);\n");
     for (unsigned u = 0; u < 3; u++) {
         if (!(t->enable >> u & 1))
             continue;
         unsigned type = u == 0 ? t->type0 : PVK_TEXTYPE_2D;
+        if (uber && type != PVK_TEXTYPE_CUBE) {
+            uber_sample(b, u);
+            continue;
+        }
         if (type == PVK_TEXTYPE_SHADOW_2D) {
             /* z: |w| of texture coordinates 0 clamped to 1, as a 24-bit depth, minus the bias */
             pvk_text_put(b, "    {\n"
@@ -270,8 +323,10 @@ static void tev_helpers(pvk_text *b, const pvk_fs_key *key)
 {
     static const char *types[2][2] = {{"uint", "int"}, {"uvec3", "ivec3"}};
     uint32_t used[2] = {0, 0}; /* bit m: combine mode m, for alpha / colour */
-    bool dot3 = false;
-    for (unsigned n = 0; n < 6; n++) {
+    bool dot3 = key->uber;
+    if (key->uber)
+        used[0] = used[1] = 0x3FF;
+    for (unsigned n = 0; n < 6 && !key->uber; n++) {
         const pvk_tev_stage *st = &key->stage[n];
         if (passes_through(st, n))
             continue;
@@ -353,22 +408,124 @@ static void tev_stage(pvk_text *b, const pvk_tev_stage *st, unsigned n)
     pvk_text_put(b, "    prev = uvec4(min(rgb << %uu, uvec3(255u)), min(a << %uu, 255u));\n", rs_shift, as_shift);
 }
 
+/* The ubershader's readers of its data: the uniform block (pvk_fs_uber_state),
+ * a byte of it, and one function per choice the specialised shader makes
+ * from its key, each case the specialised generator's own text for that
+ * code, so both compute the same expression. */
+static void uber_helpers(pvk_text *b)
+{
+    pvk_text_put(b, "layout(set = 0, binding = %u, std140) uniform Uber { uvec4 ust[7]; };\n"
+                    "uint ub(uvec4 w, uint i) { return (w[i >> 2] >> ((i & 3u) * 8u)) & 255u; }\n",
+                 (unsigned)PVK_DRAW_BINDING_UBER);
+    pvk_text_put(b, "uvec4 tev_source(uint s, uvec4 primary, uvec4 frag_pri, uvec4 frag_sec, uvec4 tex0, uvec4 tex1,\n"
+                    "                 uvec4 tex2, uvec4 tex3, uvec4 buf, uvec4 konst, uvec4 prev)\n{\n    switch (s) {\n");
+    const char *zero = source(PVK_TEV_SRC_ZERO);
+    for (unsigned c = 0; c < 16; c++)
+        if (strcmp(source(c), zero))
+            pvk_text_put(b, "    case %uu: return %s;\n", c, source(c));
+    pvk_text_put(b, "    default: return %s;\n    }\n}\n"
+                    "#define SRC(s) tev_source(s, primary, frag_pri, frag_sec, tex0, tex1, tex2, tex3, buf, konst, prev)\n",
+                 zero);
+    pvk_text_put(b, "uvec3 rgb_operand(uint op, uvec4 v)\n{\n    switch (op) {\n");
+    for (unsigned op = 0; op < 16; op++) {
+        pvk_text_put(b, "    case %uu: return ", op);
+        rgb_operand(b, op, "v");
+        pvk_text_put(b, ";\n");
+    }
+    pvk_text_put(b, "    default: return uvec3(0u);\n    }\n}\n"
+                    "uint alpha_operand(uint op, uvec4 v)\n{\n    switch (op) {\n");
+    for (unsigned op = 0; op < 8; op++) {
+        pvk_text_put(b, "    case %uu: return ", op);
+        alpha_operand(b, op, "v");
+        pvk_text_put(b, ";\n");
+    }
+    pvk_text_put(b, "    default: return 0u;\n    }\n}\n"
+                    "uvec3 tev_rgb(uint m, uvec3 a, uvec3 b, uvec3 c)\n{\n    switch (m) {\n");
+    for (unsigned m = 0; m < 16; m++) {
+        const char *fn = combine_fn(m);
+        if (m == PVK_TEV_DOT3_RGB || m == PVK_TEV_DOT3_RGBA)
+            pvk_text_put(b, "    case %uu: return uvec3(tev_dot3(a, b));\n", m);
+        else if (fn)
+            pvk_text_put(b, "    case %uu: return %s(a, b, c);\n", m, fn);
+    }
+    pvk_text_put(b, "    default: return uvec3(0u);\n    }\n}\n"
+                    "uint tev_alpha(uint m, uint a, uint b, uint c)\n{\n    switch (m) {\n");
+    for (unsigned m = 0; m < 16; m++)
+        if (combine_fn(m))
+            pvk_text_put(b, "    case %uu: return %s(a, b, c);\n", m, combine_fn(m));
+    pvk_text_put(b, "    default: return 0u;\n    }\n}\n");
+}
+
+/* The blend factors as functions of the factor code (the shader blends). */
+static void uber_blend_helpers(pvk_text *b)
+{
+    for (int alpha = 0; alpha < 2; alpha++) {
+        pvk_text_put(b, "%s blend_factor_%s(uint f, uvec4 s, uvec4 d, uvec4 k)\n{\n    switch (f) {\n",
+                     alpha ? "uint" : "uvec3", alpha ? "a" : "rgb");
+        for (unsigned f = 0; f < 16; f++) {
+            pvk_text_put(b, "    case %uu: return ", f);
+            blend_factor(b, f, alpha);
+            pvk_text_put(b, ";\n");
+        }
+        pvk_text_put(b, "    default: return %s;\n    }\n}\n", alpha ? "255u" : "uvec3(255u)");
+    }
+}
+
+/* The ubershader's six stages: what tev_stage writes per stage, from ust[n]
+ * (a pvk_tev_stage's bytes), and the buffer updates of main's loop. */
+static void uber_stages(pvk_text *b)
+{
+    const unsigned rs = offsetof(pvk_tev_stage, rgb_src), as = offsetof(pvk_tev_stage, alpha_src),
+                   ro = offsetof(pvk_tev_stage, rgb_op), ao = offsetof(pvk_tev_stage, alpha_op);
+    pvk_text_put(b, "    for (uint n = 0u; n < 6u; n++) {\n"
+                    "        uvec4 w = ust[n];\n"
+                    "        konst = rgba8(tev_color[n]);\n"
+                    "        uvec3 r0 = rgb_operand(ub(w, %uu), SRC(ub(w, %uu)));\n"
+                    "        uvec3 r1 = rgb_operand(ub(w, %uu), SRC(ub(w, %uu)));\n"
+                    "        uvec3 r2 = rgb_operand(ub(w, %uu), SRC(ub(w, %uu)));\n"
+                    "        uint a0 = alpha_operand(ub(w, %uu), SRC(ub(w, %uu)));\n"
+                    "        uint a1 = alpha_operand(ub(w, %uu), SRC(ub(w, %uu)));\n"
+                    "        uint a2 = alpha_operand(ub(w, %uu), SRC(ub(w, %uu)));\n",
+                 ro, rs, ro + 1, rs + 1, ro + 2, rs + 2, ao, as, ao + 1, as + 1, ao + 2, as + 2);
+    pvk_text_put(b, "        uint rc = ub(w, %uu), rsh = ub(w, %uu), ash = ub(w, %uu);\n"
+                    "        rgb = tev_rgb(rc, r0, r1, r2);\n"
+                    "        a = rc == %uu ? rgb.r : tev_alpha(ub(w, %uu), a0, a1, a2);\n"
+                    "        prev = uvec4(min(rgb << (rsh < 3u ? rsh : 0u), uvec3(255u)), min(a << (ash < 3u ? ash : 0u), 255u));\n"
+                    "        buf = next_buf;\n"
+                    "        if (n < 4u && (ust[6].x >> n & 1u) != 0u)\n"
+                    "            next_buf.rgb = prev.rgb;\n"
+                    "        if (n < 4u && (ust[6].x >> (8u + n) & 1u) != 0u)\n"
+                    "            next_buf.a = prev.a;\n"
+                    "    }\n",
+                 (unsigned)offsetof(pvk_tev_stage, rgb_combine), (unsigned)offsetof(pvk_tev_stage, rgb_scale),
+                 (unsigned)offsetof(pvk_tev_stage, alpha_scale), (unsigned)PVK_TEV_DOT3_RGBA,
+                 (unsigned)offsetof(pvk_tev_stage, alpha_combine));
+}
+
 char *pvk_glsl_fragment(const pvk_fs_key *key)
 {
     pvk_text b = {0};
+    bool uber = key->uber;
     pvk_text_put(&b, "%s", prelude);
-    if (key->blend) /* pvk_draw_push's last member */
+    if (key->blend) /* pvk_draw_push's blend_color */
         pvk_text_put(&b, "    uint blend_color;\n");
+    if (uber) /* pvk_draw_push's last member */
+        pvk_text_put(&b, "    layout(offset = %u) uint uber_tex;\n", 32u + 84u);
     pvk_text_put(&b, "%s", prelude_end);
     if (key->blend) /* the destination: this pixel of the colour attachment (runtime/pipeline.c's set 0) */
         pvk_text_put(&b, "layout(input_attachment_index = 0, set = 0, binding = 4) uniform subpassInput dst_in;\n");
-    texture_decls(&b, &key->tex);
+    texture_decls(&b, &key->tex, uber);
     pvk_glsl_fraglight_decls(&b, key);
     tev_helpers(&b, key);
+    if (uber) {
+        uber_helpers(&b);
+        if (key->blend)
+            uber_blend_helpers(&b);
+    }
     pvk_glsl_fraglight_helpers(&b, key);
     pvk_glsl_proctex_helpers(&b, key);
     pvk_text_put(&b, "void main()\n{\n");
-    texture_samples(&b, &key->tex);
+    texture_samples(&b, &key->tex, uber);
     /* the procedural texture's mipmap LOD takes derivatives too (glsl_light.c) */
     pvk_text_put(&b, "    uvec4 tex3 = %s;\n", key->fl.proctex ? "proctex()" : "uvec4(0u)");
     pvk_text_put(&b, "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
@@ -380,7 +537,7 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
             "    uvec3 rgb; uint a;\n"
             "    uvec4 frag_pri = uvec4(0u), frag_sec = uvec4(0u);\n");
     pvk_glsl_fraglight_lighting(&b, key);
-    for (unsigned n = 0; n < 6; n++) {
+    for (unsigned n = 0; n < 6 && !uber; n++) {
         const pvk_tev_stage *st = &key->stage[n];
         if (passes_through(st, n))
             pvk_text_put(&b, "    // stage %u passes previous on\n", n);
@@ -393,9 +550,18 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
         if (n < 4 && (key->buffer_alpha >> n & 1))
             pvk_text_put(&b, "    next_buf.a = prev.a;\n");
     }
+    if (uber)
+        uber_stages(&b);
     pvk_glsl_fraglight_shadow(&b, key); /* shadow rendering ends the shader here: no alpha test, fog or blending */
-    if (key->alpha_test) {
-        static const char *const cmp[8] = {"false", "true", "==", "!=", "<", "<=", ">", ">="};
+    static const char *const cmp[8] = {"false", "true", "==", "!=", "<", "<=", ">", ">="};
+    if (uber) { /* alpha_test, alpha_func: bytes 2 and 3 of ust[6] */
+        pvk_text_put(&b, "    if (ub(ust[6], 2u) != 0u) {\n"
+                         "        uint f = ub(ust[6], 3u) & 7u;\n"
+                         "        bool pass = f == 1u");
+        for (unsigned f = 2; f < 8; f++)
+            pvk_text_put(&b, " ||\n            (f == %uu && prev.a %s alpha_ref)", f, cmp[f]);
+        pvk_text_put(&b, ";\n        if (!pass)\n            discard;\n    }\n");
+    } else if (key->alpha_test) {
         unsigned f = key->alpha_func & 7;
         if (f == 0)
             pvk_text_put(&b, "    discard;\n");
@@ -408,7 +574,25 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
             "        d *= clip_w;\n"
             "    uint q = uint(clamp(d, 0.0, 1.0) * depth_max);\n");
     pvk_glsl_fraglight_fog(&b, key); /* after the alpha test, which it cannot change (it keeps alpha) */
-    if (key->blend) {
+    if (key->blend && uber) {
+        /* bytes 4-9 of ust[6]: the equations, then the factors (rgb src, dst, alpha src, dst) */
+        pvk_text_put(&b, "    {\n    uvec4 s = prev, d = uvec4(round(subpassLoad(dst_in) * 255.0)), k = rgba8(blend_color), res;\n");
+        for (int alpha = 0; alpha < 2; alpha++) {
+            const char *ch = alpha ? "a" : "rgb", *T = alpha ? "uint" : "uvec3", *fn = alpha ? "a" : "rgb";
+            unsigned eq = alpha ? 5 : 4, src = alpha ? 8 : 6;
+            pvk_text_put(&b, "    {\n"
+                             "        uint e = ub(ust[6], %uu);\n"
+                             "        %s x = s.%s * blend_factor_%s(ub(ust[6], %uu), s, d, k), y = d.%s * blend_factor_%s(ub(ust[6], %uu), s, d, k);\n"
+                             "        if (e == 3u)\n            res.%s = min(s.%s, d.%s);\n"
+                             "        else if (e == 4u)\n            res.%s = max(s.%s, d.%s);\n"
+                             "        else if (e == 1u)\n            res.%s = (x - min(x, y)) / 255u;\n"
+                             "        else if (e == 2u)\n            res.%s = (y - min(x, y)) / 255u;\n"
+                             "        else\n            res.%s = min((x + y) / 255u, %s(255u));\n"
+                             "    }\n",
+                         eq, T, ch, fn, src, ch, fn, src + 1, ch, ch, ch, ch, ch, ch, ch, ch, ch, T);
+        }
+        pvk_text_put(&b, "    prev = res;\n    }\n");
+    } else if (key->blend) {
         /* the stored RGBA8 bytes, exactly: unorm c/255 back to c */
         pvk_text_put(&b, "    {\n    uvec4 s = prev, d = uvec4(round(subpassLoad(dst_in) * 255.0)), k = rgba8(blend_color), res;\n");
         blend_equation(&b, key->rgb_eq, key->rgb_src, key->rgb_dst, false);
@@ -423,4 +607,39 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
         return NULL;
     }
     return b.s;
+}
+
+void pvk_fs_uber_key(const pvk_fs_key *fs, pvk_fs_key *uber)
+{
+    memset(uber, 0, sizeof *uber);
+    uber->uber = 1;
+    uber->blend = fs->blend;
+    uber->tex.enable = fs->tex.enable;
+    if (fs->tex.enable & 1)
+        uber->tex.type0 = fs->tex.type0 == PVK_TEXTYPE_CUBE || fs->tex.type0 == PVK_TEXTYPE_SHADOW_CUBE
+                              ? fs->tex.type0
+                              : PVK_TEXTYPE_2D;
+    uber->fl = fs->fl;
+    uber->fl.fog_flip = 0;
+}
+
+void pvk_fs_uber_state(const pvk_fs_key *fs, const pvk_pipe_key *pipe, uint32_t state[PVK_UBER_WORDS])
+{
+    _Static_assert(sizeof fs->stage == 6 * 16, "six stages of 16 bytes: ust[0-5]");
+    uint8_t *w = (uint8_t *)state;
+    memset(state, 0, PVK_UBER_WORDS * 4);
+    memcpy(w, fs->stage, sizeof fs->stage);
+    const uint8_t *blend = fs->blend ? &fs->rgb_eq : &pipe->rgb_eq;
+    _Static_assert(offsetof(pvk_fs_key, alpha_dst) - offsetof(pvk_fs_key, rgb_eq) == 5 &&
+                       offsetof(pvk_pipe_key, alpha_dst) - offsetof(pvk_pipe_key, rgb_eq) == 5,
+                   "equations then factors, in the same order in both keys");
+    uint8_t extra[11] = {fs->buffer_rgb, fs->buffer_alpha, fs->alpha_test, fs->alpha_func, blend[0], blend[1],
+                         blend[2], blend[3], blend[4], blend[5], fs->fl.fog_flip};
+    memcpy(w + 96, extra, sizeof extra);
+}
+
+uint32_t pvk_fs_uber_tex(const pvk_fs_key *fs)
+{
+    return (uint32_t)fs->tex.type0 | (fs->tex.tex2_tc1 ? 1u : 0u) << 8 | (uint32_t)fs->tex.shader_border << 16 |
+           (fs->tex.shadow_ortho ? 1u : 0u) << 24;
 }

@@ -54,7 +54,9 @@ void pvk_glsl_fraglight_fog(pvk_text *b, const pvk_fs_key *k)
     /* d: glsl_fs.c's PICA depth, the same value the depth buffer gets */
     pvk_text_put(b, "    {\n"
                     "    uint z24 = uint(clamp(d, 0.0, 1.0) * 16777215.0);\n");
-    if (k->fl.fog_flip)
+    if (k->uber) /* fog_flip: byte 10 of the ubershader's data */
+        pvk_text_put(b, "    if (ub(ust[6], 10u) != 0u)\n        z24 = 16777215u - z24;\n");
+    else if (k->fl.fog_flip)
         pvk_text_put(b, "    z24 = 16777215u - z24;\n");
     pvk_text_put(b, "    uint e = lut_word(%uu + (z24 >> 17));\n"
                     "    int f = int((e >> 13) & 0x7FFu) + ((int(e << 19) >> 19) * int(z24 & 0x1FFFFu) >> 17);\n"

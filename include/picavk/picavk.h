@@ -387,6 +387,15 @@ typedef struct pvk_stats {
      * draws whose vertex program ran on the CPU interpreter because its GPU
      * build was not done yet. */
     uint64_t background_builds, cpu_vs_while_building;
+    /* Draws whose fragment shader was the ubershader (one shader for every
+     * TEV, alpha-test, blend and texture-type state: exact, built once),
+     * because their own pipeline was still being built or PVK_DEBUG=ubershader. */
+    uint64_t ubershader_draws;
+    /* Draws that waited for their pipeline's build on a compile thread: no
+     * ubershader pipeline for their fixed-function state, shader structure
+     * (lighting, procedural texture, sampled units) and vertex stage was
+     * ready yet (it is built then, for the next such draw). */
+    uint64_t pipeline_waits;
     /* The per-call shader-instruction budget on the GPU paths (vertex and
      * geometry programs): instructions charged for them (invocations x the
      * bound the code shows, or x the per-invocation cap given to a program
