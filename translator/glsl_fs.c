@@ -207,7 +207,7 @@ static void uber_sample(pvk_text *b, unsigned u)
     pvk_text_put(b, "    {\n");
     if (u == 0) {
         pvk_text_put(b, "    uint type = uber_tex & 255u;\n"
-                        "    if (type == %uu) {\n"
+                        "    ONLY_IF(type == %uu) {\n"
                         "        vec2 c = tc01.xy;\n"
                         "        if ((uber_tex >> 24) == 0u)\n"
                         "            c = c / tc2w.z;\n"
@@ -219,17 +219,19 @@ static void uber_sample(pvk_text *b, unsigned u)
                         "                      mix(shadow_texel(i + ivec2(0, 1), size, z), shadow_texel(i + ivec2(1, 1), size, z), f.x),\n"
                         "                      f.y);\n"
                         "        tex0 = texel8(vec4(s));\n"
-                        "    } else {\n",
-                     (unsigned)PVK_TEXTYPE_SHADOW_2D);
+                        "    }\n"
+                        "    ONLY_IF(type != %uu) {\n",
+                     (unsigned)PVK_TEXTYPE_SHADOW_2D, (unsigned)PVK_TEXTYPE_SHADOW_2D);
     }
     const char *tc = u == 0 ? "tc01.xy" : u == 1 ? "tc01.zw" : "((uber_tex & 0x100u) != 0u ? tc01.zw : tc2w.xy)";
     pvk_text_put(b, "        vec2 c = %s;\n", tc);
     if (u == 0)
-        pvk_text_put(b, "        if (type == %uu) {\n"
+        pvk_text_put(b, "        ONLY_IF(type == %uu) {\n"
                         "            c = c / tc2w.z;\n"
                         "            tex0 = texel8(texture(tex_unit0, vec2(c.x, 1.0 - c.y)));\n"
-                        "        } else {\n",
-                     (unsigned)PVK_TEXTYPE_PROJECTION);
+                        "        }\n"
+                        "        ONLY_IF(type != %uu) {\n",
+                     (unsigned)PVK_TEXTYPE_PROJECTION, (unsigned)PVK_TEXTYPE_PROJECTION);
     pvk_text_put(b, "        vec2 d = c * vec2(textureSize(tex_unit%u, 0)), m = max(abs(dFdx(d)), abs(dFdy(d)));\n"
                     "        tex%u = texel8(textureLod(tex_unit%u, vec2(c.x, 1.0 - c.y), log2(max(m.x, m.y))));\n",
                  u, u, u);
@@ -410,96 +412,131 @@ static void tev_stage(pvk_text *b, const pvk_tev_stage *st, unsigned n)
 
 /* The ubershader's readers of its data: the uniform block (pvk_fs_uber_state),
  * a byte of it, and one function per choice the specialised shader makes
- * from its key, each case the specialised generator's own text for that
- * code, so both compute the same expression. */
+ * from its key.  Each computes every alternative with the specialised
+ * generator's own text for that code and keeps the one the code names with
+ * mix(..., bool), a select: lavapipe runs both sides of every branch (it
+ * masks lanes), so a switch over the codes would cost them all and their
+ * control flow; the selects cost the arithmetic alone. */
 static void uber_helpers(pvk_text *b)
 {
     pvk_text_put(b, "layout(set = 0, binding = %u, std140) uniform Uber { uvec4 ust[7]; };\n"
                     "uint ub(uvec4 w, uint i) { return (w[i >> 2] >> ((i & 3u) * 8u)) & 255u; }\n",
                  (unsigned)PVK_DRAW_BINDING_UBER);
     pvk_text_put(b, "uvec4 tev_source(uint s, uvec4 primary, uvec4 frag_pri, uvec4 frag_sec, uvec4 tex0, uvec4 tex1,\n"
-                    "                 uvec4 tex2, uvec4 tex3, uvec4 buf, uvec4 konst, uvec4 prev)\n{\n    switch (s) {\n");
+                    "                 uvec4 tex2, uvec4 tex3, uvec4 buf, uvec4 konst, uvec4 prev)\n{\n"
+                    "    uvec4 r = %s;\n",
+                 source(PVK_TEV_SRC_ZERO));
     const char *zero = source(PVK_TEV_SRC_ZERO);
     for (unsigned c = 0; c < 16; c++)
         if (strcmp(source(c), zero))
-            pvk_text_put(b, "    case %uu: return %s;\n", c, source(c));
-    pvk_text_put(b, "    default: return %s;\n    }\n}\n"
-                    "#define SRC(s) tev_source(s, primary, frag_pri, frag_sec, tex0, tex1, tex2, tex3, buf, konst, prev)\n",
-                 zero);
-    pvk_text_put(b, "uvec3 rgb_operand(uint op, uvec4 v)\n{\n    switch (op) {\n");
-    for (unsigned op = 0; op < 16; op++) {
-        pvk_text_put(b, "    case %uu: return ", op);
-        rgb_operand(b, op, "v");
-        pvk_text_put(b, ";\n");
-    }
-    pvk_text_put(b, "    default: return uvec3(0u);\n    }\n}\n"
-                    "uint alpha_operand(uint op, uvec4 v)\n{\n    switch (op) {\n");
-    for (unsigned op = 0; op < 8; op++) {
-        pvk_text_put(b, "    case %uu: return ", op);
-        alpha_operand(b, op, "v");
-        pvk_text_put(b, ";\n");
-    }
-    pvk_text_put(b, "    default: return 0u;\n    }\n}\n"
-                    "uvec3 tev_rgb(uint m, uvec3 a, uvec3 b, uvec3 c)\n{\n    switch (m) {\n");
+            pvk_text_put(b, "    r = mix(r, %s, bvec4(s == %uu));\n", source(c), c);
+    pvk_text_put(b, "    return r;\n}\n"
+                    "#define SRC(s) tev_source(s, primary, frag_pri, frag_sec, tex0, tex1, tex2, tex3, buf, konst, prev)\n");
+    /* an operand is a channel selection, complemented for odd codes
+     * (rgb_operand, alpha_operand: 255 - x); codes without one read 0 */
+    pvk_text_put(b, "uvec3 rgb_operand(uint op, uvec4 v)\n{\n"
+                    "    uint c = op >> 1;\n"
+                    "    uvec3 x = mix(mix(mix(mix(v.rgb, v.aaa, bvec3(c == 1u)), v.rrr, bvec3(c == 2u)), v.ggg, bvec3(c == 4u)),\n"
+                    "                  v.bbb, bvec3(c == 6u));\n"
+                    "    x = mix(x, uvec3(255u) - x, bvec3((op & 1u) != 0u));\n"
+                    "    return mix(uvec3(0u), x, bvec3(c <= 2u || c == 4u || c == 6u));\n}\n"
+                    "uint alpha_operand(uint op, uvec4 v)\n{\n"
+                    "    uint c = op >> 1;\n"
+                    "    uint x = mix(mix(mix(v.a, v.r, c == 1u), v.g, c == 2u), v.b, c == 3u);\n"
+                    "    return mix(x, 255u - x, (op & 1u) != 0u);\n}\n");
+    pvk_text_put(b, "uvec3 tev_rgb(uint m, uvec3 a, uvec3 b, uvec3 c)\n{\n    uvec3 r = uvec3(0u);\n");
     for (unsigned m = 0; m < 16; m++) {
         const char *fn = combine_fn(m);
         if (m == PVK_TEV_DOT3_RGB || m == PVK_TEV_DOT3_RGBA)
-            pvk_text_put(b, "    case %uu: return uvec3(tev_dot3(a, b));\n", m);
+            pvk_text_put(b, "    r = mix(r, uvec3(tev_dot3(a, b)), bvec3(m == %uu));\n", m);
         else if (fn)
-            pvk_text_put(b, "    case %uu: return %s(a, b, c);\n", m, fn);
+            pvk_text_put(b, "    r = mix(r, %s(a, b, c), bvec3(m == %uu));\n", fn, m);
     }
-    pvk_text_put(b, "    default: return uvec3(0u);\n    }\n}\n"
-                    "uint tev_alpha(uint m, uint a, uint b, uint c)\n{\n    switch (m) {\n");
+    pvk_text_put(b, "    return r;\n}\n"
+                    "uint tev_alpha(uint m, uint a, uint b, uint c)\n{\n    uint r = 0u;\n");
     for (unsigned m = 0; m < 16; m++)
         if (combine_fn(m))
-            pvk_text_put(b, "    case %uu: return %s(a, b, c);\n", m, combine_fn(m));
-    pvk_text_put(b, "    default: return 0u;\n    }\n}\n");
+            pvk_text_put(b, "    r = mix(r, %s(a, b, c), m == %uu);\n", combine_fn(m), m);
+    pvk_text_put(b, "    return r;\n}\n");
 }
 
 /* The blend factors as functions of the factor code (the shader blends). */
 static void uber_blend_helpers(pvk_text *b)
 {
     for (int alpha = 0; alpha < 2; alpha++) {
-        pvk_text_put(b, "%s blend_factor_%s(uint f, uvec4 s, uvec4 d, uvec4 k)\n{\n    switch (f) {\n",
-                     alpha ? "uint" : "uvec3", alpha ? "a" : "rgb");
-        for (unsigned f = 0; f < 16; f++) {
-            pvk_text_put(b, "    case %uu: return ", f);
+        pvk_text_put(b, "%s blend_factor_%s(uint f, uvec4 s, uvec4 d, uvec4 k)\n{\n    %s r = %s;\n",
+                     alpha ? "uint" : "uvec3", alpha ? "a" : "rgb", alpha ? "uint" : "uvec3",
+                     alpha ? "255u" : "uvec3(255u)");
+        for (unsigned f = 0; f < 15; f++) { /* 15 (unknown) is One, as r starts */
+            pvk_text_put(b, "    r = mix(r, ");
             blend_factor(b, f, alpha);
-            pvk_text_put(b, ";\n");
+            pvk_text_put(b, ", %s(f == %uu));\n", alpha ? "bool" : "bvec3", f);
         }
-        pvk_text_put(b, "    default: return %s;\n    }\n}\n", alpha ? "255u" : "uvec3(255u)");
+        pvk_text_put(b, "    return r;\n}\n");
     }
 }
 
-/* The ubershader's six stages: what tev_stage writes per stage, from ust[n]
- * (a pvk_tev_stage's bytes), and the buffer updates of main's loop. */
-static void uber_stages(pvk_text *b)
+/* The ubershader's stages: what tev_stage writes per stage, from ust[n] (a
+ * pvk_tev_stage's bytes), and the buffer updates of main's loop, for the
+ * stages up to the last that does not pass "previous" on (the later ones
+ * change nothing that is drawn).  Key `uber` 1 or 2: that many, unrolled
+ * (lavapipe masks every write inside a loop, which costs as much as the
+ * stage); PVK_UBER_LOOP: a loop over the count in byte 11 of ust[6] (the
+ * unrolled text of six stages makes lavapipe's compile of each of its
+ * shader variants seconds long). */
+static void uber_stage(pvk_text *b, const char *n, bool buffer)
 {
     const unsigned rs = offsetof(pvk_tev_stage, rgb_src), as = offsetof(pvk_tev_stage, alpha_src),
                    ro = offsetof(pvk_tev_stage, rgb_op), ao = offsetof(pvk_tev_stage, alpha_op);
-    pvk_text_put(b, "    for (uint n = 0u; n < 6u; n++) {\n"
-                    "        uvec4 w = ust[n];\n"
-                    "        konst = rgba8(tev_color[n]);\n"
+    pvk_text_put(b, "        uvec4 w = ust[%s];\n"
+                    "        konst = rgba8(tev_color[%s]);\n"
                     "        uvec3 r0 = rgb_operand(ub(w, %uu), SRC(ub(w, %uu)));\n"
                     "        uvec3 r1 = rgb_operand(ub(w, %uu), SRC(ub(w, %uu)));\n"
                     "        uvec3 r2 = rgb_operand(ub(w, %uu), SRC(ub(w, %uu)));\n"
                     "        uint a0 = alpha_operand(ub(w, %uu), SRC(ub(w, %uu)));\n"
                     "        uint a1 = alpha_operand(ub(w, %uu), SRC(ub(w, %uu)));\n"
                     "        uint a2 = alpha_operand(ub(w, %uu), SRC(ub(w, %uu)));\n",
-                 ro, rs, ro + 1, rs + 1, ro + 2, rs + 2, ao, as, ao + 1, as + 1, ao + 2, as + 2);
+                 n, n, ro, rs, ro + 1, rs + 1, ro + 2, rs + 2, ao, as, ao + 1, as + 1, ao + 2, as + 2);
     pvk_text_put(b, "        uint rc = ub(w, %uu), rsh = ub(w, %uu), ash = ub(w, %uu);\n"
                     "        rgb = tev_rgb(rc, r0, r1, r2);\n"
-                    "        a = rc == %uu ? rgb.r : tev_alpha(ub(w, %uu), a0, a1, a2);\n"
-                    "        prev = uvec4(min(rgb << (rsh < 3u ? rsh : 0u), uvec3(255u)), min(a << (ash < 3u ? ash : 0u), 255u));\n"
-                    "        buf = next_buf;\n"
-                    "        if (n < 4u && (ust[6].x >> n & 1u) != 0u)\n"
-                    "            next_buf.rgb = prev.rgb;\n"
-                    "        if (n < 4u && (ust[6].x >> (8u + n) & 1u) != 0u)\n"
-                    "            next_buf.a = prev.a;\n"
-                    "    }\n",
+                    "        a = mix(tev_alpha(ub(w, %uu), a0, a1, a2), rgb.r, rc == %uu);\n"
+                    "        prev = uvec4(min(rgb << mix(0u, rsh, rsh < 3u), uvec3(255u)), min(a << mix(0u, ash, ash < 3u), 255u));\n"
+                    "        buf = next_buf;\n",
                  (unsigned)offsetof(pvk_tev_stage, rgb_combine), (unsigned)offsetof(pvk_tev_stage, rgb_scale),
-                 (unsigned)offsetof(pvk_tev_stage, alpha_scale), (unsigned)PVK_TEV_DOT3_RGBA,
-                 (unsigned)offsetof(pvk_tev_stage, alpha_combine));
+                 (unsigned)offsetof(pvk_tev_stage, alpha_scale), (unsigned)offsetof(pvk_tev_stage, alpha_combine),
+                 (unsigned)PVK_TEV_DOT3_RGBA);
+    if (buffer) /* stages 0-3 update the buffer, which later stages read */
+        pvk_text_put(b, "        next_buf.rgb = mix(next_buf.rgb, prev.rgb, bvec3(%s < 4u && (ust[6].x >> %s & 1u) != 0u));\n"
+                        "        next_buf.a = mix(next_buf.a, prev.a, %s < 4u && (ust[6].x >> (8u + %s) & 1u) != 0u);\n",
+                     n, n, n, n);
+}
+
+static void uber_stages(pvk_text *b, unsigned uber)
+{
+    if (uber == PVK_UBER_LOOP) {
+        pvk_text_put(b, "    uint stages = ub(ust[6], 11u);\n"
+                        "    for (uint n = 0u; n < stages; n++) {\n");
+        uber_stage(b, "n", true);
+        pvk_text_put(b, "    }\n");
+        return;
+    }
+    for (unsigned n = 0; n < uber && n < 6; n++) {
+        char idx[8];
+        snprintf(idx, sizeof idx, "%uu", n);
+        pvk_text_put(b, "    {\n        // stage %u\n", n);
+        uber_stage(b, idx, n + 1 < uber);
+        pvk_text_put(b, "    }\n");
+    }
+}
+
+/* Stages up to the last that does not pass "previous" on (at least 1). */
+static unsigned uber_stage_count(const pvk_fs_key *fs)
+{
+    unsigned stages = 1;
+    for (unsigned n = 1; n < 6; n++)
+        if (!passes_through(&fs->stage[n], n))
+            stages = n + 1;
+    return stages;
 }
 
 char *pvk_glsl_fragment(const pvk_fs_key *key)
@@ -512,6 +549,8 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
     if (uber) /* pvk_draw_push's last member */
         pvk_text_put(&b, "    layout(offset = %u) uint uber_tex;\n", 32u + 84u);
     pvk_text_put(&b, "%s", prelude_end);
+    if (uber) /* a block its data may skip: lavapipe runs both sides of an if, but leaves a loop no lane is in */
+        pvk_text_put(&b, "#define ONLY_IF(c) for (uint once_ = 0u; once_ < ((c) ? 1u : 0u); once_++)\n");
     if (key->blend) /* the destination: this pixel of the colour attachment (runtime/pipeline.c's set 0) */
         pvk_text_put(&b, "layout(input_attachment_index = 0, set = 0, binding = 4) uniform subpassInput dst_in;\n");
     texture_decls(&b, &key->tex, uber);
@@ -551,7 +590,7 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
             pvk_text_put(&b, "    next_buf.a = prev.a;\n");
     }
     if (uber)
-        uber_stages(&b);
+        uber_stages(&b, key->uber);
     pvk_glsl_fraglight_shadow(&b, key); /* shadow rendering ends the shader here: no alpha test, fog or blending */
     static const char *const cmp[8] = {"false", "true", "==", "!=", "<", "<=", ">", ">="};
     if (uber) { /* alpha_test, alpha_func: bytes 2 and 3 of ust[6] */
@@ -612,7 +651,8 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
 void pvk_fs_uber_key(const pvk_fs_key *fs, pvk_fs_key *uber)
 {
     memset(uber, 0, sizeof *uber);
-    uber->uber = 1;
+    unsigned stages = uber_stage_count(fs);
+    uber->uber = (uint8_t)(stages <= 2 ? stages : PVK_UBER_LOOP);
     uber->blend = fs->blend;
     uber->tex.enable = fs->tex.enable;
     if (fs->tex.enable & 1)
@@ -633,8 +673,8 @@ void pvk_fs_uber_state(const pvk_fs_key *fs, const pvk_pipe_key *pipe, uint32_t 
     _Static_assert(offsetof(pvk_fs_key, alpha_dst) - offsetof(pvk_fs_key, rgb_eq) == 5 &&
                        offsetof(pvk_pipe_key, alpha_dst) - offsetof(pvk_pipe_key, rgb_eq) == 5,
                    "equations then factors, in the same order in both keys");
-    uint8_t extra[11] = {fs->buffer_rgb, fs->buffer_alpha, fs->alpha_test, fs->alpha_func, blend[0], blend[1],
-                         blend[2], blend[3], blend[4], blend[5], fs->fl.fog_flip};
+    uint8_t extra[12] = {fs->buffer_rgb, fs->buffer_alpha, fs->alpha_test, fs->alpha_func, blend[0], blend[1],
+                         blend[2], blend[3], blend[4], blend[5], fs->fl.fog_flip, (uint8_t)uber_stage_count(fs)};
     memcpy(w + 96, extra, sizeof extra);
 }
 

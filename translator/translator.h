@@ -328,7 +328,8 @@ typedef struct pvk_fs_key {
     uint8_t blend;                      /* 1: the shader blends, fixed-function blending is off */
     uint8_t rgb_eq, alpha_eq;           /* BLEND_FUNC equations 0-7 */
     uint8_t rgb_src, rgb_dst, alpha_src, alpha_dst; /* BLEND_FUNC factors 0-15 */
-    uint8_t uber;                       /* 1: the ubershader's module key (pvk_fs_uber_key); the translator leaves 0 */
+    uint8_t uber;                       /* the ubershader's module key (pvk_fs_uber_key): 1 or 2 stages run, or
+                                           PVK_UBER_LOOP; the translator leaves 0 */
     pvk_fs_tex_key tex;
     pvk_fs_fraglight_key fl;            /* fog, fragment lighting, procedural texture (translator/fraglight.c) */
 } pvk_fs_key;
@@ -705,15 +706,18 @@ char *pvk_glsl_fragment(const pvk_fs_key *key);
 
 /* The ubershader (glsl_fs.c).  Its module key keeps of a (device-resolved)
  * key only what declares something or shapes the shader: the sampled units,
- * unit 0 as a cube map or not, blending in the shader, and fog, lighting,
+ * unit 0 as a cube map or not, blending in the shader, how many stages run
+ * (up to the last that does not pass "previous" on: 1, 2, or more as
+ * PVK_UBER_LOOP, the count then in the data), and fog, lighting,
  * the procedural texture and shadow rendering, which stay specialised (few
  * distinct ones per game, unlike TEV states); everything else is zero. */
 void pvk_fs_uber_key(const pvk_fs_key *fs, pvk_fs_key *uber);
+#define PVK_UBER_LOOP 7u
 /* What the ubershader reads of `fs` from its uniform block (set 0 binding
  * PVK_DRAW_BINDING_UBER, std140 uvec4[7]): the six canonical stages as they
  * are in memory, then the buffer bits, the alpha test, the blend equations
  * and factors (from `fs` when it blends, else from `pipe`: the guest's
- * values either way) and fog's z flip.  Every byte is set. */
+ * values either way), fog's z flip and the stage count.  Every byte is set. */
 #define PVK_DRAW_BINDING_UBER 9u
 #define PVK_UBER_WORDS 28u
 void pvk_fs_uber_state(const pvk_fs_key *fs, const pvk_pipe_key *pipe, uint32_t state[PVK_UBER_WORDS]);
