@@ -599,6 +599,21 @@ static entry *pipe_entry(pvk_context *ctx, const key_pair *k, const pvk_fs_key *
  * nor fill the table with slots that cannot be evicted). */
 #define MAX_JOBS 256u
 
+void pvk_pipeline_jobs_finish(pvk_context *ctx)
+{
+    struct pvk_pipelines *pl = ctx->pipelines;
+    for (uint32_t i = 0; i < (1u << TABLE_BITS) && pl->jobs;) {
+        entry *e = &pl->table[i];
+        if (e->job) {
+            pvk_job_wait(ctx, &e->job->job);
+            if (!pipe_take(ctx, pl, e))
+                continue; /* removed: slot i holds the next entry of its run now */
+        }
+        i++;
+    }
+    pl->last = NULL;
+}
+
 /* Every finished build into its slot; true when fewer than MAX_JOBS remain. */
 static bool jobs_below_limit(pvk_context *ctx, struct pvk_pipelines *pl)
 {

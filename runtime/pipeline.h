@@ -201,6 +201,9 @@ void pvk_vs_key_for_device(const pvk_context *ctx, const pvk_vs_draw *vs, pvk_vs
 uint32_t pvk_fs_id(pvk_context *ctx, const pvk_fs_key *fs);
 uint32_t pvk_vs_id(pvk_context *ctx, const pvk_vs_key *vs);
 void pvk_key_ids_free(pvk_key_ids *t);
+/* runtime/pipeline.c: every pipeline build in flight waited for and taken
+ * (before a vertex module such a build holds is destroyed). */
+void pvk_pipeline_jobs_finish(pvk_context *ctx);
 /* runtime/pipeline.c: every pipeline goes (deferred destroy), for the id tables' restart. */
 void pvk_pipelines_forget(pvk_context *ctx);
 /* Every generated vertex module (after pvk_compiler_destroy: no job runs). */

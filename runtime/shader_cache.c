@@ -595,6 +595,8 @@ static pvk_result vs_take(pvk_context *ctx, vs_module *m)
  * of a module), the ones building stay. */
 static void vs_make_room(pvk_context *ctx, struct pvk_pipelines *pl)
 {
+    /* pipeline builds still queued hold the modules about to go */
+    pvk_pipeline_jobs_finish(ctx);
     uint32_t kept = 0;
     for (uint32_t i = 0; i < pl->n_vsm; i++) {
         if (pl->vsm[i].job)
