@@ -19,6 +19,14 @@ static void fuzz_log(void *user, pvk_log_level level, const char *msg)
     (void)msg;
 }
 
+/* At exit, before the libraries' destructors: compile workers may still be
+ * building for the last input, inside the validation layer. */
+static void fuzz_done(void)
+{
+    pvk_context_destroy(fuzz_ctx);
+    fuzz_ctx = NULL;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
@@ -29,6 +37,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         exit(1);
     }
     dlopen("libvulkan_lvp.so", RTLD_LAZY | RTLD_NOLOAD); /* see tests/harness.h */
+    atexit(fuzz_done);
     return 0;
 }
 

@@ -710,6 +710,10 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 static void cleanup(void)
 {
     summary();
+    /* before the libraries' destructors: compile workers may still be building */
+    pvk_context_destroy(gpu);
+    pvk_context_destroy(cpu);
+    gpu = cpu = NULL;
     if (cache_dir[0])
         nftw(cache_dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
