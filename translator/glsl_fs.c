@@ -199,6 +199,20 @@ static void texture_decls(pvk_text *b, const pvk_fs_tex_key *t, bool uber)
                         "}\n");
 }
 
+/* Unit 0's shadow texture at c: z is |w| of texture coordinates 0 clamped
+ * to 1, as a 24-bit depth, minus the bias; four texels' results filtered. */
+static void shadow_sample(pvk_text *b)
+{
+    pvk_text_put(b, "        uint z = uint(max(0, int(min(abs(tc2w.z), 1.0) * 16777215.0) - int(shadow_bias)));\n"
+                    "        ivec2 size = textureSize(tex_unit0, 0);\n"
+                    "        vec2 p = c * vec2(size) - 0.5, f = fract(p);\n"
+                    "        ivec2 i = ivec2(floor(p));\n"
+                    "        float s = mix(mix(shadow_texel(i, size, z), shadow_texel(i + ivec2(1, 0), size, z), f.x),\n"
+                    "                      mix(shadow_texel(i + ivec2(0, 1), size, z), shadow_texel(i + ivec2(1, 1), size, z), f.x),\n"
+                    "                      f.y);\n"
+                    "        tex0 = texel8(vec4(s));\n");
+}
+
 /* The ubershader's unit u (not a cube map): the type, texture 2's
  * coordinates, the borders and shadow ortho from its push word
  * (pvk_fs_uber_tex), each branch the specialised text below. */
@@ -210,18 +224,12 @@ static void uber_sample(pvk_text *b, unsigned u)
                         "    ONLY_IF(type == %uu) {\n"
                         "        vec2 c = tc01.xy;\n"
                         "        if ((uber_tex >> 24) == 0u)\n"
-                        "            c = c / tc2w.z;\n"
-                        "        uint z = uint(max(0, int(min(abs(tc2w.z), 1.0) * 16777215.0) - int(shadow_bias)));\n"
-                        "        ivec2 size = textureSize(tex_unit0, 0);\n"
-                        "        vec2 p = c * vec2(size) - 0.5, f = fract(p);\n"
-                        "        ivec2 i = ivec2(floor(p));\n"
-                        "        float s = mix(mix(shadow_texel(i, size, z), shadow_texel(i + ivec2(1, 0), size, z), f.x),\n"
-                        "                      mix(shadow_texel(i + ivec2(0, 1), size, z), shadow_texel(i + ivec2(1, 1), size, z), f.x),\n"
-                        "                      f.y);\n"
-                        "        tex0 = texel8(vec4(s));\n"
-                        "    }\n"
+                        "            c = c / tc2w.z;\n",
+                     (unsigned)PVK_TEXTYPE_SHADOW_2D);
+        shadow_sample(b);
+        pvk_text_put(b, "    }\n"
                         "    ONLY_IF(type != %uu) {\n",
-                     (unsigned)PVK_TEXTYPE_SHADOW_2D, (unsigned)PVK_TEXTYPE_SHADOW_2D);
+                     (unsigned)PVK_TEXTYPE_SHADOW_2D);
     }
     const char *tc = u == 0 ? "tc01.xy" : u == 1 ? "tc01.zw" : "((uber_tex & 0x100u) != 0u ? tc01.zw : tc2w.xy)";
     pvk_text_put(b, "        vec2 c = %s;\n", tc);
@@ -271,19 +279,11 @@ static void texture_samples(pvk_text *b, const pvk_fs_tex_key *t, bool uber)
             continue;
         }
         if (type == PVK_TEXTYPE_SHADOW_2D) {
-            /* z: |w| of texture coordinates 0 clamped to 1, as a 24-bit depth, minus the bias */
             pvk_text_put(b, "    {\n"
-                            "        vec2 c = tc01.xy%s;\n"
-                            "        uint z = uint(max(0, int(min(abs(tc2w.z), 1.0) * 16777215.0) - int(shadow_bias)));\n"
-                            "        ivec2 size = textureSize(tex_unit0, 0);\n"
-                            "        vec2 p = c * vec2(size) - 0.5, f = fract(p);\n"
-                            "        ivec2 i = ivec2(floor(p));\n"
-                            "        float s = mix(mix(shadow_texel(i, size, z), shadow_texel(i + ivec2(1, 0), size, z), f.x),\n"
-                            "                      mix(shadow_texel(i + ivec2(0, 1), size, z), shadow_texel(i + ivec2(1, 1), size, z), f.x),\n"
-                            "                      f.y);\n"
-                            "        tex0 = texel8(vec4(s));\n"
-                            "    }\n",
+                            "        vec2 c = tc01.xy%s;\n",
                          t->shadow_ortho ? "" : " / tc2w.z");
+            shadow_sample(b);
+            pvk_text_put(b, "    }\n");
             continue;
         }
         if (type == PVK_TEXTYPE_CUBE) {
