@@ -543,9 +543,9 @@ static void compile_on_draw(pvk_config *cfg)
     cfg->compile_threads = -1;
 }
 
-/* The default: compile threads build the vertex programs in the background
- * (their draws on the CPU interpreter meanwhile); fragment shaders and
- * pipelines still on the drawing thread until the ubershader lands. */
+/* The default: compile threads build vertex programs and pipelines in the
+ * background; draws take the ubershader and the interpreter's vertices
+ * meanwhile. */
 static void compile_default(pvk_config *cfg)
 {
     cfg->compile_threads = 0;

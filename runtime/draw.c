@@ -156,9 +156,15 @@ static pvk_result draw_submit_vs(pvk_context *ctx, struct pvk_draw *d, const pvk
         return PVK_ERROR_MISSING_FEATURE;
     if (!ctx->gpu.vertex_stores)
         return PVK_ERROR_MISSING_FEATURE; /* bad vertices could not be reported (pvk_draw_check_report) */
-    pvk_result r = pvk_vs_module_prepare(ctx, pk->vs);
-    if (r)
+    bool building;
+    pvk_result r = pvk_vs_module_prepare(ctx, pk->vs, &building);
+    if (r) {
+        /* while the module builds, the interpreter's draw takes what is
+         * ready (pvk_pipeline_get): no pipeline of its own for a few frames */
+        d->diverted = building;
+        d->diverted_seq = pk->seq;
         return r; /* MISSING_FEATURE: the translator draws on the CPU */
+    }
     if (roundtrip && (r = pvk_retire(&ctx->gpu, true)))
         return r;
     draw_input in = {0};

@@ -52,8 +52,9 @@ struct pvk_draw {
     VkDeviceSize uni_off;
     uint64_t uni_lap; /* 0: nothing there */
     uint64_t uni_value;
-    /* The draw last sent back to the interpreter while its pipelines were
-     * building (pvk_pipeline_get's cpu_vs): its retry takes what is ready. */
+    /* The draw last sent back to the interpreter while its vertex module or
+     * pipelines were building (pvk_pipeline_get's cpu_vs): its retry takes
+     * what is ready. */
     uint64_t diverted_seq;
     bool diverted;
     struct vs_check *checks; /* GPU-path draws whose status words wait for their batch (pvk_draw_check_report) */

@@ -635,6 +635,21 @@ static bool ready(const entry *e)
     return e && (!e->job || pvk_job_done(&e->job->job));
 }
 
+/* The ubershader's pipeline of key uk, started if new and waited for if
+ * building (counted as a wait), taken into its slot; NULL when its build
+ * failed (logged). */
+static entry *uber_wait(pvk_context *ctx, struct pvk_pipelines *pl, const key_pair *uk, const pvk_fs_key *ukey)
+{
+    entry *ue = pipe_entry(ctx, uk, ukey, NULL);
+    if (!ue || !ue->job)
+        return ue;
+    if (!pvk_job_done(&ue->job->job)) {
+        ctx->gpu.stats.pipeline_waits++;
+        pvk_job_wait(ctx, &ue->job->job);
+    }
+    return pipe_take(ctx, pl, ue) ? ue : NULL;
+}
+
 VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format,
                             bool render_pass, const pvk_vs_draw *vs, bool *uber, bool *cpu_vs)
 {
@@ -686,9 +701,9 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     if (retry && may_uber && !ready(pipe_find(pl, &k))) {
         /* a retry starts no pipeline of its own for the interpreter's
          * vertices: its program goes back to the GPU's vertex stage once
-         * that pipeline is built */
-        entry *ue = pipe_find(pl, &uk);
-        if (ready(ue) && (!ue->job || pipe_take(ctx, pl, ue))) {
+         * that pipeline (or its vertex module) is built */
+        entry *ue = uber_wait(ctx, pl, &uk, &ukey);
+        if (ue) {
             ctx->gpu.stats.pipeline_hits++;
             *uber = true;
             return hand_out(pl, ue, now);
@@ -718,25 +733,26 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
                 pl->fresh_value = now;
             return hand_out(pl, e, now);
         }
-        /* its own pipeline is being built: the ubershader's if it is ready
-         * (its build is started now otherwise, for the next such draw) */
-        entry *ue = pipe_entry(ctx, &uk, &ukey, NULL);
-        bool uready = ready(ue);
-        if (!vs && uready && ue->job && !pipe_take(ctx, pl, ue))
-            uready = false; /* logged; the slot is gone */
-        if (!vs && uready) {
-            ctx->gpu.stats.pipeline_hits++;
-            *uber = true;
-            return hand_out(pl, ue, now);
+        /* its own pipeline is being built: the ubershader's, waited for if
+         * it is building too (its build was queued first, and the driver's
+         * first-draw compile of a kind is better spent once for all its
+         * states than on each state's own pipeline) */
+        if (!vs) {
+            entry *ue = uber_wait(ctx, pl, &uk, &ukey);
+            if (ue) {
+                ctx->gpu.stats.pipeline_hits++;
+                *uber = true;
+                return hand_out(pl, ue, now);
+            }
         }
         /* a vertex program on the GPU: if the interpreter's vertices have a
-         * pipeline ready (the ubershader's, or the state's own with the
-         * built-in vertex stage), the caller draws that way (the same bytes)
-         * while the builds go on */
+         * pipeline ready (the state's own with the built-in vertex stage),
+         * or the ubershader's once built, the caller draws that way (the
+         * same bytes) while the builds go on */
         if (cpu_vs && vs) {
             key_pair k0 = k;
             k0.vs_id = 0;
-            if (uready || ready(pipe_find(pl, &k0))) {
+            if (ready(pipe_find(pl, &k0)) || uber_wait(ctx, pl, &uk, &ukey)) {
                 *cpu_vs = true;
                 return VK_NULL_HANDLE;
             }

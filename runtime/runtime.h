@@ -216,8 +216,9 @@ bool pvk_pipelines_async(const pvk_context *ctx);
  * takes it then): the generated vertex module for its key, compiled now
  * (memory and disk cache).  PVK_ERROR_MISSING_FEATURE when the translator
  * does not take the program whole or the device lacks a vertex format it
- * needs: the translator draws on the CPU instead. */
-pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs);
+ * needs: the translator draws on the CPU instead; *building tells the
+ * module is still being built (the draw goes back to the GPU path after). */
+pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs, bool *building);
 /* The attachment-read path: a render pass whose subpass has the RGBA8 colour
  * attachment as input attachment 0 too, and `depth` (UNDEFINED: none) loaded
  * and stored (`load`) or cleared; and an imageless framebuffer for it of

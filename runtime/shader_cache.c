@@ -631,9 +631,10 @@ void pvk_vs_modules_destroy(pvk_context *ctx)
     pl->n_vsm = 0;
 }
 
-pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs)
+pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs, bool *building)
 {
     struct pvk_pipelines *pl = ctx->pipelines;
+    *building = false;
     pvk_vs_key key;
     pvk_vs_key_for_device(ctx, vs, &key);
     for (uint32_t i = 0; i < 12; i++) {
@@ -665,6 +666,7 @@ pvk_result pvk_vs_module_prepare(pvk_context *ctx, const pvk_vs_draw *vs)
             /* the CPU interpreter draws it meanwhile: the same bytes (the
              * *_cpu_vs test variants), no wait for the compiler */
             ctx->gpu.stats.cpu_vs_while_building++;
+            *building = true;
             return PVK_ERROR_MISSING_FEATURE;
         }
         pvk_result r = vs_take(ctx, m);
