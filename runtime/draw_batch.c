@@ -248,12 +248,14 @@ pvk_result pvk_draw_render_batched(pvk_context *ctx, struct pvk_draw *d, const p
     pvk_draw_report_resolve(ctx, pvk_keys_resolve(&ctx->profile, b->pass, &pipe, &fs, &pipe, &fs));
     bool uber = fref.uber, cpu_vs = !pk->vs && d->diverted && d->diverted_seq == pk->seq;
     d->diverted = false;
+    uint64_t unsupported = st->unsupported;
     VkPipeline pipeline = pvk_pipeline_get(ctx, &pipe, &fs, b->dfmt, b->pass, pk->vs, &uber, &cpu_vs);
     if (cpu_vs && pk->vs) {
         /* nothing recorded yet: the translator draws it again with the
-         * interpreter's vertices (its textures are looked up again) */
+         * interpreter's vertices (its textures are looked up again; what
+         * the pipelines counted, once a context, stays) */
         st->shader_borders = counted[0], st->texture_samples = counted[1];
-        st->texture_hits = counted[2], st->unsupported = counted[3];
+        st->texture_hits = counted[2], st->unsupported = counted[3] + (st->unsupported - unsupported);
         st->cpu_vs_while_building++;
         d->diverted = true;
         d->diverted_seq = pk->seq;
