@@ -170,8 +170,11 @@ void pvk_compiler_destroy(pvk_context *ctx)
     struct pvk_compiler *c = ctx->compiler;
     if (!c)
         return;
-    if (c->n) { /* the workers drain the queue, then stop: every job ends done */
+    if (c->n) { /* builds not started are dropped (done, nothing made); the running ones finish */
         pthread_mutex_lock(&c->lock);
+        for (pvk_job *j = c->head; j; j = j->next)
+            atomic_store_explicit(&j->done, true, memory_order_release);
+        c->head = c->tail = NULL;
         c->stop = true;
         pthread_cond_broadcast(&c->work);
         pthread_mutex_unlock(&c->lock);

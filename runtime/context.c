@@ -147,6 +147,7 @@ pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
     pica_init(ctx);
     if ((r = pvk_lcd_init(ctx)) || (r = pvk_pipelines_init(ctx)) || (r = pvk_draw_init(ctx)))
         goto fail;
+    pvk_uber_kinds_prebuild(ctx);
     pvk_vulkan_global_unlock();
     *out = ctx;
     return PVK_SUCCESS;

@@ -34,7 +34,7 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
     size_t size = 0;
     void *data = NULL;
     if (pl->dir[0]) {
-        pvk_disk_pipeline_cache_path(ctx, path, sizeof path);
+        pvk_disk_device_path(ctx, "pipelines", path, sizeof path);
         data = pvk_disk_read(path, &size);
         if (data)
             pvk_disk_touch(path);
@@ -148,13 +148,14 @@ void pvk_pipelines_destroy(pvk_context *ctx)
     if (!pl)
         return;
     pvk_compiler_destroy(ctx); /* builds in flight finish first: they use what goes below */
+    pvk_uber_kinds_save(ctx);
     if (pl->cache && pl->dir[0] && pl->created) {
         size_t size = 0;
         if (ctx->gpu.vk.vkGetPipelineCacheData(ctx->gpu.device, pl->cache, &size, NULL) == VK_SUCCESS && size) {
             void *data = malloc(size);
             if (data && ctx->gpu.vk.vkGetPipelineCacheData(ctx->gpu.device, pl->cache, &size, data) == VK_SUCCESS) {
                 char path[600];
-                pvk_disk_pipeline_cache_path(ctx, path, sizeof path);
+                pvk_disk_device_path(ctx, "pipelines", path, sizeof path);
                 pvk_build b = {.ctx = ctx};
                 pvk_disk_write(&b, path, data, size);
                 pvk_build_flush(&b);
@@ -585,6 +586,8 @@ static entry *pipe_entry(pvk_context *ctx, const key_pair *k, const pvk_fs_key *
     }
     pl->count++;
     pl->jobs++;
+    if (first && !k->vs_id)
+        pvk_uber_kind_note(ctx, k, fs);
     uint32_t i = (uint32_t)h & mask; /* after the eviction: entries may have moved */
     while (used(&pl->table[i]))
         i = (i + 1) & mask;
@@ -592,6 +595,17 @@ static entry *pipe_entry(pvk_context *ctx, const key_pair *k, const pvk_fs_key *
     *e = (entry){.key = *k, .hash = h, .job = j};
     pvk_compiler_submit_at(ctx, &j->job, first); /* without workers it is done now */
     return e;
+}
+
+bool pvk_pipeline_prebuild(pvk_context *ctx, const pvk_uber_kind *u)
+{
+    key_pair k;
+    memset(&k, 0, sizeof k);
+    k.pipe = u->pipe;
+    k.depth_format = u->depth_format;
+    k.render_pass = u->render_pass;
+    k.fs_id = pvk_fs_id(ctx, &u->fs);
+    return k.fs_id && pipe_entry(ctx, &k, &u->fs, NULL);
 }
 
 /* Builds a draw may leave running while it takes the ubershader: more wait

@@ -34,6 +34,17 @@ typedef struct key_pair {
     uint32_t render_pass;  /* 1: for the attachment-read render pass (subpass 0), 0: dynamic rendering */
 } key_pair;
 
+/* An ubershader pipeline (built-in vertex stage) by its keys rather than
+ * this context's ids: what the disk cache remembers of the kinds a program
+ * drew, so that the next context builds them at its start. */
+typedef struct pvk_uber_kind {
+    pvk_pipe_key pipe;
+    uint32_t depth_format, render_pass;
+    pvk_fs_key fs;         /* an ubershader key (pvk_fs_uber_key) */
+} pvk_uber_kind;
+_Static_assert(sizeof(pvk_uber_kind) == sizeof(pvk_pipe_key) + 8 + sizeof(pvk_fs_key), "pvk_uber_kind is packed");
+#define UBER_KINDS 64u /* remembered at most (a game has a few dozen) */
+
 /* Ids for keys of one size: exact (XXH3, then memcmp), open addressing,
  * never reused until the table is full and starts over (runtime/shader_cache.c). */
 typedef struct pvk_key_ids {
@@ -124,6 +135,9 @@ struct pvk_pipelines {
     uint64_t created;
     uint32_t jobs;              /* slots with a build not yet taken (running, queued or done) */
     uint64_t fresh_value;       /* the submission that drew a pipeline for the first time last */
+    pvk_uber_kind kinds[UBER_KINDS]; /* the ubershader pipelines' keys, for the disk cache (runtime/uber_kinds.c) */
+    uint32_t n_kinds;
+    bool kinds_changed;         /* a kind the file does not have yet */
     bool logic_warned, dump_warned, evict_logged;
     struct { uint64_t ns, hash; pvk_shader_stage stage; } slowest[5]; /* logged at the end, slowest first */
     bool check;                 /* reflect modules against the layout */
@@ -160,7 +174,8 @@ typedef struct pvk_job {
 } pvk_job;
 #define PVK_MAX_COMPILE_THREADS 8
 pvk_result pvk_compiler_init(pvk_context *ctx);
-/* Drains the queue (every job submitted ends done) and joins the workers. */
+/* Drops the jobs not started (done, nothing run: their owners free them as
+ * failed builds), lets the running ones finish and joins the workers. */
 void pvk_compiler_destroy(pvk_context *ctx);
 uint32_t pvk_compiler_threads(const pvk_context *ctx);
 /* Queues `j` (without workers: runs it now). */
@@ -177,7 +192,16 @@ bool pvk_disk_make_dir(const char *path);
 void *pvk_disk_read(const char *path, size_t *size);
 void pvk_disk_touch(const char *path);
 void pvk_disk_write(pvk_build *b, const char *path, const void *data, size_t size);
-void pvk_disk_pipeline_cache_path(const pvk_context *ctx, char *out, size_t cap);
+/* <dir>/<prefix>-<pipeline cache UUID>-<driver version>.bin: files only this device and driver read. */
+void pvk_disk_device_path(const pvk_context *ctx, const char *prefix, char *out, size_t cap);
+
+/* ---- ubershader kinds (runtime/uber_kinds.c) ---- */
+/* An ubershader pipeline of `k` (vs_id 0) was started: its kind is remembered. */
+void pvk_uber_kind_note(pvk_context *ctx, const key_pair *k, const pvk_fs_key *fs);
+/* The kinds to the disk cache, if any is new (pvk_pipelines_destroy). */
+void pvk_uber_kinds_save(pvk_context *ctx);
+/* Starts the build of kind `u`'s pipeline (runtime/pipeline.c); false when it cannot (logged). */
+bool pvk_pipeline_prebuild(pvk_context *ctx, const pvk_uber_kind *u);
 
 /* ---- shader modules (runtime/shader_cache.c) ---- */
 /* SPIR-V of generated GLSL (XXH3 `hash`), from the disk cache or compiled; safe on a worker. */

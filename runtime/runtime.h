@@ -203,15 +203,19 @@ bool pvk_pipeline_quat_geom(pvk_context *ctx);
  * *uber in: the draw's ubershader data is in place (pvk_draw_uber_state);
  * out: the pipeline returned is the ubershader's.  A new pipeline is built
  * by a compile thread (pvk_config.compile_threads); meanwhile the draw takes
- * the ubershader's pipeline for the same fixed-function state and vertex
- * stage if that one is ready; a draw with a vertex program on the GPU
- * (`vs`) whose pipelines are all building is sent back (VK_NULL_HANDLE,
- * *cpu_vs set; cpu_vs NULL: never) when the CPU interpreter's vertices have
- * a pipeline ready; else the draw waits (pvk_stats.pipeline_waits). */
+ * the ubershader's pipeline for the same fixed-function state, waiting only
+ * while that one builds (pvk_stats.pipeline_waits: the first state of a
+ * kind); a draw with a vertex program on the GPU (`vs`) whose pipelines are
+ * building is sent back (VK_NULL_HANDLE, *cpu_vs set; cpu_vs NULL: never)
+ * to take that pipeline with the CPU interpreter's vertices. */
 VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format,
                             bool render_pass, const pvk_vs_draw *vs, bool *uber, bool *cpu_vs);
 /* Pipelines are built on compile threads (a draw may take the ubershader meanwhile). */
 bool pvk_pipelines_async(const pvk_context *ctx);
+/* Context creation, last: the ubershader pipelines of the kinds the disk
+ * cache remembers (runtime/uber_kinds.c) start building on the compile
+ * threads; the kinds drawn are written back at pvk_pipelines_destroy. */
+void pvk_uber_kinds_prebuild(pvk_context *ctx);
 /* Draws with vertex programs on the GPU (`vs` of the packet; pvk_pipeline_get
  * takes it then): the generated vertex module for its key, compiled now
  * (memory and disk cache).  PVK_ERROR_MISSING_FEATURE when the translator

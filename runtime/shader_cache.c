@@ -192,12 +192,12 @@ void pvk_disk_write(pvk_build *b, const char *path, const void *data, size_t siz
         pthread_mutex_unlock(&pl->disk_lock);
 }
 
-void pvk_disk_pipeline_cache_path(const pvk_context *ctx, char *out, size_t cap)
+void pvk_disk_device_path(const pvk_context *ctx, const char *prefix, char *out, size_t cap)
 {
     char uuid[2 * VK_UUID_SIZE + 1];
     for (unsigned i = 0; i < VK_UUID_SIZE; i++)
         snprintf(uuid + 2 * i, 3, "%02x", ctx->gpu.props.pipelineCacheUUID[i]);
-    snprintf(out, cap, "%s/pipelines-%s-%08x.bin", ctx->pipelines->dir, uuid, ctx->gpu.props.driverVersion);
+    snprintf(out, cap, "%s/%s-%s-%08x.bin", ctx->pipelines->dir, prefix, uuid, ctx->gpu.props.driverVersion);
 }
 
 void pvk_disk_open(pvk_context *ctx)

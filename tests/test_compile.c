@@ -3,10 +3,11 @@
  * the CPU interpreter, later draws of the program take the GPU path once its
  * module is done, and the pictures are byte for byte those of a context that
  * builds everything on the calling thread (compile_threads < 0), whose
- * draws all take the GPU path.  A draw whose TEV state is new while its
- * pipeline is being built takes the ubershader once that one's pipeline is
- * ready, with the same bytes.  A context destroyed with builds in flight
- * ends cleanly (the ASan run checks the leaks). */
+ * draws all take the GPU path.  Draws whose TEV state is new while its
+ * pipeline is being built take the ubershader, with the same bytes; only
+ * the first waits for it.  The ubershader's kinds are remembered in the
+ * disk cache and started by the next context.  A context destroyed with
+ * builds in flight ends cleanly (the ASan run checks the leaks). */
 #include <stdlib.h>
 #include <time.h>
 
@@ -111,15 +112,16 @@ static void tev_state(unsigned s)
     reg(PVK_GPUREG_TEXENV0_COLOR, 0xC0306090u);
 }
 
-/* `n` new TEV states drawn one after another, each at a triangle of its
- * own program slot. */
-static void tev_run(int threads, unsigned n, uint8_t *out, pvk_stats *st)
+/* `n` new TEV states from state `from` drawn one after another, each at a
+ * triangle of its own program slot, with the disk cache in `dir` ("":
+ * none). */
+static void tev_run_in(int threads, const char *dir, unsigned from, unsigned n, uint8_t *out, pvk_stats *st)
 {
-    pvk_config cfg = {.compile_threads = threads, .cache_dir = ""};
+    pvk_config cfg = {.compile_threads = threads, .cache_dir = dir};
     ctx = th_context(&cfg, 0);
     setup();
     upload_program(1);
-    for (unsigned s = 0; s < n; s++) {
+    for (unsigned s = from; s < from + n; s++) {
         tev_state(s);
         reg(PVK_GPUREG_ATTRIBBUFFER0_OFFSET, s % PROGRAMS * 3 * 32);
         reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
@@ -131,6 +133,42 @@ static void tev_run(int threads, unsigned n, uint8_t *out, pvk_stats *st)
     copy_out(out, FB);
     *st = stats();
     th_release(ctx);
+}
+
+static void tev_run(int threads, unsigned n, uint8_t *out, pvk_stats *st)
+{
+    tev_run_in(threads, "", 0, n, out, st);
+}
+
+/* The ubershader kinds a context drew, remembered in its disk cache: the
+ * next context starts their pipelines at creation; a damaged file is
+ * ignored, then written anew. */
+static void kinds(void)
+{
+    char dir[] = "/tmp/pvk_kinds_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    static uint8_t first[W * H * 4], second[W * H * 4], sync[W * H * 4];
+    pvk_stats a, b, c, d, s;
+    tev_run_in(1, dir, 0, 8, first, &a);
+    CHECK_EQ(a.ubershader_prebuilds, 0); /* an empty directory */
+    CHECK(a.ubershader_draws > 0);
+    /* the same kind (the TEV state is the ubershader's data): one pipeline started at creation */
+    tev_run_in(1, dir, 8, 8, second, &b);
+    CHECK_EQ(b.ubershader_prebuilds, 1);
+    tev_run_in(-1, "", 8, 8, sync, &s);
+    CHECK_EQ(differ(sync, second, sizeof sync), 0);
+    printf("kinds: waits %llu with an empty cache, %llu with the kind built at creation\n",
+           (unsigned long long)a.pipeline_waits, (unsigned long long)b.pipeline_waits);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "f=$(ls %s/ubershaders-*.bin) && printf 'X' | dd of=$f bs=1 seek=40 conv=notrunc 2>/dev/null",
+             dir);
+    CHECK_EQ(system(cmd), 0);
+    tev_run_in(1, dir, 16, 8, second, &c);
+    CHECK_EQ(c.ubershader_prebuilds, 0); /* damaged: ignored */
+    tev_run_in(1, dir, 16, 8, second, &d);
+    CHECK_EQ(d.ubershader_prebuilds, 1); /* written anew at the end of the last */
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK_EQ(system(cmd), 0);
 }
 
 int main(void)
@@ -162,8 +200,9 @@ int main(void)
     CHECK_EQ(differ(sync, bg, sizeof sync), 0);
     printf("TEV states: %u drawn, %llu on the ubershader, %llu waits\n", states,
            (unsigned long long)b.ubershader_draws, (unsigned long long)b.pipeline_waits);
+    kinds();
 
-    /* destroyed with builds queued and running: they finish, nothing leaks */
+    /* destroyed with builds queued and running: the queued are dropped, the running finish, nothing leaks */
     pvk_config cfg = {.compile_threads = 1, .cache_dir = ""};
     ctx = th_context(&cfg, 0);
     setup();

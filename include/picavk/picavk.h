@@ -391,10 +391,9 @@ typedef struct pvk_stats {
      * TEV, alpha-test, blend and texture-type state: exact, built once),
      * because their own pipeline was still being built or PVK_DEBUG=ubershader. */
     uint64_t ubershader_draws;
-    /* Draws that waited for their pipeline's build on a compile thread: no
-     * ubershader pipeline for their fixed-function state, shader structure
-     * (lighting, procedural texture, sampled units) and vertex stage was
-     * ready yet (it is built then, for the next such draw). */
+    /* Draws that waited for a pipeline's build on a compile thread: the
+     * first state of a kind (fixed-function state, lighting, procedural
+     * texture, sampled units) waits for that kind's ubershader pipeline. */
     uint64_t pipeline_waits;
     /* The per-call shader-instruction budget on the GPU paths (vertex and
      * geometry programs): instructions charged for them (invocations x the
@@ -403,6 +402,11 @@ typedef struct pvk_stats {
      * and draws left to the CPU interpreter because the charge did not fit
      * what the call had left (the interpreter then charges what it runs). */
     uint64_t gpu_steps_charged, gpu_capped_draws, gpu_budget_fallbacks;
+    /* Ubershader pipelines that context creation started building on the
+     * compile threads, for the kinds (fixed-function state, lighting,
+     * procedural-texture and fog structure) an earlier context drew: the
+     * disk cache (pvk_config.cache_dir) remembers them per device. */
+    uint64_t ubershader_prebuilds;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
