@@ -21,7 +21,16 @@ struct pvk_compiler {
     uint32_t n;
     pvk_job *head, *tail;
     bool stop;
+    struct pvk_compiler *next_live; /* the contexts' compilers with workers (live_lock) */
 };
+
+/* A process may end with a context alive (no pvk_context_destroy): its
+ * workers must not be inside glslang or the driver when the libraries'
+ * destructors run.  An atexit handler, registered after the driver and its
+ * layers were loaded (so it runs before their destructors), stops them. */
+static void live_stop_all(void);
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pvk_compiler *live;
 
 static void *worker(void *arg)
 {
@@ -97,9 +106,46 @@ pvk_result pvk_compiler_init(pvk_context *ctx)
         pthread_cond_destroy(&c->done);
         pthread_cond_destroy(&c->work);
         pthread_mutex_destroy(&c->lock);
+    } else {
+        /* at every such creation: a driver loaded again since the last one
+         * registered its destructors after that one's handler */
+        pthread_mutex_lock(&live_lock);
+        c->next_live = live;
+        live = c;
+        if (atexit(live_stop_all))
+            pvk_log(&ctx->gpu, PVK_LOG_WARN, "compile threads: no exit handler; destroy the context before exit");
+        pthread_mutex_unlock(&live_lock);
     }
     pvk_log(&ctx->gpu, PVK_LOG_DEBUG, "compile threads: %u", c->n);
     return PVK_SUCCESS;
+}
+
+/* Builds not started are dropped (done, nothing made); the running ones
+ * finish; the workers are joined. */
+static void workers_stop(struct pvk_compiler *c)
+{
+    pthread_mutex_lock(&c->lock);
+    for (pvk_job *j = c->head; j; j = j->next)
+        atomic_store_explicit(&j->done, true, memory_order_release);
+    c->head = c->tail = NULL;
+    c->stop = true;
+    pthread_cond_broadcast(&c->work);
+    pthread_mutex_unlock(&c->lock);
+    for (uint32_t i = 0; i < c->n; i++)
+        pthread_join(c->th[i], NULL);
+    pthread_cond_destroy(&c->done);
+    pthread_cond_destroy(&c->work);
+    pthread_mutex_destroy(&c->lock);
+    c->n = 0;
+}
+
+static void live_stop_all(void)
+{
+    pthread_mutex_lock(&live_lock);
+    for (struct pvk_compiler *c = live; c; c = c->next_live)
+        workers_stop(c); /* the context now builds on its calling thread, if it is used at all */
+    live = NULL;
+    pthread_mutex_unlock(&live_lock);
 }
 
 uint32_t pvk_compiler_threads(const pvk_context *ctx)
@@ -170,20 +216,15 @@ void pvk_compiler_destroy(pvk_context *ctx)
     struct pvk_compiler *c = ctx->compiler;
     if (!c)
         return;
-    if (c->n) { /* builds not started are dropped (done, nothing made); the running ones finish */
-        pthread_mutex_lock(&c->lock);
-        for (pvk_job *j = c->head; j; j = j->next)
-            atomic_store_explicit(&j->done, true, memory_order_release);
-        c->head = c->tail = NULL;
-        c->stop = true;
-        pthread_cond_broadcast(&c->work);
-        pthread_mutex_unlock(&c->lock);
-        for (uint32_t i = 0; i < c->n; i++)
-            pthread_join(c->th[i], NULL);
-        pthread_cond_destroy(&c->done);
-        pthread_cond_destroy(&c->work);
-        pthread_mutex_destroy(&c->lock);
-    }
+    pthread_mutex_lock(&live_lock);
+    for (struct pvk_compiler **p = &live; *p; p = &(*p)->next_live)
+        if (*p == c) {
+            *p = c->next_live;
+            break;
+        }
+    if (c->n)
+        workers_stop(c);
+    pthread_mutex_unlock(&live_lock);
     free(c);
     ctx->compiler = NULL;
 }

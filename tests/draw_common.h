@@ -196,6 +196,17 @@ static inline void tev_primary_colour(void)
 }
 
 /* DRAWARRAYS of `n` vertices in PRIMITIVE_CONFIG mode `mode` (2 outputs), then wait. */
+/* TEV state s: stage 0 combines the vertex colour and the constant with
+ * one of eight modes, the constant's operand one of three: 24 shaders. */
+static inline void tev_mode_state(unsigned s)
+{
+    static const uint32_t mode[8] = {0, 1, 2, 3, 4, 5, 8, 9};
+    reg(PVK_GPUREG_TEXENV0_SOURCE, 0x00E000E0u); /* primary, constant, primary (colour and alpha) */
+    reg(PVK_GPUREG_TEXENV0_OPERAND, (s / 8 % 3) << 4);                  /* rgb operand of argument 2 */
+    reg(PVK_GPUREG_TEXENV0_COMBINER, mode[s % 8] | mode[(s + 3) % 8] << 16);
+    reg(PVK_GPUREG_TEXENV0_COLOR, 0xC0306090u);
+}
+
 static inline void draw_arrays(uint32_t mode, uint32_t n)
 {
     reg(PVK_GPUREG_PRIMITIVE_CONFIG, (mode << 8) | 1);

@@ -101,17 +101,6 @@ static void run(int threads, uint8_t *out, pvk_stats *st)
     CHECK_EQ(system(cmd), 0);
 }
 
-/* TEV state s: stage 0 combines the vertex colour and the constant with
- * one of eight modes, the constant's operand one of three: 24 shaders. */
-static void tev_state(unsigned s)
-{
-    static const uint32_t mode[8] = {0, 1, 2, 3, 4, 5, 8, 9};
-    reg(PVK_GPUREG_TEXENV0_SOURCE, 0x00E000E0u); /* primary, constant, primary (colour and alpha) */
-    reg(PVK_GPUREG_TEXENV0_OPERAND, (s / 8 % 3) << 4);                  /* rgb operand of argument 2 */
-    reg(PVK_GPUREG_TEXENV0_COMBINER, mode[s % 8] | mode[(s + 3) % 8] << 16);
-    reg(PVK_GPUREG_TEXENV0_COLOR, 0xC0306090u);
-}
-
 /* `n` new TEV states from state `from` drawn one after another, each at a
  * triangle of its own program slot, with the disk cache in `dir` ("":
  * none). */
@@ -122,7 +111,7 @@ static void tev_run_in(int threads, const char *dir, unsigned from, unsigned n, 
     setup();
     upload_program(1);
     for (unsigned s = from; s < from + n; s++) {
-        tev_state(s);
+        tev_mode_state(s);
         reg(PVK_GPUREG_ATTRIBBUFFER0_OFFSET, s % PROGRAMS * 3 * 32);
         reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
         reg(PVK_GPUREG_NUMVERTICES, 3);
