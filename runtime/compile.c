@@ -121,7 +121,8 @@ pvk_result pvk_compiler_init(pvk_context *ctx)
 }
 
 /* Builds not started are dropped (done, nothing made); the running ones
- * finish; the workers are joined. */
+ * finish; the workers are joined.  The lock and conditions stay (at exit a
+ * host thread may still be waiting on them: it sees its job done). */
 static void workers_stop(struct pvk_compiler *c)
 {
     pthread_mutex_lock(&c->lock);
@@ -130,12 +131,10 @@ static void workers_stop(struct pvk_compiler *c)
     c->head = c->tail = NULL;
     c->stop = true;
     pthread_cond_broadcast(&c->work);
+    pthread_cond_broadcast(&c->done);
     pthread_mutex_unlock(&c->lock);
     for (uint32_t i = 0; i < c->n; i++)
         pthread_join(c->th[i], NULL);
-    pthread_cond_destroy(&c->done);
-    pthread_cond_destroy(&c->work);
-    pthread_mutex_destroy(&c->lock);
     c->n = 0;
 }
 
@@ -222,9 +221,15 @@ void pvk_compiler_destroy(pvk_context *ctx)
             *p = c->next_live;
             break;
         }
+    bool sync = c->n || c->stop; /* made with workers (stopped here, or by the exit handler) */
     if (c->n)
         workers_stop(c);
     pthread_mutex_unlock(&live_lock);
+    if (sync) {
+        pthread_cond_destroy(&c->done);
+        pthread_cond_destroy(&c->work);
+        pthread_mutex_destroy(&c->lock);
+    }
     free(c);
     ctx->compiler = NULL;
 }
