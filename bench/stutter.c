@@ -36,6 +36,10 @@
  * run is the baseline: its median is a frame without compiles, its worst ÷
  * median what the disk caches leave.  Two configurations: no compile
  * threads, and the default (pvk_config.compile_threads = 0).
+ *
+ * `--frames` prints every frame (wall and CPU time, pipelines taken, draws
+ * drawn another way, waits): where the worst frames fall.  `--only threads0` or
+ * `--only default` runs one configuration.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -478,6 +482,8 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static const char *frames_label; /* --frames: each frame printed, after this label */
+
 static void run(void (*fill)(pvk_config *), run_result *r, const char *mesa_dir)
 {
     /* a burst frame's GPU work (lavapipe's queue running the first draws of 60 new pipelines)
@@ -497,6 +503,11 @@ static void run(void (*fill)(pvk_config *), run_result *r, const char *mesa_dir)
         r->frame[f] = play(ctx, &l, (int)f);
         if (pvk_frame_hash(ctx, &r->hash[f]))
             r->hash[f] = 0;
+        const frame_stat *s = &r->frame[f];
+        if (frames_label)
+            printf("  frame %s %3u: %7.1f ms, CPU %7.1f ms, pipelines %llu, drawn another way %llu, waits %llu\n",
+                   frames_label, f, s->ms, s->cpu_ms, (unsigned long long)s->pipelines,
+                   (unsigned long long)s->unspecialised, (unsigned long long)s->waits);
     }
     free(l.w);
     pvk_stats st;
@@ -575,10 +586,24 @@ static int is_burst(uint32_t f)
 enum { COLD, WARM, SPV, CACHES };
 static const char *const cache_name[CACHES] = {"cold", "warm", "spv"};
 
-int main(void)
+int main(int argc, char **argv)
 {
     static run_result res[N_CONFIGS][CACHES];
-    int same = 1;
+    int same = 1, frames = 0;
+    const char *only = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--frames"))
+            frames = 1;
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc &&
+                 (!strcmp(argv[i + 1], "threads0") || !strcmp(argv[i + 1], "default")))
+            only = argv[++i];
+        else {
+            fprintf(stderr, "usage: stutter [--frames] [--only threads0|default]\n"
+                            "  --frames  print every frame's time, CPU time, pipelines and draws not specialised\n"
+                            "  --only    run one configuration (the comparison needs both)\n");
+            return 2;
+        }
+    }
     atexit(remove_cache_root);
     printf("stutter: %u frames x %u draws (%u vertices each) in one citro3d-shaped command list a frame, "
            "%ux%u RGBA8 + D24S8; %u world states (%u vertex programs) every frame; at frames %u and %u a burst of "
@@ -589,7 +614,7 @@ int main(void)
            "both as the cold run left them; spv = picavk's filled, the driver's empty again (what the driver's own "
            "compiles cost)\n");
     for (int c = 0; c < N_CONFIGS; c++) {
-        if (!configs[c].fill)
+        if (!configs[c].fill || (only && strcmp(only, configs[c].id)))
             continue;
         const char *tmp = getenv("TMPDIR");
         char pvk_dir[600], mesa_dir[600], mesa2_dir[600];
@@ -607,9 +632,15 @@ int main(void)
         }
         setenv("PVK_CACHE_DIR", pvk_dir, 1);
         setenv("MESA_SHADER_CACHE_DIR", mesa_dir, 1);
+        char label[CACHES][48];
+        for (int k = 0; k < CACHES; k++)
+            snprintf(label[k], sizeof label[k], "%s %s", configs[c].id, cache_name[k]);
+        frames_label = frames ? label[COLD] : NULL;
         run(configs[c].fill, &res[c][COLD], mesa_dir);
+        frames_label = frames ? label[WARM] : NULL;
         run(configs[c].fill, &res[c][WARM], mesa_dir);
         setenv("MESA_SHADER_CACHE_DIR", mesa2_dir, 1);
+        frames_label = frames ? label[SPV] : NULL;
         run(configs[c].fill, &res[c][SPV], mesa2_dir);
         unsetenv("PVK_CACHE_DIR");
         unsetenv("MESA_SHADER_CACHE_DIR");
@@ -627,6 +658,8 @@ int main(void)
             printf("%-26s not measured: not built yet (%s)\n", configs[c].name, configs[c].missing);
             continue;
         }
+        if (only && strcmp(only, configs[c].id))
+            continue;
         for (int k = 0; k < CACHES; k++) {
             const run_result *r = &res[c][k];
             printf("%-26s %5s %10.2f %10.2f %6u %13.2f %12.2f %18.2f\n", configs[c].name, cache_name[k], r->median,
@@ -634,7 +667,7 @@ int main(void)
         }
     }
     for (int c = 0; c < N_CONFIGS; c++) {
-        if (!configs[c].fill)
+        if (!configs[c].fill || (only && strcmp(only, configs[c].id)))
             continue;
         printf("%s, the frames with new states:\n", configs[c].name);
         printf("  %-5s %-8s %10s %16s %9s %10s %9s %10s %12s %6s\n", "cache", "frame", "wall ms", "until VBlank ms",
@@ -690,7 +723,7 @@ int main(void)
     }
     printf("same %u frames (frame hashes) in every run: %s\n", FRAMES, same ? "yes" : "NO");
     for (int c = 0; c < N_CONFIGS; c++) {
-        if (!configs[c].fill)
+        if (!configs[c].fill || (only && strcmp(only, configs[c].id)))
             continue;
         const run_result *k = &res[c][COLD], *w = &res[c][WARM], *v = &res[c][SPV];
         printf("BENCH name=stutter_%s_cold_worst value=%.2f unit=ms baseline=warm_median ratio=%.2f\n",
