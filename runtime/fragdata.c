@@ -137,8 +137,8 @@ pvk_result pvk_fragdata_prepare(pvk_context *ctx, const pvk_draw_packet *pk, con
 {
     pvk_result r;
     memset(ref, 0, sizeof *ref);
-    ref->luts = pvk_fs_uses_fragdata(&pk->fs);
     ref->uber = uber != NULL;
+    ref->luts = pvk_fs_uses_fragdata(&pk->fs) || ref->uber; /* the ubershader reads them */
     if (!ref->luts && !ref->uber)
         return PVK_SUCCESS;
     if (!ctx->fragdata && (r = fragdata_create(ctx)))

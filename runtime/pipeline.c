@@ -686,8 +686,10 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
         *cpu_vs = false;
     pvk_fs_key ukey;
     key_pair uk;
-    if (forced || may_uber)
+    if (forced || may_uber) {
         pvk_fs_uber_key(fs, &ukey);
+        ukey.fl.lut_ubo = ctx->profile.lut_ubo; /* it reads the LUTs (fog) whatever the state's key says */
+    }
     if (forced)
         fs = &ukey;
     /* ids first: a full id table forgets every pipeline (pvk_pipelines_forget);

@@ -110,8 +110,15 @@ static void tev_run_in(int threads, const char *dir, unsigned from, unsigned n, 
     ctx = th_context(&cfg, 0);
     setup();
     upload_program(1);
+    /* a fog LUT from clear to the fog colour over the depth range, for the states with fog */
+    reg(PVK_GPUREG_FOG_LUT_INDEX, 0);
+    for (uint32_t i = 0; i < 128; i++)
+        reg(PVK_GPUREG_FOG_LUT_DATA, (2047 - 16 * i) << 13 | 0x1FF0);
+    reg(PVK_GPUREG_FOG_COLOR, 0x00406080u);
     for (unsigned s = from; s < from + n; s++) {
         tev_mode_state(s);
+        /* every third state fogged: fog is the ubershader's data, not its kind */
+        reg(PVK_GPUREG_TEXENV_UPDATE_BUFFER, s % 3 == 1 ? 5u : 0u);
         reg(PVK_GPUREG_ATTRIBBUFFER0_OFFSET, s % PROGRAMS * 3 * 32);
         reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
         reg(PVK_GPUREG_NUMVERTICES, 3);
@@ -177,9 +184,9 @@ int main(void)
         drawn += sync[4 * i + 2] != 0x40;
     CHECK(drawn > W * H / 8);
 
-    /* new TEV states: the ubershader while their own pipelines are built;
-     * only the first waits, for the ubershader's pipeline (one kind: the
-     * TEV state is its data) */
+    /* new TEV states, a third of them fogged: the ubershader while their
+     * own pipelines are built; only the first waits, for the ubershader's
+     * pipeline (one kind: the TEV state and fog are its data) */
     const unsigned states = 24;
     tev_run(2, states, bg, &b);
     CHECK(b.ubershader_draws > 0);

@@ -484,8 +484,9 @@ static void layout_check(void)
         printf("blending shader without the input attachment in the layout: %s\n", why);
     }
     free(bsrc);
-    /* the ubershader of a blending key: its data block (binding 9) and the
-     * whole push range, up to its texture word */
+    /* the ubershader of a blending key: its data block (binding 9), the
+     * LUTs and parameters (5, 6: fog is its data) and the whole push range,
+     * up to its texture word */
     pvk_fs_key ukey;
     pvk_fs_uber_key(&key, &ukey);
     CHECK(ukey.uber && ukey.blend && !ukey.rgb_eq && !ukey.rgb_src);
@@ -497,9 +498,13 @@ static void layout_check(void)
         for (uint32_t i = 0; i < bad.descriptors; i++)
             block |= bad.desc[i].binding == PVK_DRAW_BINDING_UBER && bad.desc[i].type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
         CHECK(block);
-        pvk_layout_binding with_uber[2] = {
-            draw_set[0], {0, PVK_DRAW_BINDING_UBER, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_SHADER_STAGE_FRAGMENT_BIT}};
-        CHECK(pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, with_uber, 2, why, sizeof why));
+        pvk_layout_binding with_uber[4] = {
+            draw_set[0],
+            {0, PVK_DRAW_BINDING_FRAG_LUTS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_FRAGMENT_BIT},
+            {0, PVK_DRAW_BINDING_FRAG_PARAMS, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_SHADER_STAGE_FRAGMENT_BIT},
+            {0, PVK_DRAW_BINDING_UBER, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_SHADER_STAGE_FRAGMENT_BIT}};
+        CHECK(pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, with_uber, 4, why, sizeof why));
+        CHECK(!pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, with_uber, 3, why, sizeof why));
         CHECK(!pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, draw_set, 1, why, sizeof why));
     }
     free(usrc);

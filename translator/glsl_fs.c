@@ -660,7 +660,7 @@ void pvk_fs_uber_key(const pvk_fs_key *fs, pvk_fs_key *uber)
                               ? fs->tex.type0
                               : PVK_TEXTYPE_2D;
     uber->fl = fs->fl;
-    uber->fl.fog_flip = 0;
+    uber->fl.fog = uber->fl.fog_flip = 0; /* data: bytes 108 and 106 */
 }
 
 void pvk_fs_uber_state(const pvk_fs_key *fs, const pvk_pipe_key *pipe, uint32_t state[PVK_UBER_WORDS])
@@ -673,8 +673,9 @@ void pvk_fs_uber_state(const pvk_fs_key *fs, const pvk_pipe_key *pipe, uint32_t 
     _Static_assert(offsetof(pvk_fs_key, alpha_dst) - offsetof(pvk_fs_key, rgb_eq) == 5 &&
                        offsetof(pvk_pipe_key, alpha_dst) - offsetof(pvk_pipe_key, rgb_eq) == 5,
                    "equations then factors, in the same order in both keys");
-    uint8_t extra[12] = {fs->buffer_rgb, fs->buffer_alpha, fs->alpha_test, fs->alpha_func, blend[0], blend[1],
-                         blend[2], blend[3], blend[4], blend[5], fs->fl.fog_flip, (uint8_t)uber_stage_count(fs)};
+    uint8_t extra[13] = {fs->buffer_rgb, fs->buffer_alpha, fs->alpha_test, fs->alpha_func, blend[0], blend[1],
+                         blend[2], blend[3], blend[4], blend[5], fs->fl.fog_flip, (uint8_t)uber_stage_count(fs),
+                         fs->fl.fog};
     memcpy(w + 96, extra, sizeof extra);
 }
 

@@ -676,10 +676,11 @@ void pvk_frag_state_get(const pvk_pica *p, pvk_pipe_key *pipe, pvk_fs_key *fs, p
 /* Fog, lighting and procedural-texture state (fraglight.c): the key part
  * and the parameters; unsupported parts are counted through `p`'s report. */
 void pvk_fraglight_get(pvk_pica *p, pvk_fs_fraglight_key *key, pvk_fs_params *params);
-/* Does a shader of this key read the LUT buffer and parameter block? */
+/* Does a shader of this key read the LUT buffer and parameter block?  The
+ * ubershader always does: fog is its data. */
 static inline bool pvk_fs_uses_fragdata(const pvk_fs_key *k)
 {
-    return k->fl.fog || k->fl.light || k->fl.proctex || k->fl.shadow;
+    return k->uber || k->fl.fog || k->fl.light || k->fl.proctex || k->fl.shadow;
 }
 /* Shadow rendering (key.shadow) bypasses the output merger: no depth or
  * stencil test or writes, no blending or logic op (a replace blend), every

@@ -403,8 +403,8 @@ typedef struct pvk_stats {
      * what the call had left (the interpreter then charges what it runs). */
     uint64_t gpu_steps_charged, gpu_capped_draws, gpu_budget_fallbacks;
     /* Ubershader pipelines that context creation started building on the
-     * compile threads, for the kinds (fixed-function state, lighting,
-     * procedural-texture and fog structure) an earlier context drew: the
+     * compile threads, for the kinds (fixed-function state, lighting
+     * and procedural-texture structure) an earlier context drew: the
      * disk cache (pvk_config.cache_dir) remembers them per device. */
     uint64_t ubershader_prebuilds;
 } pvk_stats;
