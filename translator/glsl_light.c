@@ -53,7 +53,7 @@ void pvk_glsl_fraglight_fog(pvk_text *b, const pvk_fs_key *k)
         return;
     /* d: glsl_fs.c's PICA depth, the same value the depth buffer gets; the
      * ubershader's fog is on when byte 12 of its data says so */
-    pvk_text_put(b, k->uber ? "    if (ub(ust[6], 12u) != 0u) {\n" : "    {\n");
+    pvk_text_put(b, k->uber ? "    ONLY_IF(ub(ust[6], 12u) != 0u) {\n" : "    {\n"); /* glsl_fs.c: skipped when off */
     pvk_text_put(b, "    uint z24 = uint(clamp(d, 0.0, 1.0) * 16777215.0);\n");
     if (k->uber) /* fog_flip: byte 10 of the ubershader's data */
         pvk_text_put(b, "    if (ub(ust[6], 10u) != 0u)\n        z24 = 16777215u - z24;\n");
