@@ -45,8 +45,13 @@ pvk_resolve_notes pvk_keys_resolve(const pvk_device_profile *p, bool attachment_
         fs->fl.shadow = 0;
         notes.shadow_dropped = true;
     }
-    fs->fl.lut_ubo = pvk_fs_uses_fragdata(fs) && p->lut_ubo;
+    pvk_keys_lut_binding(p, fs);
     return notes;
+}
+
+void pvk_keys_lut_binding(const pvk_device_profile *p, pvk_fs_key *fs)
+{
+    fs->fl.lut_ubo = pvk_fs_uses_fragdata(fs) && p->lut_ubo;
 }
 
 uint32_t pvk_vs_flags_for_device(const pvk_device_profile *p, uint32_t flags)

@@ -688,7 +688,7 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     key_pair uk;
     if (forced || may_uber) {
         pvk_fs_uber_key(fs, &ukey);
-        ukey.fl.lut_ubo = ctx->profile.lut_ubo; /* it reads the LUTs (fog) whatever the state's key says */
+        pvk_keys_lut_binding(&ctx->profile, &ukey); /* it reads the LUTs (fog) whatever the state's key says */
     }
     if (forced)
         fs = &ukey;

@@ -50,6 +50,10 @@ void pvk_profile_init(pvk_context *ctx);
  * binding kind follows the profile. */
 pvk_resolve_notes pvk_keys_resolve(const pvk_device_profile *p, bool attachment_read, const pvk_pipe_key *guest_pipe,
                                    const pvk_fs_key *guest_fs, pvk_pipe_key *pipe, pvk_fs_key *fs);
+/* The LUT binding kind in `fs` (fl.lut_ubo) for the profile: a uniform
+ * buffer where the device's range holds them and the shader reads them (an
+ * ubershader always does).  Part of pvk_keys_resolve. */
+void pvk_keys_lut_binding(const pvk_device_profile *p, pvk_fs_key *fs);
 /* Generated vertex and geometry programs' flags on this device (F64). */
 uint32_t pvk_vs_flags_for_device(const pvk_device_profile *p, uint32_t flags);
 
