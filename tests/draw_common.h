@@ -195,7 +195,17 @@ static inline void tev_primary_colour(void)
     reg(PVK_GPUREG_FRAGOP_ALPHA_TEST, 0);
 }
 
-/* DRAWARRAYS of `n` vertices in PRIMITIVE_CONFIG mode `mode` (2 outputs), then wait. */
+/* The plain setup: the pass-through program and its attributes, the RGBA8
+ * target FB (W x H), replace blending, every TEV stage the primary colour. */
+static inline void setup_plain_rgba8(void)
+{
+    upload_shader();
+    setup_attribs();
+    setup_rgba8_target(FB, W, H);
+    merger_replace();
+    tev_primary_colour();
+}
+
 /* TEV state s: stage 0 combines the vertex colour and the constant with
  * one of eight modes, the constant's operand one of three: 24 shaders. */
 static inline void tev_mode_state(unsigned s)
@@ -207,6 +217,7 @@ static inline void tev_mode_state(unsigned s)
     reg(PVK_GPUREG_TEXENV0_COLOR, 0xC0306090u);
 }
 
+/* DRAWARRAYS of `n` vertices in PRIMITIVE_CONFIG mode `mode` (2 outputs), then wait. */
 static inline void draw_arrays(uint32_t mode, uint32_t n)
 {
     reg(PVK_GPUREG_PRIMITIVE_CONFIG, (mode << 8) | 1);

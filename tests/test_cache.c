@@ -47,11 +47,7 @@ static uint64_t bytes_in(const char *dir, const char *prefix, uint64_t *largest)
 static void scene(pvk_config *cfg)
 {
     ctx = th_context(cfg, 0);
-    upload_shader();
-    setup_attribs();
-    setup_rgba8_target(FB, W, H);
-    merger_replace();
-    tev_primary_colour();
+    setup_plain_rgba8();
     float *v = pvk_guest_ptr(ctx, VB, 3 * 32);
     const float pos[3][2] = {{-1, -1}, {3, -1}, {-1, 3}};
     for (int i = 0; i < 3; i++) {

@@ -31,11 +31,7 @@ static void upload_program(unsigned extra)
 
 static void setup(void)
 {
-    upload_shader(); /* the output map, attribute permutation and descriptor */
-    setup_attribs();
-    setup_rgba8_target(FB, W, H);
-    merger_replace();
-    tev_primary_colour();
+    setup_plain_rgba8();
     float *v = pvk_guest_ptr(ctx, VB, PROGRAMS * 3 * 32);
     for (unsigned p = 0; p < PROGRAMS; p++)
         for (unsigned k = 0; k < 3; k++) { /* a triangle per program, across the buffer */

@@ -18,11 +18,7 @@ static int child(void)
 {
     pvk_config cfg = {.compile_threads = 1, .cache_dir = ""};
     ctx = th_context(&cfg, 0);
-    upload_shader();
-    setup_attribs();
-    setup_rgba8_target(FB, W, H);
-    merger_replace();
-    tev_primary_colour();
+    setup_plain_rgba8();
     float *v = pvk_guest_ptr(ctx, VB, 3 * 32);
     for (unsigned k = 0; k < 3; k++) {
         float *q = v + k * 8;
