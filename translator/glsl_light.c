@@ -332,16 +332,20 @@ void pvk_glsl_proctex_helpers(pvk_text *b, const pvk_fs_key *key)
                     "    return float(e & 0xFFFu) / 4095.0 + (s - float(i)) * float(int(e << 8) >> 20) / 4095.0;\n}\n",
                  base);
     if (k->pt_noise)
-        pvk_text_put(b, "uint pt_rand1(uint v)\n{\n"
-                        "    const uint t[16] = uint[16](0u, 4u, 10u, 8u, 4u, 9u, 7u, 12u, 5u, 15u, 13u, 14u, 11u, 15u, 2u, 11u);\n"
-                        "    return (((v %% 9u + 2u) * 3u) & 0xFu) ^ t[(v / 9u) & 0xFu];\n}\n"
+        /* The two 16-entry tables of the noise hash (0 4 10 8 4 9 7 12 5 15 13 14 11 15 2 11
+         * and 10 2 15 8 0 7 4 5 5 13 2 6 13 9 3 14) as nibbles of two words each: an
+         * indexed constant array becomes a 16-way branch ladder in a CPU driver's
+         * compiler (lavapipe took 250 ms more at such a shader's first draw). */
+        pvk_text_put(b, "uint pt_nibble(uint lo, uint hi, uint i)\n{\n"
+                        "    return (((i & 8u) != 0u ? hi : lo) >> (4u * (i & 7u))) & 0xFu;\n}\n"
+                        "uint pt_rand1(uint v)\n{\n"
+                        "    return (((v %% 9u + 2u) * 3u) & 0xFu) ^ pt_nibble(0xC7948A40u, 0xB2FBEDF5u, (v / 9u) & 0xFu);\n}\n"
                         "float pt_rand2(uint x, uint y)\n{\n"
-                        "    const uint t[16] = uint[16](10u, 2u, 15u, 8u, 0u, 7u, 4u, 5u, 5u, 13u, 2u, 6u, 13u, 9u, 3u, 14u);\n"
                         "    uint a = pt_rand1(x), c = pt_rand1(y);\n"
                         "    c += (a & 3u) == 1u ? 4u : 0u;\n"
                         "    c ^= (a & 1u) * 6u;\n"
                         "    c = (c + 10u + a) & 0xFu;\n"
-                        "    c ^= t[a];\n"
+                        "    c ^= pt_nibble(0x54708F2Au, 0xE39D62D5u, a);\n"
                         "    return -1.0 + float(c) * 2.0 / 15.0;\n}\n"
                         "float pt_noise(float u, float v)\n{\n"
                         "    float x = 9.0 * pt_noise_u.z * abs(u + pt_noise_u.y), y = 9.0 * pt_noise_v.z * abs(v + pt_noise_v.y);\n"
