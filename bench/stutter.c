@@ -419,6 +419,7 @@ typedef struct frame_stat {
     uint64_t unspecialised; /* draws that went another way while their shaders were being built
                                (the CPU interpreter for the vertex program, the ubershader) */
     uint64_t waits;         /* draws that waited for a compile thread (pvk_stats.pipeline_waits) */
+    uint64_t submissions;   /* queue submissions (at most one pipeline's first draw each) */
 } frame_stat;
 
 typedef struct run_result {
@@ -473,6 +474,7 @@ static frame_stat play(pvk_context *ctx, bench_list *l, int f)
     s.disk_hits = b.shader_disk_hits - a.shader_disk_hits;
     s.unspecialised = b.cpu_vs_while_building - a.cpu_vs_while_building + b.ubershader_draws - a.ubershader_draws;
     s.waits = b.pipeline_waits - a.pipeline_waits;
+    s.submissions = b.submissions - a.submissions;
     return s;
 }
 
@@ -505,9 +507,11 @@ static void run(void (*fill)(pvk_config *), run_result *r, const char *mesa_dir)
             r->hash[f] = 0;
         const frame_stat *s = &r->frame[f];
         if (frames_label)
-            printf("  frame %s %3u: %7.1f ms, CPU %7.1f ms, pipelines %llu, drawn another way %llu, waits %llu\n",
+            printf("  frame %s %3u: %7.1f ms, CPU %7.1f ms, pipelines %llu, drawn another way %llu, waits %llu, "
+                   "submissions %llu\n",
                    frames_label, f, s->ms, s->cpu_ms, (unsigned long long)s->pipelines,
-                   (unsigned long long)s->unspecialised, (unsigned long long)s->waits);
+                   (unsigned long long)s->unspecialised, (unsigned long long)s->waits,
+                   (unsigned long long)s->submissions);
     }
     free(l.w);
     pvk_stats st;
@@ -707,18 +711,20 @@ int main(int argc, char **argv)
         for (int k = 0; k < CACHES; k++) {
             /* from a burst frame to the first frame all of whose draws took their own shaders */
             const run_result *r = &res[c][k];
-            uint32_t most = 0;
             uint64_t total = 0;
-            for (uint32_t b = 0; b < BURSTS; b++) {
-                uint32_t f = burst_at[b];
-                while (f < FRAMES && r->frame[f].unspecialised)
-                    f++;
-                most = f - burst_at[b] > most ? f - burst_at[b] : most;
-            }
             for (uint32_t f = 0; f < FRAMES; f++)
                 total += r->frame[f].unspecialised;
-            printf("  %s: frames until every draw is specialised: %u (draws drawn another way meanwhile: %llu)\n",
-                   cache_name[k], most, (unsigned long long)total);
+            printf("  %s: frames from a burst until every draw is specialised:", cache_name[k]);
+            for (uint32_t b = 0; b < BURSTS; b++) {
+                uint32_t f = burst_at[b], end = b + 1 < BURSTS ? burst_at[b + 1] : FRAMES;
+                while (f < end && r->frame[f].unspecialised)
+                    f++;
+                if (f < end)
+                    printf(" %u (burst at %u)", f - burst_at[b], burst_at[b]);
+                else
+                    printf(" over %u (burst at %u: not by frame %u)", end - 1 - burst_at[b], burst_at[b], end - 1);
+            }
+            printf("; draws drawn another way in all: %llu\n", (unsigned long long)total);
         }
     }
     printf("same %u frames (frame hashes) in every run: %s\n", FRAMES, same ? "yes" : "NO");

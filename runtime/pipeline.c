@@ -108,6 +108,7 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
         return r;
     pvk_spirv spv = pvk_builtin_draw_vertex_spirv();
     pl->check = CHECK_ALWAYS || (ctx->gpu.debug & PVK_DEBUG_SHADERS);
+    pl->pace_frames = ctx->gpu.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     if (pl->check) {
         /* a vertex shader that does not fit refuses every draw pipeline (logged here, once) */
         char err[256], why[256];
@@ -538,6 +539,32 @@ void pvk_pipelines_forget(pvk_context *ctx)
     pl->last = NULL;
 }
 
+void pvk_pipelines_vblank(pvk_context *ctx)
+{
+    if (ctx->pipelines)
+        ctx->pipelines->vblanks++;
+}
+
+/* Whether a pipeline's first draw was recorded into submission `now`
+ * already, or on a CPU device into this frame (VBlank to VBlank, once the
+ * host calls VBlank).  Such a draw may cost the driver a compile in its queue
+ * (lavapipe compiles a shader variant there, 30-130 ms each on 2 cores, with
+ * its rasterizer threads waiting): one a submission keeps a frame from paying
+ * for a burst of new states at once, and on a CPU device, where a submission
+ * is a tenth of a frame, one a frame keeps the frame within about twice its
+ * usual time (bench/stutter).  The draws held meanwhile take the ubershader:
+ * the same bytes. */
+static bool first_draw_taken(const struct pvk_pipelines *pl, uint64_t now)
+{
+    return pl->fresh_value == now || (pl->pace_frames && pl->vblanks && pl->fresh_frame == pl->vblanks);
+}
+
+static void first_draw(struct pvk_pipelines *pl, uint64_t now)
+{
+    pl->fresh_value = now;
+    pl->fresh_frame = pl->vblanks;
+}
+
 bool pvk_pipelines_async(const pvk_context *ctx)
 {
     return pvk_compiler_threads(ctx) > 0;
@@ -728,15 +755,14 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     entry *e = pipe_entry(ctx, &k, fs, vs ? &vkey : NULL);
     if (!e)
         return VK_NULL_HANDLE; /* logged */
-    /* A pipeline's first draw may cost the driver a compile in the queue
-     * (lavapipe compiles its shader variants there): at most one such first
-     * draw a submission while the ubershader can draw the others. */
-    bool hold = may_uber && ready(e) && !e->value && pl->fresh_value == now;
+    /* A pipeline's first draw may cost the driver a compile in the queue:
+     * one at a time while the ubershader can draw the others (first_draw_taken). */
+    bool hold = may_uber && ready(e) && !e->value && first_draw_taken(pl, now);
     if (!e->job && !hold) {
         ctx->gpu.stats.pipeline_hits++;
         *uber = forced;
         if (!e->value)
-            pl->fresh_value = now;
+            first_draw(pl, now);
         return hand_out(pl, e, now);
     }
     if (may_uber && (hold || !pvk_job_done(&e->job->job)) && jobs_below_limit(ctx, pl)) {
@@ -746,7 +772,7 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
         if (!e->job && !hold) {
             ctx->gpu.stats.pipeline_hits++;
             if (!e->value)
-                pl->fresh_value = now;
+                first_draw(pl, now);
             return hand_out(pl, e, now);
         }
         /* its own pipeline is being built: the ubershader's, waited for if
@@ -788,6 +814,6 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     }
     *uber = forced;
     if (!e->value)
-        pl->fresh_value = now;
+        first_draw(pl, now);
     return hand_out(pl, e, now);
 }

@@ -711,6 +711,7 @@ pvk_result pvk_lcd_vblank(pvk_context *ctx)
         return res;
     lcd->frame_value = ctx->gpu.timeline_next;
     lcd->frames++;
+    pvk_pipelines_vblank(ctx);
     if (k >= 0) {
         lcd->slots[k].frame = lcd->frames;
         lcd->slots[k].value = ctx->gpu.timeline_next;

@@ -216,6 +216,8 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
                             bool render_pass, const pvk_vs_draw *vs, bool *uber, bool *cpu_vs);
 /* Pipelines are built on compile threads (a draw may take the ubershader meanwhile). */
 bool pvk_pipelines_async(const pvk_context *ctx);
+/* A frame ends (pvk_vblank): new pipelines' first draws are paced by frames. */
+void pvk_pipelines_vblank(pvk_context *ctx);
 /* Context creation, last: the ubershader pipelines of the kinds the disk
  * cache remembers (runtime/uber_kinds.c) start building on the compile
  * threads; the kinds drawn are written back at pvk_pipelines_destroy. */

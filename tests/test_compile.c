@@ -46,6 +46,16 @@ static void setup(void)
     pvk_guest_written(ctx, FB, W * H * 4);
 }
 
+/* The triangle of program slot p. */
+static void draw_slot(unsigned p)
+{
+    reg(PVK_GPUREG_ATTRIBBUFFER0_OFFSET, p * 3 * 32);
+    reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
+    reg(PVK_GPUREG_NUMVERTICES, 3);
+    reg(PVK_GPUREG_VERTEX_OFFSET, 0);
+    reg(PVK_GPUREG_DRAWARRAYS, 1);
+}
+
 /* Each program draws its triangle (replace blend: drawing a round again
  * changes no byte).  Returns how many of the draws took the GPU path. */
 static unsigned round_of_draws(void)
@@ -54,11 +64,7 @@ static unsigned round_of_draws(void)
     for (unsigned p = 0; p < PROGRAMS; p++) {
         upload_program(p + 1);
         uint64_t before = ctx->pica.counters.gpu_vertices;
-        reg(PVK_GPUREG_ATTRIBBUFFER0_OFFSET, p * 3 * 32);
-        reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
-        reg(PVK_GPUREG_NUMVERTICES, 3);
-        reg(PVK_GPUREG_VERTEX_OFFSET, 0);
-        reg(PVK_GPUREG_DRAWARRAYS, 1);
+        draw_slot(p);
         on_gpu += ctx->pica.counters.gpu_vertices != before;
     }
     return on_gpu;
@@ -115,11 +121,7 @@ static void tev_run_in(int threads, const char *dir, unsigned from, unsigned n, 
         tev_mode_state(s);
         /* every third state fogged: fog is the ubershader's data, not its kind */
         reg(PVK_GPUREG_TEXENV_UPDATE_BUFFER, s % 3 == 1 ? 5u : 0u);
-        reg(PVK_GPUREG_ATTRIBBUFFER0_OFFSET, s % PROGRAMS * 3 * 32);
-        reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
-        reg(PVK_GPUREG_NUMVERTICES, 3);
-        reg(PVK_GPUREG_VERTEX_OFFSET, 0);
-        reg(PVK_GPUREG_DRAWARRAYS, 1);
+        draw_slot(s % PROGRAMS);
     }
     CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
     copy_out(out, FB);
@@ -163,6 +165,54 @@ static void kinds(void)
     CHECK_EQ(system(cmd), 0);
 }
 
+/* On a CPU device (lavapipe compiles a pipeline's shader variant at its
+ * first draw, in its queue), once the host calls VBlank: one new pipeline's
+ * first draw a frame, however many submissions the frame has; the other
+ * states, their pipelines built, take the ubershader until a later frame.
+ * The same bytes as without threads.  Elsewhere: one a submission. */
+static void paced_run(int threads, uint8_t *out, unsigned held[])
+{
+    enum { N = 4 };
+    pvk_config cfg = {.compile_threads = threads, .cache_dir = ""};
+    ctx = th_context(&cfg, 0);
+    setup();
+    upload_program(1);
+    for (unsigned f = 0; f <= N; f++) {
+        CHECK_EQ(pvk_vblank(ctx), PVK_SUCCESS);
+        uint64_t before = stats().ubershader_draws;
+        for (unsigned s = 0; s < N; s++) { /* each in a submission of its own */
+            tev_mode_state(40 + s);
+            draw_slot(s);
+            CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+        }
+        held[f] = (unsigned)(stats().ubershader_draws - before);
+        if (!f && threads >= 0)
+            pvk_pipeline_jobs_finish(ctx); /* every state's own pipeline built, none drawn yet */
+    }
+    copy_out(out, FB);
+    th_release(ctx);
+}
+
+static void pacing(void)
+{
+    static uint8_t paced[W * H * 4], sync[W * H * 4];
+    unsigned held[5], none[5];
+    paced_run(1, paced, held);
+    paced_run(-1, sync, none);
+    CHECK_EQ(differ(sync, paced, sizeof sync), 0);
+    pvk_config cfg = {.compile_threads = -1, .cache_dir = ""};
+    ctx = th_context(&cfg, 0);
+    bool cpu = ctx->gpu.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    th_release(ctx);
+    printf("pacing: %s device, draws on the ubershader in frames 0-4: %u %u %u %u %u\n", cpu ? "a CPU" : "not a CPU",
+           held[0], held[1], held[2], held[3], held[4]);
+    CHECK_EQ(held[0], 4); /* their pipelines being built */
+    for (unsigned f = 1; f <= 4; f++) {
+        CHECK_EQ(none[f], 0);
+        CHECK_EQ(held[f], cpu ? 4 - f : 0); /* built: one more taken each frame */
+    }
+}
+
 int main(void)
 {
     unsetenv("PVK_COMPILE_THREADS"); /* the contexts here say what they want */
@@ -193,6 +243,7 @@ int main(void)
     printf("TEV states: %u drawn, %llu on the ubershader, %llu waits\n", states,
            (unsigned long long)b.ubershader_draws, (unsigned long long)b.pipeline_waits);
     kinds();
+    pacing();
 
     /* destroyed with builds queued and running: the queued are dropped, the running finish, nothing leaks */
     pvk_config cfg = {.compile_threads = 1, .cache_dir = ""};
