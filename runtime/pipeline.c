@@ -547,22 +547,29 @@ void pvk_pipelines_vblank(pvk_context *ctx)
 
 /* Whether a pipeline's first draw was recorded into submission `now`
  * already, or on a CPU device into this frame (VBlank to VBlank, once the
- * host calls VBlank).  Such a draw may cost the driver a compile in its queue
- * (lavapipe compiles a shader variant there, 30-130 ms each on 2 cores, with
- * its rasterizer threads waiting): one a submission keeps a frame from paying
- * for a burst of new states at once, and on a CPU device, where a submission
- * is a tenth of a frame, one a frame keeps the frame within about twice its
- * usual time (bench/stutter).  The draws held meanwhile take the ubershader:
- * the same bytes. */
-static bool first_draw_taken(const struct pvk_pipelines *pl, uint64_t now)
+ * host calls VBlank; a host that stops calling it gets one every
+ * FRAME_SUBMISSIONS submissions).  Such a draw may cost the driver a compile
+ * in its queue (lavapipe compiles a shader variant there, 30-130 ms each on
+ * 2 cores, with its rasterizer threads waiting): one a submission keeps a
+ * frame from paying for a burst of new states at once, and on a CPU device,
+ * where a citro3d frame is about ten submissions, one a frame keeps the
+ * frame within about twice its usual time (bench/stutter).  The draws held
+ * meanwhile take the ubershader: the same bytes. */
+#define FRAME_SUBMISSIONS 32u
+
+static bool first_draw_taken(const pvk_context *ctx, uint64_t now)
 {
-    return pl->fresh_value == now || (pl->pace_frames && pl->vblanks && pl->fresh_frame == pl->vblanks);
+    const struct pvk_pipelines *pl = ctx->pipelines;
+    return pl->fresh_value == now || (pl->pace_frames && pl->vblanks && pl->fresh_frame == pl->vblanks &&
+                                      ctx->gpu.stats.submissions - pl->fresh_submissions < FRAME_SUBMISSIONS);
 }
 
-static void first_draw(struct pvk_pipelines *pl, uint64_t now)
+static void first_draw(pvk_context *ctx, uint64_t now)
 {
+    struct pvk_pipelines *pl = ctx->pipelines;
     pl->fresh_value = now;
     pl->fresh_frame = pl->vblanks;
+    pl->fresh_submissions = ctx->gpu.stats.submissions;
 }
 
 bool pvk_pipelines_async(const pvk_context *ctx)
@@ -757,12 +764,12 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
         return VK_NULL_HANDLE; /* logged */
     /* A pipeline's first draw may cost the driver a compile in the queue:
      * one at a time while the ubershader can draw the others (first_draw_taken). */
-    bool hold = may_uber && ready(e) && !e->value && first_draw_taken(pl, now);
+    bool hold = may_uber && ready(e) && !e->value && first_draw_taken(ctx, now);
     if (!e->job && !hold) {
         ctx->gpu.stats.pipeline_hits++;
         *uber = forced;
         if (!e->value)
-            first_draw(pl, now);
+            first_draw(ctx, now);
         return hand_out(pl, e, now);
     }
     if (may_uber && (hold || !pvk_job_done(&e->job->job)) && jobs_below_limit(ctx, pl)) {
@@ -772,7 +779,7 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
         if (!e->job && !hold) {
             ctx->gpu.stats.pipeline_hits++;
             if (!e->value)
-                first_draw(pl, now);
+                first_draw(ctx, now);
             return hand_out(pl, e, now);
         }
         /* its own pipeline is being built: the ubershader's, waited for if
@@ -814,6 +821,6 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     }
     *uber = forced;
     if (!e->value)
-        first_draw(pl, now);
+        first_draw(ctx, now);
     return hand_out(pl, e, now);
 }

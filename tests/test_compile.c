@@ -167,20 +167,30 @@ static void kinds(void)
 
 /* On a CPU device (lavapipe compiles a pipeline's shader variant at its
  * first draw, in its queue), once the host calls VBlank: one new pipeline's
- * first draw a frame, however many submissions the frame has; the other
- * states, their pipelines built, take the ubershader until a later frame.
- * The same bytes as without threads.  Elsewhere: one a submission. */
-static void paced_run(int threads, uint8_t *out, unsigned held[])
+ * first draw a frame, however many submissions the frame has, and with no
+ * VBlank for 32 submissions one more; the other states, their pipelines
+ * built, take the ubershader meanwhile.  The same bytes as without threads.
+ * Elsewhere: one a submission.  held[]: ubershader draws in frames 0-3 (each
+ * state once, a submission each), then of state 3 alone, with no VBlank,
+ * right away and after 32 more submissions. */
+static void paced_run(int threads, uint8_t *out, unsigned held[6])
 {
     enum { N = 4 };
     pvk_config cfg = {.compile_threads = threads, .cache_dir = ""};
     ctx = th_context(&cfg, 0);
     setup();
     upload_program(1);
-    for (unsigned f = 0; f <= N; f++) {
-        CHECK_EQ(pvk_vblank(ctx), PVK_SUCCESS);
+    for (unsigned f = 0; f < 6; f++) {
+        if (f < N)
+            CHECK_EQ(pvk_vblank(ctx), PVK_SUCCESS);
+        if (f == 5)
+            for (unsigned k = 0; k < 32; k++) { /* state 0 again, taken long ago */
+                tev_mode_state(40);
+                draw_slot(0);
+                CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+            }
         uint64_t before = stats().ubershader_draws;
-        for (unsigned s = 0; s < N; s++) { /* each in a submission of its own */
+        for (unsigned s = f < N ? 0 : N - 1; s < N; s++) { /* each in a submission of its own */
             tev_mode_state(40 + s);
             draw_slot(s);
             CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
@@ -196,7 +206,7 @@ static void paced_run(int threads, uint8_t *out, unsigned held[])
 static void pacing(void)
 {
     static uint8_t paced[W * H * 4], sync[W * H * 4];
-    unsigned held[5], none[5];
+    unsigned held[6], none[6];
     paced_run(1, paced, held);
     paced_run(-1, sync, none);
     CHECK_EQ(differ(sync, paced, sizeof sync), 0);
@@ -204,12 +214,14 @@ static void pacing(void)
     ctx = th_context(&cfg, 0);
     bool cpu = ctx->gpu.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     th_release(ctx);
-    printf("pacing: %s device, draws on the ubershader in frames 0-4: %u %u %u %u %u\n", cpu ? "a CPU" : "not a CPU",
-           held[0], held[1], held[2], held[3], held[4]);
+    printf("pacing: %s device, ubershader draws: frames 0-3 %u %u %u %u, then without VBlank %u, "
+           "32 submissions later %u\n", cpu ? "a CPU" : "not a CPU", held[0], held[1], held[2], held[3], held[4],
+           held[5]);
     CHECK_EQ(held[0], 4); /* their pipelines being built */
-    for (unsigned f = 1; f <= 4; f++) {
+    static const unsigned want[6] = {4, 3, 2, 1, 1, 0}; /* built: one more taken each frame */
+    for (unsigned f = 1; f < 6; f++) {
         CHECK_EQ(none[f], 0);
-        CHECK_EQ(held[f], cpu ? 4 - f : 0); /* built: one more taken each frame */
+        CHECK_EQ(held[f], cpu ? want[f] : 0);
     }
 }
 
