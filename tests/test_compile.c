@@ -177,7 +177,10 @@ static void paced_run(int threads, uint8_t *out, unsigned held[6])
 {
     enum { N = 4 };
     pvk_config cfg = {.compile_threads = threads, .cache_dir = ""};
-    ctx = th_context(&cfg, 0);
+    /* the built-in vertex stage: each state's pipeline is queued at its first
+     * draw (with the program on the GPU it waits for the program's module,
+     * and when it is ready would depend on the machine's load) */
+    ctx = th_context_debug(&cfg, "cpu-vs", 0);
     setup();
     upload_program(1);
     for (unsigned f = 0; f < 6; f++) {
