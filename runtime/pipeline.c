@@ -557,19 +557,17 @@ void pvk_pipelines_vblank(pvk_context *ctx)
  * meanwhile take the ubershader: the same bytes. */
 #define FRAME_SUBMISSIONS 32u
 
-static bool first_draw_taken(const pvk_context *ctx, uint64_t now)
+static bool first_draw_taken(const struct pvk_pipelines *pl, uint64_t now)
 {
-    const struct pvk_pipelines *pl = ctx->pipelines;
+    /* timeline values count submissions: one each */
     return pl->fresh_value == now || (pl->pace_frames && pl->vblanks && pl->fresh_frame == pl->vblanks &&
-                                      ctx->gpu.stats.submissions - pl->fresh_submissions < FRAME_SUBMISSIONS);
+                                      now - pl->fresh_value < FRAME_SUBMISSIONS);
 }
 
-static void first_draw(pvk_context *ctx, uint64_t now)
+static void first_draw(struct pvk_pipelines *pl, uint64_t now)
 {
-    struct pvk_pipelines *pl = ctx->pipelines;
     pl->fresh_value = now;
     pl->fresh_frame = pl->vblanks;
-    pl->fresh_submissions = ctx->gpu.stats.submissions;
 }
 
 bool pvk_pipelines_async(const pvk_context *ctx)
@@ -764,12 +762,12 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
         return VK_NULL_HANDLE; /* logged */
     /* A pipeline's first draw may cost the driver a compile in the queue:
      * one at a time while the ubershader can draw the others (first_draw_taken). */
-    bool hold = may_uber && ready(e) && !e->value && first_draw_taken(ctx, now);
+    bool hold = may_uber && ready(e) && !e->value && first_draw_taken(pl, now);
     if (!e->job && !hold) {
         ctx->gpu.stats.pipeline_hits++;
         *uber = forced;
         if (!e->value)
-            first_draw(ctx, now);
+            first_draw(pl, now);
         return hand_out(pl, e, now);
     }
     if (may_uber && (hold || !pvk_job_done(&e->job->job)) && jobs_below_limit(ctx, pl)) {
@@ -779,7 +777,7 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
         if (!e->job && !hold) {
             ctx->gpu.stats.pipeline_hits++;
             if (!e->value)
-                first_draw(ctx, now);
+                first_draw(pl, now);
             return hand_out(pl, e, now);
         }
         /* its own pipeline is being built: the ubershader's, waited for if
@@ -821,6 +819,6 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     }
     *uber = forced;
     if (!e->value)
-        first_draw(ctx, now);
+        first_draw(pl, now);
     return hand_out(pl, e, now);
 }

@@ -137,7 +137,6 @@ struct pvk_pipelines {
     uint64_t fresh_value;       /* the submission that drew a pipeline for the first time last */
     uint64_t vblanks;           /* pvk_vblank calls */
     uint64_t fresh_frame;       /* the value of vblanks then */
-    uint64_t fresh_submissions; /* and of pvk_stats.submissions */
     bool pace_frames;           /* a CPU device: one first draw a frame (first_draw_taken) */
     pvk_uber_kind kinds[UBER_KINDS]; /* the ubershader pipelines' keys, for the disk cache (runtime/uber_kinds.c) */
     uint32_t n_kinds;
