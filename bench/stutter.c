@@ -37,8 +37,8 @@
  * median what the disk caches leave.  Two configurations: no compile
  * threads, and the default (pvk_config.compile_threads = 0).
  *
- * `--frames` prints every frame (wall and CPU time, pipelines taken, draws
- * drawn another way, waits): where the worst frames fall.  `--only threads0` or
+ * `--frames` prints every frame (wall and CPU time, pipelines created, draws
+ * drawn another way, waits, submissions): where the worst frames fall.  `--only threads0` or
  * `--only default` runs one configuration.
  */
 #include <dirent.h>
@@ -603,7 +603,8 @@ int main(int argc, char **argv)
             only = argv[++i];
         else {
             fprintf(stderr, "usage: stutter [--frames] [--only threads0|default]\n"
-                            "  --frames  print every frame's time, CPU time, pipelines and draws not specialised\n"
+                            "  --frames  print every frame's time, CPU time, pipelines, draws not specialised, waits and "
+                            "submissions\n"
                             "  --only    run one configuration (the comparison needs both)\n");
             return 2;
         }
