@@ -420,6 +420,7 @@ typedef struct frame_stat {
                                (the CPU interpreter for the vertex program, the ubershader) */
     uint64_t waits;         /* draws that waited for a compile thread (pvk_stats.pipeline_waits) */
     uint64_t submissions;   /* queue submissions (at most one pipeline's first draw each) */
+    uint64_t warm_ups;      /* a new vertex program's stage drawn alone (pvk_stats.vs_warm_ups) */
 } frame_stat;
 
 typedef struct run_result {
@@ -475,6 +476,7 @@ static frame_stat play(pvk_context *ctx, bench_list *l, int f)
     s.unspecialised = b.cpu_vs_while_building - a.cpu_vs_while_building + b.ubershader_draws - a.ubershader_draws;
     s.waits = b.pipeline_waits - a.pipeline_waits;
     s.submissions = b.submissions - a.submissions;
+    s.warm_ups = b.vs_warm_ups - a.vs_warm_ups;
     return s;
 }
 
@@ -508,10 +510,10 @@ static void run(void (*fill)(pvk_config *), run_result *r, const char *mesa_dir)
         const frame_stat *s = &r->frame[f];
         if (frames_label)
             printf("  frame %s %3u: %7.1f ms, CPU %7.1f ms, pipelines %llu, drawn another way %llu, waits %llu, "
-                   "submissions %llu\n",
+                   "submissions %llu, warm-ups %llu\n",
                    frames_label, f, s->ms, s->cpu_ms, (unsigned long long)s->pipelines,
                    (unsigned long long)s->unspecialised, (unsigned long long)s->waits,
-                   (unsigned long long)s->submissions);
+                   (unsigned long long)s->submissions, (unsigned long long)s->warm_ups);
     }
     free(l.w);
     pvk_stats st;

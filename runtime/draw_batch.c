@@ -251,7 +251,20 @@ pvk_result pvk_draw_render_batched(pvk_context *ctx, struct pvk_draw *d, const p
     uint64_t unsupported = st->unsupported;
     VkPipeline pipeline = pvk_pipeline_get(ctx, &pipe, &fs, b->dfmt, b->pass, pk->vs, &uber, &cpu_vs);
     if (cpu_vs && pk->vs) {
-        /* nothing recorded yet: the translator draws it again with the
+        /* a pipeline here is a new program's warm-up: the driver compiles
+         * the program at this draw, which culls every triangle */
+        if (pipeline) {
+            VkCommandBuffer cmd = b->op.cmd;
+            if (b->pipeline != pipeline)
+                ctx->gpu.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+            b->pipeline = pipeline;
+            pvk_draw_set_state(ctx, cmd, pk, t.w, t.h, sc, &dst, b->depth != VK_NULL_HANDLE, b->stencil,
+                               pvk_fs_uber_tex(&fs));
+            ctx->gpu.vk.vkCmdSetCullMode(cmd, VK_CULL_MODE_FRONT_AND_BACK); /* nothing drawn */
+            pvk_draw_record_vertices(ctx, d, cmd, pk, in);
+            st->vs_warm_ups++;
+        }
+        /* nothing drawn yet: the translator draws it again with the
          * interpreter's vertices (its textures are looked up again; what
          * the pipelines counted, once a context, stays) */
         st->shader_borders = counted[0], st->texture_samples = counted[1];

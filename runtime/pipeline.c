@@ -133,6 +133,12 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
         r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateShaderModule(ctx->gpu.device, &smci, NULL, &pl->quat_geom),
                          "vkCreateShaderModule");
     }
+    if (!r) {
+        spv = pvk_builtin_draw_null_frag_spirv();
+        smci.codeSize = spv.size, smci.pCode = spv.code;
+        r = pvk_vk_check(&ctx->gpu, ctx->gpu.vk.vkCreateShaderModule(ctx->gpu.device, &smci, NULL, &pl->null_frag),
+                         "vkCreateShaderModule");
+    }
     if (!r)
         r = pvk_compiler_init(ctx); /* last: the workers read what is set up above */
     return r;
@@ -174,6 +180,8 @@ void pvk_pipelines_destroy(pvk_context *ctx)
         ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->vertex, NULL);
     if (pl->quat_geom)
         ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->quat_geom, NULL);
+    if (pl->null_frag)
+        ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, pl->null_frag, NULL);
     pvk_vs_modules_destroy(ctx);
     for (uint32_t i = 0; i < FS_MODULES; i++)
         if (pl->fsm[i].module)
@@ -254,9 +262,17 @@ static bool pipe_prepare(pvk_context *ctx, pipe_job *j)
     j->pass = k->render_pass ? pvk_render_pass_get(ctx, (VkFormat)k->depth_format, true) : VK_NULL_HANDLE;
     if (k->render_pass && !j->pass)
         return false; /* logged */
+    if (k->warm_up)
+        return true; /* no fragment stage */
     j->frag = pvk_fragment_module_lend(ctx, &j->fs);
     j->lent = j->frag != VK_NULL_HANDLE;
     return true;
+}
+
+/* Whether the pipeline of `k` (fragment key `fs`) has the quaternion geometry stage. */
+static bool has_geometry(const struct pvk_pipelines *pl, const key_pair *k, const pvk_fs_key *fs)
+{
+    return k->vs_id && pl->quat_geom && (k->warm_up ? k->warm_up == 2 : fs->fl.light);
 }
 
 /* On a worker (or at once): the fragment module if it was not in memory,
@@ -268,7 +284,9 @@ static void pipe_build(pvk_job *job)
     struct pvk_pipelines *pl = ctx->pipelines;
     const key_pair *k = &j->key;
     VkShaderModule vert = j->vert, frag = j->frag;
-    if (!frag)
+    if (k->warm_up)
+        frag = pl->null_frag; /* a stage that never runs (the draw culls its triangles) */
+    else if (!frag)
         frag = j->frag = pvk_fragment_module_make(&j->b, &j->fs);
     if (!frag)
         return;
@@ -281,7 +299,7 @@ static void pipe_build(pvk_job *job)
     /* fragment lighting after a generated vertex stage: the shorter-arc
      * quaternions per triangle (draw_submit_vs checked the module exists) */
     uint32_t n_stages = 2;
-    if (k->vs_id && j->fs.fl.light && pl->quat_geom)
+    if (has_geometry(pl, k, &j->fs))
         stages[n_stages++] = (VkPipelineShaderStageCreateInfo){
             .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_GEOMETRY_BIT,
             .module = pl->quat_geom, .pName = "main"};
@@ -355,6 +373,8 @@ static void pipe_build(pvk_job *job)
         .alphaBlendOp = pvk_vk_blend_op(pk->alpha_eq),
         .colorWriteMask = pk->color_mask,
     };
+    if (k->warm_up)
+        cba = (VkPipelineColorBlendAttachmentState){0}; /* nothing is written */
     bool logic = !pk->blend && ctx->gpu.features.logic_op; /* else Copy (pipe_prepare said so) */
     VkPipelineColorBlendStateCreateInfo cb = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
@@ -537,6 +557,7 @@ void pvk_pipelines_forget(pvk_context *ctx)
         pl->count += used(&pl->table[i]);
     pl->jobs = 0;
     pl->last = NULL;
+    pl->n_warm = 0; /* ids start over */
 }
 
 void pvk_pipelines_vblank(pvk_context *ctx)
@@ -564,10 +585,24 @@ static bool first_draw_taken(const struct pvk_pipelines *pl, uint64_t now)
                                       now - pl->fresh_value < FRAME_SUBMISSIONS);
 }
 
-static void first_draw(struct pvk_pipelines *pl, uint64_t now)
+/* Programs the driver has compiled: vs_id << 1 | 1 with the quaternion
+ * geometry stage.  A ring of the last WARM_PROGRAMS: one that falls out is
+ * warmed up again at worst. */
+static bool warm_find(const struct pvk_pipelines *pl, uint32_t tag)
+{
+    for (uint32_t i = 0; i < pl->n_warm && i < WARM_PROGRAMS; i++)
+        if (pl->warm[i] == tag)
+            return true;
+    return false;
+}
+
+static void first_draw(struct pvk_pipelines *pl, const entry *e, uint64_t now)
 {
     pl->fresh_value = now;
     pl->fresh_frame = pl->vblanks;
+    uint32_t tag = e->key.vs_id << 1 | e->geometry;
+    if (e->key.vs_id && !warm_find(pl, tag))
+        pl->warm[pl->n_warm++ % WARM_PROGRAMS] = tag;
 }
 
 bool pvk_pipelines_async(const pvk_context *ctx)
@@ -593,7 +628,7 @@ static entry *pipe_entry(pvk_context *ctx, const key_pair *k, const pvk_fs_key *
 {
     /* the ubershader's: new states of its kind need it, before the builds
      * that only replace a path that draws already */
-    bool first = fs->uber;
+    bool first = fs->uber || k->warm_up;
     struct pvk_pipelines *pl = ctx->pipelines;
     entry *found = pipe_find(pl, k);
     if (found)
@@ -624,7 +659,7 @@ static entry *pipe_entry(pvk_context *ctx, const key_pair *k, const pvk_fs_key *
     while (used(&pl->table[i]))
         i = (i + 1) & mask;
     entry *e = &pl->table[i];
-    *e = (entry){.key = *k, .hash = h, .job = j};
+    *e = (entry){.key = *k, .hash = h, .job = j, .geometry = has_geometry(pl, k, fs)};
     pvk_compiler_submit_at(ctx, &j->job, first); /* without workers it is done now */
     return e;
 }
@@ -763,11 +798,40 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     /* A pipeline's first draw may cost the driver a compile in the queue:
      * one at a time while the ubershader can draw the others (first_draw_taken). */
     bool hold = may_uber && ready(e) && !e->value && first_draw_taken(pl, now);
+    /* On a CPU device the first draw of a program the driver has not seen
+     * compiles its vertex stage too (lavapipe: about 100 ms, more than most
+     * fragment variants; later pipelines of the program find it in Mesa's
+     * shader cache).  That compile gets a frame of its own: a warm-up draw
+     * of the program (shaders/draw_null.frag, no colour writes, every
+     * triangle culled) in this frame's place, the state's own first draw in
+     * a later one.  Not rasterizer discard: lavapipe then compiles a
+     * fragment stage of its own, once a context, which no cache keeps. */
+    uint32_t tag = k.vs_id << 1 | e->geometry;
+    if (vs && cpu_vs && may_uber && pl->pace_frames && ready(e) && !e->value && !warm_find(pl, tag)) {
+        key_pair wk = k;
+        memset(&wk.pipe, 0, sizeof wk.pipe); /* it writes nothing: one per program and depth format */
+        wk.pipe.blend = 1;
+        wk.fs_id = 0;
+        wk.warm_up = e->geometry ? 2 : 1;
+        entry *w = pipe_entry(ctx, &wk, fs, &vkey); /* may move slots */
+        bool failed = !w || (ready(w) && w->job && !pipe_take(ctx, pl, w)); /* logged */
+        if (!failed && ready(w) && !first_draw_taken(pl, now)) {
+            first_draw(pl, w, now);
+            *cpu_vs = true; /* the caller records it, then the draw with the interpreter's vertices */
+            return hand_out(pl, w, now);
+        }
+        if (failed) /* the state's own first draw pays for the compile, as without a warm-up */
+            pl->warm[pl->n_warm++ % WARM_PROGRAMS] = tag;
+        e = pipe_find(pl, &k);
+        if (!e)
+            return VK_NULL_HANDLE;
+        hold = hold || !failed;
+    }
     if (!e->job && !hold) {
         ctx->gpu.stats.pipeline_hits++;
         *uber = forced;
         if (!e->value)
-            first_draw(pl, now);
+            first_draw(pl, e, now);
         return hand_out(pl, e, now);
     }
     if (may_uber && (hold || !pvk_job_done(&e->job->job)) && jobs_below_limit(ctx, pl)) {
@@ -777,7 +841,7 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
         if (!e->job && !hold) {
             ctx->gpu.stats.pipeline_hits++;
             if (!e->value)
-                first_draw(pl, now);
+                first_draw(pl, e, now);
             return hand_out(pl, e, now);
         }
         /* its own pipeline is being built: the ubershader's, waited for if
@@ -819,6 +883,6 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     }
     *uber = forced;
     if (!e->value)
-        first_draw(pl, now);
+        first_draw(pl, e, now);
     return hand_out(pl, e, now);
 }

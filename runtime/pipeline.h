@@ -32,6 +32,9 @@ typedef struct key_pair {
     uint32_t vs_id;        /* a generated vertex stage's key; 0: shaders/draw.vert */
     uint32_t depth_format; /* VkFormat of the depth attachment (UNDEFINED: none; a depth-stencil format: stencil too) */
     uint32_t render_pass;  /* 1: for the attachment-read render pass (subpass 0), 0: dynamic rendering */
+    uint32_t warm_up;      /* 0; 1: a new program's warm-up (fs_id 0, shaders/draw_null.frag, no colour writes, its
+                              triangles culled: the driver's compile of the program in a frame of its own,
+                              pvk_pipeline_get); 2: with the quaternion geometry stage */
 } key_pair;
 
 /* An ubershader pipeline (built-in vertex stage) by its keys rather than
@@ -81,6 +84,8 @@ typedef struct fb_entry {
     VkFramebuffer fb;
 } fb_entry;
 
+#define WARM_PROGRAMS 64u
+
 typedef struct entry {
     key_pair key;
     uint64_t hash;
@@ -88,6 +93,7 @@ typedef struct entry {
     struct pipe_job *job; /* being built (runtime/pipeline.c): pipeline not yet known */
     uint64_t value; /* timeline value of the last submission recorded with it */
     uint64_t tick; /* when it was last handed out: the smallest is evicted */
+    bool geometry; /* it has the quaternion geometry stage */
 } entry;
 
 
@@ -128,6 +134,7 @@ struct pvk_pipelines {
     uint32_t n_fbs;
     VkShaderModule vertex;
     VkShaderModule quat_geom;   /* shaders/draw_quat.geom, VK_NULL_HANDLE without geometry shaders */
+    VkShaderModule null_frag;   /* shaders/draw_null.frag: warm-up draws' fragment stage */
     entry table[1u << TABLE_BITS];
     uint32_t count;
     entry *last;
@@ -137,6 +144,8 @@ struct pvk_pipelines {
     uint64_t fresh_value;       /* the submission that drew a pipeline for the first time last */
     uint64_t vblanks;           /* pvk_vblank calls */
     uint64_t fresh_frame;       /* the value of vblanks then */
+    uint32_t warm[WARM_PROGRAMS]; /* vs_id << 1 | geometry stage: programs the driver has compiled (a ring) */
+    uint32_t n_warm;
     bool pace_frames;           /* a CPU device: one first draw a frame (first_draw_taken) */
     pvk_uber_kind kinds[UBER_KINDS]; /* the ubershader pipelines' keys, for the disk cache (runtime/uber_kinds.c) */
     uint32_t n_kinds;

@@ -16,6 +16,7 @@
 #include "texture_decode_etc.comp.spv.h"
 #include "draw.vert.spv.h"
 #include "draw_quat.geom.spv.h"
+#include "draw_null.frag.spv.h"
 
 pvk_spirv pvk_builtin_spirv(int pipe)
 {
@@ -51,4 +52,9 @@ pvk_spirv pvk_builtin_draw_vertex_spirv(void)
 pvk_spirv pvk_builtin_draw_quat_geom_spirv(void)
 {
     return (pvk_spirv){pvk_spv_draw_quat_geom, sizeof pvk_spv_draw_quat_geom};
+}
+
+pvk_spirv pvk_builtin_draw_null_frag_spirv(void)
+{
+    return (pvk_spirv){pvk_spv_draw_null_frag, sizeof pvk_spv_draw_null_frag};
 }

@@ -110,5 +110,7 @@ pvk_spirv pvk_builtin_draw_vertex_spirv(void);
 /* Fragment lighting's per-triangle quaternion flips for generated vertex
  * stages (shaders/draw_quat.geom; their draws are triangle lists). */
 pvk_spirv pvk_builtin_draw_quat_geom_spirv(void);
+/* The fragment stage of a vertex-program warm-up draw (shaders/draw_null.frag). */
+pvk_spirv pvk_builtin_draw_null_frag_spirv(void);
 
 #endif

@@ -228,6 +228,72 @@ static void pacing(void)
     }
 }
 
+/* On a CPU device, a new vertex program's first draw on the GPU path would
+ * cost the driver its vertex compile and a fragment variant in one frame:
+ * the program's stage is drawn alone first (rasterizer discard: nothing
+ * drawn) in a frame of its own, the state's own pipeline in a later frame,
+ * and a second state of the program needs no warm-up.  Each frame draws the
+ * two states of two programs in turn until both take the GPU path; the
+ * bytes are those of a context without threads.  warm[]: the frame of each
+ * program's warm-up, gpu[] of its first draw on the GPU path (-1: none). */
+static void warm_run(int threads, uint8_t *out, int warm[2], int gpu[2], pvk_stats *st)
+{
+    pvk_config cfg = {.compile_threads = threads, .cache_dir = ""};
+    ctx = th_context(&cfg, 0);
+    setup();
+    warm[0] = warm[1] = gpu[0] = gpu[1] = -1;
+    int f = 0;
+    for (; f < 2000 && (gpu[0] < 0 || gpu[1] < 0); f++) {
+        CHECK_EQ(pvk_vblank(ctx), PVK_SUCCESS);
+        for (unsigned p = 0; p < 2; p++) {
+            upload_program(p + 1);
+            for (unsigned s = 0; s < 2; s++) { /* a second state of the program: no warm-up of its own */
+                uint64_t warm0 = stats().vs_warm_ups, v0 = ctx->pica.counters.gpu_vertices;
+                tev_mode_state(60 + 2 * p + s);
+                draw_slot(2 * p + s);
+                if (stats().vs_warm_ups != warm0) {
+                    CHECK_EQ(warm[p], -1);
+                    warm[p] = f;
+                }
+                if (ctx->pica.counters.gpu_vertices != v0 && gpu[p] < 0)
+                    gpu[p] = f;
+            }
+        }
+        CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
+        nanosleep(&(struct timespec){0, 2000000}, NULL);
+    }
+    copy_out(out, FB);
+    *st = stats();
+    th_release(ctx);
+}
+
+static void warm_up(void)
+{
+    static uint8_t paced[W * H * 4], sync[W * H * 4];
+    int warm[2], gpu[2], swarm[2], sgpu[2];
+    pvk_stats a, b;
+    warm_run(1, paced, warm, gpu, &a);
+    warm_run(-1, sync, swarm, sgpu, &b);
+    CHECK_EQ(differ(sync, paced, sizeof sync), 0);
+    pvk_config cfg = {.compile_threads = -1, .cache_dir = ""};
+    ctx = th_context(&cfg, 0);
+    bool cpu = ctx->gpu.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    th_release(ctx);
+    printf("warm-up: program 1 warmed in frame %d, on the GPU path from frame %d; program 2: %d, %d\n", warm[0],
+           gpu[0], warm[1], gpu[1]);
+    CHECK_EQ(b.vs_warm_ups, 0); /* without threads nothing is held */
+    CHECK_EQ(sgpu[0], 0);
+    CHECK(gpu[0] >= 0 && gpu[1] >= 0);
+    if (!cpu) {
+        CHECK_EQ(a.vs_warm_ups, 0);
+        return;
+    }
+    CHECK_EQ(a.vs_warm_ups, 2); /* once a program, not once a state */
+    for (int p = 0; p < 2; p++)
+        CHECK(warm[p] >= 0 && warm[p] < gpu[p]);
+    CHECK(warm[0] != warm[1] && warm[0] != gpu[1] && warm[1] != gpu[0]); /* one first draw a frame */
+}
+
 int main(void)
 {
     unsetenv("PVK_COMPILE_THREADS"); /* the contexts here say what they want */
@@ -259,6 +325,7 @@ int main(void)
            (unsigned long long)b.ubershader_draws, (unsigned long long)b.pipeline_waits);
     kinds();
     pacing();
+    warm_up();
 
     /* destroyed with builds queued and running: the queued are dropped, the running finish, nothing leaks */
     pvk_config cfg = {.compile_threads = 1, .cache_dir = ""};

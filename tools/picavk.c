@@ -148,7 +148,7 @@ static const struct { const char *name; size_t offset; } stat_rows[] = {
     STAT(shader_compile_ns), STAT(shader_compile_max_ns), STAT(disk_cache_evictions),
     STAT(fragment_modules_created), STAT(gpu_waits), STAT(background_builds),
     STAT(cpu_vs_while_building), STAT(ubershader_draws), STAT(pipeline_waits), STAT(gpu_steps_charged), STAT(gpu_capped_draws), STAT(gpu_budget_fallbacks),
-    STAT(ubershader_prebuilds),
+    STAT(ubershader_prebuilds), STAT(vs_warm_ups),
 };
 #undef STAT
 _Static_assert(sizeof stat_rows / sizeof stat_rows[0] == sizeof(pvk_stats) / sizeof(uint64_t),
