@@ -172,7 +172,7 @@ static const char *const prelude_end =
 
 /* Declarations of the samplers of the enabled units (runtime/pipeline.c's
  * set 0, bindings 0-2). */
-static void texture_decls(pvk_text *b, const pvk_fs_tex_key *t, bool uber)
+static void texture_decls(pvk_text *b, const pvk_fs_tex_key *t)
 {
     for (unsigned u = 0; u < 3; u++) {
         if (!(t->enable >> u & 1))
@@ -190,7 +190,7 @@ static void texture_decls(pvk_text *b, const pvk_fs_tex_key *t, bool uber)
      * than the fragment's z, else 0; a texel outside the texture gives 1.
      * The four texels around the sample point are compared, then mixed
      * bilinearly whatever the filter registers say. */
-    if ((t->enable & 1) && (t->type0 == PVK_TEXTYPE_SHADOW_2D || (uber && t->type0 != PVK_TEXTYPE_CUBE)))
+    if ((t->enable & 1) && t->type0 == PVK_TEXTYPE_SHADOW_2D)
         pvk_text_put(b, "float shadow_texel(ivec2 p, ivec2 size, uint z)\n{\n"
                         "    if (any(lessThan(p, ivec2(0))) || any(greaterThanEqual(p, size)))\n"
                         "        return 1.0;\n"
@@ -213,46 +213,37 @@ static void shadow_sample(pvk_text *b)
                     "        tex0 = texel8(vec4(s));\n");
 }
 
-/* The ubershader's unit u (not a cube map): the type, texture 2's
- * coordinates, the borders and shadow ortho from its push word
- * (pvk_fs_uber_tex), each branch the specialised text below. */
-static void uber_sample(pvk_text *b, unsigned u)
+/* The ubershader's unit u (not a cube map) of unit 0's type `type` (part
+ * of its kind: a branch per type, even one no lane takes, halves lavapipe's
+ * fill rate); texture 2's coordinates, the borders and shadow ortho from
+ * its push word (pvk_fs_uber_tex); the specialised text below otherwise. */
+static void uber_sample(pvk_text *b, unsigned u, unsigned type)
 {
     pvk_text_put(b, "    {\n");
-    if (u == 0) {
-        pvk_text_put(b, "    uint type = uber_tex & 255u;\n"
-                        "    ONLY_IF(type == %uu) {\n"
-                        "        vec2 c = tc01.xy;\n"
+    if (type == PVK_TEXTYPE_SHADOW_2D) {
+        pvk_text_put(b, "        vec2 c = tc01.xy;\n"
                         "        if ((uber_tex >> 24) == 0u)\n"
-                        "            c = c / tc2w.z;\n",
-                     (unsigned)PVK_TEXTYPE_SHADOW_2D);
+                        "            c = c / tc2w.z;\n");
         shadow_sample(b);
-        pvk_text_put(b, "    }\n"
-                        "    ONLY_IF(type != %uu) {\n",
-                     (unsigned)PVK_TEXTYPE_SHADOW_2D);
+        pvk_text_put(b, "    }\n");
+        return;
     }
     const char *tc = u == 0 ? "tc01.xy" : u == 1 ? "tc01.zw" : "((uber_tex & 0x100u) != 0u ? tc01.zw : tc2w.xy)";
     pvk_text_put(b, "        vec2 c = %s;\n", tc);
-    if (u == 0)
-        pvk_text_put(b, "        ONLY_IF(type == %uu) {\n"
-                        "            c = c / tc2w.z;\n"
-                        "            tex0 = texel8(texture(tex_unit0, vec2(c.x, 1.0 - c.y)));\n"
-                        "        }\n"
-                        "        ONLY_IF(type != %uu) {\n",
-                     (unsigned)PVK_TEXTYPE_PROJECTION, (unsigned)PVK_TEXTYPE_PROJECTION);
-    pvk_text_put(b, "        vec2 d = c * vec2(textureSize(tex_unit%u, 0)), m = max(abs(dFdx(d)), abs(dFdy(d)));\n"
-                    "        tex%u = texel8(textureLod(tex_unit%u, vec2(c.x, 1.0 - c.y), log2(max(m.x, m.y))));\n",
-                 u, u, u);
-    if (u == 0)
-        pvk_text_put(b, "        }\n");
+    if (type == PVK_TEXTYPE_PROJECTION)
+        pvk_text_put(b, "        c = c / tc2w.z;\n"
+                        "        tex%u = texel8(texture(tex_unit%u, vec2(c.x, 1.0 - c.y)));\n",
+                     u, u);
+    else
+        pvk_text_put(b, "        vec2 d = c * vec2(textureSize(tex_unit%u, 0)), m = max(abs(dFdx(d)), abs(dFdy(d)));\n"
+                        "        tex%u = texel8(textureLod(tex_unit%u, vec2(c.x, 1.0 - c.y), log2(max(m.x, m.y))));\n",
+                     u, u, u);
     pvk_text_put(b, "        uint border = uber_tex >> 16;\n"
                     "        if (((border >> %uu & 1u) != 0u && (c.x < 0.0 || c.x >= 1.0)) ||\n"
                     "            ((border >> %uu & 1u) != 0u && (c.y < 0.0 || c.y >= 1.0)))\n"
-                    "            tex%u = rgba8(tex_border[%u]);\n",
+                    "            tex%u = rgba8(tex_border[%u]);\n"
+                    "    }\n",
                  u, u + 4, u, u);
-    if (u == 0)
-        pvk_text_put(b, "    }\n");
-    pvk_text_put(b, "    }\n");
 }
 
 /* tex0-2: the TEV's texture sources, sampled first (implicit LOD needs
@@ -275,7 +266,7 @@ static void texture_samples(pvk_text *b, const pvk_fs_tex_key *t, bool uber)
             continue;
         unsigned type = u == 0 ? t->type0 : PVK_TEXTYPE_2D;
         if (uber && type != PVK_TEXTYPE_CUBE) {
-            uber_sample(b, u);
+            uber_sample(b, u, type);
             continue;
         }
         if (type == PVK_TEXTYPE_SHADOW_2D) {
@@ -553,7 +544,7 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
         pvk_text_put(&b, "#define ONLY_IF(c) for (uint once_ = 0u; once_ < ((c) ? 1u : 0u); once_++)\n");
     if (key->blend) /* the destination: this pixel of the colour attachment (runtime/pipeline.c's set 0) */
         pvk_text_put(&b, "layout(input_attachment_index = 0, set = 0, binding = 4) uniform subpassInput dst_in;\n");
-    texture_decls(&b, &key->tex, uber);
+    texture_decls(&b, &key->tex);
     pvk_glsl_fraglight_decls(&b, key);
     tev_helpers(&b, key);
     if (uber) {
@@ -656,9 +647,7 @@ void pvk_fs_uber_key(const pvk_fs_key *fs, pvk_fs_key *uber)
     uber->blend = fs->blend;
     uber->tex.enable = fs->tex.enable;
     if (fs->tex.enable & 1)
-        uber->tex.type0 = fs->tex.type0 == PVK_TEXTYPE_CUBE || fs->tex.type0 == PVK_TEXTYPE_SHADOW_CUBE
-                              ? fs->tex.type0
-                              : PVK_TEXTYPE_2D;
+        uber->tex.type0 = fs->tex.type0; /* a kind a type (uber_sample) */
     uber->fl = fs->fl;
     uber->fl.fog = uber->fl.fog_flip = 0; /* data: bytes 108 and 106 */
 }

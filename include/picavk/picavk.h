@@ -393,7 +393,8 @@ typedef struct pvk_stats {
     uint64_t ubershader_draws;
     /* Draws that waited for a pipeline's build on a compile thread: the
      * first state of a kind (fixed-function state, lighting, procedural
-     * texture, sampled units) waits for that kind's ubershader pipeline. */
+     * texture, sampled units and unit 0's texture type) waits for that
+     * kind's ubershader pipeline. */
     uint64_t pipeline_waits;
     /* The per-call shader-instruction budget on the GPU paths (vertex and
      * geometry programs): instructions charged for them (invocations x the
