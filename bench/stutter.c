@@ -420,7 +420,7 @@ typedef struct frame_stat {
                                (the CPU interpreter for the vertex program, the ubershader) */
     uint64_t waits;         /* draws that waited for a compile thread (pvk_stats.pipeline_waits) */
     uint64_t submissions;   /* queue submissions (at most one pipeline's first draw each) */
-    uint64_t warm_ups;      /* a new vertex program's stage drawn alone (pvk_stats.vs_warm_ups) */
+    uint64_t warm_ups;      /* a new vertex program's warm-up draws (pvk_stats.vs_warm_ups) */
 } frame_stat;
 
 typedef struct run_result {

@@ -596,13 +596,18 @@ static bool warm_find(const struct pvk_pipelines *pl, uint32_t tag)
     return false;
 }
 
+static void warm_note(struct pvk_pipelines *pl, uint32_t tag)
+{
+    if (!warm_find(pl, tag))
+        pl->warm[pl->n_warm++ % WARM_PROGRAMS] = tag;
+}
+
 static void first_draw(struct pvk_pipelines *pl, const entry *e, uint64_t now)
 {
     pl->fresh_value = now;
     pl->fresh_frame = pl->vblanks;
-    uint32_t tag = e->key.vs_id << 1 | e->geometry;
-    if (e->key.vs_id && !warm_find(pl, tag))
-        pl->warm[pl->n_warm++ % WARM_PROGRAMS] = tag;
+    if (e->key.vs_id)
+        warm_note(pl, e->key.vs_id << 1 | e->geometry);
 }
 
 bool pvk_pipelines_async(const pvk_context *ctx)
@@ -821,7 +826,7 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
             return hand_out(pl, w, now);
         }
         if (failed) /* the state's own first draw pays for the compile, as without a warm-up */
-            pl->warm[pl->n_warm++ % WARM_PROGRAMS] = tag;
+            warm_note(pl, tag);
         e = pipe_find(pl, &k);
         if (!e)
             return VK_NULL_HANDLE;

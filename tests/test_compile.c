@@ -230,7 +230,7 @@ static void pacing(void)
 
 /* On a CPU device, a new vertex program's first draw on the GPU path would
  * cost the driver its vertex compile and a fragment variant in one frame:
- * the program's stage is drawn alone first (rasterizer discard: nothing
+ * the program is drawn first by a warm-up (every triangle culled: nothing
  * drawn) in a frame of its own, the state's own pipeline in a later frame,
  * and a second state of the program needs no warm-up.  Each frame draws the
  * two states of two programs in turn until both take the GPU path; the

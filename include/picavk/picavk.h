@@ -408,10 +408,11 @@ typedef struct pvk_stats {
      * and procedural-texture structure) an earlier context drew: the
      * disk cache (pvk_config.cache_dir) remembers them per device. */
     uint64_t ubershader_prebuilds;
-    /* Warm-up draws on a CPU device: a new vertex program's stage drawn
-     * alone (nothing rasterized) in a frame of its own, so that the
-     * driver's compile of it and a fragment variant's do not fall into one
-     * frame; the draw itself took the interpreter's vertices. */
+    /* Warm-up draws on a CPU device: a new vertex program drawn with a
+     * fragment stage that never runs (every triangle culled) in a frame of
+     * its own, so that the driver's compile of it and a fragment variant's
+     * do not fall into one frame; the draw itself took the interpreter's
+     * vertices. */
     uint64_t vs_warm_ups;
 } pvk_stats;
 
