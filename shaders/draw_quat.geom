@@ -26,14 +26,12 @@ out gl_PerVertex {
     float gl_ClipDistance[1];
 };
 layout(location = 0) in vec4 in_color[];
-layout(location = 1) noperspective in float in_z_over_w[];
 layout(location = 2) in float in_clip_w[];
 layout(location = 3) in vec4 in_tc01[];
 layout(location = 4) in vec3 in_tc2w[];
 layout(location = 5) in vec4 in_quat[];
 layout(location = 6) in vec3 in_view[];
 layout(location = 0) out vec4 color;
-layout(location = 1) noperspective out float z_over_w;
 layout(location = 2) out float clip_w;
 layout(location = 3) out vec4 tc01;
 layout(location = 4) out vec3 tc2w;
@@ -51,7 +49,6 @@ void main()
         gl_Position = gl_in[i].gl_Position;
         gl_ClipDistance[0] = gl_in[i].gl_ClipDistance[0];
         color = in_color[i];
-        z_over_w = in_z_over_w[i];
         clip_w = in_clip_w[i];
         tc01 = in_tc01[i];
         tc2w = in_tc2w[i];

@@ -2,7 +2,8 @@
  * after drawing triangles at known z with known DEPTHMAP_SCALE/_OFFSET, the
  * W-buffer mode, clamping, every depth function with two overlapping
  * triangles, writes gated by DEPTH_COLOR_MASK and DEPTHBUFFER_WRITE, and the
- * D24S8 stencil bytes left alone.
+ * D24S8 stencil bytes left alone; a triangle crossing the eye plane, against
+ * a per-pixel reference that clips in clip space (test_eye_plane).
  *
  * Expected depths follow FACTS.md "Output merger" (Citra's rasterizer):
  * d = z/w * scale + offset (times w in W-buffer mode, DEPTHMAP_ENABLE = 0),
@@ -273,6 +274,158 @@ static void test_write_disable(void)
     free(before);
 }
 
+/* ---- a triangle crossing the eye plane (issue 41) ----
+ * A ground triangle through a perspective projection shaped as citro3d's
+ * Mtx_PerspTilt (clip z/w = -1 at the near plane, 0 at the far one), two
+ * vertices ahead and one at or behind the eye (w < 0, w = 0, w just below
+ * 0), and one ahead of the eye but nearer than the near plane.  The PICA
+ * clips in clip space and takes z/w per pixel of what is left: the
+ * reference solves, per pixel centre, for the point of the clip-space
+ * triangle on that pixel's ray (exact, in double), covers the pixel when
+ * that point is inside the triangle and the view volume (w > 0,
+ * -w <= z <= 0), and takes its z/w.  Every covered pixel must hold the
+ * triangle's colour and that depth (within a few float32 steps of the
+ * interpolation), every other pixel its colour and depth untouched.
+ * Pixels whose corners disagree about coverage are edge pixels: skipped. */
+
+/* Clip coordinates on a grid of 2^-10: exact in f24 (the loader's
+ * float-to-f24 conversion changes nothing) and in the reference. */
+static double grid(double v)
+{
+    return floor(v * 1024.0 + 0.5) / 1024.0;
+}
+
+/* Eye space (x, y, z_e) through the projection (near 0.25, far 8, fovy 0.95). */
+static void project(const double e[3], float clip[4])
+{
+    const double n = 0.25, f = 8.0, c = 1.0 / tan(0.95 / 2), aspect = (double)W / H;
+    const double a = -n / (f - n), b = -n * f / (f - n);
+    clip[0] = (float)grid(e[0] * c / aspect);
+    clip[1] = (float)grid(e[1] * c);
+    clip[2] = (float)grid(a * e[2] + b);
+    clip[3] = (float)grid(-e[2]);
+}
+
+static void put_clip(const float v[3][4], const float color[4])
+{
+    float *p = pvk_guest_ptr(ctx, VB, 3 * 32);
+    for (unsigned i = 0; i < 3; i++) {
+        memcpy(&p[i * 8], v[i], 16);
+        memcpy(&p[i * 8 + 4], color, 16);
+    }
+    pvk_guest_written(ctx, VB, 3 * 32);
+}
+
+/* The point of the triangle seen at window (px, py): covered?, its z, w. */
+static int ray_hit(const float v[3][4], double px, double py, double *z, double *w)
+{
+    double xn = px / (W / 2.0) - 1.0, yn = py / (H / 2.0) - 1.0;
+    /* l0 + l1 + l2 = 1; sum l_i (x_i - xn w_i) = 0; sum l_i (y_i - yn w_i) = 0 */
+    double m[3][3], r[3] = {1, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        m[0][i] = 1;
+        m[1][i] = v[i][0] - xn * v[i][3];
+        m[2][i] = v[i][1] - yn * v[i][3];
+    }
+    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    if (fabs(det) < 1e-12)
+        return 0;
+    double l[3];
+    for (int k = 0; k < 3; k++) { /* Cramer */
+        double t[3][3];
+        memcpy(t, m, sizeof t);
+        for (int j = 0; j < 3; j++)
+            t[j][k] = r[j];
+        l[k] = (t[0][0] * (t[1][1] * t[2][2] - t[1][2] * t[2][1]) - t[0][1] * (t[1][0] * t[2][2] - t[1][2] * t[2][0]) +
+                t[0][2] * (t[1][0] * t[2][1] - t[1][1] * t[2][0])) /
+               det;
+    }
+    *z = l[0] * v[0][2] + l[1] * v[1][2] + l[2] * v[2][2];
+    *w = l[0] * v[0][3] + l[1] * v[1][3] + l[2] * v[2][3];
+    return l[0] >= 0 && l[1] >= 0 && l[2] >= 0 && *w > 0 && *z <= 0 && *z >= -*w;
+}
+
+typedef struct { uint32_t func, clear; int zbuffer; float scale, offset; } eye_case;
+
+static void test_eye_plane(void)
+{
+    /* the third vertex: behind the eye, at it, just behind it; then a
+     * triangle wholly ahead of the eye that the near plane cuts */
+    static const double third[4][3] = {{0, -0.5, 1.5}, {0, -0.5, 0}, {0.25, -0.5, 1.0 / 1024}, {0, -0.5, -0.125}};
+    static const eye_case cases[] = {
+        {6, 0, 1, -1.0f, 0.0f},       /* citro3d's map, GREATER over 0: the game's draw */
+        {4, ~0u, 1, 1.0f, 1.0f},      /* d = z/w + 1, LESS over the far value */
+        {7, 0, 1, -0.5f, 0.25f},      /* GEQUAL */
+        {6, 0, 0, -0.0625f, 0.0625f}, /* W-buffer: d = (w - z) / 16 */
+    };
+    const uint32_t fmts[2] = {0, 3};
+    int covered_total = 0;
+    for (unsigned f = 0; f < 2; f++) {
+        uint32_t fmt = fmts[f], bits = fmt == 0 ? 16 : 24, maxq = (1u << bits) - 1;
+        uint32_t tol = fmt == 0 ? 1 : 4; /* z/w interpolated in float32: a few D24 steps */
+        setup_fb(fmt);
+        for (unsigned t = 0; t < 4; t++) {
+            const double ahead[2][3] = {{-3, -0.5, -6}, {3, -0.5, -6}};
+            float v[3][4];
+            project(ahead[0], v[0]);
+            project(ahead[1], v[1]);
+            project(third[t], v[2]);
+            for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+                const eye_case *k = &cases[c];
+                uint32_t bg = k->clear & maxq;
+                clear_fb();
+                fill_depth(fmt, bg);
+                depthmap(k->zbuffer, k->scale, k->offset);
+                depth_mask(1, k->func, 1);
+                put_clip(v, RED);
+                draw_arrays(0, 3);
+                int bad = 0, covered = 0;
+                uint32_t worst = 0;
+                for (uint32_t y = 0; y < H; y++)
+                    for (uint32_t x = 0; x < W; x++) {
+                        double z, w, zc, wc;
+                        int in = ray_hit(v, x + 0.5, y + 0.5, &z, &w), edge_px = 0;
+                        for (int corner = 0; corner < 4; corner++)
+                            edge_px |= ray_hit(v, x + 0.5 + (corner & 1 ? 0.45 : -0.45),
+                                               y + 0.5 + (corner & 2 ? 0.45 : -0.45), &zc, &wc) != in;
+                        if (edge_px)
+                            continue;
+                        double d = z / w * k->scale + k->offset;
+                        if (!k->zbuffer)
+                            d *= w;
+                        d = d < 0 ? 0 : d > 1 ? 1 : d;
+                        uint32_t want_q = (uint32_t)floor(d * maxq);
+                        /* the test passes where the triangle's depth beats the clear value */
+                        int pass = in && (k->func == 6 ? want_q > bg : k->func == 4 ? want_q < bg : want_q >= bg);
+                        if (in && want_q != bg && (want_q > bg ? want_q - bg : bg - want_q) <= tol)
+                            continue; /* too close to the comparison to call */
+                        covered += pass;
+                        uint32_t got = depth_at(fmt, x, y), col = pixel(x, y);
+                        uint32_t diff = pass ? (got > want_q ? got - want_q : want_q - got) : got != bg;
+                        if (pass && diff > worst)
+                            worst = diff;
+                        if ((pass ? diff > tol : diff != 0) || col != (pass ? 0xFF0000FFu : 0)) {
+                            if (bad++ < 4)
+                                fprintf(stderr,
+                                        "eye plane: fmt %u third vertex %u case %u pixel (%u,%u): colour 0x%08X "
+                                        "depth 0x%06X, want %s depth 0x%06X\n",
+                                        fmt, t, c, x, y, col, got, pass ? "drawn" : "untouched", pass ? want_q : bg);
+                        }
+                    }
+                covered_total += covered;
+                CHECK(covered > 200);
+                CHECK_EQ(bad, 0);
+                if (bad || (f == 1 && c == 0))
+                    printf("eye plane: fmt %u, third vertex w = %g: case %u, %d pixels drawn, worst depth step %u, "
+                           "%d wrong\n",
+                           fmt, v[2][3], c, covered, worst, bad);
+            }
+        }
+    }
+    CHECK(covered_total > 10000);
+}
+
 int main(void)
 {
     for (int mirror = 0; mirror < 2; mirror++) {
@@ -283,6 +436,7 @@ int main(void)
         test_formats();
         test_functions();
         test_write_disable();
+        test_eye_plane();
         pvk_stats st;
         pvk_get_stats(ctx, &st);
         CHECK_EQ(st.bad_input, 0);

@@ -404,7 +404,7 @@ static void layout_check(void)
     pvk_spirv_info vs, fs, bad;
     char err[256], why[256] = "";
     CHECK_EQ(pvk_spirv_reflect(vs_spv.code, vs_spv.size / 4, &vs, err), PVK_SUCCESS);
-    CHECK_EQ(vs.n_outputs, 7); /* colour, z/w, w, tc0+tc1, tc2+w0, quaternion, view */
+    CHECK_EQ(vs.n_outputs, 6); /* colour, w, tc0+tc1, tc2+w0, quaternion, view (z/w: gl_FragCoord.z) */
     CHECK_EQ(vs.push_blocks, 1);
     CHECK_EQ(vs.push_end, 20); /* vec4 + uint */
     pvk_fs_key key;
@@ -418,7 +418,7 @@ static void layout_check(void)
     CHECK_EQ(fs.push_offset, 32);
     /* up to the blend colour: this key does not blend (nor is it the ubershader) */
     CHECK_EQ(fs.push_end, 32 + offsetof(pvk_draw_push, blend_color));
-    CHECK_EQ(fs.n_inputs, 7);
+    CHECK_EQ(fs.n_inputs, 6); /* the vertex stage's outputs; z/w is gl_FragCoord.z */
     CHECK_EQ(fs.sets_used, 0);
 
     const uint32_t fsz = sizeof(pvk_draw_push);
@@ -510,15 +510,15 @@ static void layout_check(void)
     free(usrc);
     /* inputs the vertex shader does not write: a wrong type, a wrong location, other interpolation */
     static const char *const wrong_inputs[] = {
-        "layout(location = 1) in vec4 z_over_w;\n",
-        "layout(location = 3) in float extra;\n",
-        "layout(location = 1) in float z_over_w;\n", /* perspective, where the vertex shader says noperspective */
+        "layout(location = 2) in vec4 clip_w;\n",
+        "layout(location = 1) in float extra;\n",
+        "layout(location = 2) noperspective in float clip_w;\n", /* where the vertex shader says perspective */
     };
     for (int i = 0; i < 3; i++) {
         char glsl[512];
         snprintf(glsl, sizeof glsl,
                  "#version 460\n%slayout(location = 0) out vec4 o;\nvoid main() { o = vec4(%s); }\n",
-                 wrong_inputs[i], i == 0 ? "z_over_w.x" : i == 1 ? "extra" : "z_over_w");
+                 wrong_inputs[i], i == 0 ? "clip_w.x" : i == 1 ? "extra" : "clip_w");
         if (reflect_glsl(PVK_STAGE_FRAGMENT, glsl, &bad)) {
             why[0] = 0;
             CHECK(!pvk_shader_fits_layout(&bad, VK_SHADER_STAGE_FRAGMENT_BIT, &vs, good, 2, NULL, 0, why, sizeof why));

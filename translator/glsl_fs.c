@@ -144,7 +144,6 @@ static bool passes_through(const pvk_tev_stage *st, unsigned n)
 static const char *const prelude =
     "#version 460\n"
     "layout(location = 0) in vec4 color;\n"
-    "layout(location = 1) noperspective in float z_over_w;\n"
     "layout(location = 2) in float clip_w;\n"
     "layout(location = 3) in vec4 tc01;\n" /* texcoord 0 (s, t), texcoord 1 (s, t): shaders/draw.vert's outputs */
     "layout(location = 4) in vec3 tc2w;\n" /* texcoord 2 (s, t), texcoord 0 w */
@@ -598,8 +597,10 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
         else if (f > 1)
             pvk_text_put(&b, "    if (!(prev.a %s alpha_ref))\n        discard;\n", cmp[f]);
     }
-    /* the PICA depth: the depth buffer's value and fog's input */
-    pvk_text_put(&b, "    float d = z_over_w * depth_scale + depth_offset;\n"
+    /* the PICA depth: the depth buffer's value and fog's input.  z/w is
+     * -gl_FragCoord.z: the rasterizer's, of the triangle after clipping
+     * (shaders/draw.vert says why not a per-vertex z/w) */
+    pvk_text_put(&b, "    float d = -gl_FragCoord.z * depth_scale + depth_offset;\n"
             "    if (w_buffer != 0u)\n"
             "        d *= clip_w;\n"
             "    uint q = uint(clamp(d, 0.0, 1.0) * depth_max);\n");

@@ -428,7 +428,7 @@ void pvk_glsl_fraglight_shadow(pvk_text *b, const pvk_fs_key *key)
     if (!key->fl.shadow)
         return;
     pvk_text_put(b, "    {\n"
-                    "    float sd = z_over_w * depth_scale + depth_offset;\n"
+                    "    float sd = -gl_FragCoord.z * depth_scale + depth_offset;\n"
                     "    if (w_buffer != 0u)\n"
                     "        sd *= clip_w;\n"
                     "    uint z = uint(clamp(sd, 0.0, 1.0) * 16777215.0), s = prev.g;\n"

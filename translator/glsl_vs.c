@@ -896,7 +896,6 @@ void pvk_vs_uniforms_pack(const pvk_shader_unit *unit, uint32_t bools, const uin
 static const char vs_head[] =
     "#version 460\n"
     "layout(location = 0) out vec4 color;\n"
-    "layout(location = 1) noperspective out float z_over_w;\n"
     "layout(location = 2) out float clip_w;\n"
     "layout(location = 3) out vec4 tc01;\n"
     "layout(location = 4) out vec3 tc2w;\n"
@@ -980,7 +979,6 @@ pvk_result pvk_glsl_vertex_shader(const pvk_vs_key *key, const uint32_t *code, c
                  "  gl_Position = vec4(pos.x, pos.y, -pos.z, pos.w);\n"
                  "  gl_ClipDistance[0] = clip_enable != 0u ? dot(clip_plane, pos) : 1.0;\n"
                  "  color = col;\n"
-                 "  z_over_w = pos.z / pos.w;\n"
                  "  clip_w = pos.w;\n"
                  "  tc01 = t01;\n"
                  "  tc2w = t2w;\n"
