@@ -4,6 +4,7 @@
 # build-asan/ (ASan+UBSan, Debug), with "release", build-release/ (Release -O3,
 # PICAVK_SHARED).  Every build treats warnings as errors.
 # PICAVK_VIEWER=ON in the environment also builds examples/viewer.
+# --packages-only: install what is missing, build nothing (scripts/test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +24,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
+[ "${1:-}" = --packages-only ] && exit 0
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 EXTRA=()
 [ -n "${PICAVK_VIEWER:-}" ] && EXTRA+=(-DPICAVK_VIEWER="$PICAVK_VIEWER")

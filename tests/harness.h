@@ -57,6 +57,12 @@ static inline pvk_context *th_context_debug(pvk_config *cfg_in, const char *debu
     if (cfg_in)
         cfg = *cfg_in;
     cfg.validation = 1;
+    /* Waits: lavapipe builds a pipeline's code at its first draw, inside the
+     * queue; under AddressSanitizer (whose malloc the driver's LLVM uses too)
+     * with an empty shader cache one took longer than the default 10 s.  A
+     * test of the timeout itself sets its own. */
+    if (!cfg.wait_timeout_ms)
+        cfg.wait_timeout_ms = 120000;
     if (!cfg.log)
         cfg.log = th_log;
     /* PVK_TEST_DEBUG: flags for every context of a test (ctest runs the
