@@ -362,6 +362,30 @@ pvk_result pvk_frame_release(pvk_context *ctx, const pvk_frame *frame, VkSemapho
     return pvk_lcd_frame_release(ctx, frame, done, done_value);
 }
 
+/* ---- save states ---- */
+
+pvk_result pvk_state_save(pvk_context *ctx, void *buf, size_t capacity, size_t *size)
+{
+    ENTER(ctx, PVK_ERROR_BUSY);
+    CHECK_CTX(ctx);
+    if (!size)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    return pvk_state_write(ctx, buf, capacity, size);
+}
+
+pvk_result pvk_state_load(pvk_context *ctx, const void *buf, size_t size)
+{
+    ENTER(ctx, PVK_ERROR_BUSY);
+    CHECK_CTX(ctx);
+    if (!buf && size)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    if (ctx->trace) { /* a trace replays from its own snapshot and pages */
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "pvk_state_load: not while a trace is recorded (pvk_trace_end first)");
+        return PVK_ERROR_UNSUPPORTED;
+    }
+    return pvk_state_read(ctx, buf ? buf : "", size);
+}
+
 /* ---- traces ---- */
 
 pvk_result pvk_trace_begin(pvk_context *ctx, const char *path)
@@ -387,7 +411,17 @@ pvk_result pvk_trace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_
     CHECK_CTX(ctx);
     if (!path)
         return PVK_ERROR_INVALID_ARGUMENT;
-    return pvk_trace_play(ctx, path, on_frame, user);
+    return pvk_trace_play(ctx, path, 0, NULL, 0, on_frame, user);
+}
+
+pvk_result pvk_trace_replay_from(pvk_context *ctx, const char *path, uint32_t frame, const void *state,
+                                 size_t state_size, pvk_frame_fn on_frame, void *user)
+{
+    ENTER(ctx, PVK_ERROR_BUSY);
+    CHECK_CTX(ctx);
+    if (!path || !state)
+        return PVK_ERROR_INVALID_ARGUMENT;
+    return pvk_trace_play(ctx, path, frame, state, state_size, on_frame, user);
 }
 
 pvk_result pvk_citrace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user)

@@ -37,11 +37,6 @@ enum {
     CT_BLOCKS,
 };
 
-static uint32_t rd32(const uint8_t *p)
-{
-    return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 typedef struct ct_file {
     const uint8_t *data;
     uint64_t size;
@@ -88,7 +83,7 @@ static void write_sized(pvk_context *ctx, uint32_t addr, uint32_t size_code, uin
 static pvk_result load_initial_state(pvk_context *ctx, const ct_file *f, const uint8_t *h)
 {
     for (int b = 0; b < CT_BLOCKS; b++) {
-        uint32_t off = rd32(h + 12 + 8 * b), words = rd32(h + 16 + 8 * b);
+        uint32_t off = pvk_get_le32(h + 12 + 8 * b), words = pvk_get_le32(h + 16 + 8 * b);
         if (!in_file(f, off, (uint64_t)words * 4)) {
             pvk_bad_input(&ctx->gpu, "CiTrace: initial-state block %d (0x%X words at 0x%X) lies outside the file", b,
                           words, off);
@@ -98,15 +93,15 @@ static pvk_result load_initial_state(pvk_context *ctx, const ct_file *f, const u
     /* The external (GPU) register file goes in masked like register writes,
      * the internal (PICA) one as stored, both without side effects; the LCD
      * block belongs to another unit. */
-    uint32_t off = rd32(h + 12 + 8 * CT_GPU_REGS), n = rd32(h + 16 + 8 * CT_GPU_REGS);
+    uint32_t off = pvk_get_le32(h + 12 + 8 * CT_GPU_REGS), n = pvk_get_le32(h + 16 + 8 * CT_GPU_REGS);
     uint32_t gpu[PVK_MMIO_WORDS] = {0};
     for (uint32_t i = 0; i < n && i < PVK_MMIO_WORDS; i++)
-        gpu[i] = rd32(f->data + off + 4 * i);
+        gpu[i] = pvk_get_le32(f->data + off + 4 * i);
     pvk_mmio_load(&ctx->vram, gpu, NULL, n < PVK_MMIO_WORDS ? n : PVK_MMIO_WORDS);
-    off = rd32(h + 12 + 8 * CT_PICA_REGS);
-    n = rd32(h + 16 + 8 * CT_PICA_REGS);
+    off = pvk_get_le32(h + 12 + 8 * CT_PICA_REGS);
+    n = pvk_get_le32(h + 16 + 8 * CT_PICA_REGS);
     for (uint32_t i = 0; i < n && i < PVK_PICA_REG_COUNT; i++)
-        ctx->pica.regs[i] = rd32(f->data + off + 4 * i);
+        ctx->pica.regs[i] = pvk_get_le32(f->data + off + 4 * i);
     /* Shader state into the translator's tables (unit 1 vertex, 0 geometry);
      * uniforms and default attributes are f24 words, x y z w. */
     pvk_pica *pica = &ctx->pica;
@@ -120,13 +115,13 @@ static pvk_result load_initial_state(pvk_context *ctx, const ct_file *f, const u
         {CT_GS_UNIFORMS, &pica->sh[0].f[0][0], PVK_SH_FLOAT_UNIFORMS * 4},
     };
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
-        off = rd32(h + 12 + 8 * tables[t].block);
-        n = rd32(h + 16 + 8 * tables[t].block);
+        off = pvk_get_le32(h + 12 + 8 * tables[t].block);
+        n = pvk_get_le32(h + 16 + 8 * tables[t].block);
         if (n > tables[t].cap)
             pvk_log(&ctx->gpu, PVK_LOG_WARN, "CiTrace: initial-state block %d has %u words; %u kept", tables[t].block,
                     n, tables[t].cap);
         for (uint32_t i = 0; i < n && i < tables[t].cap; i++)
-            tables[t].dst[i] = rd32(f->data + off + 4 * i);
+            tables[t].dst[i] = pvk_get_le32(f->data + off + 4 * i);
     }
     return PVK_SUCCESS;
 }
@@ -138,15 +133,15 @@ static pvk_result play(pvk_context *ctx, const ct_file *f, pvk_frame_fn on_frame
         return PVK_ERROR_BAD_DATA;
     }
     const uint8_t *h = f->data;
-    if (rd32(h + 4) != 1) {
-        pvk_bad_input(&ctx->gpu, "CiTrace: version %u is not supported", rd32(h + 4));
+    if (pvk_get_le32(h + 4) != 1) {
+        pvk_bad_input(&ctx->gpu, "CiTrace: version %u is not supported", pvk_get_le32(h + 4));
         return PVK_ERROR_BAD_DATA;
     }
-    if (rd32(h + 8) < CT_HEADER_SIZE || rd32(h + 8) > f->size) {
-        pvk_bad_input(&ctx->gpu, "CiTrace: header size %u is impossible", rd32(h + 8));
+    if (pvk_get_le32(h + 8) < CT_HEADER_SIZE || pvk_get_le32(h + 8) > f->size) {
+        pvk_bad_input(&ctx->gpu, "CiTrace: header size %u is impossible", pvk_get_le32(h + 8));
         return PVK_ERROR_BAD_DATA;
     }
-    uint32_t stream_off = rd32(h + 92), count = rd32(h + 96);
+    uint32_t stream_off = pvk_get_le32(h + 92), count = pvk_get_le32(h + 96);
     if (!in_file(f, stream_off, (uint64_t)count * CT_ELEMENT_SIZE)) {
         pvk_bad_input(&ctx->gpu, "CiTrace: %u stream elements at 0x%X run past the end of the file", count, stream_off);
         return PVK_ERROR_BAD_DATA;
@@ -157,7 +152,7 @@ static pvk_result play(pvk_context *ctx, const ct_file *f, pvk_frame_fn on_frame
     uint32_t frames = 0;
     for (uint32_t i = 0; i < count; i++) {
         const uint8_t *e = f->data + stream_off + (uint64_t)i * CT_ELEMENT_SIZE;
-        switch (rd32(e)) {
+        switch (pvk_get_le32(e)) {
         case CT_FRAME:
             if ((r = pvk_lcd_vblank(ctx)))
                 return r;
@@ -166,7 +161,7 @@ static pvk_result play(pvk_context *ctx, const ct_file *f, pvk_frame_fn on_frame
             frames++;
             break;
         case CT_MEMORY: {
-            uint32_t data_off = rd32(e + 4), size = rd32(e + 8), addr = rd32(e + 12);
+            uint32_t data_off = pvk_get_le32(e + 4), size = pvk_get_le32(e + 8), addr = pvk_get_le32(e + 12);
             if (!size)
                 break;
             if (!in_file(f, data_off, size)) {
@@ -184,8 +179,8 @@ static pvk_result play(pvk_context *ctx, const ct_file *f, pvk_frame_fn on_frame
             break;
         }
         case CT_REGISTER: {
-            uint32_t a = rd32(e + 4), b = rd32(e + 8);
-            uint64_t value = rd32(e + 12) | (uint64_t)rd32(e + 16) << 32;
+            uint32_t a = pvk_get_le32(e + 4), b = pvk_get_le32(e + 8);
+            uint64_t value = pvk_get_le32(e + 12) | (uint64_t)pvk_get_le32(e + 16) << 32;
             uint32_t addr, size;
             if (b >= CT_SIZE_8 && b <= CT_SIZE_64) {
                 addr = a;
@@ -201,7 +196,7 @@ static pvk_result play(pvk_context *ctx, const ct_file *f, pvk_frame_fn on_frame
             break;
         }
         default:
-            pvk_bad_input(&ctx->gpu, "CiTrace: element %u has unknown type 0x%X", i, rd32(e));
+            pvk_bad_input(&ctx->gpu, "CiTrace: element %u has unknown type 0x%X", i, pvk_get_le32(e));
             return PVK_ERROR_BAD_DATA;
         }
         if (ctx->gpu.sticky)
@@ -252,10 +247,10 @@ pvk_result pvk_citrace_count_frames(const void *data, size_t size, uint32_t *fra
     *frames = 0;
     if (f.size < CT_HEADER_SIZE || memcmp(f.data, "CiTr", 4))
         return PVK_ERROR_BAD_DATA;
-    uint32_t stream_off = rd32(f.data + 92), count = rd32(f.data + 96);
+    uint32_t stream_off = pvk_get_le32(f.data + 92), count = pvk_get_le32(f.data + 96);
     if (!in_file(&f, stream_off, (uint64_t)count * CT_ELEMENT_SIZE))
         return PVK_ERROR_BAD_DATA;
     for (uint32_t i = 0; i < count; i++)
-        *frames += rd32(f.data + stream_off + (uint64_t)i * CT_ELEMENT_SIZE) == CT_FRAME;
+        *frames += pvk_get_le32(f.data + stream_off + (uint64_t)i * CT_ELEMENT_SIZE) == CT_FRAME;
     return PVK_SUCCESS;
 }

@@ -148,13 +148,34 @@ pvk_result pvk_trace_stop(pvk_context *ctx);
 void pvk_trace_mmio(pvk_context *ctx, uint32_t paddr, uint32_t value);
 void pvk_trace_vblank(pvk_context *ctx);
 /* Players: feed a file to the context through the register bus, guest
- * memory and the LCD, calling `on_frame` after each VBlank. */
-pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
+ * memory and the LCD, calling `on_frame` after each VBlank.  With a save
+ * `state` (pvk_trace_play): frames before `from` only write guest memory,
+ * then the state is loaded and the replay goes on from frame `from`. */
+pvk_result pvk_trace_play(pvk_context *ctx, const char *path, uint32_t from, const void *state, size_t state_size,
+                          pvk_frame_fn on_frame, void *user);
 pvk_result pvk_citrace_play(pvk_context *ctx, const void *data, size_t size, pvk_frame_fn on_frame, void *user);
 pvk_result pvk_citrace_play_file(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
 /* Frames in a file, nothing applied (progress displays). */
 pvk_result pvk_trace_count_frames(const char *path, uint32_t *frames);
 pvk_result pvk_citrace_count_frames(const void *data, size_t size, uint32_t *frames);
+
+/* Little-endian words of the files and blobs runtime/ writes and reads
+ * (traces, CiTrace files, save states). */
+static inline void pvk_put_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+static inline uint32_t pvk_get_le32(const uint8_t *p)
+{
+    return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* ---- save states (runtime/state.c): pvk_state_save/pvk_state_load's work ---- */
+pvk_result pvk_state_write(pvk_context *ctx, void *buf, size_t capacity, size_t *size);
+pvk_result pvk_state_read(pvk_context *ctx, const void *data, size_t size);
 
 /* ---- drawing (runtime/draw.c) ---- */
 pvk_result pvk_draw_init(pvk_context *ctx);

@@ -47,19 +47,6 @@ struct pvk_trace {
     bool failed;
 };
 
-static void put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-    return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static void compress(pvk_trace *t, ZSTD_EndDirective mode)
 {
     ZSTD_inBuffer in = {t->buf, t->len, 0};
@@ -84,7 +71,7 @@ static void emit(pvk_trace *t, uint8_t type, const void *a, uint32_t len_a, cons
         compress(t, ZSTD_e_continue);
     uint8_t *p = t->buf + t->len;
     p[0] = type;
-    put32(p + 1, len_a + len_b);
+    pvk_put_le32(p + 1, len_a + len_b);
     if (len_a)
         memcpy(p + 5, a, len_a);
     if (len_b)
@@ -143,7 +130,7 @@ static void trace_observe(pvk_vram *vm, const pvk_guest_span *s)
             continue;
         t->page_hash[region][page] = h;
         uint8_t addr[4];
-        put32(addr, s->region->base + page * PAGE);
+        pvk_put_le32(addr, s->region->base + page * PAGE);
         emit(t, REC_MEMORY, addr, 4, bytes, PAGE);
     }
 }
@@ -177,8 +164,8 @@ pvk_result pvk_trace_start(pvk_context *ctx, const char *path)
     }
     uint8_t head[16];
     memcpy(head, TRACE_MAGIC, 8);
-    put32(head + 8, TRACE_VERSION);
-    put32(head + 12, ctx->gpu.cfg.new_3ds ? 1 : 0);
+    pvk_put_le32(head + 8, TRACE_VERSION);
+    pvk_put_le32(head + 12, ctx->gpu.cfg.new_3ds ? 1 : 0);
     fwrite(head, 1, sizeof head, t->f);
     /* Work in flight would change memory after we snapshot it. */
     pvk_gpu_idle(&ctx->gpu);
@@ -195,7 +182,7 @@ pvk_result pvk_trace_stop(pvk_context *ctx)
 {
     pvk_trace *t = ctx->trace;
     uint8_t frames[4];
-    put32(frames, t->frames);
+    pvk_put_le32(frames, t->frames);
     emit(t, REC_END, frames, 4, NULL, 0);
     compress(t, ZSTD_e_end);
     bool failed = t->failed || fflush(t->f) != 0;
@@ -212,8 +199,8 @@ pvk_result pvk_trace_stop(pvk_context *ctx)
 void pvk_trace_mmio(pvk_context *ctx, uint32_t paddr, uint32_t value)
 {
     uint8_t p[8];
-    put32(p, paddr);
-    put32(p + 4, value);
+    pvk_put_le32(p, paddr);
+    pvk_put_le32(p + 4, value);
     emit(ctx->trace, REC_MMIO, p, 8, NULL, 0);
 }
 
@@ -268,7 +255,8 @@ static bool fill(pvk_context *ctx, reader *r, size_t n, pvk_result *err)
     return true;
 }
 
-pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user)
+pvk_result pvk_trace_play(pvk_context *ctx, const char *path, uint32_t from, const void *state, size_t state_size,
+                          pvk_frame_fn on_frame, void *user)
 {
     if (ctx->trace) {
         pvk_log(&ctx->gpu, PVK_LOG_ERROR, "trace: cannot replay while recording");
@@ -287,16 +275,16 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
         fclose(r.f);
         return PVK_ERROR_BAD_DATA;
     }
-    uint32_t version = get32(head + 8);
+    uint32_t version = pvk_get_le32(head + 8);
     if (version < 1 || version > TRACE_VERSION) {
         pvk_bad_input(&ctx->gpu, "trace: version %u is not supported (this picavk reads 1 to %u)", version,
                       TRACE_VERSION);
         fclose(r.f);
         return PVK_ERROR_BAD_DATA;
     }
-    if ((get32(head + 12) & 1) != (ctx->gpu.cfg.new_3ds ? 1u : 0u))
+    if ((pvk_get_le32(head + 12) & 1) != (ctx->gpu.cfg.new_3ds ? 1u : 0u))
         pvk_log(&ctx->gpu, PVK_LOG_WARN, "trace: recorded on a %s 3DS configuration",
-                get32(head + 12) & 1 ? "New" : "Old");
+                pvk_get_le32(head + 12) & 1 ? "New" : "Old");
     r.in_cap = ZSTD_DStreamInSize();
     r.cap = MAX_RECORD + ZSTD_DStreamOutSize();
     r.in = malloc(r.in_cap);
@@ -308,9 +296,14 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
     }
     uint32_t frames = 0;
     bool ended = false;
+    /* With a save state: the records of frames before `from` only bring
+     * guest memory up to date (the GPU uses no page without a record of its
+     * bytes before), and the state replaces the trace's own snapshots. */
+    if (state && from == 0 && (err = pvk_state_read(ctx, state, state_size)))
+        goto out;
     while (!ended && fill(ctx, &r, 5, &err)) {
         uint8_t type = r.buf[r.pos];
-        uint32_t len = get32(r.buf + r.pos + 1);
+        uint32_t len = pvk_get_le32(r.buf + r.pos + 1);
         if (len > MAX_RECORD) {
             pvk_bad_input(&ctx->gpu, "trace: record of %u bytes exceeds the limit", len);
             err = PVK_ERROR_BAD_DATA;
@@ -325,6 +318,16 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
         }
         const uint8_t *p = r.buf + r.pos + 5;
         r.pos += 5 + (size_t)len;
+        bool skip = state && (frames < from || type == REC_EXTERNAL || type == REC_INTERNAL);
+        if (skip && type != REC_MEMORY && type != REC_VBLANK && type != REC_END)
+            continue;
+        if (skip && type == REC_VBLANK) {
+            if (len != 0)
+                goto bad_len;
+            if (++frames == from && (err = pvk_state_read(ctx, state, state_size)))
+                goto out;
+            continue;
+        }
         switch (type) {
         case REC_EXTERNAL:
             if (len != sizeof ctx->vram.mmio.regs + sizeof ctx->vram.mmio.lut)
@@ -347,7 +350,7 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
             }
             size_t n = len;
             if (version == 1) {
-                put32(st, 1);
+                pvk_put_le32(st, 1);
                 memcpy(st + 4, p, len);
                 n += 4;
             } else {
@@ -369,13 +372,13 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
         case REC_MMIO:
             if (len != 8)
                 goto bad_len;
-            if (pvk_ctx_mmio_check(ctx, get32(p), "trace"))
-                (void)pvk_ctx_mmio_write(ctx, get32(p), get32(p + 4)); /* errors are logged and counted there */
+            if (pvk_ctx_mmio_check(ctx, pvk_get_le32(p), "trace"))
+                (void)pvk_ctx_mmio_write(ctx, pvk_get_le32(p), pvk_get_le32(p + 4)); /* errors are logged and counted there */
             break;
         case REC_MEMORY: {
             if (len < 4)
                 goto bad_len;
-            uint32_t addr = get32(p);
+            uint32_t addr = pvk_get_le32(p);
             void *dst = pvk_guest_host(&ctx->vram, addr, len - 4, "trace memory record");
             if (!dst) {
                 err = PVK_ERROR_BAD_DATA;
@@ -398,9 +401,9 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
         case REC_END:
             if (len != 4)
                 goto bad_len;
-            if (get32(p) != frames)
+            if (pvk_get_le32(p) != frames)
                 pvk_log(&ctx->gpu, PVK_LOG_WARN, "trace: %u frames replayed, the recorder counted %u", frames,
-                        get32(p));
+                        pvk_get_le32(p));
             ended = true;
             break;
         default:
@@ -417,6 +420,10 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, pvk_frame_fn on_fr
     if (!err && !ended) {
         pvk_bad_input(&ctx->gpu, "trace: %s ends without an end record (truncated?)", path);
         err = PVK_ERROR_BAD_DATA;
+    }
+    if (!err && state && frames < from) {
+        pvk_log(&ctx->gpu, PVK_LOG_ERROR, "trace: %s has %u frames, the state is for frame %u", path, frames, from);
+        err = PVK_ERROR_INVALID_ARGUMENT;
     }
 out:
     {
@@ -449,8 +456,8 @@ pvk_result pvk_trace_count_frames(const char *path, uint32_t *frames)
         r = PVK_ERROR_OUT_OF_MEMORY;
         goto out;
     }
-    if (fread(head, 1, 16, f) != 16 || memcmp(head, TRACE_MAGIC, 8) || get32(head + 8) < 1 ||
-        get32(head + 8) > TRACE_VERSION) {
+    if (fread(head, 1, 16, f) != 16 || memcmp(head, TRACE_MAGIC, 8) || pvk_get_le32(head + 8) < 1 ||
+        pvk_get_le32(head + 8) > TRACE_VERSION) {
         r = PVK_ERROR_BAD_DATA;
         goto out;
     }
@@ -459,7 +466,7 @@ pvk_result pvk_trace_count_frames(const char *path, uint32_t *frames)
         /* parse whole records in buf[0, len) */
         size_t pos = 0;
         while (len - pos >= 5) {
-            uint32_t rl = get32(buf + pos + 1);
+            uint32_t rl = pvk_get_le32(buf + pos + 1);
             if (rl > MAX_RECORD) {
                 r = PVK_ERROR_BAD_DATA;
                 goto out;

@@ -40,12 +40,15 @@ static void usage(FILE *f)
             "                    run scene scripts; prints PASS/FAIL per script;\n"
             "                    -o DIR: `save color NAME` statements write DIR/NAME.png\n"
             "  replay TRACE [-o DIR] [--quiet] [--stats] [--scale N]\n"
+            "               [--save-at N | --load STATE --from N]\n"
             "                    replay a picavk trace (.pvt) or a Citra CiTrace (.ctf) headless:\n"
             "                    DIR/frameNNNN-*.png and DIR/hashes.txt, a hash per frame (default\n"
             "                    DIR: " REPLAY_DIR "); progress on a terminal (frame N (frames 0-M),\n"
             "                    frames/s), else a line per frame (frames count from 0, as in the\n"
             "                    file names), then a summary and where the files went; --quiet\n"
-            "                    prints only errors\n"
+            "                    prints only errors; --save-at N writes DIR/state-N.bin, the GPU's\n"
+            "                    save state as frame N begins; --load STATE --from N continues\n"
+            "                    from such a state (frames before N only write guest memory)\n"
             "  asm FILE.pica... [-o FILE.shbin]\n"
             "                    assemble PICA200 vertex or geometry (.gsh) shaders (picasso\n"
             "                    syntax) into one SHBIN, an entry per source in order sharing\n"
@@ -148,7 +151,7 @@ static const struct { const char *name; size_t offset; } stat_rows[] = {
     STAT(shader_compile_ns), STAT(shader_compile_max_ns), STAT(disk_cache_evictions),
     STAT(fragment_modules_created), STAT(gpu_waits), STAT(background_builds),
     STAT(cpu_vs_while_building), STAT(ubershader_draws), STAT(pipeline_waits), STAT(gpu_steps_charged), STAT(gpu_capped_draws), STAT(gpu_budget_fallbacks),
-    STAT(ubershader_prebuilds), STAT(vs_warm_ups),
+    STAT(ubershader_prebuilds), STAT(vs_warm_ups), STAT(state_saves), STAT(state_loads),
 };
 #undef STAT
 _Static_assert(sizeof stat_rows / sizeof stat_rows[0] == sizeof(pvk_stats) / sizeof(uint64_t),
@@ -472,6 +475,8 @@ out:
 
 typedef struct replay_state {
     const char *dir;
+    long save_at;      /* --save-at N: -1 none */
+    pvk_result save_result;
     FILE *hashes;
     bool quiet, tty;   /* --quiet: only errors; tty: progress on one updating line */
     uint32_t total;    /* frames in the file, 0 when unknown */
@@ -487,6 +492,35 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* --save-at N: DIR/state-N.bin as frame N begins (N 0: before the first record) */
+static pvk_result save_state(pvk_context *ctx, replay_state *st)
+{
+    size_t n = 0;
+    void *buf = NULL;
+    pvk_result r = pvk_state_save(ctx, NULL, 0, &n);
+    if (!r && !(buf = malloc(n)))
+        r = PVK_ERROR_OUT_OF_MEMORY;
+    if (!r)
+        r = pvk_state_save(ctx, buf, n, &n);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/state-%ld.bin", st->dir, st->save_at);
+    FILE *f = r ? NULL : fopen(path, "wb");
+    if (!r && (!f || fwrite(buf, 1, n, f) != n)) {
+        fprintf(stderr, "picavk replay: cannot write %s\n", ESC(path));
+        r = PVK_ERROR_IO;
+    }
+    if (f && fclose(f) && !r) {
+        fprintf(stderr, "picavk replay: cannot write %s\n", ESC(path));
+        r = PVK_ERROR_IO;
+    }
+    free(buf);
+    if (!r && !st->quiet)
+        printf("saved the state as frame %ld begins to %s (%zu bytes)\n", st->save_at, ESC(path), n);
+    st->save_result = r;
+    st->save_at = -1;
+    return r;
+}
+
 static pvk_result on_replay_frame(void *user, pvk_context *ctx, uint32_t frame)
 {
     replay_state *st = user;
@@ -500,6 +534,8 @@ static pvk_result on_replay_frame(void *user, pvk_context *ctx, uint32_t frame)
         return r;
     fprintf(st->hashes, "%u %016llx\n", frame, (unsigned long long)hash);
     st->frames = frame + 1;
+    if (st->save_at == (long)frame + 1 && (r = save_state(ctx, st)))
+        return r;
     if (st->quiet)
         return PVK_SUCCESS;
     double dt = now_s() - st->t0;
@@ -515,14 +551,29 @@ static pvk_result on_replay_frame(void *user, pvk_context *ctx, uint32_t frame)
     return PVK_SUCCESS;
 }
 
-static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats_lines)
+static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats_lines, long save_at,
+                      const char *load, long from)
 {
+    if ((load != NULL) != (from >= 0) || (load && save_at >= 0)) {
+        fprintf(stderr, "picavk replay: --load STATE goes with --from N, and not with --save-at\n");
+        return 2;
+    }
+    char *state = NULL;
+    size_t state_len = 0;
+    if (load) {
+        int e = pvk_read_file(load, &state, &state_len);
+        if (e) {
+            fprintf(stderr, "picavk replay: %s: %s\n", ESC(load), pvk_input_error(e));
+            return 1;
+        }
+    }
     /* a trace that cannot be read stops here, before a directory, a context
      * and a summary of nothing */
     FILE *probe;
     int e = pvk_open_input(trace, &probe);
     if (e) {
         fprintf(stderr, "picavk replay: %s: %s\n", ESC(trace), pvk_input_error(e));
+        free(state);
         return 1;
     }
     /* CiTrace files start with "CiTr"; everything else is read as a picavk trace */
@@ -534,9 +585,15 @@ static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats
         return 1;
     char path[4096];
     snprintf(path, sizeof path, "%s/hashes.txt", dir);
-    replay_state st = {.dir = dir, .hashes = fopen(path, "w"), .quiet = quiet, .tty = isatty(STDERR_FILENO)};
-    if (!st.hashes) {
-        fprintf(stderr, "picavk replay: cannot write %s\n", ESC(path));
+    replay_state st = {.dir = dir, .save_at = save_at, .hashes = fopen(path, "w"), .quiet = quiet,
+                       .tty = isatty(STDERR_FILENO)};
+    if (!st.hashes || (load && !memcmp(magic, "CiTr", 4))) {
+        if (st.hashes)
+            fclose(st.hashes);
+        fprintf(stderr, st.hashes ? "picavk replay: --load continues picavk traces (.pvt) only\n"
+                                  : "picavk replay: cannot write %s\n",
+                ESC(path));
+        free(state);
         return 1;
     }
     if (st.tty && !quiet && pvk_trace_frames(trace, &st.total) != PVK_SUCCESS)
@@ -545,13 +602,25 @@ static int cmd_replay(const char *trace, const char *dir, bool quiet, bool stats
     pvk_result r = pvk_context_create(&g_cfg, &ctx);
     if (r) {
         fclose(st.hashes);
+        free(state);
         return fail("cannot create a context", r);
     }
     st.t0 = now_s();
-    if (!memcmp(magic, "CiTr", 4))
+    if (save_at == 0)
+        r = save_state(ctx, &st);
+    if (r)
+        ;
+    else if (!memcmp(magic, "CiTr", 4))
         r = pvk_citrace_replay(ctx, trace, on_replay_frame, &st);
+    else if (load)
+        r = pvk_trace_replay_from(ctx, trace, (uint32_t)from, state, state_len, on_replay_frame, &st);
     else
         r = pvk_trace_replay(ctx, trace, on_replay_frame, &st);
+    free(state);
+    if (!r && st.save_at >= 0) {
+        fprintf(stderr, "picavk replay: --save-at %ld: the trace has %u frames\n", st.save_at, st.frames);
+        r = PVK_ERROR_INVALID_ARGUMENT;
+    }
     double dt = now_s() - st.t0;
     pvk_stats stats;
     pvk_get_stats(ctx, &stats);
@@ -701,17 +770,34 @@ out:
 typedef struct cli_args {
     const char *out;   /* -o: a directory (demo, run, replay) or the SHBIN file (asm) */
     const char *trace; /* demo --trace FILE */
+    const char *load;  /* replay --load STATE */
+    long save_at, from; /* replay --save-at N, --from N (-1: not given) */
     bool quiet, stats, help;
     char **operands;   /* the other arguments, in order (argv's own slots) */
     int n_operands;
 } cli_args;
 
-enum { OPT_OUT = 1, OPT_TRACE = 2, OPT_SCALE = 4, OPT_QUIET = 8, OPT_STATS = 16 };
+enum { OPT_OUT = 1, OPT_TRACE = 2, OPT_SCALE = 4, OPT_QUIET = 8, OPT_STATS = 16, OPT_SAVE_AT = 32, OPT_LOAD = 64,
+       OPT_FROM = 128 };
+
+/* A frame number for --save-at and --from. */
+static bool parse_frame(const char *cmd, const char *opt, const char *v, long *out)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || end == v || *end || n < 0 || n > UINT32_MAX - 1) {
+        fprintf(stderr, "picavk %s: %s takes a frame number (0 or more), not '%s'\n", cmd, opt, ESC(v));
+        return false;
+    }
+    *out = n;
+    return true;
+}
 
 /* False, said, for an option `cmd` does not take or one missing its value. */
 static bool parse_args(const char *cmd, int argc, char **argv, unsigned takes, cli_args *a)
 {
-    *a = (cli_args){.operands = argv};
+    *a = (cli_args){.operands = argv, .save_at = -1, .from = -1};
     bool options = true;
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
@@ -732,13 +818,16 @@ static bool parse_args(const char *cmd, int argc, char **argv, unsigned takes, c
                        : !strcmp(s, "--scale")                     ? OPT_SCALE
                        : !strcmp(s, "--quiet") || !strcmp(s, "-q") ? OPT_QUIET
                        : !strcmp(s, "--stats")                     ? OPT_STATS
+                       : !strcmp(s, "--save-at")                   ? OPT_SAVE_AT
+                       : !strcmp(s, "--load")                      ? OPT_LOAD
+                       : !strcmp(s, "--from")                      ? OPT_FROM
                                                                    : 0;
         if (!(opt & takes)) {
             fprintf(stderr, "picavk %s: unknown option '%s' (see picavk --help; -- ends the options)\n", cmd,
                     ESC(s));
             return false;
         }
-        if (opt & (OPT_OUT | OPT_TRACE | OPT_SCALE)) {
+        if (opt & (OPT_OUT | OPT_TRACE | OPT_SCALE | OPT_SAVE_AT | OPT_LOAD | OPT_FROM)) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "picavk %s: %s needs a value\n", cmd, s);
                 return false;
@@ -748,6 +837,12 @@ static bool parse_args(const char *cmd, int argc, char **argv, unsigned takes, c
                 a->out = v;
             else if (opt == OPT_TRACE)
                 a->trace = v;
+            else if (opt == OPT_LOAD)
+                a->load = v;
+            else if (opt == OPT_SAVE_AT || opt == OPT_FROM) {
+                if (!parse_frame(cmd, s, v, opt == OPT_FROM ? &a->from : &a->save_at))
+                    return false;
+            }
             else if (!parse_scale(cmd, v))
                 return false;
         } else if (opt == OPT_QUIET) {
@@ -770,8 +865,8 @@ static const struct command {
     {"demo", OPT_OUT | OPT_TRACE | OPT_SCALE | OPT_STATS, 0, 0,
      "picavk demo [-o DIR] [--trace FILE] [--scale N] [--stats]"},
     {"run", OPT_OUT | OPT_SCALE | OPT_STATS, 1, INT_MAX, "picavk run [-o DIR] [--scale N] [--stats] SCENE.pvs..."},
-    {"replay", OPT_OUT | OPT_QUIET | OPT_STATS | OPT_SCALE, 1, 1,
-     "picavk replay TRACE [-o DIR] [--quiet] [--stats] [--scale N]"},
+    {"replay", OPT_OUT | OPT_QUIET | OPT_STATS | OPT_SCALE | OPT_SAVE_AT | OPT_LOAD | OPT_FROM, 1, 1,
+     "picavk replay TRACE [-o DIR] [--quiet] [--stats] [--scale N] [--save-at N | --load STATE --from N]"},
     {"asm", OPT_OUT, 1, INT_MAX, "picavk asm FILE.pica... [-o FILE.shbin]"},
 };
 
@@ -812,6 +907,6 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "run"))
         return cmd_run(a.out, a.n_operands, a.operands, a.stats);
     if (!strcmp(cmd, "replay"))
-        return cmd_replay(a.operands[0], a.out ? a.out : REPLAY_DIR, a.quiet, a.stats);
+        return cmd_replay(a.operands[0], a.out ? a.out : REPLAY_DIR, a.quiet, a.stats, a.save_at, a.load, a.from);
     return cmd_asm(a.n_operands, a.operands, a.out);
 }

@@ -152,13 +152,20 @@ static void state_walk(pvk_pica *p, state_io *io)
     IO1_(p->imm_count);
 }
 
-size_t pvk_pica_state_save(const pvk_pica *p, void *out, size_t cap)
+/* A version word, then the fields `walk` visits; saving reads only (the
+ * walk writes each field back unchanged). */
+static size_t save_walk(const pvk_pica *p, void *out, size_t cap, uint32_t version,
+                        void (*walk)(pvk_pica *, state_io *))
 {
     state_io io = {.out = out, .cap = cap};
-    uint32_t version = PVK_PICA_STATE_VERSION;
     io_words(&io, &version, 1);
-    state_walk((pvk_pica *)p, &io); /* saving reads only */
+    walk((pvk_pica *)p, &io);
     return io.pos;
+}
+
+size_t pvk_pica_state_save(const pvk_pica *p, void *out, size_t cap)
+{
+    return save_walk(p, out, cap, PVK_PICA_STATE_VERSION, state_walk);
 }
 
 /* Every FIFO position inside its table: they index the tables later. */
@@ -176,32 +183,150 @@ static bool state_valid(const pvk_pica *p)
            p->imm_count < PVK_MAX_VS_INPUTS;
 }
 
-pvk_result pvk_pica_state_load(pvk_pica *p, const void *data, size_t size)
+/* Load `data` (a version word, then the fields `walk` visits) into a copy
+ * of `p`; only a copy `valid` accepts replaces `p`, through `commit`. */
+static pvk_result load_checked(pvk_pica *p, const void *data, size_t size, uint32_t version,
+                               void (*walk)(pvk_pica *, state_io *), bool (*valid)(const pvk_pica *),
+                               void (*commit)(pvk_pica *, const pvk_pica *))
 {
-    if (!p->ready)
-        pvk_pica_reset(p);
     const uint8_t *d = data;
-    if (size < 4)
+    if (size < 4 || (d[0] | d[1] << 8 | d[2] << 16 | (uint32_t)d[3] << 24) != version)
         return PVK_ERROR_BAD_DATA;
-    uint32_t version = d[0] | d[1] << 8 | d[2] << 16 | (uint32_t)d[3] << 24;
-    if (version != 1)
-        return PVK_ERROR_BAD_DATA; /* version 1 is the only layout so far */
     state_io count = {0};
-    state_walk(p, &count);
+    walk(p, &count);
     if (size - 4 != count.pos)
         return PVK_ERROR_BAD_DATA;
-    pvk_pica *st = malloc(sizeof *st); /* checked before it replaces anything */
+    pvk_pica *st = malloc(sizeof *st);
     if (!st)
         return PVK_ERROR_OUT_OF_MEMORY;
     *st = *p;
     state_io io = {.in = d + 4, .cap = size - 4};
-    state_walk(st, &io);
-    bool ok = state_valid(st);
-    if (ok) {
-        *p = *st;
-        p->dirty = PVK_DIRTY_ALL;
-        p->lut_version++;
-    }
+    walk(st, &io);
+    bool ok = valid(st);
+    if (ok)
+        commit(p, st);
     free(st);
     return ok ? PVK_SUCCESS : PVK_ERROR_BAD_DATA;
+}
+
+static void state_commit(pvk_pica *p, const pvk_pica *st)
+{
+    *p = *st;
+    p->dirty = PVK_DIRTY_ALL;
+    p->lut_version++;
+    /* the programs may differ from those hashed and bounded before */
+    p->vs_hashed = false;
+    memset(p->step_bound, 0, sizeof p->step_bound);
+}
+
+pvk_result pvk_pica_state_load(pvk_pica *p, const void *data, size_t size)
+{
+    if (!p->ready)
+        pvk_pica_reset(p);
+    return load_checked(p, data, size, PVK_PICA_STATE_VERSION, state_walk, state_valid, state_commit);
+}
+
+/* ---- what a save state adds to the snapshot ----
+ *
+ * Layout (every field a little-endian u32; floats as their bits, bools and
+ * bytes widened): a version word (1); irq_active low, high; the immediate-
+ * mode primitive's vertex count and its three kept vertices (pos[4] quat[4]
+ * color[4] tc0[2] tc1[2] tc2[2] tc0_w view[3] each); the geometry unit:
+ * r[16][4], a0[2], aL, cmp[2], the last SETEMIT's vertex, primitive and
+ * winding, v[16][4], o[16][4], the emit slots [3][16][4], the point-mode
+ * buffer [16][4], fill, primitives' vertices left and taken.  Traces do not
+ * carry it: a trace starts at a draw boundary, where none of it matters
+ * but for programs that read the geometry unit's leftovers. */
+
+static void io_floats(state_io *io, float *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t w;
+        memcpy(&w, &f[i], 4);
+        io_words(io, &w, 1);
+        memcpy(&f[i], &w, 4);
+    }
+}
+
+static void io_byte(state_io *io, uint8_t *b)
+{
+    uint32_t w = *b;
+    io_words(io, &w, 1);
+    *b = (uint8_t)w;
+}
+
+static void io_bool(state_io *io, bool *b)
+{
+    uint32_t w = *b;
+    io_words(io, &w, 1);
+    *b = w != 0;
+}
+
+#define IOF_(x) io_floats(io, &(x)[0], sizeof(x) / sizeof((x)[0]))
+#define IOF2_(x) io_floats(io, &(x)[0][0], sizeof(x) / sizeof((x)[0][0]))
+#define IOF3_(x) io_floats(io, &(x)[0][0][0], sizeof(x) / sizeof((x)[0][0][0]))
+
+static void live_walk(pvk_pica *p, state_io *io)
+{
+    uint32_t irq[2] = {(uint32_t)p->irq_active, (uint32_t)(p->irq_active >> 32)};
+    IO_(irq);
+    p->irq_active = irq[0] | (uint64_t)irq[1] << 32;
+    IO1_(p->imm_vertices);
+    for (int i = 0; i < 3; i++) {
+        pvk_vertex *v = &p->imm_tri[i];
+        IOF_(v->pos);
+        IOF_(v->quat);
+        IOF_(v->color);
+        IOF_(v->tc0);
+        IOF_(v->tc1);
+        IOF_(v->tc2);
+        io_floats(io, &v->tc0_w, 1);
+        IOF_(v->view);
+    }
+    pvk_gs_state *g = &p->gs;
+    IOF2_(g->regs.r);
+    for (int i = 0; i < 2; i++) {
+        uint32_t a = (uint32_t)g->regs.a0[i];
+        io_words(io, &a, 1);
+        g->regs.a0[i] = (int32_t)a;
+    }
+    io_byte(io, &g->regs.aL);
+    io_bool(io, &g->regs.cmp[0]);
+    io_bool(io, &g->regs.cmp[1]);
+    io_byte(io, &g->regs.emit_vtx);
+    io_bool(io, &g->regs.emit_prim);
+    io_bool(io, &g->regs.emit_winding);
+    IOF2_(g->v);
+    IOF2_(g->o);
+    IOF3_(g->slot);
+    IOF2_(g->buf);
+    IO1_(g->fill);
+    IO1_(g->prim_left);
+    IO1_(g->prim_vertex);
+}
+
+size_t pvk_pica_live_save(const pvk_pica *p, void *out, size_t cap)
+{
+    return save_walk(p, out, cap, PVK_PICA_LIVE_VERSION, live_walk);
+}
+
+/* gs.c indexes its buffers with these; EMIT checks the vertex id */
+static bool live_valid(const pvk_pica *p)
+{
+    return p->gs.fill <= PVK_SH_FLOAT_UNIFORMS && p->gs.regs.emit_vtx <= 3;
+}
+
+static void live_commit(pvk_pica *p, const pvk_pica *st)
+{
+    p->irq_active = st->irq_active;
+    p->imm_vertices = st->imm_vertices;
+    memcpy(p->imm_tri, st->imm_tri, sizeof p->imm_tri);
+    uint32_t logged = p->gs.logged;
+    p->gs = st->gs;
+    p->gs.logged = logged;
+}
+
+pvk_result pvk_pica_live_load(pvk_pica *p, const void *data, size_t size)
+{
+    return load_checked(p, data, size, PVK_PICA_LIVE_VERSION, live_walk, live_valid, live_commit);
 }

@@ -830,6 +830,12 @@ bool pvk_gs_program_stateless(const uint32_t *code, const uint32_t *opdesc, uint
 #define PVK_PICA_STATE_VERSION 1u /* the layout pica.c documents */
 size_t pvk_pica_state_save(const pvk_pica *p, void *out, size_t cap);
 pvk_result pvk_pica_state_load(pvk_pica *p, const void *data, size_t size);
+/* What a save state needs besides that snapshot (pica.c documents the
+ * layout): the P3D IRQ matches, the immediate-mode primitive in progress and
+ * the geometry unit between invocations.  Same contract as the snapshot's. */
+#define PVK_PICA_LIVE_VERSION 1u
+size_t pvk_pica_live_save(const pvk_pica *p, void *out, size_t cap);
+pvk_result pvk_pica_live_load(pvk_pica *p, const void *data, size_t size);
 
 /* Report through env (internal to translator/, used by every file in it). */
 void pvk_pica_report_msg(const pvk_pica *p, pvk_pica_report kind, pvk_log_level level, const char *fmt, ...)

@@ -211,6 +211,21 @@ void pvk_mmio_load(pvk_vram *vm, const uint32_t *regs, const uint32_t lut[2][PVK
                 m->lut[p][k] = lut[p][k] & 0x00FFFFFFu;
 }
 
+void pvk_mmio_state_load(pvk_vram *vm, const uint32_t *regs, const uint32_t lut[2][PVK_LCD_LUT_SIZE], uint32_t irq)
+{
+    pvk_mmio *m = &vm->mmio;
+    pvk_mmio_load(vm, regs, lut, PVK_MMIO_WORDS);
+    for (uint32_t i = 0; i < PVK_MMIO_WORDS; i++) { /* what picavk itself keeps there */
+        int pdc;
+        const reg_info *r = lookup(i * 4, &pdc);
+        if (r && (r->flags & F_RO) && i != PVK_REG_HW_ID / 4)
+            m->regs[i] = regs[i];
+    }
+    m->p3d_irq = irq >> 31;
+    m->irq_low_bits = irq & 3;
+    m->fill_busy[0] = m->fill_busy[1] = m->copy_busy = 0;
+}
+
 uint32_t pvk_mmio_reg(const pvk_vram *vm, uint32_t off)
 {
     return vm->mmio.regs[(off & 0xFFC) / 4];

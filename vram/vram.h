@@ -303,6 +303,11 @@ void pvk_mmio_reset(pvk_vram *vm);
  * register keeps only the bits a write could set, read-only registers stay
  * picavk's own; `lut` may be NULL. */
 void pvk_mmio_load(pvk_vram *vm, const uint32_t *regs, const uint32_t lut[2][PVK_LCD_LUT_SIZE], uint32_t count);
+/* Load a save state's registers (runtime/state.c): as pvk_mmio_load, and
+ * the read-only registers picavk keeps (traffic counters, status words; not
+ * GPU_HW_ID, the context's own) and the IRQ status bits (`irq`: bit 31 P3D, bits 0-1
+ * GPU_STAT_IRQ_FLAGS' low bits) as saved; nothing is busy after it. */
+void pvk_mmio_state_load(pvk_vram *vm, const uint32_t *regs, const uint32_t lut[2][PVK_LCD_LUT_SIZE], uint32_t irq);
 uint32_t pvk_mmio_reg(const pvk_vram *vm, uint32_t offset); /* stored value */
 /* Register access through 0x10400000 + `offset` (offset < 0x1000). */
 uint32_t pvk_mmio_ext_read(pvk_vram *vm, uint32_t offset);

@@ -414,9 +414,33 @@ typedef struct pvk_stats {
      * do not fall into one frame; the draw itself took the interpreter's
      * vertices. */
     uint64_t vs_warm_ups;
+    /* Save states written (pvk_state_save with a buffer) and loaded. */
+    uint64_t state_saves, state_loads;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
+
+/* ---- save states (docs/save-states.md) ----
+ * The GPU's state as bytes, for a host's save state: the external and LCD
+ * registers, the internal register file, shader code and uniforms, the
+ * lighting, fog, gas and procedural-texture LUTs and the command
+ * processor.  Not guest memory (the host saves that itself), not what
+ * picavk caches (pipelines, surfaces, textures).  The bytes do not depend
+ * on the device, the resolution scale or compile threads.
+ *
+ * pvk_state_save waits (bounded by wait_timeout_ms) for work in flight,
+ * raising its IRQs as pvk_wait_idle does, and writes every cached surface
+ * back to guest memory first; save guest memory and your own interrupt
+ * state after it.  buf == NULL: *size receives the size needed, nothing
+ * else happens; a buffer smaller than that: PVK_ERROR_INVALID_ARGUMENT. */
+PVK_API pvk_result pvk_state_save(pvk_context *ctx, void *buf, size_t capacity, size_t *size);
+/* Restores a state from pvk_state_save after the host restored guest memory
+ * (with nothing of this context's in flight: pvk_wait_idle before the
+ * restore).  Caches are dropped and rebuilt from guest memory.  A
+ * truncated, corrupt or unknown-version blob, or one of the other 3DS
+ * model: PVK_ERROR_BAD_DATA, logged, and the context unchanged.  The
+ * screens keep the last frame until the next pvk_vblank. */
+PVK_API pvk_result pvk_state_load(pvk_context *ctx, const void *buf, size_t size);
 
 /* ---- guest memory ---- */
 
@@ -604,6 +628,12 @@ typedef pvk_result (*pvk_frame_fn)(void *user, pvk_context *ctx, uint32_t frame)
 /* Replay a trace into `ctx`.  A corrupt or truncated file is reported
  * (logged, counted) as PVK_ERROR_BAD_DATA; what came before it was applied. */
 PVK_API pvk_result pvk_trace_replay(pvk_context *ctx, const char *path, pvk_frame_fn on_frame, void *user);
+/* Continue a replay from frame `frame` (0-based) with a save state
+ * pvk_state_save wrote as that frame began (after `frame` VBlanks): the
+ * records of the frames before only write guest memory, then the state is
+ * loaded and the replay goes on, `on_frame` counting from `frame`. */
+PVK_API pvk_result pvk_trace_replay_from(pvk_context *ctx, const char *path, uint32_t frame, const void *state,
+                                         size_t state_size, pvk_frame_fn on_frame, void *user);
 
 /* How many frames (VBlanks) a picavk trace or a CiTrace file holds, read
  * without a context or applying anything (for progress displays).
