@@ -106,7 +106,8 @@ pvk_result pvk_state_read(pvk_context *ctx, const void *data, size_t size)
     pvk_pica *pica = NULL;
     if (size < HEADER_BYTES || memcmp(d, STATE_MAGIC, 8))
         REFUSE("not a picavk save state (%zu bytes, no PVKSTATE header)", size);
-    uint32_t version = pvk_get_le32(d + 8), flags = pvk_get_le32(d + 12), body = pvk_get_le32(d + 16), sections = pvk_get_le32(d + 20);
+    uint32_t version = pvk_get_le32(d + 8), flags = pvk_get_le32(d + 12), body = pvk_get_le32(d + 16),
+             sections = pvk_get_le32(d + 20);
     if (version != STATE_VERSION)
         REFUSE("format version %u; this picavk (%s) reads version %u", version, pvk_version(), STATE_VERSION);
     if (body != size - HEADER_BYTES)

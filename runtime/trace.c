@@ -373,7 +373,8 @@ pvk_result pvk_trace_play(pvk_context *ctx, const char *path, uint32_t from, con
             if (len != 8)
                 goto bad_len;
             if (pvk_ctx_mmio_check(ctx, pvk_get_le32(p), "trace"))
-                (void)pvk_ctx_mmio_write(ctx, pvk_get_le32(p), pvk_get_le32(p + 4)); /* errors are logged and counted there */
+                /* errors are logged and counted there */
+                (void)pvk_ctx_mmio_write(ctx, pvk_get_le32(p), pvk_get_le32(p + 4));
             break;
         case REC_MEMORY: {
             if (len < 4)

@@ -316,6 +316,12 @@ static void put_clip(const float v[3][4], const float color[4])
     pvk_guest_written(ctx, VB, 3 * 32);
 }
 
+static double det3(const double m[3][3])
+{
+    return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+           m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+}
+
 /* The point of the triangle seen at window (px, py): covered?, its z, w. */
 static int ray_hit(const float v[3][4], double px, double py, double *z, double *w)
 {
@@ -327,8 +333,7 @@ static int ray_hit(const float v[3][4], double px, double py, double *z, double 
         m[1][i] = v[i][0] - xn * v[i][3];
         m[2][i] = v[i][1] - yn * v[i][3];
     }
-    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    double det = det3(m);
     if (fabs(det) < 1e-12)
         return 0;
     double l[3];
@@ -337,9 +342,7 @@ static int ray_hit(const float v[3][4], double px, double py, double *z, double 
         memcpy(t, m, sizeof t);
         for (int j = 0; j < 3; j++)
             t[j][k] = r[j];
-        l[k] = (t[0][0] * (t[1][1] * t[2][2] - t[1][2] * t[2][1]) - t[0][1] * (t[1][0] * t[2][2] - t[1][2] * t[2][0]) +
-                t[0][2] * (t[1][0] * t[2][1] - t[1][1] * t[2][0])) /
-               det;
+        l[k] = det3(t) / det;
     }
     *z = l[0] * v[0][2] + l[1] * v[1][2] + l[2] * v[2][2];
     *w = l[0] * v[0][3] + l[1] * v[1][3] + l[2] * v[2][3];

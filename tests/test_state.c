@@ -100,7 +100,8 @@ static size_t top_level_lines(const char *text, size_t len, size_t *at, size_t m
             block = 1;
         else if (!block && ll >= 6 && !strncmp(line, "shader", 6))
             block = 2;
-        else if (block == 1 && ll >= 3 && !strncmp(line, "end", 3) && (ll == 3 || line[3] == ' ' || line[3] == '#' || line[3] == '\r'))
+        else if (block == 1 && ll >= 3 && !strncmp(line, "end", 3) &&
+                 (ll == 3 || line[3] == ' ' || line[3] == '#' || line[3] == '\r'))
             block = 0;
         else if (block == 2 && ll >= 9 && !strncmp(line, "endshader", 9))
             block = 0;
