@@ -480,6 +480,28 @@ void pvk_vulkan_global_unlock(void)
     pthread_mutex_unlock(&vulkan_global);
 }
 
+/* Driver memory of one draw pipeline, measured with bench/memory (resident
+ * size per pipeline while the cache fills): lavapipe keeps each pipeline's
+ * LLVM-compiled code and its variants in host memory.  A GPU driver keeps
+ * compiled code, much smaller; no figure is measured for one yet. */
+#define PIPELINE_COST_CPU (2ull << 20)
+#define PIPELINE_COST_GPU (256ull << 10)
+
+static void budget_init(pvk_gpu *gpu, uint32_t mb)
+{
+    pvk_budget *b = &gpu->budget;
+    b->total = (uint64_t)mb << 20;
+    b->pipelines = b->total / 2;
+    b->surfaces = b->total / 4;
+    b->textures = b->total * 3 / 16;
+    b->modules = b->total - b->pipelines - b->surfaces - b->textures;
+    b->pipeline_cost = gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? PIPELINE_COST_CPU : PIPELINE_COST_GPU;
+    pvk_log(gpu, PVK_LOG_INFO, "memory budget %u MiB: pipelines %llu MiB (%llu KiB each), surfaces %llu MiB, "
+            "textures %llu MiB, shader modules and samplers %llu MiB", mb, (unsigned long long)(b->pipelines >> 20),
+            (unsigned long long)(b->pipeline_cost >> 10), (unsigned long long)(b->surfaces >> 20),
+            (unsigned long long)(b->textures >> 20), (unsigned long long)(b->modules >> 20));
+}
+
 pvk_result pvk_device_init(pvk_gpu *gpu)
 {
     feature_chain chain;
@@ -570,6 +592,7 @@ pvk_result pvk_device_init(pvk_gpu *gpu)
         gpu->features.rasterization_order_attachment_access = 0;
     gpu->attachment_read = gpu->features.rasterization_order_attachment_access && render_pass_features;
     pvk_log(gpu, PVK_LOG_INFO, "device: %s", gpu->device_name);
+    budget_init(gpu, gpu->cfg.memory_budget_mb ? gpu->cfg.memory_budget_mb : PVK_DEFAULT_MEMORY_BUDGET_MB);
     return PVK_SUCCESS;
 }
 

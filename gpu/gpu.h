@@ -79,6 +79,14 @@ typedef struct pvk_op {
 
 typedef struct pvk_grave pvk_grave; /* gpu/defer.c */
 
+/* The memory budget's shares in bytes (pvk_config.memory_budget_mb; the
+ * split is docs/memory.md's).  Pipelines count at `pipeline_cost` each, an
+ * estimate of the driver's memory for one (Vulkan reports none). */
+typedef struct pvk_budget {
+    uint64_t total, pipelines, surfaces, textures, modules;
+    uint64_t pipeline_cost;
+} pvk_budget;
+
 /* The Vulkan layer's state: one per context (pvk_context.gpu). */
 struct pvk_gpu {
     pvk_config cfg;
@@ -90,6 +98,7 @@ struct pvk_gpu {
     /* Every layer's counters (pvk_get_stats): kept at the bottom so each
      * layer counts without calling up. */
     pvk_stats stats;
+    pvk_budget budget; /* pvk_device_init: from cfg.memory_budget_mb and the device */
     pvk_features features;
     /* Draws read their colour attachment in the shader (exact PICA blending):
      * rasterizationOrderColorAttachmentAccess, imagelessFramebuffer and

@@ -145,6 +145,12 @@ pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out)
     out->gpu_capped_draws = c->gpu_capped;
     out->gpu_budget_fallbacks = c->gpu_budget_fallbacks;
     pvk_gs_counts(ctx, &out->gs_excess_triangles, &out->gs_unfinished);
+    pvk_pipelines_held(ctx, out);
+    pvk_textures_held(&ctx->vram, &out->held_textures, &out->held_texture_bytes);
+    pvk_surfaces_held(&ctx->vram, &out->held_surfaces, &out->held_surface_bytes);
+    out->held_samplers = pvk_samplers_held(ctx);
+    out->held_bytes = out->held_pipeline_bytes + out->held_module_bytes + out->held_texture_bytes +
+                      out->held_surface_bytes;
     return PVK_SUCCESS;
 }
 

@@ -6,6 +6,9 @@
  * external file (vram/) or the PICA's (translator/).  Public entry points are
  * in api.c. */
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 #include <strings.h>
 
@@ -136,6 +139,26 @@ pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
         free(ctx);
         return PVK_ERROR_INVALID_ARGUMENT;
     }
+    uint32_t budget = ctx->gpu.cfg.memory_budget_mb;
+    const char *eb = getenv("PVK_MEMORY_BUDGET_MB"); /* the host's setting wins */
+    if (!budget && eb && *eb) {
+        char *end;
+        unsigned long v = strtoul(eb, &end, 10);
+        if (*end || v == 0 || v > (1ul << 20)) {
+            pvk_log(&ctx->gpu, PVK_LOG_ERROR, "PVK_MEMORY_BUDGET_MB=%s: the memory budget is a number of MiB", eb);
+            free(ctx);
+            return PVK_ERROR_INVALID_ARGUMENT;
+        }
+        budget = (uint32_t)v;
+    }
+    if (!budget)
+        budget = PVK_DEFAULT_MEMORY_BUDGET_MB;
+    if (budget < PVK_MIN_MEMORY_BUDGET_MB) {
+        pvk_log(&ctx->gpu, PVK_LOG_WARN, "memory budget %u MiB: %u MiB is the least it works in; using that", budget,
+                PVK_MIN_MEMORY_BUDGET_MB);
+        budget = PVK_MIN_MEMORY_BUDGET_MB;
+    }
+    ctx->gpu.cfg.memory_budget_mb = budget; /* pvk_device_init splits it */
     /* Creation reads volk's globals throughout (instance-level calls); another
      * thread's creation must not reload them meanwhile. */
     pvk_vulkan_global_lock();
@@ -176,6 +199,14 @@ void pvk_ctx_destroy(pvk_context *ctx)
     pvk_device_destroy(&ctx->gpu);
     pvk_vulkan_global_unlock();
     free(ctx);
+#ifdef __GLIBC__
+    /* The heap the context's caches and the driver's compiles freed goes
+     * back to the system: glibc keeps freed memory in its arenas, and a host
+     * that makes contexts one after another would keep the last one's peak
+     * (bench/memory --cycles: 72 MB more after 10 contexts without this,
+     * 19 MB with it). */
+    malloc_trim(0);
+#endif
 }
 
 bool pvk_scale_set(pvk_context *ctx, uint32_t scale, const char *what)

@@ -4,7 +4,8 @@
  * of the two keys (with the depth format and whether the pipeline is for the
  * attachment-read render pass or dynamic rendering); the last pipeline
  * handed out is checked first with memcmp, no hash.  The table holds at most
- * TABLE_LIVE pipelines: past that the least recently used one goes,
+ * what the memory budget's share allows (pvk_pipelines.live, at most
+ * TABLE_LIVE): past that the least recently used one goes,
  * destroyed once the timeline reaches the value of the last submission that
  * used it (never waited for: the open draw batch may be recording with it).
  * The layout has push constants and set 0 of push descriptors: texture units
@@ -29,6 +30,10 @@ pvk_result pvk_pipelines_init(pvk_context *ctx)
     if (!pl)
         return PVK_ERROR_OUT_OF_MEMORY;
     ctx->pipelines = pl;
+    /* the budget's share at the driver's estimated cost each, within the table */
+    const pvk_budget *bu = &ctx->gpu.budget;
+    uint64_t live = bu->pipelines / bu->pipeline_cost;
+    pl->live = live < 16 ? 16 : live > TABLE_LIVE ? TABLE_LIVE : (uint32_t)live;
     pvk_disk_open(ctx);
     char path[600];
     size_t size = 0;
@@ -149,6 +154,16 @@ bool pvk_pipeline_quat_geom(pvk_context *ctx)
     return ctx->pipelines && ctx->pipelines->quat_geom;
 }
 
+void pvk_pipelines_held(const pvk_context *ctx, pvk_stats *out)
+{
+    const struct pvk_pipelines *pl = ctx->pipelines;
+    out->held_pipelines = pl ? pl->count : 0;
+    out->held_pipeline_bytes = out->held_pipelines * ctx->gpu.budget.pipeline_cost;
+    out->held_modules = out->held_module_bytes = 0;
+    if (pl)
+        pvk_modules_held(ctx, &out->held_modules, &out->held_module_bytes);
+}
+
 void pvk_pipelines_destroy(pvk_context *ctx)
 {
     struct pvk_pipelines *pl = ctx->pipelines;
@@ -231,6 +246,7 @@ typedef struct pipe_job {
     pvk_vs_key vs;
     VkShaderModule vert, frag; /* frag VK_NULL_HANDLE: the build makes it (then owns it) */
     bool lent;                 /* frag came from the in-memory cache */
+    size_t frag_bytes;         /* a made frag's SPIR-V bytes */
     VkRenderPass pass;
     VkPipeline pipeline;
 } pipe_job;
@@ -287,7 +303,7 @@ static void pipe_build(pvk_job *job)
     if (k->warm_up)
         frag = pl->null_frag; /* a stage that never runs (the draw culls its triangles) */
     else if (!frag)
-        frag = j->frag = pvk_fragment_module_make(&j->b, &j->fs);
+        frag = j->frag = pvk_fragment_module_make(&j->b, &j->fs, &j->frag_bytes);
     if (!frag)
         return;
     VkPipelineShaderStageCreateInfo stages[3] = {
@@ -471,7 +487,8 @@ static bool evict_lru(pvk_context *ctx, struct pvk_pipelines *pl)
             lru = j;
     if (!pl->evict_logged)
         pvk_log(&ctx->gpu, PVK_LOG_INFO,
-                "draw pipelines: more than %u distinct states; evicting the least recently used", TABLE_LIVE);
+                "draw pipelines: more than %u distinct states (the memory budget's share); evicting the least "
+                "recently used", pl->live);
     pl->evict_logged = true;
     if (lru == UINT32_MAX) {
         pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw pipelines: all %u are being built; nothing to evict", pl->count);
@@ -482,6 +499,7 @@ static bool evict_lru(pvk_context *ctx, struct pvk_pipelines *pl)
         return false;
     table_remove(pl, lru);
     ctx->gpu.stats.pipeline_evictions++;
+    ctx->gpu.stats.budget_evictions++;
     return true;
 }
 
@@ -501,7 +519,7 @@ static bool pipe_take(pvk_context *ctx, struct pvk_pipelines *pl, entry *e)
 {
     pipe_job *j = e->job;
     pvk_build_flush(&j->b);
-    pvk_fragment_module_return(ctx, &j->fs, j->frag, !j->lent);
+    pvk_fragment_module_return(ctx, &j->fs, j->frag, !j->lent, j->frag_bytes);
     e->job = NULL;
     pl->jobs--;
     e->pipeline = j->pipeline;
@@ -526,7 +544,7 @@ static void pipe_jobs_drop(pvk_context *ctx, struct pvk_pipelines *pl)
         if (!j)
             continue;
         pvk_build_flush(&j->b);
-        pvk_fragment_module_return(ctx, &j->fs, j->frag, !j->lent);
+        pvk_fragment_module_return(ctx, &j->fs, j->frag, !j->lent, j->frag_bytes);
         pl->table[i].pipeline = j->pipeline; /* destroyed with the others */
         pl->table[i].job = NULL;
         free(j);
@@ -541,7 +559,7 @@ void pvk_pipelines_forget(pvk_context *ctx)
         if (e->job) { /* builds are waited for as they start: none is left here */
             pvk_job_wait(ctx, &e->job->job);
             pvk_build_flush(&e->job->b);
-            pvk_fragment_module_return(ctx, &e->job->fs, e->job->frag, !e->job->lent);
+            pvk_fragment_module_return(ctx, &e->job->fs, e->job->frag, !e->job->lent, e->job->frag_bytes);
             if (e->job->pipeline)
                 ctx->gpu.vk.vkDestroyPipeline(ctx->gpu.device, e->job->pipeline, NULL); /* never recorded */
             free(e->job);
@@ -642,7 +660,7 @@ static entry *pipe_entry(pvk_context *ctx, const key_pair *k, const pvk_fs_key *
     const uint32_t mask = (1u << TABLE_BITS) - 1;
     /* full: the least recently used goes, without waiting for the GPU or
      * touching the open batch (a long-running host sees any number of states) */
-    if (pl->count >= TABLE_LIVE && !evict_lru(ctx, pl))
+    if (pl->count >= pl->live && !evict_lru(ctx, pl))
         return NULL;
     pipe_job *j = calloc(1, sizeof *j);
     if (!j)
@@ -682,8 +700,13 @@ bool pvk_pipeline_prebuild(pvk_context *ctx, const pvk_uber_kind *u)
 
 /* Builds a draw may leave running while it takes the ubershader: more wait
  * (a list of thousands of new states must not queue thousands of builds,
- * nor fill the table with slots that cannot be evicted). */
+ * nor fill the table with slots that cannot be evicted: at most half of
+ * what the budget keeps). */
 #define MAX_JOBS 256u
+static uint32_t max_jobs(const struct pvk_pipelines *pl)
+{
+    return pl->live / 2 < MAX_JOBS ? pl->live / 2 : MAX_JOBS;
+}
 
 void pvk_pipeline_jobs_finish(pvk_context *ctx)
 {
@@ -700,10 +723,10 @@ void pvk_pipeline_jobs_finish(pvk_context *ctx)
     pl->last = NULL;
 }
 
-/* Every finished build into its slot; true when fewer than MAX_JOBS remain. */
+/* Every finished build into its slot; true when fewer than max_jobs remain. */
 static bool jobs_below_limit(pvk_context *ctx, struct pvk_pipelines *pl)
 {
-    if (pl->jobs < MAX_JOBS)
+    if (pl->jobs < max_jobs(pl))
         return true;
     for (uint32_t i = 0; i < (1u << TABLE_BITS);) {
         entry *e = &pl->table[i];
@@ -712,7 +735,7 @@ static bool jobs_below_limit(pvk_context *ctx, struct pvk_pipelines *pl)
         i++;
     }
     pl->last = NULL;
-    return pl->jobs < MAX_JOBS;
+    return pl->jobs < max_jobs(pl);
 }
 
 /* A slot whose pipeline can be handed out without waiting. */

@@ -19,7 +19,8 @@
 #endif
 
 /* 2048 slots for at most 1024 pipelines (far more distinct states than a
- * game frame uses): the table stays at most half full, so probes are short */
+ * game frame uses; the memory budget usually allows fewer): the table stays
+ * at most half full, so probes are short */
 #define TABLE_BITS 11
 #define TABLE_LIVE 1024u
 
@@ -65,6 +66,7 @@ typedef struct pvk_key_ids {
 typedef struct vs_module {
     pvk_vs_key key;
     VkShaderModule module;  /* VK_NULL_HANDLE: refused (or still building) */
+    uint32_t bytes;         /* its SPIR-V */
     struct vs_job *job;     /* building in the background (runtime/shader_cache.c) */
 } vs_module;
 
@@ -107,6 +109,7 @@ typedef struct fs_module {
     uint64_t hash; /* XXH3 of key, 0: an empty slot */
     uint64_t used; /* a counter value, for LRU */
     uint32_t pins; /* builds it is lent to: not evicted meanwhile */
+    uint32_t bytes; /* its SPIR-V */
     VkShaderModule module;
 } fs_module;
 
@@ -137,6 +140,7 @@ struct pvk_pipelines {
     VkShaderModule null_frag;   /* shaders/draw_null.frag: warm-up draws' fragment stage */
     entry table[1u << TABLE_BITS];
     uint32_t count;
+    uint32_t live;              /* pipelines kept at most: the budget's share (pvk_pipelines_init) */
     entry *last;
     uint64_t tick;
     uint64_t created;
@@ -223,10 +227,14 @@ uint32_t *pvk_build_spirv(pvk_build *b, pvk_shader_stage stage, const char *src,
 VkShaderModule pvk_fragment_module_lend(pvk_context *ctx, const pvk_fs_key *fs);
 /* Makes it (GLSL, SPIR-V from the disk cache or glslang, the module); safe
  * on a worker.  VK_NULL_HANDLE: logged into `b`. */
-VkShaderModule pvk_fragment_module_make(pvk_build *b, const pvk_fs_key *fs);
-/* A build is done with `module`: a lent one is unpinned, a made one kept in
- * memory (or destroyed when every slot is pinned). */
-void pvk_fragment_module_return(pvk_context *ctx, const pvk_fs_key *fs, VkShaderModule module, bool made);
+VkShaderModule pvk_fragment_module_make(pvk_build *b, const pvk_fs_key *fs, size_t *bytes);
+/* A build is done with `module`: a lent one is unpinned, a made one (of
+ * `bytes` SPIR-V) kept in memory, the least recently used going past
+ * FS_MODULES or the budget's share (or destroyed when every slot is pinned). */
+void pvk_fragment_module_return(pvk_context *ctx, const pvk_fs_key *fs, VkShaderModule module, bool made,
+                                size_t bytes);
+/* Shader modules in memory: how many, and their SPIR-V bytes (pvk_stats.held_modules). */
+void pvk_modules_held(const pvk_context *ctx, uint64_t *count, uint64_t *bytes);
 /* The generated vertex module for the device's key (made by
  * pvk_vs_module_prepare); VK_NULL_HANDLE when there is none. */
 VkShaderModule pvk_vs_module(pvk_context *ctx, const pvk_vs_key *key);

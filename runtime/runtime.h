@@ -115,6 +115,7 @@ typedef struct pvk_sampler_key {
 } pvk_sampler_key;
 _Static_assert(sizeof(pvk_sampler_key) == 16, "pvk_sampler_key is packed");
 #define PVK_SAMPLER_CACHE 32 /* samplers kept; the least recently used goes */
+uint32_t pvk_samplers_held(const pvk_context *ctx);
 pvk_result pvk_samplers_init(pvk_context *ctx);
 void pvk_samplers_destroy(pvk_context *ctx);
 void pvk_sampler_key_from_desc(const pvk_tex_desc *d, pvk_sampler_key *out);
@@ -219,6 +220,8 @@ typedef struct pvk_draw_push {
 _Static_assert(32 + offsetof(pvk_draw_push, uber_tex) == 116, "translator/glsl_fs.c's uber_tex offset");
 pvk_result pvk_pipelines_init(pvk_context *ctx);
 void pvk_pipelines_destroy(pvk_context *ctx);
+/* Pipelines and shader modules held now (pvk_stats.held_*). */
+void pvk_pipelines_held(const pvk_context *ctx, pvk_stats *out);
 VkPipelineLayout pvk_pipeline_layout(const pvk_context *ctx);
 /* Draws with fragment lighting can run their vertex program on the GPU
  * (the geometry shader of pvk_builtin_draw_quat_geom_spirv exists). */

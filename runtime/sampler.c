@@ -193,3 +193,8 @@ uint32_t pvk_sampler_count(const pvk_context *ctx)
 {
     return ctx->samplers ? ctx->samplers->count : 0;
 }
+
+uint32_t pvk_samplers_held(const pvk_context *ctx)
+{
+    return ctx->samplers ? ctx->samplers->count : 0;
+}

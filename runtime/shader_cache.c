@@ -405,7 +405,7 @@ static bool fragment_fits(pvk_build *b, uint64_t hash, const uint32_t *words, si
     return true;
 }
 
-VkShaderModule pvk_fragment_module_make(pvk_build *b, const pvk_fs_key *fs)
+VkShaderModule pvk_fragment_module_make(pvk_build *b, const pvk_fs_key *fs, size_t *bytes)
 {
     pvk_context *ctx = b->ctx;
     char *src = pvk_glsl_fragment(fs);
@@ -423,6 +423,7 @@ VkShaderModule pvk_fragment_module_make(pvk_build *b, const pvk_fs_key *fs)
         if (pvk_build_vk(b, ctx->gpu.vk.vkCreateShaderModule(ctx->gpu.device, &smci, NULL, &mod),
                          "vkCreateShaderModule"))
             mod = VK_NULL_HANDLE; /* logged; the pipeline is refused below */
+        *bytes = n * 4;
     }
     free(words);
     free(src);
@@ -453,7 +454,20 @@ VkShaderModule pvk_fragment_module_lend(pvk_context *ctx, const pvk_fs_key *fs)
     return m->module;
 }
 
-void pvk_fragment_module_return(pvk_context *ctx, const pvk_fs_key *fs, VkShaderModule module, bool made)
+void pvk_modules_held(const pvk_context *ctx, uint64_t *count, uint64_t *bytes)
+{
+    const struct pvk_pipelines *pl = ctx->pipelines;
+    *count = *bytes = 0;
+    for (uint32_t i = 0; i < FS_MODULES; i++)
+        if (pl->fsm[i].module)
+            ++*count, *bytes += pl->fsm[i].bytes;
+    for (uint32_t i = 0; i < pl->n_vsm; i++)
+        if (pl->vsm[i].module)
+            ++*count, *bytes += pl->vsm[i].bytes;
+}
+
+void pvk_fragment_module_return(pvk_context *ctx, const pvk_fs_key *fs, VkShaderModule module, bool made,
+                                size_t bytes)
 {
     struct pvk_pipelines *pl = ctx->pipelines;
     uint64_t hash = fsm_hash(fs);
@@ -466,20 +480,40 @@ void pvk_fragment_module_return(pvk_context *ctx, const pvk_fs_key *fs, VkShader
         return;
     }
     ctx->gpu.stats.fragment_modules_created++;
-    /* another build of the same key may have put it there first: one is enough */
-    fs_module *lru = fsm_find(pl, fs, hash) ? NULL : &pl->fsm[0];
-    for (uint32_t i = 0; lru && i < FS_MODULES; i++) {
-        fs_module *m = &pl->fsm[i];
-        if (!m->pins && (lru->pins || m->used < lru->used))
-            lru = m;
-    }
-    if (!lru || lru->pins) { /* kept already, or every slot lent out */
+    if (fsm_find(pl, fs, hash)) { /* another build of the same key put it there first: one is enough */
         ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, module, NULL);
         return;
     }
-    if (lru->module) /* a pipeline keeps what it needs of a module: it can go at once */
+    /* a pipeline keeps what it needs of a module: one can go at once.  Past
+     * the budget's share the least recently used unpinned ones go; then a
+     * free slot or the least recently used takes it */
+    uint64_t held, held_bytes;
+    pvk_modules_held(ctx, &held, &held_bytes);
+    for (;;) {
+        fs_module *lru = NULL, *empty = NULL;
+        for (uint32_t i = 0; i < FS_MODULES; i++) {
+            fs_module *m = &pl->fsm[i];
+            if (!m->module)
+                empty = empty ? empty : m;
+            else if (!m->pins && (!lru || m->used < lru->used))
+                lru = m;
+        }
+        bool over = held_bytes + bytes > ctx->gpu.budget.modules;
+        if (!over && empty) {
+            *empty = (fs_module){.key = *fs, .hash = hash, .used = ++pl->fsm_clock, .bytes = (uint32_t)bytes,
+                                 .module = module};
+            return;
+        }
+        if (!lru) { /* every slot lent out */
+            ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, module, NULL);
+            return;
+        }
+        held_bytes -= lru->bytes;
         ctx->gpu.vk.vkDestroyShaderModule(ctx->gpu.device, lru->module, NULL);
-    *lru = (fs_module){.key = *fs, .hash = hash, .used = ++pl->fsm_clock, .module = module};
+        if (over)
+            ctx->gpu.stats.budget_evictions++;
+        *lru = (fs_module){0};
+    }
 }
 
 /* The debug check of a generated vertex module: it fits the layout and
@@ -538,6 +572,7 @@ typedef struct vs_job {
     pvk_vs_key key;
     uint32_t code[PVK_SH_CODE_WORDS], opdesc[PVK_SH_OPDESCS]; /* copies: the guest may upload another program */
     VkShaderModule module;
+    uint32_t bytes; /* its SPIR-V */
     pvk_result r; /* MISSING_FEATURE: not translated whole, draws on the CPU */
 } vs_job;
 
@@ -568,6 +603,7 @@ static void vs_build(pvk_job *job)
             .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = n * 4, .pCode = words};
         j->r = pvk_build_vk(b, ctx->gpu.vk.vkCreateShaderModule(ctx->gpu.device, &smci, NULL, &j->module),
                             "vkCreateShaderModule");
+        j->bytes = (uint32_t)(n * 4);
     } else {
         j->r = PVK_ERROR_VULKAN;
     }
@@ -582,6 +618,7 @@ static pvk_result vs_take(pvk_context *ctx, vs_module *m)
     pvk_build_flush(&j->b);
     pvk_result r = j->r;
     m->module = r ? VK_NULL_HANDLE : j->module;
+    m->bytes = r ? 0 : j->bytes;
     m->job = NULL;
     if (!r)
         ctx->gpu.stats.background_builds += j->job.on_worker;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "picavk/picavk.h"
 
@@ -110,6 +111,14 @@ static int th_finish(const char *name)
 {
     printf("%s: %d checks, %d failed\n", name, th_checks, th_failures);
     return th_failures ? 1 : 0;
+}
+
+/* Seconds on a monotonic clock: tests print their parts' times. */
+static inline double th_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* Deterministic pseudo-random numbers (xorshift64*). */

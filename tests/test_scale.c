@@ -593,6 +593,7 @@ static void env_scale(void)
 int main(void)
 {
     static image one, n;
+    double t0 = th_now();
     flat_scene(1, &one);
     CHECK_EQ(one.st.surface_resolves, 0);
     for (uint32_t s = 2; s <= 4; s++) {
@@ -700,8 +701,13 @@ int main(void)
         CHECK(diff < edge);
         CHECK(edge > 40); /* the texture's triangle shows */
     }
+    printf("-- scenes drawn at 1x-5x: %.1f s\n", th_now() - t0);
+    double t = th_now();
     lcd_tests();
+    printf("-- LCD: %.1f s\n", th_now() - t);
+    t = th_now();
     scenes_at(3);
+    printf("-- scene scripts at 3x: %.1f s\n", th_now() - t);
     bad_scales();
     env_scale();
     return th_finish("test_scale");

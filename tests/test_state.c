@@ -491,13 +491,6 @@ static void refusals(void)
     th_release(ctx);
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 int main(void)
 {
     static const struct {
@@ -509,9 +502,9 @@ int main(void)
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         if (only && strcmp(only, parts[i].name))
             continue;
-        double t = now();
+        double t = th_now();
         parts[i].fn();
-        printf("-- %s: %.1f s\n", parts[i].name, now() - t);
+        printf("-- %s: %.1f s\n", parts[i].name, th_now() - t);
     }
     return th_finish("test_state");
 }

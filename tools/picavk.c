@@ -152,6 +152,9 @@ static const struct { const char *name; size_t offset; } stat_rows[] = {
     STAT(fragment_modules_created), STAT(gpu_waits), STAT(background_builds),
     STAT(cpu_vs_while_building), STAT(ubershader_draws), STAT(pipeline_waits), STAT(gpu_steps_charged), STAT(gpu_capped_draws), STAT(gpu_budget_fallbacks),
     STAT(ubershader_prebuilds), STAT(vs_warm_ups), STAT(state_saves), STAT(state_loads),
+    STAT(held_pipelines), STAT(held_pipeline_bytes), STAT(held_modules), STAT(held_module_bytes),
+    STAT(held_textures), STAT(held_texture_bytes), STAT(held_surfaces), STAT(held_surface_bytes),
+    STAT(held_samplers), STAT(held_bytes), STAT(budget_evictions),
 };
 #undef STAT
 _Static_assert(sizeof stat_rows / sizeof stat_rows[0] == sizeof(pvk_stats) / sizeof(uint64_t),

@@ -411,6 +411,47 @@ static pvk_result reinterpret(pvk_vram *vm, pvk_surface *from, pvk_surface *to, 
 
 /* pvk_surface_get; with `load` false a surface that holds nothing valid is
  * not loaded (its caller overwrites the whole image). */
+/* Bytes of a surface's image (a depth-stencil format: 8 a pixel). */
+static uint64_t surf_bytes(const pvk_surface *s)
+{
+    return (uint64_t)s->image.w * s->image.h * (s->stencil ? 8 : 4);
+}
+
+void pvk_surfaces_held(const pvk_vram *vm, uint64_t *count, uint64_t *bytes)
+{
+    *count = *bytes = 0;
+    for (int i = 0; vm->surfaces && i < MAX_SURFACES; i++)
+        if (vm->surfaces->s[i].used)
+            ++*count, *bytes += surf_bytes(&vm->surfaces->s[i]);
+}
+
+/* Past the memory budget's share the least recently used surfaces go
+ * (written back first when dirty; nothing waits), not `keep` (just taken)
+ * nor the one taken before it (a draw's other target). */
+static pvk_result over_budget(pvk_vram *vm, pvk_surface *keep)
+{
+    struct pvk_surfaces *c = vm->surfaces;
+    for (;;) {
+        uint64_t held = 0;
+        pvk_surface *lru = NULL;
+        for (int i = 0; i < MAX_SURFACES; i++) {
+            pvk_surface *s = &c->s[i];
+            if (!s->used)
+                continue;
+            held += surf_bytes(s);
+            if (s != keep && s->last_use + 1 < c->tick && (!lru || s->last_use < lru->last_use))
+                lru = s;
+        }
+        if (!lru || held <= vm->gpu->budget.surfaces)
+            return PVK_SUCCESS;
+        pvk_result r;
+        if (lru->dirty && (r = write_back(vm, lru)))
+            return r;
+        drop(vm, lru);
+        vm->gpu->stats.budget_evictions++;
+    }
+}
+
 static pvk_result get(pvk_vram *vm, const pvk_surface_key *key, VkFormat vk_format, const char *what, pvk_surface **out,
                       bool load_it)
 {
@@ -521,6 +562,8 @@ static pvk_result get(pvk_vram *vm, const pvk_surface_key *key, VkFormat vk_form
     if (!hit->valid && load_it && (r = load(vm, hit)))
         return r;
     hit->last_use = ++c->tick;
+    if ((r = over_budget(vm, hit)))
+        return r;
     /* the caller draws into it: textures decoded from these bytes (or
      * built from this surface before) are out of date from now on */
     pvk_texture_invalidate(vm, key->addr, len);

@@ -646,38 +646,74 @@ uint32_t pvk_texture_cached(const pvk_vram *vm)
     return n;
 }
 
-/* A slot for a new texture: a free one, else the least recently used stale
- * one, else the least recently used; its image is freed once the GPU is
- * past the last work that may read it. */
-static pvk_result take_slot(pvk_vram *vm, tex_entry **out)
+/* Bytes of a texture's image: its levels (a third more than the first) and faces, at its scale. */
+static uint64_t tex_bytes(const pvk_texture_desc *d, uint32_t scale)
+{
+    uint32_t texel = 4;
+    pvk_texture_vk_format(d->format, NULL, &texel);
+    uint64_t s = scale > 1 ? scale : 1, b = (uint64_t)d->width * d->height * texel * s * s * (d->faces ? d->faces : 1);
+    return d->levels > 1 ? b * 4 / 3 : b;
+}
+
+void pvk_textures_held(const pvk_vram *vm, uint64_t *count, uint64_t *bytes)
+{
+    *count = 0;
+    *bytes = vm->textures ? vm->textures->pool.bytes : 0; /* memory kept for the next images */
+    for (int i = 0; vm->textures && i < PVK_TEXTURE_CACHE; i++)
+        if (vm->textures->e[i].tex.image)
+            ++*count, *bytes += tex_bytes(&vm->textures->e[i].tex.desc, vm->textures->e[i].tex.scale);
+}
+
+/* Its image is freed once the GPU is past the last work that may read it
+ * (to the pool at once when it is; else the GPU layer's deferred destroy:
+ * no wait here). */
+static pvk_result evict(pvk_vram *vm, tex_entry *e)
+{
+    uint64_t done = 0;
+    pvk_texture *t = &e->tex;
+    if (pvk_gpu_completed(vm->gpu, &done) && done >= e->gpu_value)
+        destroy_image(vm, t);
+    else if (pvk_gpu_defer_destroy(vm->gpu, e->gpu_value, VK_OBJECT_TYPE_IMAGE, (uint64_t)t->image, t->view, t->mem))
+        memset(t, 0, sizeof *t);
+    else
+        return PVK_ERROR_OUT_OF_MEMORY; /* logged */
+    memset(e, 0, sizeof *e);
+    return PVK_SUCCESS;
+}
+
+/* A slot for a new texture of `need` bytes: past the memory budget's share
+ * the least recently used go (not the last three taken: the draw's other
+ * units may hold them); then a free slot, else the least recently used
+ * stale one, else the least recently used. */
+static pvk_result take_slot(pvk_vram *vm, uint64_t need, tex_entry **out)
 {
     struct pvk_textures *c = vm->textures;
-    tex_entry *best = NULL;
-    for (int i = 0; i < PVK_TEXTURE_CACHE; i++) {
-        tex_entry *e = &c->e[i];
-        if (!e->tex.image) {
-            best = e;
-            break;
+    for (;;) {
+        tex_entry *best = NULL, *empty = NULL, *oldest = NULL;
+        uint64_t held = 0;
+        for (int i = 0; i < PVK_TEXTURE_CACHE; i++) {
+            tex_entry *e = &c->e[i];
+            if (!e->tex.image) {
+                empty = empty ? empty : e;
+                continue;
+            }
+            held += tex_bytes(&e->tex.desc, e->tex.scale);
+            if (!best || (!e->valid && best->valid) || (e->valid == best->valid && e->last_use < best->last_use))
+                best = e;
+            if (e->last_use + 3 <= c->tick && (!oldest || e->last_use < oldest->last_use))
+                oldest = e;
         }
-        if (!best || (!e->valid && best->valid) || (e->valid == best->valid && e->last_use < best->last_use))
-            best = e;
+        bool over = oldest && held + need > vm->gpu->budget.textures;
+        if (!over && empty) {
+            memset(empty, 0, sizeof *empty);
+            *out = empty;
+            return PVK_SUCCESS;
+        }
+        pvk_result r = evict(vm, over ? oldest : best);
+        if (r)
+            return r;
+        vm->gpu->stats.budget_evictions += over;
     }
-    if (best->tex.image) {
-        uint64_t done = 0;
-        pvk_texture *t = &best->tex;
-        /* the GPU is past its last use: its memory goes to the pool; else the
-         * image waits in the GPU layer's deferred destroy (no wait here) */
-        if (pvk_gpu_completed(vm->gpu, &done) && done >= best->gpu_value)
-            destroy_image(vm, t);
-        else if (pvk_gpu_defer_destroy(vm->gpu, best->gpu_value, VK_OBJECT_TYPE_IMAGE, (uint64_t)t->image, t->view,
-                                       t->mem))
-            memset(t, 0, sizeof *t);
-        else
-            return PVK_ERROR_OUT_OF_MEMORY; /* logged */
-    }
-    memset(best, 0, sizeof *best);
-    *out = best;
-    return PVK_SUCCESS;
 }
 
 /* Is `s` a surface whose guest bytes, decoded as `d`, make the texture?
@@ -801,7 +837,7 @@ pvk_result pvk_texture_get(pvk_vram *vm, const pvk_texture_desc *desc, const pvk
     if (r)
         return r;
     tex_entry *e;
-    if ((r = take_slot(vm, &e)))
+    if ((r = take_slot(vm, tex_bytes(&d, 1), &e)))
         return r;
     uint32_t face_len = spans[0].len;
     pvk_surface *s = roundtrip ? NULL : pvk_surface_source_over(vm, d.addr[0], face_len);

@@ -439,6 +439,10 @@ void pvk_texture_cache_clear(pvk_vram *vm);
  * false for a disabled or procedural unit. */
 struct pvk_tex_desc;
 bool pvk_texture_desc_from_unit(const struct pvk_tex_desc *unit, pvk_texture_desc *out);
+/* Surfaces held now and their images' bytes (pvk_stats.held_surfaces). */
+void pvk_surfaces_held(const pvk_vram *vm, uint64_t *count, uint64_t *bytes);
+/* Textures held now and their images' bytes (pvk_stats.held_textures). */
+void pvk_textures_held(const pvk_vram *vm, uint64_t *count, uint64_t *bytes);
 /* Textures cached and valid now (tests). */
 uint32_t pvk_texture_cached(const pvk_vram *vm);
 

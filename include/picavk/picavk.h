@@ -257,8 +257,21 @@ typedef struct pvk_config {
      * with the same bytes, until the build is done
      * (pvk_stats.cpu_vs_while_building). */
     int compile_threads;
+    /* The memory budget in MiB (0: PVK_MEMORY_BUDGET_MB from the
+     * environment, else PVK_DEFAULT_MEMORY_BUDGET_MB; at least
+     * PVK_MIN_MEMORY_BUDGET_MB): what the caches that grow with distinct
+     * guest states may hold together.  Split (docs/memory.md): draw
+     * pipelines half, counted at an estimate of the driver's memory for one
+     * (Vulkan does not report it), surfaces a quarter, textures 3/16, shader
+     * modules and samplers the rest.  Past a share the least recently used
+     * entries go without waiting for the GPU (pvk_stats.budget_evictions);
+     * pvk_stats.held_* says what is held.  Guest memory, the device and the
+     * driver's own globals are not in it. */
+    uint32_t memory_budget_mb;
 } pvk_config;
 #define PVK_DEFAULT_CACHE_MAX_BYTES (64ull << 20)
+#define PVK_DEFAULT_MEMORY_BUDGET_MB 512u
+#define PVK_MIN_MEMORY_BUDGET_MB 64u
 
 #define PVK_MAX_SCALE 10u
 
@@ -367,8 +380,9 @@ typedef struct pvk_stats {
      * of memory): the bytes only the GPU held are lost; each is logged. */
     uint64_t surface_writeback_failures;
     /* Draw pipelines dropped from memory, the least recently used first,
-     * when more distinct draw states than the cache holds (1024) came by;
-     * one used again is created again (pipelines_created). */
+     * when more distinct draw states than the cache holds (the memory
+     * budget's share: docs/memory.md) came by; one used again is created
+     * again (pipelines_created). */
     uint64_t pipeline_evictions;
     /* Time spent in glslang compiling generated shaders (shader_compiles of
      * them), in total and the slowest one, in nanoseconds. */
@@ -416,6 +430,17 @@ typedef struct pvk_stats {
     uint64_t vs_warm_ups;
     /* Save states written (pvk_state_save with a buffer) and loaded. */
     uint64_t state_saves, state_loads;
+    /* What the context holds now (not counters: pvk_get_stats reads them
+     * at the call), per kind of cache, as a count and bytes: draw pipelines
+     * (bytes: the budget's estimate of the driver's memory for each),
+     * shader modules (fragment and vertex, their SPIR-V bytes), textures
+     * and surfaces (their images' bytes, at the resolution scale for
+     * surfaces), samplers; held_bytes is the sum, the figure the budget
+     * (pvk_config.memory_budget_mb) bounds.  budget_evictions: entries any
+     * of them dropped because its share of the budget was full (pipelines
+     * also in pipeline_evictions). */
+    uint64_t held_pipelines, held_pipeline_bytes, held_modules, held_module_bytes, held_textures, held_texture_bytes;
+    uint64_t held_surfaces, held_surface_bytes, held_samplers, held_bytes, budget_evictions;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
