@@ -104,6 +104,12 @@ static void pica_init(pvk_context *ctx)
     pvk_pica_set_env(&ctx->pica, &env);
 }
 
+/* pvk_config.texture_dump_dir, else PVK_TEXTURE_DUMP; NULL or "": none. */
+static const char *dump_dir(const pvk_context *ctx)
+{
+    return ctx->gpu.cfg.texture_dump_dir ? ctx->gpu.cfg.texture_dump_dir : getenv("PVK_TEXTURE_DUMP");
+}
+
 pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
 {
     *out = NULL;
@@ -163,7 +169,8 @@ pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
      * thread's creation must not reload them meanwhile. */
     pvk_vulkan_global_lock();
     if ((r = pvk_device_init(&ctx->gpu)) || (r = pvk_compute_init(&ctx->gpu)) || (r = pvk_guest_init(&ctx->vram)) ||
-        (r = pvk_surface_init(&ctx->vram)) || (r = pvk_textures_init(&ctx->vram)) || (r = pvk_samplers_init(ctx)))
+        (r = pvk_surface_init(&ctx->vram)) || (r = pvk_textures_init(&ctx->vram)) || (r = pvk_samplers_init(ctx)) ||
+        (r = pvk_dump_init(&ctx->vram, dump_dir(ctx))))
         goto fail;
     pvk_profile_init(ctx);
     pvk_mmio_reset(&ctx->vram);
@@ -192,6 +199,7 @@ void pvk_ctx_destroy(pvk_context *ctx)
     pvk_lcd_destroy(ctx);
     pvk_samplers_destroy(ctx);
     pvk_textures_destroy(&ctx->vram);
+    pvk_dump_destroy(&ctx->vram); /* the GPU is idle: every read-back has retired */
     pvk_surface_destroy(&ctx->vram);
     pvk_guest_destroy(&ctx->vram);
     pvk_compute_destroy(&ctx->gpu);

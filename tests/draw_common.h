@@ -235,7 +235,7 @@ static inline void clear_fb(void)
 }
 
 /* Tiled pixel index of window pixel (x, y): y up, memory row 0 at the top. */
-static uint32_t tiled_index(uint32_t x, uint32_t y)
+static inline uint32_t tiled_index(uint32_t x, uint32_t y)
 {
     uint32_t row = H - 1 - y;
     uint32_t m = (x & 1) | (row & 1) << 1 | (x & 2) << 1 | (row & 2) << 2 | (x & 4) << 2 | (row & 4) << 3;

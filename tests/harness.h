@@ -97,7 +97,7 @@ static inline pvk_context *th_context(pvk_config *cfg_in, int mirror)
 }
 
 /* Fails the test on any validation message, then destroys the context. */
-static void th_release(pvk_context *ctx)
+static inline void th_release(pvk_context *ctx)
 {
     pvk_wait_idle(ctx);
     pvk_stats st;

@@ -57,6 +57,10 @@ static void usage(FILE *f)
             "  --help            this text (COMMAND --help: that command's usage)\n"
             "  --version         picavk's version\n"
             "\n"
+            "--dump-textures DIR (demo, run, replay): every texture the GPU decodes, once per\n"
+            "hash, as DIR/tex1_WxH_HASH_FORMAT_mipL.png, named as Citra and Azahar name their\n"
+            "dumps, with a pack.json template (PVK_TEXTURE_DUMP=DIR does the same).\n"
+            "\n"
             "--stats (demo, run, replay): then every pvk_stats counter as a `name value` line\n"
             "(draws, pipelines_created, pipeline_hits, shader_compiles, surface_loads, ...;\n"
             "run: summed over its scenes).\n"
@@ -79,7 +83,8 @@ static void usage(FILE *f)
  * (tools/input.c); the buffer lives to the end of the enclosing block. */
 #define ESC(s) pvk_escape((s), (char[1024]){0}, 1024)
 
-/* --scale N of demo, run and replay (0: the config's default, PVK_SCALE may override) */
+/* --scale N (0: the config's default, PVK_SCALE may override) and
+ * --dump-textures DIR of demo, run and replay */
 static pvk_config g_cfg;
 
 /* Parse the value of --scale; false (said) when it is not 1..PVK_MAX_SCALE. */
@@ -154,7 +159,8 @@ static const struct { const char *name; size_t offset; } stat_rows[] = {
     STAT(ubershader_prebuilds), STAT(vs_warm_ups), STAT(state_saves), STAT(state_loads),
     STAT(held_pipelines), STAT(held_pipeline_bytes), STAT(held_modules), STAT(held_module_bytes),
     STAT(held_textures), STAT(held_texture_bytes), STAT(held_surfaces), STAT(held_surface_bytes),
-    STAT(held_samplers), STAT(held_bytes), STAT(budget_evictions),
+    STAT(held_samplers), STAT(held_bytes), STAT(budget_evictions), STAT(textures_dumped),
+    STAT(texture_dump_failures),
 };
 #undef STAT
 _Static_assert(sizeof stat_rows / sizeof stat_rows[0] == sizeof(pvk_stats) / sizeof(uint64_t),
@@ -781,7 +787,7 @@ typedef struct cli_args {
 } cli_args;
 
 enum { OPT_OUT = 1, OPT_TRACE = 2, OPT_SCALE = 4, OPT_QUIET = 8, OPT_STATS = 16, OPT_SAVE_AT = 32, OPT_LOAD = 64,
-       OPT_FROM = 128 };
+       OPT_FROM = 128, OPT_DUMP = 256 };
 
 /* A frame number for --save-at and --from. */
 static bool parse_frame(const char *cmd, const char *opt, const char *v, long *out)
@@ -824,13 +830,14 @@ static bool parse_args(const char *cmd, int argc, char **argv, unsigned takes, c
                        : !strcmp(s, "--save-at")                   ? OPT_SAVE_AT
                        : !strcmp(s, "--load")                      ? OPT_LOAD
                        : !strcmp(s, "--from")                      ? OPT_FROM
+                       : !strcmp(s, "--dump-textures")             ? OPT_DUMP
                                                                    : 0;
         if (!(opt & takes)) {
             fprintf(stderr, "picavk %s: unknown option '%s' (see picavk --help; -- ends the options)\n", cmd,
                     ESC(s));
             return false;
         }
-        if (opt & (OPT_OUT | OPT_TRACE | OPT_SCALE | OPT_SAVE_AT | OPT_LOAD | OPT_FROM)) {
+        if (opt & (OPT_OUT | OPT_TRACE | OPT_SCALE | OPT_SAVE_AT | OPT_LOAD | OPT_FROM | OPT_DUMP)) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "picavk %s: %s needs a value\n", cmd, s);
                 return false;
@@ -842,6 +849,8 @@ static bool parse_args(const char *cmd, int argc, char **argv, unsigned takes, c
                 a->trace = v;
             else if (opt == OPT_LOAD)
                 a->load = v;
+            else if (opt == OPT_DUMP)
+                g_cfg.texture_dump_dir = v; /* every context the command makes dumps there */
             else if (opt == OPT_SAVE_AT || opt == OPT_FROM) {
                 if (!parse_frame(cmd, s, v, opt == OPT_FROM ? &a->from : &a->save_at))
                     return false;
@@ -865,11 +874,13 @@ static const struct command {
     const char *usage;
 } commands[] = {
     {"info", 0, 0, 0, "picavk info"},
-    {"demo", OPT_OUT | OPT_TRACE | OPT_SCALE | OPT_STATS, 0, 0,
-     "picavk demo [-o DIR] [--trace FILE] [--scale N] [--stats]"},
-    {"run", OPT_OUT | OPT_SCALE | OPT_STATS, 1, INT_MAX, "picavk run [-o DIR] [--scale N] [--stats] SCENE.pvs..."},
-    {"replay", OPT_OUT | OPT_QUIET | OPT_STATS | OPT_SCALE | OPT_SAVE_AT | OPT_LOAD | OPT_FROM, 1, 1,
-     "picavk replay TRACE [-o DIR] [--quiet] [--stats] [--scale N] [--save-at N | --load STATE --from N]"},
+    {"demo", OPT_OUT | OPT_TRACE | OPT_SCALE | OPT_STATS | OPT_DUMP, 0, 0,
+     "picavk demo [-o DIR] [--trace FILE] [--scale N] [--stats] [--dump-textures DIR]"},
+    {"run", OPT_OUT | OPT_SCALE | OPT_STATS | OPT_DUMP, 1, INT_MAX,
+     "picavk run [-o DIR] [--scale N] [--stats] [--dump-textures DIR] SCENE.pvs..."},
+    {"replay", OPT_OUT | OPT_QUIET | OPT_STATS | OPT_SCALE | OPT_SAVE_AT | OPT_LOAD | OPT_FROM | OPT_DUMP, 1, 1,
+     "picavk replay TRACE [-o DIR] [--quiet] [--stats] [--scale N] [--dump-textures DIR]\n"
+     "              [--save-at N | --load STATE --from N]"},
     {"asm", OPT_OUT, 1, INT_MAX, "picavk asm FILE.pica... [-o FILE.shbin]"},
 };
 

@@ -845,6 +845,10 @@ void pvk_pica_report_msg(const pvk_pica *p, pvk_pica_report kind, pvk_log_level 
 #define pvk_pica_debug(p, ...) pvk_pica_report_msg((p), PVK_PICA_NOTE, PVK_LOG_DEBUG, __VA_ARGS__)
 void pvk_pica_count(const pvk_pica *p, pvk_pica_report kind, uint32_t count);
 
+/* CityHash64 v1.1 of `len` bytes (cityhash.c): the hash texture dumps and
+ * packs are named by, as Citra and Azahar name them. */
+uint64_t pvk_cityhash64(const void *data, size_t len);
+
 /* libctru-style name of register `id` ("GPUREG_BLEND_FUNC"), or NULL when unnamed. */
 const char *pvk_pica_reg_name(uint32_t id);
 /* Register id for a name with or without the "GPUREG_" prefix, -1 when unknown. */

@@ -646,6 +646,56 @@ uint32_t pvk_texture_cached(const pvk_vram *vm)
     return n;
 }
 
+/* Texture dumps (vram/dump.c): each level of each face whose guest bytes
+ * hash as none before, copied into a host-visible buffer after its decode;
+ * the PNG is written when that copy retires.  Power-of-two sizes only (as
+ * Azahar dumps: the others are mostly framebuffers). */
+static void dump_levels(pvk_vram *vm, const pvk_texture *t)
+{
+    const pvk_texture_desc *d = &t->desc;
+    if ((d->width & (d->width - 1)) || (d->height & (d->height - 1)))
+        return;
+    for (uint32_t f = 0; f < d->faces && f < 6; f++)
+        for (uint32_t l = 0; l < d->levels; l++) {
+            uint32_t off = pvk_texture_face_bytes(d->format, d->width, d->height, l);
+            uint32_t len = pvk_texture_face_bytes(d->format, d->width, d->height, l + 1) - off;
+            const void *g = pvk_guest_host(vm, d->addr[f] + off, len, NULL);
+            if (!g)
+                continue;
+            pvk_dump_level lv = {d->width >> l, d->height >> l, d->format, l, pvk_cityhash64(g, len)};
+            int slot = pvk_dump_claim(vm, &lv);
+            if (slot < 0)
+                continue;
+            VkDeviceSize bytes = (VkDeviceSize)lv.w * lv.h * formats[d->format].out_bytes;
+            pvk_op op;
+            if (pvk_op_begin(vm->gpu, &op)) {
+                pvk_dump_release(vm, slot);
+                return;
+            }
+            if (pvk_create_buffer(vm->gpu, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                  &op.p.scratch, &op.p.scratch_mem)) {
+                pvk_op_abort(vm->gpu, &op);
+                pvk_dump_release(vm, slot);
+                return;
+            }
+            pvk_op_label(vm->gpu, &op, "texture dump: %016llx", (unsigned long long)lv.hash);
+            image_barrier(vm, op.cmd, t, l, 1, f, 1, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                          VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+            VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, f, 1},
+                                     .imageExtent = {lv.w, lv.h, 1}};
+            vm->gpu->vk.vkCmdCopyImageToBuffer(op.cmd, t->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, op.p.scratch, 1,
+                                               &bic);
+            image_barrier(vm, op.cmd, t, l, 1, f, 1, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                          VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+            op.p.retire = pvk_dump_retire;
+            op.p.owner = vm;
+            op.p.arg = (uint32_t)slot;
+            if (pvk_op_submit(vm->gpu, &op))
+                pvk_dump_release(vm, slot);
+        }
+}
+
 /* Bytes of a texture's image: its levels (a third more than the first) and faces, at its scale. */
 static uint64_t tex_bytes(const pvk_texture_desc *d, uint32_t scale)
 {
@@ -847,6 +897,8 @@ pvk_result pvk_texture_get(pvk_vram *vm, const pvk_texture_desc *desc, const pvk
         e->from_surface = true;
     } else {
         r = pvk_texture_decode(vm, &d, &e->tex); /* (c) */
+        if (!r && vm->dump)
+            dump_levels(vm, &e->tex);
         value = pvk_gpu_submitted(vm->gpu);
         if (!r)
             e->hash = guest_hash(vm, &d, face_len);

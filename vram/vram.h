@@ -446,6 +446,25 @@ void pvk_textures_held(const pvk_vram *vm, uint64_t *count, uint64_t *bytes);
 /* Textures cached and valid now (tests). */
 uint32_t pvk_texture_cached(const pvk_vram *vm);
 
+/* ---- texture dumps (vram/dump.c) ---- */
+#define PVK_DUMP_SLOTS 64u /* levels whose read-back is in flight at most */
+typedef struct pvk_dump_level {
+    uint32_t w, h, format, level; /* w 0: a free slot */
+    uint64_t hash;                /* CityHash64 of the level's guest bytes */
+} pvk_dump_level;
+/* Dumps into `dir` (made if its parent exists; NULL or "": none), a worker thread, pack.json's template. */
+pvk_result pvk_dump_init(pvk_vram *vm, const char *dir);
+/* Writes what is queued, joins the worker (after the GPU is idle: no read-back retires later). */
+void pvk_dump_destroy(pvk_vram *vm);
+/* PNGs written and failed so far (pvk_stats.textures_dumped, texture_dump_failures). */
+void pvk_dump_counts(const pvk_vram *vm, uint64_t *written, uint64_t *failed);
+/* A read-back slot for `level` if its hash is new (then remembered); -1: no dump. */
+int pvk_dump_claim(pvk_vram *vm, const pvk_dump_level *level);
+void pvk_dump_release(pvk_vram *vm, int slot);
+/* pvk_pending.retire of a read-back (owner: the pvk_vram, arg: the slot,
+ * scratch: the buffer): the pixels to the worker. */
+void pvk_dump_retire(pvk_gpu *gpu, const pvk_pending *p);
+
 /* vram/'s state in a context (pvk_context.vram). */
 struct pvk_vram {
     pvk_gpu *gpu; /* the context's Vulkan layer */
@@ -454,6 +473,7 @@ struct pvk_vram {
     pvk_mmio mmio; /* the external register file */
     struct pvk_surfaces *surfaces; /* vram/surface.c */
     struct pvk_textures *textures; /* vram/texture.c: the texture cache */
+    struct pvk_dump *dump;         /* vram/dump.c: texture dumps, NULL when off */
 };
 
 #endif

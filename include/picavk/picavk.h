@@ -268,6 +268,14 @@ typedef struct pvk_config {
      * pvk_stats.held_* says what is held.  Guest memory, the device and the
      * driver's own globals are not in it. */
     uint32_t memory_budget_mb;
+    /* Texture dumps (docs/texture-packs.md): every texture level a draw
+     * decodes from guest memory, once per hash, written into this directory
+     * (made if its parent exists) as a PNG named as Citra and Azahar name
+     * their dumps (tex1_WxH_HASH_FORMAT_mipL.png), with a pack.json
+     * template; by a worker thread, after the GPU's copy is done, never on
+     * the draw's path.  NULL: PVK_TEXTURE_DUMP from the environment, else
+     * none; "": none. */
+    const char *texture_dump_dir;
 } pvk_config;
 #define PVK_DEFAULT_CACHE_MAX_BYTES (64ull << 20)
 #define PVK_DEFAULT_MEMORY_BUDGET_MB 512u
@@ -441,6 +449,9 @@ typedef struct pvk_stats {
      * also in pipeline_evictions). */
     uint64_t held_pipelines, held_pipeline_bytes, held_modules, held_module_bytes, held_textures, held_texture_bytes;
     uint64_t held_surfaces, held_surface_bytes, held_samplers, held_bytes, budget_evictions;
+    /* Texture dumps (pvk_config.texture_dump_dir): PNG files written, and
+     * levels not written (a file system error, logged by nothing but this). */
+    uint64_t textures_dumped, texture_dump_failures;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
