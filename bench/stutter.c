@@ -518,6 +518,11 @@ static void run(void (*fill)(pvk_config *), run_result *r, const char *mesa_dir)
     free(l.w);
     pvk_stats st;
     pvk_get_stats(ctx, &st);
+    /* the memory budget (pvk_config.memory_budget_mb) keeps this workload's pipelines: an
+     * eviction here would build a state again */
+    printf("  pipelines held at the end %llu (%llu MiB of the budget), evicted %llu\n",
+           (unsigned long long)st.held_pipelines, (unsigned long long)(st.held_pipeline_bytes >> 20),
+           (unsigned long long)st.pipeline_evictions);
     if (st.bad_input || st.unsupported || st.validation_errors)
         fprintf(stderr, "stutter bench: %llu bad inputs, %llu unsupported, %llu validation messages\n",
                 (unsigned long long)st.bad_input, (unsigned long long)st.unsupported,

@@ -491,9 +491,9 @@ static void budget_init(pvk_gpu *gpu, uint32_t mb)
 {
     pvk_budget *b = &gpu->budget;
     b->total = (uint64_t)mb << 20;
-    b->pipelines = b->total / 2;
-    b->surfaces = b->total / 4;
-    b->textures = b->total * 3 / 16;
+    b->pipelines = b->total * 5 / 8;
+    b->surfaces = b->total * 3 / 16;
+    b->textures = b->total / 8;
     b->modules = b->total - b->pipelines - b->surfaces - b->textures;
     b->pipeline_cost = gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? PIPELINE_COST_CPU : PIPELINE_COST_GPU;
     pvk_log(gpu, PVK_LOG_INFO, "memory budget %u MiB: pipelines %llu MiB (%llu KiB each), surfaces %llu MiB, "

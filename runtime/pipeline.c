@@ -490,6 +490,14 @@ static bool evict_lru(pvk_context *ctx, struct pvk_pipelines *pl)
                 "draw pipelines: more than %u distinct states (the memory budget's share); evicting the least "
                 "recently used", pl->live);
     pl->evict_logged = true;
+    if (lru == UINT32_MAX) { /* every one is being built (a small budget): take them, then one goes */
+        pvk_pipeline_jobs_finish(ctx);
+        for (uint32_t j = 0; j < (1u << TABLE_BITS); j++)
+            if (pl->table[j].pipeline && (lru == UINT32_MAX || pl->table[j].tick < pl->table[lru].tick))
+                lru = j;
+        if (pl->count < pl->live)
+            return true; /* failed builds left their slots */
+    }
     if (lru == UINT32_MAX) {
         pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw pipelines: all %u are being built; nothing to evict", pl->count);
         return false;
@@ -695,6 +703,9 @@ bool pvk_pipeline_prebuild(pvk_context *ctx, const pvk_uber_kind *u)
     k.depth_format = u->depth_format;
     k.render_pass = u->render_pass;
     k.fs_id = pvk_fs_id(ctx, &u->fs);
+    /* a small budget keeps room for the draws' own builds */
+    if (ctx->pipelines->jobs >= ctx->pipelines->live / 2)
+        return false;
     return k.fs_id && pipe_entry(ctx, &k, &u->fs, NULL);
 }
 

@@ -261,8 +261,8 @@ typedef struct pvk_config {
      * environment, else PVK_DEFAULT_MEMORY_BUDGET_MB; at least
      * PVK_MIN_MEMORY_BUDGET_MB): what the caches that grow with distinct
      * guest states may hold together.  Split (docs/memory.md): draw
-     * pipelines half, counted at an estimate of the driver's memory for one
-     * (Vulkan does not report it), surfaces a quarter, textures 3/16, shader
+     * pipelines 5/8, counted at an estimate of the driver's memory for one
+     * (Vulkan does not report it), surfaces 3/16, textures 1/8, shader
      * modules and samplers the rest.  Past a share the least recently used
      * entries go without waiting for the GPU (pvk_stats.budget_evictions);
      * pvk_stats.held_* says what is held.  Guest memory, the device and the
@@ -278,7 +278,7 @@ typedef struct pvk_config {
     const char *texture_dump_dir;
 } pvk_config;
 #define PVK_DEFAULT_CACHE_MAX_BYTES (64ull << 20)
-#define PVK_DEFAULT_MEMORY_BUDGET_MB 512u
+#define PVK_DEFAULT_MEMORY_BUDGET_MB 768u
 #define PVK_MIN_MEMORY_BUDGET_MB 64u
 
 #define PVK_MAX_SCALE 10u
