@@ -490,14 +490,6 @@ static bool evict_lru(pvk_context *ctx, struct pvk_pipelines *pl)
                 "draw pipelines: more than %u distinct states (the memory budget's share); evicting the least "
                 "recently used", pl->live);
     pl->evict_logged = true;
-    if (lru == UINT32_MAX) { /* every one is being built (a small budget): take them, then one goes */
-        pvk_pipeline_jobs_finish(ctx);
-        for (uint32_t j = 0; j < (1u << TABLE_BITS); j++)
-            if (pl->table[j].pipeline && (lru == UINT32_MAX || pl->table[j].tick < pl->table[lru].tick))
-                lru = j;
-        if (pl->count < pl->live)
-            return true; /* failed builds left their slots */
-    }
     if (lru == UINT32_MAX) {
         pvk_log(&ctx->gpu, PVK_LOG_ERROR, "draw pipelines: all %u are being built; nothing to evict", pl->count);
         return false;
