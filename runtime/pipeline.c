@@ -443,13 +443,7 @@ static void pipe_build(pvk_job *job)
     if (pvk_build_vk(&j->b, ctx->gpu.vk.vkCreateGraphicsPipelines(ctx->gpu.device, pl->cache, 1, &gpci, NULL, &p),
                      "vkCreateGraphicsPipelines"))
         p = VK_NULL_HANDLE; /* logged at the flush; the draw is dropped */
-    if (p)
-        pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_PIPELINE, (uint64_t)p, "draw: %s, mask %X%s",
-                        j->fs.blend ? "blend in the shader"
-                        : pk->blend ? "blend"
-                                    : "logic op",
-                        pk->color_mask, k->render_pass ? ", render pass" : "");
-    j->pipeline = p;
+    j->pipeline = p; /* named by pipe_take on the host's thread */
 }
 
 /* A slot in use: a pipeline, or one being built. */
@@ -524,6 +518,15 @@ static bool pipe_take(pvk_context *ctx, struct pvk_pipelines *pl, entry *e)
     pl->jobs--;
     e->pipeline = j->pipeline;
     if (e->pipeline) {
+        /* not on the worker: the loader's terminator for object names walks
+         * its instance list unlocked, racing any instance created or
+         * destroyed meanwhile (an ASan run crashed there) */
+        const pvk_pipe_key *pk = &j->key.pipe;
+        pvk_object_name(&ctx->gpu, VK_OBJECT_TYPE_PIPELINE, (uint64_t)e->pipeline, "draw: %s, mask %X%s",
+                        j->fs.blend ? "blend in the shader"
+                        : pk->blend ? "blend"
+                                    : "logic op",
+                        pk->color_mask, j->key.render_pass ? ", render pass" : "");
         pl->created++;
         ctx->gpu.stats.pipelines_created++;
         ctx->gpu.stats.background_builds += j->job.on_worker;
