@@ -495,11 +495,16 @@ static void budget_init(pvk_gpu *gpu, uint32_t mb)
     b->surfaces = b->total * 3 / 16;
     b->textures = b->total / 8;
     b->modules = b->total - b->pipelines - b->surfaces - b->textures;
+    if (gpu->cfg.texture_pack_dir && *gpu->cfg.texture_pack_dir) { /* decoded replacements */
+        b->pack = b->total / 8;
+        b->pipelines -= b->pack;
+    }
     b->pipeline_cost = gpu->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? PIPELINE_COST_CPU : PIPELINE_COST_GPU;
     pvk_log(gpu, PVK_LOG_INFO, "memory budget %u MiB: pipelines %llu MiB (%llu KiB each), surfaces %llu MiB, "
-            "textures %llu MiB, shader modules and samplers %llu MiB", mb, (unsigned long long)(b->pipelines >> 20),
-            (unsigned long long)(b->pipeline_cost >> 10), (unsigned long long)(b->surfaces >> 20),
-            (unsigned long long)(b->textures >> 20), (unsigned long long)(b->modules >> 20));
+            "textures %llu MiB, shader modules and samplers %llu MiB, texture pack %llu MiB", mb,
+            (unsigned long long)(b->pipelines >> 20), (unsigned long long)(b->pipeline_cost >> 10),
+            (unsigned long long)(b->surfaces >> 20), (unsigned long long)(b->textures >> 20),
+            (unsigned long long)(b->modules >> 20), (unsigned long long)(b->pack >> 20));
 }
 
 pvk_result pvk_device_init(pvk_gpu *gpu)

@@ -84,6 +84,7 @@ typedef struct pvk_grave pvk_grave; /* gpu/defer.c */
  * estimate of the driver's memory for one (Vulkan reports none). */
 typedef struct pvk_budget {
     uint64_t total, pipelines, surfaces, textures, modules;
+    uint64_t pack; /* a texture pack's decoded replacements (taken from the pipelines' share when there is a pack) */
     uint64_t pipeline_cost;
 } pvk_budget;
 

@@ -150,8 +150,9 @@ pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out)
     pvk_surfaces_held(&ctx->vram, &out->held_surfaces, &out->held_surface_bytes);
     out->held_samplers = pvk_samplers_held(ctx);
     pvk_dump_counts(&ctx->vram, &out->textures_dumped, &out->texture_dump_failures);
+    pvk_pack_stats(&ctx->vram, out);
     out->held_bytes = out->held_pipeline_bytes + out->held_module_bytes + out->held_texture_bytes +
-                      out->held_surface_bytes;
+                      out->held_surface_bytes + out->held_pack_bytes;
     return PVK_SUCCESS;
 }
 

@@ -110,6 +110,19 @@ static const char *dump_dir(const pvk_context *ctx)
     return ctx->gpu.cfg.texture_dump_dir ? ctx->gpu.cfg.texture_dump_dir : getenv("PVK_TEXTURE_DUMP");
 }
 
+/* pvk_config.texture_pack_dir, else PVK_TEXTURE_PACK; NULL or "": none. */
+static const char *pack_dir(const pvk_context *ctx)
+{
+    return ctx->gpu.cfg.texture_pack_dir ? ctx->gpu.cfg.texture_pack_dir : getenv("PVK_TEXTURE_PACK");
+}
+
+/* pvk_config.texture_pack_sync, or PVK_TEXTURE_PACK_SYNC=1. */
+static bool pack_sync(const pvk_context *ctx)
+{
+    const char *e = getenv("PVK_TEXTURE_PACK_SYNC");
+    return ctx->gpu.cfg.texture_pack_sync || (e && !strcmp(e, "1"));
+}
+
 pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
 {
     *out = NULL;
@@ -165,12 +178,13 @@ pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
         budget = PVK_MIN_MEMORY_BUDGET_MB;
     }
     ctx->gpu.cfg.memory_budget_mb = budget; /* pvk_device_init splits it */
+    ctx->gpu.cfg.texture_pack_dir = pack_dir(ctx); /* a pack takes a share of it */
     /* Creation reads volk's globals throughout (instance-level calls); another
      * thread's creation must not reload them meanwhile. */
     pvk_vulkan_global_lock();
     if ((r = pvk_device_init(&ctx->gpu)) || (r = pvk_compute_init(&ctx->gpu)) || (r = pvk_guest_init(&ctx->vram)) ||
         (r = pvk_surface_init(&ctx->vram)) || (r = pvk_textures_init(&ctx->vram)) || (r = pvk_samplers_init(ctx)) ||
-        (r = pvk_dump_init(&ctx->vram, dump_dir(ctx))))
+        (r = pvk_dump_init(&ctx->vram, dump_dir(ctx))) || (r = pvk_pack_init(&ctx->vram, ctx->gpu.cfg.texture_pack_dir, pack_sync(ctx))))
         goto fail;
     pvk_profile_init(ctx);
     pvk_mmio_reset(&ctx->vram);
@@ -200,6 +214,7 @@ void pvk_ctx_destroy(pvk_context *ctx)
     pvk_samplers_destroy(ctx);
     pvk_textures_destroy(&ctx->vram);
     pvk_dump_destroy(&ctx->vram); /* the GPU is idle: every read-back has retired */
+    pvk_pack_destroy(&ctx->vram);
     pvk_surface_destroy(&ctx->vram);
     pvk_guest_destroy(&ctx->vram);
     pvk_compute_destroy(&ctx->gpu);

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(build-essential cmake pkg-config clang android-libetc1-dev  # the last two: tests only
   libvulkan-dev libvulkan-volk-dev glslang-dev glslang-tools libspirv-cross-c-shared-dev
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
-  libpng-dev libxxhash-dev libzstd-dev
+  libpng-dev libxxhash-dev libzstd-dev libcjson-dev
   libsdl2-dev xvfb x11-apps x11-utils imagemagick)  # the last line: examples/viewer and its test
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -60,6 +60,9 @@ static void usage(FILE *f)
             "--dump-textures DIR (demo, run, replay): every texture the GPU decodes, once per\n"
             "hash, as DIR/tex1_WxH_HASH_FORMAT_mipL.png, named as Citra and Azahar name their\n"
             "dumps, with a pack.json template (PVK_TEXTURE_DUMP=DIR does the same).\n"
+            "--texture-pack DIR (demo, run, replay): draw textures with the replacement PNGs of\n"
+            "a Citra/Azahar texture pack (new hash) in DIR, each decoded before its first draw\n"
+            "(PVK_TEXTURE_PACK=DIR does the same, without the wait).\n"
             "\n"
             "--stats (demo, run, replay): then every pvk_stats counter as a `name value` line\n"
             "(draws, pipelines_created, pipeline_hits, shader_compiles, surface_loads, ...;\n"
@@ -84,7 +87,7 @@ static void usage(FILE *f)
 #define ESC(s) pvk_escape((s), (char[1024]){0}, 1024)
 
 /* --scale N (0: the config's default, PVK_SCALE may override) and
- * --dump-textures DIR of demo, run and replay */
+ * --dump-textures DIR and --texture-pack DIR of demo, run and replay */
 static pvk_config g_cfg;
 
 /* Parse the value of --scale; false (said) when it is not 1..PVK_MAX_SCALE. */
@@ -160,7 +163,8 @@ static const struct { const char *name; size_t offset; } stat_rows[] = {
     STAT(held_pipelines), STAT(held_pipeline_bytes), STAT(held_modules), STAT(held_module_bytes),
     STAT(held_textures), STAT(held_texture_bytes), STAT(held_surfaces), STAT(held_surface_bytes),
     STAT(held_samplers), STAT(held_bytes), STAT(budget_evictions), STAT(textures_dumped),
-    STAT(texture_dump_failures),
+    STAT(texture_dump_failures), STAT(textures_replaced), STAT(replacement_pending_draws),
+    STAT(texture_pack_failures), STAT(held_pack_bytes),
 };
 #undef STAT
 _Static_assert(sizeof stat_rows / sizeof stat_rows[0] == sizeof(pvk_stats) / sizeof(uint64_t),
@@ -787,7 +791,7 @@ typedef struct cli_args {
 } cli_args;
 
 enum { OPT_OUT = 1, OPT_TRACE = 2, OPT_SCALE = 4, OPT_QUIET = 8, OPT_STATS = 16, OPT_SAVE_AT = 32, OPT_LOAD = 64,
-       OPT_FROM = 128, OPT_DUMP = 256 };
+       OPT_FROM = 128, OPT_DUMP = 256, OPT_PACK = 512 };
 
 /* A frame number for --save-at and --from. */
 static bool parse_frame(const char *cmd, const char *opt, const char *v, long *out)
@@ -831,13 +835,14 @@ static bool parse_args(const char *cmd, int argc, char **argv, unsigned takes, c
                        : !strcmp(s, "--load")                      ? OPT_LOAD
                        : !strcmp(s, "--from")                      ? OPT_FROM
                        : !strcmp(s, "--dump-textures")             ? OPT_DUMP
+                       : !strcmp(s, "--texture-pack")              ? OPT_PACK
                                                                    : 0;
         if (!(opt & takes)) {
             fprintf(stderr, "picavk %s: unknown option '%s' (see picavk --help; -- ends the options)\n", cmd,
                     ESC(s));
             return false;
         }
-        if (opt & (OPT_OUT | OPT_TRACE | OPT_SCALE | OPT_SAVE_AT | OPT_LOAD | OPT_FROM | OPT_DUMP)) {
+        if (opt & (OPT_OUT | OPT_TRACE | OPT_SCALE | OPT_SAVE_AT | OPT_LOAD | OPT_FROM | OPT_DUMP | OPT_PACK)) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "picavk %s: %s needs a value\n", cmd, s);
                 return false;
@@ -851,6 +856,10 @@ static bool parse_args(const char *cmd, int argc, char **argv, unsigned takes, c
                 a->load = v;
             else if (opt == OPT_DUMP)
                 g_cfg.texture_dump_dir = v; /* every context the command makes dumps there */
+            else if (opt == OPT_PACK) {
+                g_cfg.texture_pack_dir = v;
+                g_cfg.texture_pack_sync = true; /* the CLI's pictures do not depend on timing */
+            }
             else if (opt == OPT_SAVE_AT || opt == OPT_FROM) {
                 if (!parse_frame(cmd, s, v, opt == OPT_FROM ? &a->from : &a->save_at))
                     return false;
@@ -874,13 +883,13 @@ static const struct command {
     const char *usage;
 } commands[] = {
     {"info", 0, 0, 0, "picavk info"},
-    {"demo", OPT_OUT | OPT_TRACE | OPT_SCALE | OPT_STATS | OPT_DUMP, 0, 0,
-     "picavk demo [-o DIR] [--trace FILE] [--scale N] [--stats] [--dump-textures DIR]"},
-    {"run", OPT_OUT | OPT_SCALE | OPT_STATS | OPT_DUMP, 1, INT_MAX,
-     "picavk run [-o DIR] [--scale N] [--stats] [--dump-textures DIR] SCENE.pvs..."},
-    {"replay", OPT_OUT | OPT_QUIET | OPT_STATS | OPT_SCALE | OPT_SAVE_AT | OPT_LOAD | OPT_FROM | OPT_DUMP, 1, 1,
+    {"demo", OPT_OUT | OPT_TRACE | OPT_SCALE | OPT_STATS | OPT_DUMP | OPT_PACK, 0, 0,
+     "picavk demo [-o DIR] [--trace FILE] [--scale N] [--stats] [--dump-textures DIR] [--texture-pack DIR]"},
+    {"run", OPT_OUT | OPT_SCALE | OPT_STATS | OPT_DUMP | OPT_PACK, 1, INT_MAX,
+     "picavk run [-o DIR] [--scale N] [--stats] [--dump-textures DIR] [--texture-pack DIR] SCENE.pvs..."},
+    {"replay", OPT_OUT | OPT_QUIET | OPT_STATS | OPT_SCALE | OPT_SAVE_AT | OPT_LOAD | OPT_FROM | OPT_DUMP | OPT_PACK, 1, 1,
      "picavk replay TRACE [-o DIR] [--quiet] [--stats] [--scale N] [--dump-textures DIR]\n"
-     "              [--save-at N | --load STATE --from N]"},
+     "              [--texture-pack DIR] [--save-at N | --load STATE --from N]"},
     {"asm", OPT_OUT, 1, INT_MAX, "picavk asm FILE.pica... [-o FILE.shbin]"},
 };
 

@@ -247,14 +247,15 @@ static pvk_result create_image(pvk_vram *vm, pvk_texture *t, VkImageTiling tilin
         .image = t->image,
         .viewType = d->faces == 6 ? VK_IMAGE_VIEW_TYPE_CUBE : VK_IMAGE_VIEW_TYPE_2D,
         .format = t->vk_format,
-        .components = formats[d->format].swizzle,
+        .components = t->replaced ? (VkComponentMapping){ID, ID, ID, ID} : formats[d->format].swizzle,
         .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, d->levels, 0, d->faces},
     };
     if ((r = pvk_vk_check(vm->gpu, vm->gpu->vk.vkCreateImageView(vm->gpu->device, &vci, NULL, &t->view),
                           "vkCreateImageView")))
         return r;
-    pvk_object_name(vm->gpu, VK_OBJECT_TYPE_IMAGE, (uint64_t)t->image, "texture %s 0x%08X %ux%u, %u levels%s",
-                    formats[d->format].name, d->addr[0], d->width, d->height, d->levels, d->faces == 6 ? ", cube" : "");
+    pvk_object_name(vm->gpu, VK_OBJECT_TYPE_IMAGE, (uint64_t)t->image, "texture %s 0x%08X %ux%u, %u levels%s%s",
+                    formats[d->format].name, d->addr[0], d->width, d->height, d->levels, d->faces == 6 ? ", cube" : "",
+                    t->replaced ? ", a pack's replacement" : "");
     return PVK_SUCCESS;
 }
 
@@ -496,7 +497,7 @@ pvk_result pvk_texture_read(pvk_vram *vm, const pvk_texture *t, uint32_t face, u
     if (!vm || !t || !t->image || !dst || face >= t->desc.faces || level >= t->desc.levels)
         return PVK_ERROR_INVALID_ARGUMENT;
     uint32_t n = t->scale ? t->scale : 1, w = (t->desc.width >> level) * n, h = (t->desc.height >> level) * n;
-    VkDeviceSize bytes = (VkDeviceSize)w * h * formats[t->desc.format].out_bytes;
+    VkDeviceSize bytes = (VkDeviceSize)w * h * (t->replaced ? 4 : formats[t->desc.format].out_bytes);
     if (size != bytes)
         return PVK_ERROR_INVALID_ARGUMENT;
     VkBuffer buf;
@@ -562,7 +563,9 @@ typedef struct tex_entry {
     bool valid;            /* nothing wrote its bytes since it was made */
     bool recheck;          /* a cache clear came since: compare `hash` before use */
     bool from_surface;
+    bool pack_pending;     /* a texture pack's replacement is being decoded (vram/pack.c) */
     uint64_t hash;         /* of the guest bytes at decode (each face seeded with the one before) */
+    uint64_t level_hash[PVK_PACK_LEVELS]; /* pack_pending: what the pack looks the levels up by */
     uint32_t lo, hi;       /* guest bytes it spans (all faces): [lo, hi) */
     uint64_t last_use;     /* cache tick */
     uint64_t gpu_value;    /* timeline value of the last work that may read the image */
@@ -697,10 +700,11 @@ static void dump_levels(pvk_vram *vm, const pvk_texture *t)
 }
 
 /* Bytes of a texture's image: its levels (a third more than the first) and faces, at its scale. */
-static uint64_t tex_bytes(const pvk_texture_desc *d, uint32_t scale)
+static uint64_t tex_bytes(const pvk_texture_desc *d, uint32_t scale, bool replaced)
 {
     uint32_t texel = 4;
-    pvk_texture_vk_format(d->format, NULL, &texel);
+    if (!replaced)
+        pvk_texture_vk_format(d->format, NULL, &texel);
     uint64_t s = scale > 1 ? scale : 1, b = (uint64_t)d->width * d->height * texel * s * s * (d->faces ? d->faces : 1);
     return d->levels > 1 ? b * 4 / 3 : b;
 }
@@ -711,24 +715,19 @@ void pvk_textures_held(const pvk_vram *vm, uint64_t *count, uint64_t *bytes)
     *bytes = vm->textures ? vm->textures->pool.bytes : 0; /* memory kept for the next images */
     for (int i = 0; vm->textures && i < PVK_TEXTURE_CACHE; i++)
         if (vm->textures->e[i].tex.image)
-            ++*count, *bytes += tex_bytes(&vm->textures->e[i].tex.desc, vm->textures->e[i].tex.scale);
+            ++*count, *bytes += tex_bytes(&vm->textures->e[i].tex.desc, vm->textures->e[i].tex.scale, vm->textures->e[i].tex.replaced);
 }
 
 /* Its image is freed once the GPU is past the last work that may read it
  * (to the pool at once when it is; else the GPU layer's deferred destroy:
  * no wait here). */
+static pvk_result retire_image(pvk_vram *vm, pvk_texture *t, uint64_t value);
 static pvk_result evict(pvk_vram *vm, tex_entry *e)
 {
-    uint64_t done = 0;
-    pvk_texture *t = &e->tex;
-    if (pvk_gpu_completed(vm->gpu, &done) && done >= e->gpu_value)
-        destroy_image(vm, t);
-    else if (pvk_gpu_defer_destroy(vm->gpu, e->gpu_value, VK_OBJECT_TYPE_IMAGE, (uint64_t)t->image, t->view, t->mem))
-        memset(t, 0, sizeof *t);
-    else
-        return PVK_ERROR_OUT_OF_MEMORY; /* logged */
-    memset(e, 0, sizeof *e);
-    return PVK_SUCCESS;
+    pvk_result r = retire_image(vm, &e->tex, e->gpu_value);
+    if (!r)
+        memset(e, 0, sizeof *e);
+    return r;
 }
 
 /* A slot for a new texture of `need` bytes: past the memory budget's share
@@ -747,7 +746,7 @@ static pvk_result take_slot(pvk_vram *vm, uint64_t need, tex_entry **out)
                 empty = empty ? empty : e;
                 continue;
             }
-            held += tex_bytes(&e->tex.desc, e->tex.scale);
+            held += tex_bytes(&e->tex.desc, e->tex.scale, e->tex.replaced);
             if (!best || (!e->valid && best->valid) || (e->valid == best->valid && e->last_use < best->last_use))
                 best = e;
             if (e->last_use + 3 <= c->tick && (!oldest || e->last_use < oldest->last_use))
@@ -764,6 +763,104 @@ static pvk_result take_slot(pvk_vram *vm, uint64_t need, tex_entry **out)
             return r;
         vm->gpu->stats.budget_evictions += over;
     }
+}
+
+/* ---- texture packs (vram/pack.c finds and decodes the replacements) ---- */
+
+/* What a pack knows a texture's levels by (Azahar's new hash): the
+ * CityHash64 of each level's guest bytes. */
+static bool level_hashes(pvk_vram *vm, const pvk_texture_desc *d, uint64_t *h)
+{
+    for (uint32_t l = 0; l < d->levels && l < PVK_PACK_LEVELS; l++) {
+        uint32_t off = pvk_texture_face_bytes(d->format, d->width, d->height, l);
+        uint32_t len = pvk_texture_face_bytes(d->format, d->width, d->height, l + 1) - off;
+        const void *g = pvk_guest_host(vm, d->addr[0] + off, len, NULL);
+        if (!g)
+            return false;
+        h[l] = pvk_cityhash64(g, len);
+    }
+    return true;
+}
+
+/* The image `t` leaves once the GPU is past `value` (now when it is). */
+static pvk_result retire_image(pvk_vram *vm, pvk_texture *t, uint64_t value)
+{
+    uint64_t done = 0;
+    if (pvk_gpu_completed(vm->gpu, &done) && done >= value)
+        destroy_image(vm, t);
+    else if (pvk_gpu_defer_destroy(vm->gpu, value, VK_OBJECT_TYPE_IMAGE, (uint64_t)t->image, t->view, t->mem))
+        memset(t, 0, sizeof *t);
+    else
+        return PVK_ERROR_OUT_OF_MEMORY; /* logged */
+    return PVK_SUCCESS;
+}
+
+/* `rep` into a new image (RGBA8, rep->scale times the texture's size, every
+ * level copied from a host-visible buffer), `e`'s texture from now on. */
+static void replace(pvk_vram *vm, tex_entry *e, const pvk_replacement *rep)
+{
+    pvk_texture nt = {.desc = e->tex.desc, .vk_format = VK_FORMAT_R8G8B8A8_UNORM, .scale = rep->scale, .replaced = true};
+    uint32_t levels = nt.desc.levels;
+    VkBufferImageCopy bic[PVK_PACK_LEVELS];
+    VkDeviceSize bytes = 0;
+    for (uint32_t l = 0; l < levels; l++) {
+        uint32_t w = rep->width >> l, h = rep->height >> l;
+        bic[l] = (VkBufferImageCopy){.bufferOffset = bytes,
+                                     .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, 0, 1},
+                                     .imageExtent = {w, h, 1}};
+        bytes += (VkDeviceSize)w * h * 4;
+    }
+    pvk_op op;
+    void *p = NULL;
+    if (create_image(vm, &nt, VK_IMAGE_TILING_OPTIMAL)) {
+        destroy_image(vm, &nt);
+        return;
+    }
+    if (pvk_op_begin(vm->gpu, &op)) {
+        destroy_image(vm, &nt);
+        return;
+    }
+    if (pvk_create_buffer(vm->gpu, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &op.p.scratch,
+                          &op.p.scratch_mem) ||
+        vm->gpu->vk.vkMapMemory(vm->gpu->device, op.p.scratch_mem, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS) {
+        pvk_op_abort(vm->gpu, &op);
+        destroy_image(vm, &nt);
+        return;
+    }
+    memcpy(p, rep->rgba, bytes);
+    vm->gpu->vk.vkUnmapMemory(vm->gpu->device, op.p.scratch_mem);
+    pvk_op_label(vm->gpu, &op, "texture 0x%08X %ux%u: a pack's replacement at x%u", nt.desc.addr[0], nt.desc.width,
+                 nt.desc.height, rep->scale);
+    image_barrier(vm, op.cmd, &nt, 0, levels, 0, 1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    vm->gpu->vk.vkCmdCopyBufferToImage(op.cmd, op.p.scratch, nt.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, levels,
+                                       bic);
+    image_barrier(vm, op.cmd, &nt, 0, levels, 0, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                  VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    if (pvk_op_submit(vm->gpu, &op) || retire_image(vm, &e->tex, e->gpu_value)) {
+        destroy_image(vm, &nt); /* nothing recorded reads it yet */
+        return;
+    }
+    e->tex = nt;
+    e->gpu_value = pvk_gpu_submitted(vm->gpu) + 1;
+    pvk_pack_count(vm, true, false);
+}
+
+/* A texture decoded from guest memory (`fresh`: just now) and its pack's
+ * replacement: asked for, drawn once ready; meanwhile the original is. */
+static void pack_check(pvk_vram *vm, tex_entry *e, bool fresh)
+{
+    if (fresh && !e->from_surface && !e->tex.replaced)
+        e->pack_pending = level_hashes(vm, &e->tex.desc, e->level_hash);
+    if (!e->pack_pending)
+        return;
+    pvk_replacement rep;
+    int st = pvk_pack_find(vm, &e->tex.desc, e->level_hash, &rep);
+    e->pack_pending = st == PVK_PACK_PENDING;
+    if (st == PVK_PACK_READY)
+        replace(vm, e, &rep);
+    else if (st == PVK_PACK_PENDING)
+        pvk_pack_count(vm, false, true);
 }
 
 /* Is `s` a surface whose guest bytes, decoded as `d`, make the texture?
@@ -878,6 +975,8 @@ pvk_result pvk_texture_get(pvk_vram *vm, const pvk_texture_desc *desc, const pvk
             e->last_use = ++c->tick;
             e->gpu_value = pvk_gpu_submitted(vm->gpu) + 1; /* the open (or next) batch may read it */
             vm->gpu->stats.texture_hits++;
+            if (e->pack_pending)
+                pack_check(vm, e, false);
             *out = &e->tex;
             return PVK_SUCCESS;
         }
@@ -887,7 +986,7 @@ pvk_result pvk_texture_get(pvk_vram *vm, const pvk_texture_desc *desc, const pvk
     if (r)
         return r;
     tex_entry *e;
-    if ((r = take_slot(vm, tex_bytes(&d, 1), &e)))
+    if ((r = take_slot(vm, tex_bytes(&d, 1, false), &e)))
         return r;
     uint32_t face_len = spans[0].len;
     pvk_surface *s = roundtrip ? NULL : pvk_surface_source_over(vm, d.addr[0], face_len);
@@ -915,6 +1014,8 @@ pvk_result pvk_texture_get(pvk_vram *vm, const pvk_texture_desc *desc, const pvk
     }
     e->last_use = ++c->tick;
     e->gpu_value = value + 1; /* conservatively the batch after the build, too */
+    if (vm->pack)
+        pack_check(vm, e, true);
     *out = &e->tex;
     return PVK_SUCCESS;
 }

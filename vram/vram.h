@@ -388,7 +388,8 @@ typedef struct pvk_texture {
     VkImageView view;       /* 2D or cube, with the format's swizzle (sampler-ready RGBA) */
     VkDeviceMemory mem;
     uint32_t scale;         /* the image is scale x the size of `desc` (0 or 1: 1x; more: built from a
-                               render target at that resolution scale) */
+                               render target at that resolution scale, or a pack's replacement) */
+    bool replaced;          /* a texture pack's image (RGBA8, identity swizzle) */
 } pvk_texture;
 
 /* The image format a PICA format decodes to, the view swizzle that turns it
@@ -465,6 +466,31 @@ void pvk_dump_release(pvk_vram *vm, int slot);
  * scratch: the buffer): the pixels to the worker. */
 void pvk_dump_retire(pvk_gpu *gpu, const pvk_pending *p);
 
+/* ---- texture packs (vram/pack.c) ---- */
+#define PVK_PACK_LEVELS 8u
+/* A pack in `dir` (NULL or "": none; not a folder: refused), indexed now, a
+ * worker thread; `sync`: a lookup waits for its replacement's decode. */
+pvk_result pvk_pack_init(pvk_vram *vm, const char *dir, bool sync);
+void pvk_pack_destroy(pvk_vram *vm);
+/* A texture's replacement: every level RGBA8, one after another (level l
+ * (width >> l) x (height >> l), row 0 the image's row 0), `scale` times the
+ * texture's size; the pointer is the pack's, valid until the next call. */
+typedef struct pvk_replacement {
+    const uint8_t *rgba;
+    uint32_t width, height, levels, scale;
+} pvk_replacement;
+enum { PVK_PACK_NONE, PVK_PACK_PENDING, PVK_PACK_READY };
+/* The replacement of a texture decoded from guest memory (`level_hash`: the
+ * CityHash64 of each level's guest bytes): none, being decoded (asked for
+ * now if it was not), or ready (`out`). */
+int pvk_pack_find(pvk_vram *vm, const pvk_texture_desc *d, const uint64_t *level_hash, pvk_replacement *out);
+/* Counts a replacement made into an image, a texture drawn while its replacement was pending. */
+void pvk_pack_count(pvk_vram *vm, bool replaced, bool pending);
+/* pvk_stats' pack fields. */
+void pvk_pack_stats(const pvk_vram *vm, pvk_stats *s);
+/* Nothing queued or being decoded (tests wait for it). */
+bool pvk_pack_idle(pvk_vram *vm);
+
 /* vram/'s state in a context (pvk_context.vram). */
 struct pvk_vram {
     pvk_gpu *gpu; /* the context's Vulkan layer */
@@ -474,6 +500,7 @@ struct pvk_vram {
     struct pvk_surfaces *surfaces; /* vram/surface.c */
     struct pvk_textures *textures; /* vram/texture.c: the texture cache */
     struct pvk_dump *dump;         /* vram/dump.c: texture dumps, NULL when off */
+    struct pvk_pack *pack;         /* vram/pack.c: a texture pack, NULL when none */
 };
 
 #endif

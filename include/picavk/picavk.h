@@ -276,6 +276,19 @@ typedef struct pvk_config {
      * the draw's path.  NULL: PVK_TEXTURE_DUMP from the environment, else
      * none; "": none. */
     const char *texture_dump_dir;
+    /* Texture packs (docs/texture-packs.md): a folder of replacement PNGs
+     * as Citra and Azahar read it (pack.json's options and textures map,
+     * files named by the hash of the texture level they replace, of any
+     * power-of-two multiple of its size); each replacement is decoded by a
+     * worker thread (the original is drawn until it is ready) and sampled
+     * at its full size.  NULL: PVK_TEXTURE_PACK from the environment, else
+     * none; "": none; a path that is not a folder fails context creation. */
+    const char *texture_pack_dir;
+    /* A texture whose replacement is still being decoded waits for it
+     * instead of being drawn as the original (as Azahar without
+     * asynchronous loading; recordings and tests that must not depend on
+     * timing).  PVK_TEXTURE_PACK_SYNC=1 in the environment does the same. */
+    uint32_t texture_pack_sync; /* 0: off; else on */
 } pvk_config;
 #define PVK_DEFAULT_CACHE_MAX_BYTES (64ull << 20)
 #define PVK_DEFAULT_MEMORY_BUDGET_MB 768u
@@ -452,6 +465,13 @@ typedef struct pvk_stats {
     /* Texture dumps (pvk_config.texture_dump_dir): PNG files written, and
      * levels not written (a file system error, logged by nothing but this). */
     uint64_t textures_dumped, texture_dump_failures;
+    /* Texture packs (pvk_config.texture_pack_dir): textures drawn with a
+     * pack's replacement (images made of one), texture lookups that drew
+     * the original because its replacement was still being decoded,
+     * replacement files refused (logged: unreadable, a size that is not a
+     * power-of-two multiple of the texture's), and the host memory the
+     * decoded replacements hold (in held_bytes too). */
+    uint64_t textures_replaced, replacement_pending_draws, texture_pack_failures, held_pack_bytes;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);
