@@ -685,7 +685,10 @@ static entry *pipe_entry(pvk_context *ctx, const key_pair *k, const pvk_fs_key *
     while (used(&pl->table[i]))
         i = (i + 1) & mask;
     entry *e = &pl->table[i];
-    *e = (entry){.key = *k, .hash = h, .job = j, .geometry = has_geometry(pl, k, fs)};
+    /* used now: a new slot is the most recent, or the eviction that makes
+     * room for the next one (the ubershader's, a warm-up's) would take it
+     * before its first draw, which then finds no slot and is dropped */
+    *e = (entry){.key = *k, .hash = h, .job = j, .geometry = has_geometry(pl, k, fs), .tick = ++pl->tick};
     pvk_compiler_submit_at(ctx, &j->job, first); /* without workers it is done now */
     return e;
 }
