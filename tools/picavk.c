@@ -61,7 +61,7 @@ static void usage(FILE *f)
             "hash, as DIR/tex1_WxH_HASH_FORMAT_mipL.png, named as Citra and Azahar name their\n"
             "dumps, with a pack.json template (PVK_TEXTURE_DUMP=DIR does the same).\n"
             "--texture-pack DIR (demo, run, replay): draw textures with the replacement PNGs of\n"
-            "a Citra/Azahar texture pack (new hash) in DIR, each decoded before its first draw\n"
+            "a Citra/Azahar texture pack in DIR, each decoded before its first draw\n"
             "(PVK_TEXTURE_PACK=DIR does the same, without the wait).\n"
             "\n"
             "--stats (demo, run, replay): then every pvk_stats counter as a `name value` line\n"

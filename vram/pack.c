@@ -10,7 +10,9 @@
  * are what the dump wrote.  The index maps each hash to its file.
  *
  * A texture decoded from guest memory looks up the hash of its level 0
- * (each level has its own file, found by its own hash).  A replacement is
+ * (each level has its own file, found by its own hash): the CityHash64 of
+ * the level's guest bytes (the new hash), or of the level decoded as Citra
+ * decodes it (the old hash, vram/oldhash.c).  A replacement is
  * decoded on this file's worker thread (libpng), checked (the size an
  * integer power-of-two multiple of the texture's, the same for width and
  * height; each level file half the one before; else logged and skipped),
@@ -501,11 +503,6 @@ pvk_result pvk_pack_init(pvk_vram *vm, const char *dir, bool sync)
     if (s.skipped_name)
         pvk_log(vm->gpu, PVK_LOG_WARN, "texture pack %s: %u PNG files not named tex1_WxH_HASH_FORMAT and not in "
                                        "pack.json's textures; skipped", dir, s.skipped_name);
-    if (!p->new_hash)
-        pvk_log(vm->gpu, PVK_LOG_ERROR,
-                "texture pack %s: the old hash (use_new_hash false or no pack.json) is not supported; nothing of it "
-                "will be used (set options.use_new_hash to true for packs made from picavk's or Azahar's new dumps)",
-                dir);
     p->share = vm->gpu->budget.pack;
     p->sync = sync;
     pthread_mutex_init(&p->lock, NULL);
@@ -596,7 +593,7 @@ static void trim(struct pvk_pack *p, const material *keep)
 int pvk_pack_find(pvk_vram *vm, const pvk_texture_desc *d, const uint64_t *level_hash, pvk_replacement *out)
 {
     struct pvk_pack *p = vm->pack;
-    if (!p || !p->new_hash || d->faces != 1 || !pow2(d->width) || !pow2(d->height) || d->levels > PVK_PACK_LEVELS)
+    if (!p || d->faces != 1 || !pow2(d->width) || !pow2(d->height) || d->levels > PVK_PACK_LEVELS)
         return PVK_PACK_NONE;
     int32_t f0 = find_file(p, level_hash[0]);
     if (f0 < 0)
@@ -639,6 +636,11 @@ int pvk_pack_find(pvk_vram *vm, const pvk_texture_desc *d, const uint64_t *level
     }
     pthread_mutex_unlock(&p->lock);
     return st;
+}
+
+bool pvk_pack_old_hash(const pvk_vram *vm)
+{
+    return vm->pack && !vm->pack->new_hash;
 }
 
 void pvk_pack_count(pvk_vram *vm, bool replaced, bool pending)

@@ -767,17 +767,19 @@ static pvk_result take_slot(pvk_vram *vm, uint64_t need, tex_entry **out)
 
 /* ---- texture packs (vram/pack.c finds and decodes the replacements) ---- */
 
-/* What a pack knows a texture's levels by (Azahar's new hash): the
- * CityHash64 of each level's guest bytes. */
+/* What a pack knows a texture's levels by: the CityHash64 of each level's
+ * guest bytes (Azahar's new hash), or of the level decoded as Citra decodes
+ * it (the old hash). */
 static bool level_hashes(pvk_vram *vm, const pvk_texture_desc *d, uint64_t *h)
 {
+    bool old = pvk_pack_old_hash(vm);
     for (uint32_t l = 0; l < d->levels && l < PVK_PACK_LEVELS; l++) {
         uint32_t off = pvk_texture_face_bytes(d->format, d->width, d->height, l);
         uint32_t len = pvk_texture_face_bytes(d->format, d->width, d->height, l + 1) - off;
         const void *g = pvk_guest_host(vm, d->addr[0] + off, len, NULL);
         if (!g)
             return false;
-        h[l] = pvk_cityhash64(g, len);
+        h[l] = old ? pvk_old_hash(g, d->format, d->width >> l, d->height >> l) : pvk_cityhash64(g, len);
     }
     return true;
 }

@@ -484,6 +484,15 @@ enum { PVK_PACK_NONE, PVK_PACK_PENDING, PVK_PACK_READY };
  * CityHash64 of each level's guest bytes): none, being decoded (asked for
  * now if it was not), or ready (`out`). */
 int pvk_pack_find(pvk_vram *vm, const pvk_texture_desc *d, const uint64_t *level_hash, pvk_replacement *out);
+/* The pack is keyed by the old hash (pvk_old_hash), not the guest bytes' CityHash64. */
+bool pvk_pack_old_hash(const pvk_vram *vm);
+/* Citra's and Azahar's old texture hash of one level (`level`: its guest
+ * bytes, w x h, both multiples of 8): CityHash64 of the level decoded as
+ * they decode it for the hash (vram/oldhash.c); 0 when out of memory.
+ * pvk_old_hash_bytes: those decoded bytes (malloc'd, *len bytes; tests). */
+uint64_t pvk_old_hash(const uint8_t *level, uint32_t format, uint32_t w, uint32_t h);
+uint8_t *pvk_old_hash_bytes(const uint8_t *level, uint32_t format, uint32_t w, uint32_t h, size_t *len);
+uint32_t pvk_old_hash_texel_bytes(uint32_t format);
 /* Counts a replacement made into an image, a texture drawn while its replacement was pending. */
 void pvk_pack_count(pvk_vram *vm, bool replaced, bool pending);
 /* pvk_stats' pack fields. */

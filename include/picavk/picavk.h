@@ -278,7 +278,8 @@ typedef struct pvk_config {
     const char *texture_dump_dir;
     /* Texture packs (docs/texture-packs.md): a folder of replacement PNGs
      * as Citra and Azahar read it (pack.json's options and textures map,
-     * files named by the hash of the texture level they replace, of any
+     * the new or the old hash, files named by the hash of the texture
+     * level they replace, of any
      * power-of-two multiple of its size); each replacement is decoded by a
      * worker thread (the original is drawn until it is ready) and sampled
      * at its full size.  NULL: PVK_TEXTURE_PACK from the environment, else
