@@ -1,10 +1,15 @@
-/* What texture dumps cost (pvk_config.texture_dump_dir): N distinct 256x256
- * RGBA8 textures taken through the texture cache (pvk_texture_get: decode,
- * and with dumps the level's CityHash64 and the read-back copy recorded),
- * the caller's time per texture with and without dumps in the same run; the
- * time until the worker has written every PNG; and CityHash64's throughput
- * against XXH3 and memcpy on the same bytes (the hash is the only part of a
- * dump on the caller's path besides recording the copy). */
+/* What texture dumps and packs cost (pvk_config.texture_dump_dir,
+ * texture_pack_dir): N distinct 256x256 RGBA8 textures taken through the
+ * texture cache (pvk_texture_get: decode, and with dumps the level's
+ * CityHash64 and the read-back copy recorded), the caller's time per texture
+ * with and without dumps in the same run; the time until the worker has
+ * written every PNG; CityHash64's throughput against XXH3 and memcpy on the
+ * same bytes (the hash is the only part of a dump on the caller's path
+ * besides recording the copy).  Then the dump made a pack of 4x
+ * replacements (1024x1024): the caller's time per texture when each is
+ * asked for (drawn as the original meanwhile), the worker's time to decode
+ * them all, and the caller's time per texture when the ready replacement is
+ * copied into its image, against the same textures without a pack. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <png.h>
 #include <xxhash.h>
 
 #include "runtime/runtime.h"
@@ -36,15 +42,16 @@ static uint32_t rnd(void)
     return (uint32_t)((rng * 0x2545F4914F6CDD1Dull) >> 32);
 }
 
-/* Seconds per texture for the caller: N new textures through the cache, then idle. */
-static double run(const char *dir, double *written_s)
+static pvk_context *context(const char *dump, const char *pack)
 {
-    pvk_config cfg = {.log_level = PVK_LOG_WARN, .texture_dump_dir = dir};
+    pvk_config cfg = {.log_level = PVK_LOG_WARN, .texture_dump_dir = dump, .texture_pack_dir = pack,
+                      .memory_budget_mb = 2048}; /* the pack's share holds every replacement */
     pvk_context *ctx = NULL;
     if (pvk_context_create(&cfg, &ctx)) {
         fprintf(stderr, "dump bench: no context\n");
         exit(1);
     }
+    rng = 0x9E3779B97F4A7C15ull; /* the same textures every run */
     const uint32_t bytes = SIDE * SIDE * 4;
     for (uint32_t i = 0; i < N; i++) {
         uint32_t *p = pvk_guest_ptr(ctx, TEX + i * bytes, bytes);
@@ -52,6 +59,13 @@ static double run(const char *dir, double *written_s)
             p[k] = rnd();
     }
     pvk_guest_written(ctx, TEX, N * bytes);
+    return ctx;
+}
+
+/* Seconds per texture for the caller: the N textures through the cache, then idle. */
+static double all_textures(pvk_context *ctx)
+{
+    const uint32_t bytes = SIDE * SIDE * 4;
     double t0 = now();
     for (uint32_t i = 0; i < N; i++) {
         pvk_texture_desc d = {.width = SIDE, .height = SIDE, .format = PVK_TEX_RGBA8, .levels = 1, .faces = 1};
@@ -63,7 +77,15 @@ static double run(const char *dir, double *written_s)
         }
     }
     pvk_wait_idle(ctx);
-    double per = (now() - t0) / N;
+    return (now() - t0) / N;
+}
+
+/* Seconds per texture for the caller: N new textures through the cache, then idle. */
+static double run(const char *dir, double *written_s)
+{
+    pvk_context *ctx = context(dir, NULL);
+    double t0 = now();
+    double per = all_textures(ctx);
     pvk_stats st;
     for (int i = 0; dir && i < 6000; i++) { /* the worker's PNGs */
         pvk_get_stats(ctx, &st);
@@ -74,6 +96,55 @@ static double run(const char *dir, double *written_s)
     *written_s = now() - t0;
     pvk_context_destroy(ctx);
     return per;
+}
+
+/* The dump as a pack: each PNG 4x as large (each texel 4x4), the same names and pack.json. */
+static void make_pack(const char *dump, const char *pack)
+{
+    DIR *d = opendir(dump);
+    struct dirent *e;
+    char in[600], out[600];
+    while (d && (e = readdir(d))) {
+        snprintf(in, sizeof in, "%s/%s", dump, e->d_name);
+        snprintf(out, sizeof out, "%s/%s", pack, e->d_name);
+        if (!strcmp(e->d_name, "pack.json")) {
+            FILE *f = fopen(in, "rb"), *g = fopen(out, "wb");
+            char buf[4096];
+            size_t n;
+            while (f && g && (n = fread(buf, 1, sizeof buf, f)))
+                fwrite(buf, 1, n, g);
+            if (f)
+                fclose(f);
+            if (g)
+                fclose(g);
+            continue;
+        }
+        if (strncmp(e->d_name, "tex1_", 5))
+            continue;
+        png_image img;
+        memset(&img, 0, sizeof img);
+        img.version = PNG_IMAGE_VERSION;
+        if (!png_image_begin_read_from_file(&img, in))
+            continue;
+        img.format = PNG_FORMAT_RGBA;
+        uint32_t w = img.width, h = img.height;
+        uint32_t *px = malloc(PNG_IMAGE_SIZE(img)), *big = malloc((size_t)w * h * 16 * 4);
+        if (px && big && png_image_finish_read(&img, NULL, px, 0, NULL)) {
+            for (uint32_t y = 0; y < h * 4; y++)
+                for (uint32_t x = 0; x < w * 4; x++)
+                    big[(size_t)y * w * 4 + x] = px[(size_t)(y / 4) * w + x / 4];
+            png_image o;
+            memset(&o, 0, sizeof o);
+            o.version = PNG_IMAGE_VERSION;
+            o.width = w * 4, o.height = h * 4, o.format = PNG_FORMAT_RGBA;
+            png_image_write_to_file(&o, out, 0, big, 0, NULL);
+        } else
+            png_image_free(&img);
+        free(px);
+        free(big);
+    }
+    if (d)
+        closedir(d);
 }
 
 static void remove_dir(const char *dir)
@@ -126,6 +197,31 @@ int main(void)
     printf("BENCH dump: %u new %ux%u RGBA8 textures: %.0f us each for the caller without dumps, %.0f us with "
            "(%.2fx); every PNG written %.0f ms after the first texture (%.1f ms a texture)\n",
            N, SIDE, SIDE, off * 1e6, on * 1e6, on / off, w1 * 1e3, w1 * 1e3 / N);
+    char pack[] = "/tmp/picavk-pack-bench-XXXXXX";
+    if (!mkdtemp(pack)) {
+        fprintf(stderr, "dump bench: no temporary folder\n");
+        return 1;
+    }
+    make_pack(dir, pack);
+    pvk_context *ctx = context(NULL, NULL);
+    double plain = all_textures(ctx);
+    pvk_context_destroy(ctx);
+    ctx = context(NULL, pack);
+    double asked = all_textures(ctx), t0 = now();
+    while (!pvk_pack_idle(&ctx->vram))
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    double decoded = now() - t0;
+    double uploaded = all_textures(ctx);
+    pvk_stats st;
+    pvk_get_stats(ctx, &st);
+    pvk_context_destroy(ctx);
+    printf("BENCH pack: %u textures with %ux%u replacements: %.0f us each for the caller when asked for "
+           "(%.2fx of %.0f us without a pack), %.1f ms a replacement on the worker (all decoded %.0f ms later), "
+           "%.0f us each when copied into the image (%.2fx); %llu replaced, %llu pending draws, %.1f MiB held\n",
+           N, SIDE * 4, SIDE * 4, asked * 1e6, asked / plain, plain * 1e6, decoded * 1e3 / N, decoded * 1e3,
+           uploaded * 1e6, uploaded / plain, (unsigned long long)st.textures_replaced,
+           (unsigned long long)st.replacement_pending_draws, st.held_pack_bytes / 1048576.0);
+    remove_dir(pack);
     remove_dir(dir);
     free(buf);
     free(copy);
