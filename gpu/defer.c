@@ -30,6 +30,7 @@ static void destroy(pvk_gpu *gpu, const pvk_grave *g)
             gpu->vk.vkDestroyImage(gpu->device, (VkImage)g->handle, NULL);
             break;
         case VK_OBJECT_TYPE_BUFFER: gpu->vk.vkDestroyBuffer(gpu->device, (VkBuffer)g->handle, NULL); break;
+        case VK_OBJECT_TYPE_IMAGE_VIEW: gpu->vk.vkDestroyImageView(gpu->device, (VkImageView)g->handle, NULL); break;
         default: break;
     }
     if (g->mem)

@@ -205,7 +205,7 @@ void pvk_image_destroy(pvk_gpu *gpu, pvk_image *im);
 
 /* ---- deferred destruction (gpu/defer.c) ---- */
 /* Destroy `handle` (a VkPipeline, VkSampler, VkFramebuffer, VkImage with its
- * `view`, or VkBuffer, as `type` says) and free `mem` once the timeline
+ * `view`, VkImageView, or VkBuffer, as `type` says) and free `mem` once the timeline
  * reaches `value`: the last submission that may use them (the open batch's
  * is pvk_gpu_submitted() + 1).  Never waits; the objects are the GPU
  * layer's from here on.  False (logged, nothing taken) when out of memory. */

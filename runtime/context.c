@@ -184,7 +184,9 @@ pvk_result pvk_ctx_create(const pvk_config *config, pvk_context **out)
     pvk_vulkan_global_lock();
     if ((r = pvk_device_init(&ctx->gpu)) || (r = pvk_compute_init(&ctx->gpu)) || (r = pvk_guest_init(&ctx->vram)) ||
         (r = pvk_surface_init(&ctx->vram)) || (r = pvk_textures_init(&ctx->vram)) || (r = pvk_samplers_init(ctx)) ||
-        (r = pvk_dump_init(&ctx->vram, dump_dir(ctx))) || (r = pvk_pack_init(&ctx->vram, ctx->gpu.cfg.texture_pack_dir, pack_sync(ctx))))
+        (r = pvk_dump_init(&ctx->vram, dump_dir(ctx))) || (r = pvk_pack_init(&ctx->vram, ctx->gpu.cfg.texture_pack_dir, pack_sync(ctx))) ||
+        (r = pvk_filter_init(&ctx->vram, ctx->gpu.cfg.texture_filter ? ctx->gpu.cfg.texture_filter
+                                                                      : getenv("PVK_TEXTURE_FILTER"))))
         goto fail;
     pvk_profile_init(ctx);
     pvk_mmio_reset(&ctx->vram);
@@ -215,6 +217,7 @@ void pvk_ctx_destroy(pvk_context *ctx)
     pvk_textures_destroy(&ctx->vram);
     pvk_dump_destroy(&ctx->vram); /* the GPU is idle: every read-back has retired */
     pvk_pack_destroy(&ctx->vram);
+    pvk_filter_destroy(&ctx->vram);
     pvk_surface_destroy(&ctx->vram);
     pvk_guest_destroy(&ctx->vram);
     pvk_compute_destroy(&ctx->gpu);

@@ -14,6 +14,7 @@
 #include "texture_copy.comp.spv.h"
 #include "texture_decode.comp.spv.h"
 #include "texture_decode_etc.comp.spv.h"
+#include "texture_filter.comp.spv.h"
 #include "draw.vert.spv.h"
 #include "draw_quat.geom.spv.h"
 #include "draw_null.frag.spv.h"
@@ -52,6 +53,11 @@ pvk_spirv pvk_builtin_draw_vertex_spirv(void)
 pvk_spirv pvk_builtin_draw_quat_geom_spirv(void)
 {
     return (pvk_spirv){pvk_spv_draw_quat_geom, sizeof pvk_spv_draw_quat_geom};
+}
+
+pvk_spirv pvk_builtin_texture_filter_spirv(void)
+{
+    return (pvk_spirv){pvk_spv_texture_filter_comp, sizeof pvk_spv_texture_filter_comp};
 }
 
 pvk_spirv pvk_builtin_draw_null_frag_spirv(void)

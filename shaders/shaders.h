@@ -112,5 +112,7 @@ pvk_spirv pvk_builtin_draw_vertex_spirv(void);
 pvk_spirv pvk_builtin_draw_quat_geom_spirv(void);
 /* The fragment stage of a vertex-program warm-up draw (shaders/draw_null.frag). */
 pvk_spirv pvk_builtin_draw_null_frag_spirv(void);
+/* Texture filters at resolution scale N (vram/filter.c; FILTER a specialisation constant). */
+pvk_spirv pvk_builtin_texture_filter_spirv(void);
 
 #endif

@@ -63,6 +63,8 @@ static void usage(FILE *f)
             "--texture-pack DIR (demo, run, replay): draw textures with the replacement PNGs of\n"
             "a Citra/Azahar texture pack in DIR, each decoded before its first draw\n"
             "(PVK_TEXTURE_PACK=DIR does the same, without the wait).\n"
+            "--texture-filter NAME (demo, run, replay): at --scale N > 1 upscale each texture N times\n"
+            "on the GPU with the filter NAME (bicubic; PVK_TEXTURE_FILTER=NAME does the same).\n"
             "\n"
             "--stats (demo, run, replay): then every pvk_stats counter as a `name value` line\n"
             "(draws, pipelines_created, pipeline_hits, shader_compiles, surface_loads, ...;\n"
@@ -164,7 +166,7 @@ static const struct { const char *name; size_t offset; } stat_rows[] = {
     STAT(held_textures), STAT(held_texture_bytes), STAT(held_surfaces), STAT(held_surface_bytes),
     STAT(held_samplers), STAT(held_bytes), STAT(budget_evictions), STAT(textures_dumped),
     STAT(texture_dump_failures), STAT(textures_replaced), STAT(replacement_pending_draws),
-    STAT(texture_pack_failures), STAT(held_pack_bytes),
+    STAT(texture_pack_failures), STAT(held_pack_bytes), STAT(textures_filtered),
 };
 #undef STAT
 _Static_assert(sizeof stat_rows / sizeof stat_rows[0] == sizeof(pvk_stats) / sizeof(uint64_t),
@@ -791,7 +793,7 @@ typedef struct cli_args {
 } cli_args;
 
 enum { OPT_OUT = 1, OPT_TRACE = 2, OPT_SCALE = 4, OPT_QUIET = 8, OPT_STATS = 16, OPT_SAVE_AT = 32, OPT_LOAD = 64,
-       OPT_FROM = 128, OPT_DUMP = 256, OPT_PACK = 512 };
+       OPT_FROM = 128, OPT_DUMP = 256, OPT_PACK = 512, OPT_FILTER = 1024 };
 
 /* A frame number for --save-at and --from. */
 static bool parse_frame(const char *cmd, const char *opt, const char *v, long *out)
@@ -836,13 +838,14 @@ static bool parse_args(const char *cmd, int argc, char **argv, unsigned takes, c
                        : !strcmp(s, "--from")                      ? OPT_FROM
                        : !strcmp(s, "--dump-textures")             ? OPT_DUMP
                        : !strcmp(s, "--texture-pack")              ? OPT_PACK
+                       : !strcmp(s, "--texture-filter")            ? OPT_FILTER
                                                                    : 0;
         if (!(opt & takes)) {
             fprintf(stderr, "picavk %s: unknown option '%s' (see picavk --help; -- ends the options)\n", cmd,
                     ESC(s));
             return false;
         }
-        if (opt & (OPT_OUT | OPT_TRACE | OPT_SCALE | OPT_SAVE_AT | OPT_LOAD | OPT_FROM | OPT_DUMP | OPT_PACK)) {
+        if (opt & (OPT_OUT | OPT_TRACE | OPT_SCALE | OPT_SAVE_AT | OPT_LOAD | OPT_FROM | OPT_DUMP | OPT_PACK | OPT_FILTER)) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "picavk %s: %s needs a value\n", cmd, s);
                 return false;
@@ -856,6 +859,8 @@ static bool parse_args(const char *cmd, int argc, char **argv, unsigned takes, c
                 a->load = v;
             else if (opt == OPT_DUMP)
                 g_cfg.texture_dump_dir = v; /* every context the command makes dumps there */
+            else if (opt == OPT_FILTER)
+                g_cfg.texture_filter = v;
             else if (opt == OPT_PACK) {
                 g_cfg.texture_pack_dir = v;
                 g_cfg.texture_pack_sync = true; /* the CLI's pictures do not depend on timing */
@@ -883,13 +888,17 @@ static const struct command {
     const char *usage;
 } commands[] = {
     {"info", 0, 0, 0, "picavk info"},
-    {"demo", OPT_OUT | OPT_TRACE | OPT_SCALE | OPT_STATS | OPT_DUMP | OPT_PACK, 0, 0,
-     "picavk demo [-o DIR] [--trace FILE] [--scale N] [--stats] [--dump-textures DIR] [--texture-pack DIR]"},
-    {"run", OPT_OUT | OPT_SCALE | OPT_STATS | OPT_DUMP | OPT_PACK, 1, INT_MAX,
-     "picavk run [-o DIR] [--scale N] [--stats] [--dump-textures DIR] [--texture-pack DIR] SCENE.pvs..."},
-    {"replay", OPT_OUT | OPT_QUIET | OPT_STATS | OPT_SCALE | OPT_SAVE_AT | OPT_LOAD | OPT_FROM | OPT_DUMP | OPT_PACK, 1, 1,
+    {"demo", OPT_OUT | OPT_TRACE | OPT_SCALE | OPT_STATS | OPT_DUMP | OPT_PACK | OPT_FILTER, 0, 0,
+     "picavk demo [-o DIR] [--trace FILE] [--scale N] [--stats] [--dump-textures DIR] [--texture-pack DIR]\n"
+     "            [--texture-filter NAME]"},
+    {"run", OPT_OUT | OPT_SCALE | OPT_STATS | OPT_DUMP | OPT_PACK | OPT_FILTER, 1, INT_MAX,
+     "picavk run [-o DIR] [--scale N] [--stats] [--dump-textures DIR] [--texture-pack DIR]\n"
+     "           [--texture-filter NAME] SCENE.pvs..."},
+    {"replay",
+     OPT_OUT | OPT_QUIET | OPT_STATS | OPT_SCALE | OPT_SAVE_AT | OPT_LOAD | OPT_FROM | OPT_DUMP | OPT_PACK | OPT_FILTER,
+     1, 1,
      "picavk replay TRACE [-o DIR] [--quiet] [--stats] [--scale N] [--dump-textures DIR]\n"
-     "              [--texture-pack DIR] [--save-at N | --load STATE --from N]"},
+     "              [--texture-pack DIR] [--texture-filter NAME] [--save-at N | --load STATE --from N]"},
     {"asm", OPT_OUT, 1, INT_MAX, "picavk asm FILE.pica... [-o FILE.shbin]"},
 };
 

@@ -233,7 +233,7 @@ static pvk_result create_image(pvk_vram *vm, pvk_texture *t, VkImageTiling tilin
         .arrayLayers = d->faces,
         .samples = VK_SAMPLE_COUNT_1_BIT,
         .tiling = tiling,
-        .usage = TEX_USAGE,
+        .usage = TEX_USAGE | (t->filtered ? VK_IMAGE_USAGE_STORAGE_BIT : 0),
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
         .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
     };
@@ -247,7 +247,7 @@ static pvk_result create_image(pvk_vram *vm, pvk_texture *t, VkImageTiling tilin
         .image = t->image,
         .viewType = d->faces == 6 ? VK_IMAGE_VIEW_TYPE_CUBE : VK_IMAGE_VIEW_TYPE_2D,
         .format = t->vk_format,
-        .components = t->replaced ? (VkComponentMapping){ID, ID, ID, ID} : formats[d->format].swizzle,
+        .components = t->replaced || t->filtered ? (VkComponentMapping){ID, ID, ID, ID} : formats[d->format].swizzle,
         .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, d->levels, 0, d->faces},
     };
     if ((r = pvk_vk_check(vm->gpu, vm->gpu->vk.vkCreateImageView(vm->gpu->device, &vci, NULL, &t->view),
@@ -255,7 +255,7 @@ static pvk_result create_image(pvk_vram *vm, pvk_texture *t, VkImageTiling tilin
         return r;
     pvk_object_name(vm->gpu, VK_OBJECT_TYPE_IMAGE, (uint64_t)t->image, "texture %s 0x%08X %ux%u, %u levels%s%s",
                     formats[d->format].name, d->addr[0], d->width, d->height, d->levels, d->faces == 6 ? ", cube" : "",
-                    t->replaced ? ", a pack's replacement" : "");
+                    t->replaced ? ", a pack's replacement" : t->filtered ? ", filtered" : "");
     return PVK_SUCCESS;
 }
 
@@ -497,7 +497,7 @@ pvk_result pvk_texture_read(pvk_vram *vm, const pvk_texture *t, uint32_t face, u
     if (!vm || !t || !t->image || !dst || face >= t->desc.faces || level >= t->desc.levels)
         return PVK_ERROR_INVALID_ARGUMENT;
     uint32_t n = t->scale ? t->scale : 1, w = (t->desc.width >> level) * n, h = (t->desc.height >> level) * n;
-    VkDeviceSize bytes = (VkDeviceSize)w * h * (t->replaced ? 4 : formats[t->desc.format].out_bytes);
+    VkDeviceSize bytes = (VkDeviceSize)w * h * (t->replaced || t->filtered ? 4 : formats[t->desc.format].out_bytes);
     if (size != bytes)
         return PVK_ERROR_INVALID_ARGUMENT;
     VkBuffer buf;
@@ -715,7 +715,8 @@ void pvk_textures_held(const pvk_vram *vm, uint64_t *count, uint64_t *bytes)
     *bytes = vm->textures ? vm->textures->pool.bytes : 0; /* memory kept for the next images */
     for (int i = 0; vm->textures && i < PVK_TEXTURE_CACHE; i++)
         if (vm->textures->e[i].tex.image)
-            ++*count, *bytes += tex_bytes(&vm->textures->e[i].tex.desc, vm->textures->e[i].tex.scale, vm->textures->e[i].tex.replaced);
+            ++*count, *bytes += tex_bytes(&vm->textures->e[i].tex.desc, vm->textures->e[i].tex.scale,
+                                   vm->textures->e[i].tex.replaced || vm->textures->e[i].tex.filtered);
 }
 
 /* Its image is freed once the GPU is past the last work that may read it
@@ -746,7 +747,7 @@ static pvk_result take_slot(pvk_vram *vm, uint64_t need, tex_entry **out)
                 empty = empty ? empty : e;
                 continue;
             }
-            held += tex_bytes(&e->tex.desc, e->tex.scale, e->tex.replaced);
+            held += tex_bytes(&e->tex.desc, e->tex.scale, e->tex.replaced || e->tex.filtered);
             if (!best || (!e->valid && best->valid) || (e->valid == best->valid && e->last_use < best->last_use))
                 best = e;
             if (e->last_use + 3 <= c->tick && (!oldest || e->last_use < oldest->last_use))
@@ -848,11 +849,75 @@ static void replace(pvk_vram *vm, tex_entry *e, const pvk_replacement *rep)
     pvk_pack_count(vm, true, false);
 }
 
+/* The texture filter (vram/filter.c) of `e`, a 2D texture just decoded from
+ * guest memory, into a new image at the resolution scale, `e`'s texture from
+ * now on: level 0 filtered, each further level blitted down from the one
+ * before.  On failure (logged) the 1x texture stays. */
+static void filter(pvk_vram *vm, tex_entry *e)
+{
+    pvk_texture nt = {.desc = e->tex.desc, .vk_format = VK_FORMAT_R8G8B8A8_UNORM, .scale = vm->scale, .filtered = true};
+    const pvk_texture_desc *d = &nt.desc;
+    VkImageView storage = VK_NULL_HANDLE;
+    pvk_op op;
+    if (create_image(vm, &nt, VK_IMAGE_TILING_OPTIMAL)) {
+        destroy_image(vm, &nt);
+        return;
+    }
+    VkImageViewCreateInfo vci = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+                                 .image = nt.image,
+                                 .viewType = VK_IMAGE_VIEW_TYPE_2D,
+                                 .format = nt.vk_format,
+                                 .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+    if (pvk_vk_check(vm->gpu, vm->gpu->vk.vkCreateImageView(vm->gpu->device, &vci, NULL, &storage),
+                     "vkCreateImageView") ||
+        pvk_op_begin(vm->gpu, &op)) {
+        if (storage)
+            vm->gpu->vk.vkDestroyImageView(vm->gpu->device, storage, NULL);
+        destroy_image(vm, &nt);
+        return;
+    }
+    uint32_t s = nt.scale;
+    pvk_op_label(vm->gpu, &op, "texture %s 0x%08X %ux%u: filtered to x%u", formats[d->format].name, d->addr[0],
+                 d->width, d->height, s);
+    image_barrier(vm, op.cmd, &nt, 0, d->levels, 0, 1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL);
+    pvk_filter_record(vm, op.cmd, e->tex.view, storage, d->width, d->height, s);
+    for (uint32_t l = 1; l < d->levels; l++) {
+        image_barrier(vm, op.cmd, &nt, l - 1, 1, 0, 1, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+        image_barrier(vm, op.cmd, &nt, l, 1, 0, 1, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+        int32_t sw = (int32_t)((d->width * s) >> (l - 1)), sh = (int32_t)((d->height * s) >> (l - 1));
+        VkImageBlit blit = {.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l - 1, 0, 1},
+                            .srcOffsets = {{0, 0, 0}, {sw, sh, 1}},
+                            .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, 0, 1},
+                            .dstOffsets = {{0, 0, 0}, {sw / 2, sh / 2, 1}}};
+        vm->gpu->vk.vkCmdBlitImage(op.cmd, nt.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, nt.image,
+                                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, VK_FILTER_LINEAR);
+        image_barrier(vm, op.cmd, &nt, l - 1, 1, 0, 1, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+        image_barrier(vm, op.cmd, &nt, l, 1, 0, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL);
+    }
+    image_barrier(vm, op.cmd, &nt, d->levels - 1, 1, 0, 1, VK_IMAGE_LAYOUT_GENERAL,
+                  VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    if (pvk_op_submit(vm->gpu, &op) || retire_image(vm, &e->tex, e->gpu_value)) {
+        vm->gpu->vk.vkDestroyImageView(vm->gpu->device, storage, NULL); /* nothing recorded reads them yet */
+        destroy_image(vm, &nt);
+        return;
+    }
+    uint64_t value = pvk_gpu_submitted(vm->gpu);
+    if (!pvk_gpu_defer_destroy(vm->gpu, value, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)storage, VK_NULL_HANDLE,
+                               VK_NULL_HANDLE)) {
+        pvk_gpu_idle(vm->gpu); /* out of memory (logged): wait, then it goes now */
+        vm->gpu->vk.vkDestroyImageView(vm->gpu->device, storage, NULL);
+    }
+    e->tex = nt;
+    e->gpu_value = value + 1;
+    vm->gpu->stats.textures_filtered++;
+}
+
 /* A texture decoded from guest memory (`fresh`: just now) and its pack's
  * replacement: asked for, drawn once ready; meanwhile the original is. */
 static void pack_check(pvk_vram *vm, tex_entry *e, bool fresh)
 {
-    if (fresh && !e->from_surface && !e->tex.replaced)
+    if (fresh && !e->from_surface && !e->tex.replaced && !e->tex.filtered)
         e->pack_pending = level_hashes(vm, &e->tex.desc, e->level_hash);
     if (!e->pack_pending)
         return;
@@ -1018,6 +1083,8 @@ pvk_result pvk_texture_get(pvk_vram *vm, const pvk_texture_desc *desc, const pvk
     e->gpu_value = value + 1; /* conservatively the batch after the build, too */
     if (vm->pack)
         pack_check(vm, e, true);
+    if (vm->filter && vm->scale > 1 && !e->from_surface && !e->tex.replaced && d.faces == 1)
+        filter(vm, e); /* a replacement that comes later takes its place */
     *out = &e->tex;
     return PVK_SUCCESS;
 }

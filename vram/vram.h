@@ -390,6 +390,7 @@ typedef struct pvk_texture {
     uint32_t scale;         /* the image is scale x the size of `desc` (0 or 1: 1x; more: built from a
                                render target at that resolution scale, or a pack's replacement) */
     bool replaced;          /* a texture pack's image (RGBA8, identity swizzle) */
+    bool filtered;          /* the texture filter's image (RGBA8, identity swizzle, `scale` the resolution scale) */
 } pvk_texture;
 
 /* The image format a PICA format decodes to, the view swizzle that turns it
@@ -500,6 +501,17 @@ void pvk_pack_stats(const pvk_vram *vm, pvk_stats *s);
 /* Nothing queued or being decoded (tests wait for it). */
 bool pvk_pack_idle(pvk_vram *vm);
 
+/* ---- texture filters at resolution scale N (vram/filter.c) ---- */
+/* The filter `name` (NULL, "" or "none": none; an unknown name:
+ * PVK_ERROR_INVALID_ARGUMENT; one not written yet: PVK_ERROR_UNSUPPORTED;
+ * both logged). */
+pvk_result pvk_filter_init(pvk_vram *vm, const char *name);
+void pvk_filter_destroy(pvk_vram *vm);
+/* Record the filter of `src` (w x h, level 0, shader-readable) into `dst`
+ * (a storage view of an RGBA8 level w*scale x h*scale in GENERAL). */
+void pvk_filter_record(pvk_vram *vm, VkCommandBuffer cmd, VkImageView src, VkImageView dst, uint32_t w, uint32_t h,
+                       uint32_t scale);
+
 /* vram/'s state in a context (pvk_context.vram). */
 struct pvk_vram {
     pvk_gpu *gpu; /* the context's Vulkan layer */
@@ -510,6 +522,7 @@ struct pvk_vram {
     struct pvk_textures *textures; /* vram/texture.c: the texture cache */
     struct pvk_dump *dump;         /* vram/dump.c: texture dumps, NULL when off */
     struct pvk_pack *pack;         /* vram/pack.c: a texture pack, NULL when none */
+    struct pvk_filter *filter;     /* vram/filter.c: the texture filter at scale N, NULL when none */
 };
 
 #endif

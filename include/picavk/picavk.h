@@ -290,6 +290,15 @@ typedef struct pvk_config {
      * asynchronous loading; recordings and tests that must not depend on
      * timing).  PVK_TEXTURE_PACK_SYNC=1 in the environment does the same. */
     uint32_t texture_pack_sync; /* 0: off; else on */
+    /* Texture filter at resolution scale N > 1 (docs/texture-packs.md):
+     * "bicubic" upscales each texture decoded from guest memory N times on
+     * the GPU (render targets read as textures, cube maps and pack
+     * replacements are not filtered); "scaleforce", "xbrz", "mmpx" and
+     * "anime4k" (Azahar's other filters) fail context creation with
+     * PVK_ERROR_UNSUPPORTED until they are written, another name with
+     * PVK_ERROR_INVALID_ARGUMENT.  NULL: PVK_TEXTURE_FILTER from the
+     * environment, else none; "" or "none": none. */
+    const char *texture_filter;
 } pvk_config;
 #define PVK_DEFAULT_CACHE_MAX_BYTES (64ull << 20)
 #define PVK_DEFAULT_MEMORY_BUDGET_MB 768u
@@ -473,6 +482,8 @@ typedef struct pvk_stats {
      * power-of-two multiple of the texture's), and the host memory the
      * decoded replacements hold (in held_bytes too). */
     uint64_t textures_replaced, replacement_pending_draws, texture_pack_failures, held_pack_bytes;
+    /* Textures the texture filter (pvk_config.texture_filter) upscaled. */
+    uint64_t textures_filtered;
 } pvk_stats;
 
 PVK_API pvk_result pvk_get_stats(const pvk_context *ctx, pvk_stats *out);

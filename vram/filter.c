@@ -1,0 +1,133 @@
+/* Texture filters at resolution scale N (pvk_config.texture_filter,
+ * PVK_TEXTURE_FILTER): a texture decoded from guest memory is upscaled N
+ * times by a compute pass (shaders/texture_filter.comp) into an RGBA8 image
+ * that draws sample instead of the 1x one; render targets read as textures,
+ * pack replacements and cube maps are not filtered.  Level 0 is filtered,
+ * each further level is the level before it halved (a linear blit).  The
+ * filters Azahar offers with its resolution scale, by name:
+ *
+ *   bicubic     bicubic convolution (Keys, a = -0.5), 4x4 texels
+ *   scaleforce, xbrz, mmpx, anime4k    not written yet: PVK_ERROR_UNSUPPORTED
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "shaders/shaders.h"
+#include "vram/vram.h"
+
+struct pvk_filter {
+    int kind; /* the shader's FILTER */
+    VkDescriptorSetLayout dsl;
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+    VkSampler sampler;
+};
+
+typedef struct filter_push {
+    int32_t w, h, scale;
+} filter_push;
+
+static const struct {
+    const char *name;
+    int kind; /* -1: not written yet */
+} names[] = {{"bicubic", 0}, {"scaleforce", -1}, {"xbrz", -1}, {"mmpx", -1}, {"anime4k", -1}};
+
+pvk_result pvk_filter_init(pvk_vram *vm, const char *name)
+{
+    if (!name || !*name || !strcasecmp(name, "none"))
+        return PVK_SUCCESS;
+    int kind = -2;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcasecmp(name, names[i].name))
+            kind = names[i].kind;
+    if (kind == -2) {
+        pvk_log(vm->gpu, PVK_LOG_ERROR, "texture filter \"%s\": none of none, bicubic, scaleforce, xbrz, mmpx, anime4k",
+                name);
+        return PVK_ERROR_INVALID_ARGUMENT;
+    }
+    if (kind < 0) {
+        pvk_log(vm->gpu, PVK_LOG_ERROR, "texture filter \"%s\" is not written yet (bicubic is)", name);
+        return PVK_ERROR_UNSUPPORTED;
+    }
+    struct pvk_filter *f = calloc(1, sizeof *f);
+    if (!f)
+        return PVK_ERROR_OUT_OF_MEMORY;
+    vm->filter = f;
+    f->kind = kind;
+    pvk_gpu *gpu = vm->gpu;
+    VkDescriptorSetLayoutBinding b[2] = {
+        {0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL},
+        {1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL},
+    };
+    VkDescriptorSetLayoutCreateInfo dsl = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                           .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
+                                           .bindingCount = 2,
+                                           .pBindings = b};
+    VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(filter_push)};
+    VkPipelineLayoutCreateInfo plci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                       .setLayoutCount = 1,
+                                       .pSetLayouts = &f->dsl,
+                                       .pushConstantRangeCount = 1,
+                                       .pPushConstantRanges = &pcr};
+    VkSamplerCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
+                               .magFilter = VK_FILTER_NEAREST,
+                               .minFilter = VK_FILTER_NEAREST,
+                               .addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+                               .addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+                               .addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE};
+    int32_t spec_kind = kind;
+    VkSpecializationMapEntry me = {0, 0, sizeof spec_kind};
+    VkSpecializationInfo spec = {1, &me, sizeof spec_kind, &spec_kind};
+    pvk_spirv code = pvk_builtin_texture_filter_spirv();
+    pvk_result r;
+    if ((r = pvk_vk_check(gpu, gpu->vk.vkCreateDescriptorSetLayout(gpu->device, &dsl, NULL, &f->dsl),
+                          "vkCreateDescriptorSetLayout")) ||
+        (r = pvk_vk_check(gpu, gpu->vk.vkCreatePipelineLayout(gpu->device, &plci, NULL, &f->layout),
+                          "vkCreatePipelineLayout")) ||
+        (r = pvk_vk_check(gpu, gpu->vk.vkCreateSampler(gpu->device, &sci, NULL, &f->sampler), "vkCreateSampler")) ||
+        (r = pvk_compute_pipeline_create(gpu, code.code, code.size, f->layout, &spec, &f->pipeline))) {
+        pvk_filter_destroy(vm);
+        return r;
+    }
+    pvk_log(gpu, PVK_LOG_INFO, "texture filter: %s (textures decoded at resolution scale N > 1)", name);
+    return PVK_SUCCESS;
+}
+
+void pvk_filter_destroy(pvk_vram *vm)
+{
+    struct pvk_filter *f = vm->filter;
+    if (!f)
+        return;
+    pvk_gpu *gpu = vm->gpu;
+    if (f->pipeline)
+        gpu->vk.vkDestroyPipeline(gpu->device, f->pipeline, NULL);
+    if (f->sampler)
+        gpu->vk.vkDestroySampler(gpu->device, f->sampler, NULL);
+    if (f->layout)
+        gpu->vk.vkDestroyPipelineLayout(gpu->device, f->layout, NULL);
+    if (f->dsl)
+        gpu->vk.vkDestroyDescriptorSetLayout(gpu->device, f->dsl, NULL);
+    free(f);
+    vm->filter = NULL;
+}
+
+void pvk_filter_record(pvk_vram *vm, VkCommandBuffer cmd, VkImageView src, VkImageView dst, uint32_t w, uint32_t h,
+                       uint32_t scale)
+{
+    struct pvk_filter *f = vm->filter;
+    pvk_gpu *gpu = vm->gpu;
+    VkDescriptorImageInfo in = {f->sampler, src, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL},
+                          out = {VK_NULL_HANDLE, dst, VK_IMAGE_LAYOUT_GENERAL};
+    VkWriteDescriptorSet wr[2] = {
+        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = 0, .descriptorCount = 1,
+         .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .pImageInfo = &in},
+        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = 1, .descriptorCount = 1,
+         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, .pImageInfo = &out},
+    };
+    filter_push push = {(int32_t)w, (int32_t)h, (int32_t)scale};
+    gpu->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, f->pipeline);
+    gpu->vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, f->layout, 0, 2, wr);
+    gpu->vk.vkCmdPushConstants(cmd, f->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
+    gpu->vk.vkCmdDispatch(cmd, (w * scale + 7) / 8, (h * scale + 7) / 8, 1);
+}
