@@ -4,6 +4,10 @@
 // times larger into level 0 of an RGBA8 image.  FILTER 0: bicubic
 // convolution (Keys 1981, a = -0.5, "Catmull-Rom"), the 4x4 texels around
 // each output pixel's centre mapped back to the source, edges clamped.
+// FILTER 1: MMPX (McGuire and Gagiu 2021), 2x: each source texel becomes
+// 2x2 copies of itself or a neighbour by rules on exact RGBA equality and
+// an integer luma, applied in the published order (one invocation per source
+// texel; scale is 2).
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(constant_id = 0) const int FILTER = 0;
 layout(binding = 0) uniform sampler2D src;
@@ -24,8 +28,110 @@ vec4 texel(ivec2 c)
     return texelFetch(src, clamp(c, ivec2(0), p.size - 1), 0);
 }
 
+// ---- MMPX ----
+uint px(ivec2 c)
+{
+    return packUnorm4x8(texelFetch(src, clamp(c, ivec2(0), p.size - 1), 0));
+}
+
+uint luma(uint c) // (r + g + b + 1) * (256 - a): brighter ranks higher, more transparent too
+{
+    return ((c & 0xFFu) + ((c >> 8) & 0xFFu) + ((c >> 16) & 0xFFu) + 1u) * (256u - (c >> 24));
+}
+
+bool eq2(uint x, uint a, uint b) { return x == a && x == b; }
+bool eq3(uint x, uint a, uint b, uint c) { return x == a && x == b && x == c; }
+bool eq4(uint x, uint a, uint b, uint c, uint d) { return x == a && x == b && x == c && x == d; }
+bool any3(uint x, uint a, uint b, uint c) { return x == a || x == b || x == c; }
+bool none2(uint x, uint a, uint b) { return x != a && x != b; }
+bool none4(uint x, uint a, uint b, uint c, uint d) { return x != a && x != b && x != c && x != d; }
+
+void mmpx()
+{
+    ivec2 c = ivec2(gl_GlobalInvocationID.xy);
+    if (any(greaterThanEqual(c, p.size)))
+        return;
+    uint A = px(c + ivec2(-1, -1)), B = px(c + ivec2(0, -1)), C = px(c + ivec2(1, -1));
+    uint D = px(c + ivec2(-1, 0)), E = px(c), F = px(c + ivec2(1, 0));
+    uint G = px(c + ivec2(-1, 1)), H = px(c + ivec2(0, 1)), I = px(c + ivec2(1, 1));
+    uint P = px(c + ivec2(0, -2)), Q = px(c + ivec2(-2, 0)), R = px(c + ivec2(2, 0)), S = px(c + ivec2(0, 2));
+    uint J = E, K = E, L = E, M = E; // top-left, top-right, bottom-left, bottom-right
+    if (!(eq4(E, A, B, C, D) && eq4(E, F, G, H, I))) {
+        uint Bl = luma(B), Dl = luma(D), El = luma(E), Fl = luma(F), Hl = luma(H);
+        // 1:1 slopes
+        if (D == B && D != H && D != F && (El >= Dl || E == A) && any3(E, A, C, G) &&
+            (El < Dl || A != D || E != P || E != Q))
+            J = D;
+        if (B == F && B != D && B != H && (El >= Bl || E == C) && any3(E, A, C, I) &&
+            (El < Bl || C != B || E != P || E != R))
+            K = B;
+        if (H == D && H != F && H != B && (El >= Hl || E == G) && any3(E, A, G, I) &&
+            (El < Hl || G != H || E != S || E != Q))
+            L = H;
+        if (F == H && F != B && F != D && (El >= Fl || E == I) && any3(E, C, G, I) &&
+            (El < Fl || I != H || E != R || E != S))
+            M = F;
+        // lines meeting
+        if (E != F && eq4(E, C, I, D, Q) && eq2(F, B, H) && F != px(c + ivec2(3, 0)))
+            K = M = F;
+        if (E != D && eq4(E, A, G, F, R) && eq2(D, B, H) && D != px(c + ivec2(-3, 0)))
+            J = L = D;
+        if (E != H && eq4(E, G, I, B, P) && eq2(H, D, F) && H != px(c + ivec2(0, 3)))
+            L = M = H;
+        if (E != B && eq4(E, A, C, H, S) && eq2(B, D, F) && B != px(c + ivec2(0, -3)))
+            J = K = B;
+        // tips of bright triangles
+        if (Bl < El && eq4(E, G, H, I, S) && none4(E, A, D, C, F))
+            J = K = B;
+        if (Hl < El && eq4(E, A, B, C, P) && none4(E, D, G, I, F))
+            L = M = H;
+        if (Fl < El && eq4(E, A, D, G, Q) && none4(E, B, C, I, H))
+            K = M = F;
+        if (Dl < El && eq4(E, C, F, I, R) && none4(E, B, A, G, H))
+            J = L = D;
+        // 2:1 and 1:2 slopes, in order, each reading the outputs as they stand
+        if (H != B) {
+            if (H != A && H != E && H != C) {
+                if (eq3(H, G, F, R) && none2(H, D, px(c + ivec2(2, -1))))
+                    L = M;
+                if (eq3(H, I, D, Q) && none2(H, F, px(c + ivec2(-2, -1))))
+                    M = L;
+            }
+            if (B != I && B != G && B != E) {
+                if (eq3(B, A, F, R) && none2(B, D, px(c + ivec2(2, 1))))
+                    J = K;
+                if (eq3(B, C, D, Q) && none2(B, F, px(c + ivec2(-2, 1))))
+                    K = J;
+            }
+        }
+        if (F != D) {
+            if (D != I && D != E && D != C) {
+                if (eq3(D, A, H, S) && none2(D, B, px(c + ivec2(1, 2))))
+                    J = L;
+                if (eq3(D, G, B, P) && none2(D, H, px(c + ivec2(1, -2))))
+                    L = J;
+            }
+            if (F != E && F != A && F != G) {
+                if (eq3(F, C, H, S) && none2(F, B, px(c + ivec2(-1, 2))))
+                    K = M;
+                if (eq3(F, I, B, P) && none2(F, H, px(c + ivec2(-1, -2))))
+                    M = K;
+            }
+        }
+    }
+    ivec2 o = c * 2;
+    imageStore(dst, o, unpackUnorm4x8(J));
+    imageStore(dst, o + ivec2(1, 0), unpackUnorm4x8(K));
+    imageStore(dst, o + ivec2(0, 1), unpackUnorm4x8(L));
+    imageStore(dst, o + ivec2(1, 1), unpackUnorm4x8(M));
+}
+
 void main()
 {
+    if (FILTER == 1) {
+        mmpx();
+        return;
+    }
     ivec2 o = ivec2(gl_GlobalInvocationID.xy);
     if (any(greaterThanEqual(o, p.size * p.scale)))
         return;

@@ -5,9 +5,11 @@
  * convolution, Keys' a = -0.5, the 4x4 texels around each output pixel's
  * centre mapped back, edges clamped, on the RGBA the texture unit gives) to
  * at most 1 in each channel (the GPU computes in float, this in double);
- * further levels are the level before halved.  At scale 1 nothing is
- * filtered; Azahar's other filters are refused as not written yet, an
- * unknown name as invalid; PVK_TEXTURE_FILTER names the filter too. */
+ * further levels are the level before halved.  MMPX on palette textures
+ * at 2x, 3x (one pass: the image 2x) and 4x (two passes) equals this file's
+ * CPU version exactly.  At scale 1 nothing is filtered; Azahar's other
+ * filters are refused as not written yet, an unknown name as invalid;
+ * PVK_TEXTURE_FILTER names the filter too. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -15,6 +17,8 @@
 #include "runtime/runtime.h"
 #include "tex_ref.h"
 
+#undef W /* draw_common.h's target size; the names below are MMPX's */
+#undef H
 #define TEX 0x18100000u
 
 static double keys(double x)
@@ -45,6 +49,148 @@ static void bicubic(const uint8_t *src, uint32_t w, uint32_t h, uint32_t s, uint
                 out[((size_t)oy * w * s + ox) * 4 + c] = (uint8_t)lround(v * 255);
             }
         }
+}
+
+/* ---- MMPX (McGuire and Gagiu 2021), 2x, as published: rules on exact RGBA
+ * equality and an integer luma, in order; written here from the paper's
+ * description independently of the shader ---- */
+typedef struct img {
+    const uint32_t *p;
+    int w, h;
+} img;
+
+static uint32_t at(const img *m, int x, int y)
+{
+    x = x < 0 ? 0 : x >= m->w ? m->w - 1 : x;
+    y = y < 0 ? 0 : y >= m->h ? m->h - 1 : y;
+    return m->p[y * m->w + x];
+}
+
+static uint32_t luma(uint32_t c)
+{
+    return ((c & 255) + (c >> 8 & 255) + (c >> 16 & 255) + 1) * (256 - (c >> 24));
+}
+
+/* src w x h packed RGBA (R in the low byte) -> out 2w x 2h */
+static void mmpx(const uint32_t *src, int w, int h, uint32_t *out)
+{
+    img m = {src, w, h};
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+#define PX(dx, dy) at(&m, x + (dx), y + (dy))
+            uint32_t A = PX(-1, -1), B = PX(0, -1), C = PX(1, -1), D = PX(-1, 0), E = PX(0, 0), F = PX(1, 0);
+            uint32_t G = PX(-1, 1), H = PX(0, 1), I = PX(1, 1), P = PX(0, -2), Q = PX(-2, 0), R = PX(2, 0), S = PX(0, 2);
+            uint32_t o[4] = {E, E, E, E}; /* J K / L M */
+            uint32_t Bl = luma(B), Dl = luma(D), El = luma(E), Fl = luma(F), Hl = luma(H);
+            if (D == B && D != H && D != F && (El >= Dl || E == A) && (E == A || E == C || E == G) &&
+                (El < Dl || A != D || E != P || E != Q))
+                o[0] = D;
+            if (B == F && B != D && B != H && (El >= Bl || E == C) && (E == A || E == C || E == I) &&
+                (El < Bl || C != B || E != P || E != R))
+                o[1] = B;
+            if (H == D && H != F && H != B && (El >= Hl || E == G) && (E == A || E == G || E == I) &&
+                (El < Hl || G != H || E != S || E != Q))
+                o[2] = H;
+            if (F == H && F != B && F != D && (El >= Fl || E == I) && (E == C || E == G || E == I) &&
+                (El < Fl || I != H || E != R || E != S))
+                o[3] = F;
+            if (E != F && E == C && E == I && E == D && E == Q && F == B && F == H && F != PX(3, 0))
+                o[1] = o[3] = F;
+            if (E != D && E == A && E == G && E == F && E == R && D == B && D == H && D != PX(-3, 0))
+                o[0] = o[2] = D;
+            if (E != H && E == G && E == I && E == B && E == P && H == D && H == F && H != PX(0, 3))
+                o[2] = o[3] = H;
+            if (E != B && E == A && E == C && E == H && E == S && B == D && B == F && B != PX(0, -3))
+                o[0] = o[1] = B;
+            if (Bl < El && E == G && E == H && E == I && E == S && E != A && E != D && E != C && E != F)
+                o[0] = o[1] = B;
+            if (Hl < El && E == A && E == B && E == C && E == P && E != D && E != G && E != I && E != F)
+                o[2] = o[3] = H;
+            if (Fl < El && E == A && E == D && E == G && E == Q && E != B && E != C && E != I && E != H)
+                o[1] = o[3] = F;
+            if (Dl < El && E == C && E == F && E == I && E == R && E != B && E != A && E != G && E != H)
+                o[0] = o[2] = D;
+            if (H != B) {
+                if (H != A && H != E && H != C) {
+                    if (H == G && H == F && H == R && H != D && H != PX(2, -1))
+                        o[2] = o[3];
+                    if (H == I && H == D && H == Q && H != F && H != PX(-2, -1))
+                        o[3] = o[2];
+                }
+                if (B != I && B != G && B != E) {
+                    if (B == A && B == F && B == R && B != D && B != PX(2, 1))
+                        o[0] = o[1];
+                    if (B == C && B == D && B == Q && B != F && B != PX(-2, 1))
+                        o[1] = o[0];
+                }
+            }
+            if (F != D) {
+                if (D != I && D != E && D != C) {
+                    if (D == A && D == H && D == S && D != B && D != PX(1, 2))
+                        o[0] = o[2];
+                    if (D == G && D == B && D == P && D != H && D != PX(1, -2))
+                        o[2] = o[0];
+                }
+                if (F != E && F != A && F != G) {
+                    if (F == C && F == H && F == S && F != B && F != PX(-1, 2))
+                        o[1] = o[3];
+                    if (F == I && F == B && F == P && F != H && F != PX(-1, -2))
+                        o[3] = o[1];
+                }
+            }
+#undef PX
+            out[(2 * y) * 2 * w + 2 * x] = o[0], out[(2 * y) * 2 * w + 2 * x + 1] = o[1];
+            out[(2 * y + 1) * 2 * w + 2 * x] = o[2], out[(2 * y + 1) * 2 * w + 2 * x + 1] = o[3];
+        }
+}
+
+/* MMPX on a palette texture (three RGBA8 colours, one of them half transparent, so
+ * that neighbours are often equal and the rules fire) at `scale`: applied as often as
+ * the scale allows, the image that many times 2x, equal to the CPU version exactly. */
+static void check_mmpx(uint32_t scale)
+{
+    const uint32_t w = 32, h = 32;
+    pvk_config cfg = {.scale = scale, .texture_filter = "mmpx"};
+    ctx = th_context(&cfg, 0);
+    static const uint8_t pal[3][4] = {{0xFF, 0x20, 0x40, 0x60}, {0xFF, 0xE0, 0xD0, 0x10}, {0x80, 0x00, 0x00, 0x00}};
+    size_t len = tex_ref_level_bytes(PVK_TEX_RGBA8, w, h);
+    uint8_t *bytes = pvk_guest_ptr(ctx, TEX, (uint32_t)len);
+    for (size_t i = 0; i < len; i += 4)
+        memcpy(bytes + i, pal[th_rand() % 3], 4);
+    pvk_guest_written(ctx, TEX, (uint32_t)len);
+    pvk_texture_desc d = {.addr = {TEX}, .width = w, .height = h, .format = PVK_TEX_RGBA8, .levels = 1, .faces = 1};
+    const pvk_texture *t = NULL;
+    CHECK_EQ(pvk_texture_get(&ctx->vram, &d, &t), PVK_SUCCESS);
+    uint32_t s = 1;
+    while (s * 2 <= scale)
+        s *= 2;
+    CHECK(t && t->filtered && t->scale == s);
+    uint32_t *cur = malloc((size_t)w * h * 4), *next = NULL;
+    tex_ref_decode(bytes, w, h, PVK_TEX_RGBA8, (uint8_t *)cur); /* R in the low byte: packUnorm4x8's order */
+    int cw = (int)w, ch = (int)h, changed = 0;
+    for (uint32_t k = 1; k < s; k *= 2) {
+        next = malloc((size_t)cw * ch * 16);
+        mmpx(cur, cw, ch, next);
+        for (int y = 0; y < ch * 2; y++)
+            for (int x = 0; x < cw * 2; x++)
+                changed += next[y * cw * 2 + x] != cur[(y / 2) * cw + x / 2];
+        free(cur);
+        cur = next, cw *= 2, ch *= 2;
+    }
+    uint32_t *got = malloc((size_t)cw * ch * 4);
+    if (t && t->scale == s) {
+        CHECK_EQ(pvk_texture_read(&ctx->vram, t, 0, 0, got, (size_t)cw * ch * 4), PVK_SUCCESS);
+        int off = 0;
+        for (int i = 0; i < cw * ch; i++)
+            off += got[i] != cur[i];
+        printf("mmpx at x%u: image x%u, %d texels changed from nearest by the rules, %d differ from the CPU version\n",
+               scale, s, changed, off);
+        CHECK_EQ(off, 0);
+        CHECK(changed > 100);
+    }
+    free(got);
+    free(cur);
+    th_release(ctx);
 }
 
 /* One texture of `format`, w x h, `levels`, through a context at `scale`: level 0 against the CPU version. */
@@ -104,14 +250,18 @@ int main(void)
     check(PVK_TEX_L8, 32, 16, 1, 2, "Bicubic");
     check(PVK_TEX_ETC1A4, 32, 32, 2, 4, "bicubic");
     check(PVK_TEX_RGBA8, 16, 16, 1, 1, "bicubic"); /* 1x: nothing to filter */
+    check_mmpx(2);
+    check_mmpx(3);
+    check_mmpx(4);
     setenv("PVK_TEXTURE_FILTER", "bicubic", 1);
     check(PVK_TEX_RGB565, 16, 8, 1, 2, NULL);
     unsetenv("PVK_TEXTURE_FILTER");
     static const struct {
         const char *name;
         pvk_result want;
-    } refused[] = {{"xbrz", PVK_ERROR_UNSUPPORTED},     {"scaleforce", PVK_ERROR_UNSUPPORTED},
-                   {"mmpx", PVK_ERROR_UNSUPPORTED},     {"anime4k", PVK_ERROR_UNSUPPORTED},
+    } refused[] = {{"xbrz", PVK_ERROR_UNSUPPORTED},
+                   {"scaleforce", PVK_ERROR_UNSUPPORTED},
+                   {"anime4k", PVK_ERROR_UNSUPPORTED},
                    {"lanczos", PVK_ERROR_INVALID_ARGUMENT}};
     th_quiet_errors = 1;
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {

@@ -6,8 +6,10 @@
  * each further level is the level before it halved (a linear blit).  The
  * filters Azahar offers with its resolution scale, by name:
  *
- *   bicubic     bicubic convolution (Keys, a = -0.5), 4x4 texels
- *   scaleforce, xbrz, mmpx, anime4k    not written yet: PVK_ERROR_UNSUPPORTED
+ *   bicubic     bicubic convolution (Keys, a = -0.5), 4x4 texels, to N x in one pass
+ *   mmpx        MMPX (McGuire and Gagiu 2021), 2x, applied as often as N
+ *               allows (4x: twice; 3x: once, the image then 2x)
+ *   scaleforce, xbrz, anime4k    not written yet: PVK_ERROR_UNSUPPORTED
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,8 @@ struct pvk_filter {
     VkSampler sampler;
 };
 
+enum { FILTER_BICUBIC = 0, FILTER_MMPX = 1 }; /* the shader's FILTER */
+
 typedef struct filter_push {
     int32_t w, h, scale;
 } filter_push;
@@ -31,7 +35,7 @@ typedef struct filter_push {
 static const struct {
     const char *name;
     int kind; /* -1: not written yet */
-} names[] = {{"bicubic", 0}, {"scaleforce", -1}, {"xbrz", -1}, {"mmpx", -1}, {"anime4k", -1}};
+} names[] = {{"bicubic", FILTER_BICUBIC}, {"mmpx", FILTER_MMPX}, {"scaleforce", -1}, {"xbrz", -1}, {"anime4k", -1}};
 
 pvk_result pvk_filter_init(pvk_vram *vm, const char *name)
 {
@@ -42,12 +46,12 @@ pvk_result pvk_filter_init(pvk_vram *vm, const char *name)
         if (!strcasecmp(name, names[i].name))
             kind = names[i].kind;
     if (kind == -2) {
-        pvk_log(vm->gpu, PVK_LOG_ERROR, "texture filter \"%s\": none of none, bicubic, scaleforce, xbrz, mmpx, anime4k",
+        pvk_log(vm->gpu, PVK_LOG_ERROR, "texture filter \"%s\": none of none, bicubic, mmpx, scaleforce, xbrz, anime4k",
                 name);
         return PVK_ERROR_INVALID_ARGUMENT;
     }
     if (kind < 0) {
-        pvk_log(vm->gpu, PVK_LOG_ERROR, "texture filter \"%s\" is not written yet (bicubic is)", name);
+        pvk_log(vm->gpu, PVK_LOG_ERROR, "texture filter \"%s\" is not written yet (bicubic and mmpx are)", name);
         return PVK_ERROR_UNSUPPORTED;
     }
     struct pvk_filter *f = calloc(1, sizeof *f);
@@ -112,6 +116,11 @@ void pvk_filter_destroy(pvk_vram *vm)
     vm->filter = NULL;
 }
 
+uint32_t pvk_filter_step(const pvk_vram *vm)
+{
+    return vm->filter && vm->filter->kind == FILTER_MMPX ? 2 : 0;
+}
+
 void pvk_filter_record(pvk_vram *vm, VkCommandBuffer cmd, VkImageView src, VkImageView dst, uint32_t w, uint32_t h,
                        uint32_t scale)
 {
@@ -129,5 +138,6 @@ void pvk_filter_record(pvk_vram *vm, VkCommandBuffer cmd, VkImageView src, VkIma
     gpu->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, f->pipeline);
     gpu->vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, f->layout, 0, 2, wr);
     gpu->vk.vkCmdPushConstants(cmd, f->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-    gpu->vk.vkCmdDispatch(cmd, (w * scale + 7) / 8, (h * scale + 7) / 8, 1);
+    uint32_t n = f->kind == FILTER_MMPX ? 1 : scale; /* MMPX: an invocation per source texel */
+    gpu->vk.vkCmdDispatch(cmd, (w * n + 7) / 8, (h * n + 7) / 8, 1);
 }

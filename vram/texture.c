@@ -852,43 +852,66 @@ static void replace(pvk_vram *vm, tex_entry *e, const pvk_replacement *rep)
 /* The texture filter (vram/filter.c) of `e`, a 2D texture just decoded from
  * guest memory, into a new image at the resolution scale, `e`'s texture from
  * now on: level 0 filtered, each further level blitted down from the one
- * before.  On failure (logged) the 1x texture stays. */
+ * before.  A filter that doubles (pvk_filter_step 2) runs as often as the
+ * scale allows (at 4x twice, at 3x once: the image is then 2x), through
+ * intermediate images that go once the work retires.  On failure (logged)
+ * the 1x texture stays. */
 static void filter(pvk_vram *vm, tex_entry *e)
 {
-    pvk_texture nt = {.desc = e->tex.desc, .vk_format = VK_FORMAT_R8G8B8A8_UNORM, .scale = vm->scale, .filtered = true};
+    uint32_t step = pvk_filter_step(vm), s = vm->scale, passes = 1;
+    if (step)
+        for (s = step, passes = 1; s * step <= vm->scale; s *= step)
+            passes++;
+    pvk_texture nt = {.desc = e->tex.desc, .vk_format = VK_FORMAT_R8G8B8A8_UNORM, .scale = s, .filtered = true};
+    pvk_texture mid[4]; /* passes before the last: at step, step^2, ... */
+    memset(mid, 0, sizeof mid);
     const pvk_texture_desc *d = &nt.desc;
     VkImageView storage = VK_NULL_HANDLE;
     pvk_op op;
-    if (create_image(vm, &nt, VK_IMAGE_TILING_OPTIMAL)) {
-        destroy_image(vm, &nt);
-        return;
+    bool ok = passes <= 5 && !create_image(vm, &nt, VK_IMAGE_TILING_OPTIMAL);
+    for (uint32_t i = 0; ok && i + 1 < passes; i++) {
+        mid[i] = (pvk_texture){.desc = *d, .vk_format = VK_FORMAT_R8G8B8A8_UNORM, .filtered = true};
+        mid[i].desc.levels = 1;
+        mid[i].scale = i ? mid[i - 1].scale * step : step;
+        ok = !create_image(vm, &mid[i], VK_IMAGE_TILING_OPTIMAL);
     }
     VkImageViewCreateInfo vci = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
                                  .image = nt.image,
                                  .viewType = VK_IMAGE_VIEW_TYPE_2D,
                                  .format = nt.vk_format,
                                  .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
-    if (pvk_vk_check(vm->gpu, vm->gpu->vk.vkCreateImageView(vm->gpu->device, &vci, NULL, &storage),
+    if (!ok ||
+        pvk_vk_check(vm->gpu, vm->gpu->vk.vkCreateImageView(vm->gpu->device, &vci, NULL, &storage),
                      "vkCreateImageView") ||
         pvk_op_begin(vm->gpu, &op)) {
         if (storage)
             vm->gpu->vk.vkDestroyImageView(vm->gpu->device, storage, NULL);
+        for (uint32_t i = 0; i < 4; i++)
+            destroy_image(vm, &mid[i]);
         destroy_image(vm, &nt);
         return;
     }
-    uint32_t s = nt.scale;
     pvk_op_label(vm->gpu, &op, "texture %s 0x%08X %ux%u: filtered to x%u", formats[d->format].name, d->addr[0],
                  d->width, d->height, s);
+    VkImageView src = e->tex.view;
+    uint32_t sw = d->width, sh = d->height;
+    for (uint32_t i = 0; i + 1 < passes; i++) { /* the intermediate images: sampled and stored through one view */
+        image_barrier(vm, op.cmd, &mid[i], 0, 1, 0, 1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL);
+        pvk_filter_record(vm, op.cmd, src, mid[i].view, sw, sh, step);
+        image_barrier(vm, op.cmd, &mid[i], 0, 1, 0, 1, VK_IMAGE_LAYOUT_GENERAL,
+                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+        src = mid[i].view, sw *= step, sh *= step;
+    }
     image_barrier(vm, op.cmd, &nt, 0, d->levels, 0, 1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL);
-    pvk_filter_record(vm, op.cmd, e->tex.view, storage, d->width, d->height, s);
+    pvk_filter_record(vm, op.cmd, src, storage, sw, sh, step ? step : s);
     for (uint32_t l = 1; l < d->levels; l++) {
         image_barrier(vm, op.cmd, &nt, l - 1, 1, 0, 1, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
         image_barrier(vm, op.cmd, &nt, l, 1, 0, 1, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
-        int32_t sw = (int32_t)((d->width * s) >> (l - 1)), sh = (int32_t)((d->height * s) >> (l - 1));
+        int32_t bw = (int32_t)((d->width * s) >> (l - 1)), bh = (int32_t)((d->height * s) >> (l - 1));
         VkImageBlit blit = {.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l - 1, 0, 1},
-                            .srcOffsets = {{0, 0, 0}, {sw, sh, 1}},
+                            .srcOffsets = {{0, 0, 0}, {bw, bh, 1}},
                             .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, l, 0, 1},
-                            .dstOffsets = {{0, 0, 0}, {sw / 2, sh / 2, 1}}};
+                            .dstOffsets = {{0, 0, 0}, {bw / 2, bh / 2, 1}}};
         vm->gpu->vk.vkCmdBlitImage(op.cmd, nt.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, nt.image,
                                    VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, VK_FILTER_LINEAR);
         image_barrier(vm, op.cmd, &nt, l - 1, 1, 0, 1, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
@@ -899,14 +922,20 @@ static void filter(pvk_vram *vm, tex_entry *e)
                   VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
     if (pvk_op_submit(vm->gpu, &op) || retire_image(vm, &e->tex, e->gpu_value)) {
         vm->gpu->vk.vkDestroyImageView(vm->gpu->device, storage, NULL); /* nothing recorded reads them yet */
+        for (uint32_t i = 0; i < 4; i++)
+            destroy_image(vm, &mid[i]);
         destroy_image(vm, &nt);
         return;
     }
     uint64_t value = pvk_gpu_submitted(vm->gpu);
-    if (!pvk_gpu_defer_destroy(vm->gpu, value, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)storage, VK_NULL_HANDLE,
-                               VK_NULL_HANDLE)) {
-        pvk_gpu_idle(vm->gpu); /* out of memory (logged): wait, then it goes now */
-        vm->gpu->vk.vkDestroyImageView(vm->gpu->device, storage, NULL);
+    bool kept = pvk_gpu_defer_destroy(vm->gpu, value, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)storage, VK_NULL_HANDLE,
+                                      VK_NULL_HANDLE);
+    for (uint32_t i = 0; i < 4; i++)
+        kept = kept && (!mid[i].image || !retire_image(vm, &mid[i], value));
+    if (!kept) { /* out of memory (logged): wait, then what is left goes now */
+        pvk_gpu_idle(vm->gpu);
+        for (uint32_t i = 0; i < 4; i++)
+            destroy_image(vm, &mid[i]);
     }
     e->tex = nt;
     e->gpu_value = value + 1;

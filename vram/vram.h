@@ -507,6 +507,8 @@ bool pvk_pack_idle(pvk_vram *vm);
  * both logged). */
 pvk_result pvk_filter_init(pvk_vram *vm, const char *name);
 void pvk_filter_destroy(pvk_vram *vm);
+/* 0: the filter makes any scale in one pass; else the factor of each pass (2). */
+uint32_t pvk_filter_step(const pvk_vram *vm);
 /* Record the filter of `src` (w x h, level 0, shader-readable) into `dst`
  * (a storage view of an RGBA8 level w*scale x h*scale in GENERAL). */
 void pvk_filter_record(pvk_vram *vm, VkCommandBuffer cmd, VkImageView src, VkImageView dst, uint32_t w, uint32_t h,
