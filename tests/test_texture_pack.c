@@ -15,7 +15,8 @@
  *    drawn;
  *  - flip_png_files false: files stored bottom row first give the same image;
  *  - without the wait (the default): the first draw is the original and
- *    counted pending, a later one the replacement;
+ *    counted pending, a later one the replacement; with a texture filter at
+ *    2x the original is drawn filtered meanwhile;
  *  - a 64 MiB budget: the decoded replacements held stay within its share;
  *  - no pack.json (the old hash: CityHash64 of the level decoded as Citra
  *    decodes it, checked for all 14 formats against this test's reading of
@@ -368,6 +369,30 @@ static void asynchronous(const char *dir)
     th_release(ctx);
 }
 
+/* With a texture filter at 2x: the original is drawn filtered while its
+ * replacement decodes, then the replacement (not filtered) takes its place. */
+static void with_filter(const char *dir)
+{
+    pvk_config cfg = {.texture_pack_dir = dir, .scale = 2, .texture_filter = "bicubic"};
+    ctx = th_context(&cfg, 0);
+    upload_all();
+    uint8_t fb[W * H * 4];
+    draw(C_INVERT4);
+    pvk_stats st = stats();
+    CHECK_EQ(st.textures_filtered, 1);
+    CHECK_EQ(st.textures_replaced, 0);
+    for (int i = 0; i < 600 && !pvk_pack_idle(&ctx->vram); i++)
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    draw_out(C_INVERT4, fb);
+    st = stats();
+    CHECK_EQ(st.textures_replaced, 1);
+    CHECK_EQ(st.textures_filtered, 1);
+    uint8_t *a = scaled_inverted(C_INVERT4, 0, 4);
+    CHECK_EQ(level_differs(C_INVERT4, 0, a, 128, 128), 0);
+    free(a);
+    th_release(ctx);
+}
+
 /* 64 MiB: the pack's share is 8 MiB; 12 replacements of 1 MiB and more. */
 static void budget(void)
 {
@@ -517,6 +542,7 @@ int main(void)
     main_pack(flipped, true);
     skip_mipmap();
     asynchronous(main_dir);
+    with_filter(main_dir);
     budget();
 
     old_hash_bytes();
