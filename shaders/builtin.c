@@ -15,6 +15,7 @@
 #include "texture_decode.comp.spv.h"
 #include "texture_decode_etc.comp.spv.h"
 #include "texture_filter.comp.spv.h"
+#include "texture_anime4k.comp.spv.h"
 #include "draw.vert.spv.h"
 #include "draw_quat.geom.spv.h"
 #include "draw_null.frag.spv.h"
@@ -58,6 +59,11 @@ pvk_spirv pvk_builtin_draw_quat_geom_spirv(void)
 pvk_spirv pvk_builtin_texture_filter_spirv(void)
 {
     return (pvk_spirv){pvk_spv_texture_filter_comp, sizeof pvk_spv_texture_filter_comp};
+}
+
+pvk_spirv pvk_builtin_texture_anime4k_spirv(void)
+{
+    return (pvk_spirv){pvk_spv_texture_anime4k_comp, sizeof pvk_spv_texture_anime4k_comp};
 }
 
 pvk_spirv pvk_builtin_draw_null_frag_spirv(void)

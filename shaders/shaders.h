@@ -114,5 +114,7 @@ pvk_spirv pvk_builtin_draw_quat_geom_spirv(void);
 pvk_spirv pvk_builtin_draw_null_frag_spirv(void);
 /* Texture filters at resolution scale N (vram/filter.c; FILTER a specialisation constant). */
 pvk_spirv pvk_builtin_texture_filter_spirv(void);
+/* Anime4K's three passes (PASS a specialisation constant). */
+pvk_spirv pvk_builtin_texture_anime4k_spirv(void);
 
 #endif

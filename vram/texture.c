@@ -869,6 +869,12 @@ static void filter(pvk_vram *vm, tex_entry *e)
     VkImageView storage = VK_NULL_HANDLE;
     pvk_op op;
     bool ok = passes <= 5 && !create_image(vm, &nt, VK_IMAGE_TILING_OPTIMAL);
+    bool grids = pvk_filter_grids(vm);
+    for (uint32_t i = 0; ok && grids && i < 2; i++) { /* Anime4K's 2x grids, float */
+        mid[i] = (pvk_texture){.desc = *d, .vk_format = VK_FORMAT_R32G32B32A32_SFLOAT, .scale = 2, .filtered = true};
+        mid[i].desc.levels = 1;
+        ok = !create_image(vm, &mid[i], VK_IMAGE_TILING_OPTIMAL);
+    }
     for (uint32_t i = 0; ok && i + 1 < passes; i++) {
         mid[i] = (pvk_texture){.desc = *d, .vk_format = VK_FORMAT_R8G8B8A8_UNORM, .filtered = true};
         mid[i].desc.levels = 1;
@@ -903,7 +909,13 @@ static void filter(pvk_vram *vm, tex_entry *e)
         src = mid[i].view, sw *= step, sh *= step;
     }
     image_barrier(vm, op.cmd, &nt, 0, d->levels, 0, 1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL);
-    pvk_filter_record(vm, op.cmd, src, storage, sw, sh, step ? step : s);
+    if (grids) {
+        for (uint32_t i = 0; i < 2; i++)
+            image_barrier(vm, op.cmd, &mid[i], 0, 1, 0, 1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL);
+        VkImageView g[2] = {mid[0].view, mid[1].view};
+        pvk_filter_record_grids(vm, op.cmd, src, g, storage, sw, sh, s);
+    } else
+        pvk_filter_record(vm, op.cmd, src, storage, sw, sh, step ? step : s);
     for (uint32_t l = 1; l < d->levels; l++) {
         image_barrier(vm, op.cmd, &nt, l - 1, 1, 0, 1, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
         image_barrier(vm, op.cmd, &nt, l, 1, 0, 1, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);

@@ -507,6 +507,11 @@ bool pvk_pack_idle(pvk_vram *vm);
  * both logged). */
 pvk_result pvk_filter_init(pvk_vram *vm, const char *name);
 void pvk_filter_destroy(pvk_vram *vm);
+/* The filter reads two 2x grids of its own (Anime4K: RGBA32F images the
+ * caller makes, sampled and stored in GENERAL): record with pvk_filter_record_grids. */
+bool pvk_filter_grids(const pvk_vram *vm);
+void pvk_filter_record_grids(pvk_vram *vm, VkCommandBuffer cmd, VkImageView src, const VkImageView grid[2],
+                             VkImageView dst, uint32_t w, uint32_t h, uint32_t scale);
 /* 0: the filter makes any scale in one pass; else the factor of each pass (2). */
 uint32_t pvk_filter_step(const pvk_vram *vm);
 /* Record the filter of `src` (w x h, level 0, shader-readable) into `dst`

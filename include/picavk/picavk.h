@@ -292,9 +292,10 @@ typedef struct pvk_config {
     uint32_t texture_pack_sync; /* 0: off; else on */
     /* Texture filter at resolution scale N > 1 (docs/texture-packs.md):
      * "bicubic" upscales each texture decoded from guest memory N times on
-     * the GPU, "mmpx" (pixel art) 2x as often as N allows (render targets
-     * read as textures, cube maps and pack replacements are not filtered);
-     * "scaleforce", "xbrz" and "anime4k" (Azahar's other filters) fail
+     * the GPU, "mmpx" (pixel art) 2x as often as N allows, "anime4k" N
+     * times, sharpening edges (render targets read as textures, cube maps
+     * and pack replacements are not filtered); "scaleforce" and "xbrz"
+     * (Azahar's other filters) fail
      * context creation with PVK_ERROR_UNSUPPORTED until they are written,
      * another name with PVK_ERROR_INVALID_ARGUMENT.  NULL: PVK_TEXTURE_FILTER from the
      * environment, else none; "" or "none": none. */
