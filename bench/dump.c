@@ -10,7 +10,7 @@
  * asked for (drawn as the original meanwhile), the worker's time to decode
  * them all, and the caller's time per texture when the ready replacement is
  * copied into its image, against the same textures without a pack.  Last the
- * bicubic, MMPX and Anime4K texture filters at 4x against the same textures
+ * bicubic, MMPX, Anime4K and ScaleForce texture filters at 4x against the same textures
  * unfiltered at 4x. */
 #include <dirent.h>
 #include <stdio.h>
@@ -228,8 +228,8 @@ int main(void)
     ctx = context(NULL, NULL, 4, "none");
     double unfiltered = all_textures(ctx);
     pvk_context_destroy(ctx);
-    static const char *const filters[] = {"bicubic", "mmpx", "anime4k"};
-    for (int i = 0; i < 3; i++) {
+    static const char *const filters[] = {"bicubic", "mmpx", "anime4k", "scaleforce"};
+    for (int i = 0; i < 4; i++) {
         ctx = context(NULL, NULL, 4, filters[i]);
         double filtered = all_textures(ctx);
         pvk_context_destroy(ctx);

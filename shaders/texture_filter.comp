@@ -8,6 +8,14 @@
 // 2x2 copies of itself or a neighbour by rules on exact RGBA equality and
 // an integer luma, applied in the published order (one invocation per source
 // texel; scale is 2).
+// FILTER 3: ScaleForce as Citra and Azahar run it, N x in one pass: the
+// bilinear colour and its 8 neighbours one texel away; each neighbour's
+// weight from its red difference (what the emulators' colour distance
+// reduces to: 0.6 x red) and alpha; the sample point moved away from the
+// dissimilar side by the weighted mean direction (each axis clamped to its
+// length) and read there with a cubic B-spline through four bilinear taps
+// (the emulators' truncating split of the coordinate kept); no weight at
+// all: the bilinear colour.  Bilinear sampling is done here from texelFetch.
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(constant_id = 0) const int FILTER = 0;
 layout(binding = 0) uniform sampler2D src;
@@ -126,10 +134,62 @@ void mmpx()
     imageStore(dst, o + ivec2(1, 1), unpackUnorm4x8(M));
 }
 
+// ---- ScaleForce ----
+vec4 bil(vec2 t) // t in texel units (centres at +0.5), edges clamped, p + f * (q - p)
+{
+    vec2 x = t - 0.5;
+    ivec2 i = ivec2(floor(x));
+    vec2 f = x - vec2(i);
+    vec4 a = texel(i), b = texel(i + ivec2(1, 0)), c = texel(i + ivec2(0, 1)), d = texel(i + ivec2(1, 1));
+    vec4 top = a + f.x * (b - a), bot = c + f.x * (d - c);
+    return top + f.y * (bot - top);
+}
+
+// the two tap positions and the first tap's share along one axis, q = coordinate - 0.5
+vec3 bspline_taps(float q)
+{
+    float i = trunc(q), f = q - i; // as the emulators split it: toward zero
+    float w0 = (1.0 - f) * (1.0 - f) * (1.0 - f) / 6.0, w1 = (3.0 * f * f * f - 6.0 * f * f + 4.0) / 6.0;
+    float w2 = (-3.0 * f * f * f + 3.0 * f * f + 3.0 * f + 1.0) / 6.0, w3 = f * f * f / 6.0;
+    float g0 = w0 + w1, g1 = w2 + w3;
+    return vec3(i - 0.5 + w1 / g0, i + 1.5 + w3 / g1, g0 / (g0 + g1));
+}
+
+vec4 scaleforce(vec2 t)
+{
+    vec4 c = bil(t);
+    float sum = 0.0;
+    vec2 dir = vec2(0.0);
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+            if (dx == 0 && dy == 0)
+                continue;
+            vec4 n = bil(t + vec2(dx, dy));
+            float e = 0.6 * (n.r - c.r);
+            float w = sqrt((e * e + abs(c.a - n.a)) * n.a * c.a);
+            sum += w;
+            dir += w * vec2(dx, dy);
+        }
+    if (sum == 0.0)
+        return c;
+    float l = length(dir) / sum;
+    vec2 s = t - clamp(dir, -l, l);
+    vec3 tx = bspline_taps(s.x - 0.5), ty = bspline_taps(s.y - 0.5);
+    vec4 top = tx.z * bil(vec2(tx.x, ty.x)) + (1.0 - tx.z) * bil(vec2(tx.y, ty.x));
+    vec4 bot = tx.z * bil(vec2(tx.x, ty.y)) + (1.0 - tx.z) * bil(vec2(tx.y, ty.y));
+    return ty.z * top + (1.0 - ty.z) * bot;
+}
+
 void main()
 {
     if (FILTER == 1) {
         mmpx();
+        return;
+    }
+    if (FILTER == 3) {
+        ivec2 o = ivec2(gl_GlobalInvocationID.xy);
+        if (all(lessThan(o, p.size * p.scale)))
+            imageStore(dst, o, clamp(scaleforce((vec2(o) + 0.5) / float(p.scale)), 0.0, 1.0));
         return;
     }
     ivec2 o = ivec2(gl_GlobalInvocationID.xy);

@@ -8,7 +8,8 @@
  * further levels are the level before halved.  MMPX on palette textures
  * at 2x, 3x (one pass: the image 2x) and 4x (two passes) equals this file's
  * CPU version exactly; Anime4K (its 2x gradient grid, then the push at Nx)
- * at 2x-4x matches this file's float version to within 1.  At scale 1
+ * at 2x-4x matches this file's float version to within 1, ScaleForce at 2x
+ * and 3x too, and a red | black edge its hand-worked values.  At scale 1
  * nothing is filtered; Azahar's other
  * filters are refused as not written yet, an unknown name as invalid;
  * PVK_TEXTURE_FILTER names the filter too. */
@@ -352,6 +353,124 @@ static void check_anime4k(uint32_t scale)
     th_release(ctx);
 }
 
+/* ---- ScaleForce as Citra and Azahar run it, in float as the shader does ---- */
+static void sf_bil(const fimg *m, float tx, float ty, float *out)
+{
+    float x = tx - 0.5f, y = ty - 0.5f, x0 = floorf(x), y0 = floorf(y), fx = x - x0, fy = y - y0;
+    int ix = (int)x0, iy = (int)y0;
+    for (int c = 0; c < 4; c++) {
+        float a = fat(m, ix, iy)[c], b = fat(m, ix + 1, iy)[c], cc = fat(m, ix, iy + 1)[c], d = fat(m, ix + 1, iy + 1)[c];
+        float top = a + fx * (b - a), bot = cc + fx * (d - cc);
+        out[c] = top + fy * (bot - top);
+    }
+}
+
+static void sf_taps(float q, float *h0, float *h1, float *share)
+{
+    float i = truncf(q), f = q - i;
+    float w0 = (1 - f) * (1 - f) * (1 - f) / 6, w1 = (3 * f * f * f - 6 * f * f + 4) / 6;
+    float w2 = (-3 * f * f * f + 3 * f * f + 3 * f + 1) / 6, w3 = f * f * f / 6, g0 = w0 + w1, g1 = w2 + w3;
+    *h0 = i - 0.5f + w1 / g0, *h1 = i + 1.5f + w3 / g1, *share = g0 / (g0 + g1);
+}
+
+static void scaleforce(const uint8_t *rgba, int w, int h, int n, uint8_t *out)
+{
+    float *s = malloc((size_t)w * h * 16);
+    for (size_t i = 0; i < (size_t)w * h * 4; i++)
+        s[i] = rgba[i] / 255.0f;
+    fimg S = {s, w, h};
+    for (int y = 0; y < h * n; y++)
+        for (int x = 0; x < w * n; x++) {
+            float tx = (x + 0.5f) / n, ty = (y + 0.5f) / n, c[4], nb[4], res[4], sum = 0, dx = 0, dy = 0;
+            sf_bil(&S, tx, ty, c);
+            for (int j = -1; j <= 1; j++)
+                for (int i = -1; i <= 1; i++) {
+                    if (!i && !j)
+                        continue;
+                    sf_bil(&S, tx + i, ty + j, nb);
+                    float e = 0.6f * (nb[0] - c[0]), wt = sqrtf((e * e + fabsf(c[3] - nb[3])) * nb[3] * c[3]);
+                    sum += wt, dx += wt * i, dy += wt * j;
+                }
+            if (sum == 0.0f)
+                memcpy(res, c, sizeof res);
+            else {
+                float l = sqrtf(dx * dx + dy * dy) / sum, sx = tx - fminf(fmaxf(dx, -l), l), sy = ty - fminf(fmaxf(dy, -l), l);
+                float x0, x1, ax, y0, y1, ay, t00[4], t10[4], t01[4], t11[4];
+                sf_taps(sx - 0.5f, &x0, &x1, &ax);
+                sf_taps(sy - 0.5f, &y0, &y1, &ay);
+                sf_bil(&S, x0, y0, t00), sf_bil(&S, x1, y0, t10), sf_bil(&S, x0, y1, t01), sf_bil(&S, x1, y1, t11);
+                for (int k = 0; k < 4; k++)
+                    res[k] = ay * (ax * t00[k] + (1 - ax) * t10[k]) + (1 - ay) * (ax * t01[k] + (1 - ax) * t11[k]);
+            }
+            for (int k = 0; k < 4; k++)
+                out[((size_t)y * w * n + x) * 4 + k] = (uint8_t)lrintf(fminf(fmaxf(res[k], 0.0f), 1.0f) * 255.0f);
+        }
+    free(s);
+}
+
+/* ScaleForce at `scale`: random texels against the CPU version (within 1,
+ * 0.1% allowed for near-ties of its exact zero test), and a red | black edge
+ * against values worked out by hand from the algorithm (red 255, 237, 18, 0
+ * across the edge at 2x). */
+static void check_scaleforce(uint32_t scale)
+{
+    const uint32_t w = 32, h = 32;
+    pvk_config cfg = {.scale = scale, .texture_filter = "scaleforce"};
+    ctx = th_context(&cfg, 0);
+    size_t len = tex_ref_level_bytes(PVK_TEX_RGBA8, w, h);
+    uint8_t *bytes = pvk_guest_ptr(ctx, TEX, (uint32_t)len);
+    for (size_t i = 0; i < len; i++)
+        bytes[i] = (uint8_t)th_rand();
+    pvk_guest_written(ctx, TEX, (uint32_t)len);
+    uint8_t *src = malloc((size_t)w * h * 4);
+    tex_ref_decode(bytes, w, h, PVK_TEX_RGBA8, src);
+    pvk_texture_desc d = {.addr = {TEX}, .width = w, .height = h, .format = PVK_TEX_RGBA8, .levels = 1, .faces = 1};
+    const pvk_texture *t = NULL;
+    CHECK_EQ(pvk_texture_get(&ctx->vram, &d, &t), PVK_SUCCESS);
+    CHECK(t && t->filtered && t->scale == scale);
+    size_t n = (size_t)w * h * scale * scale * 4;
+    uint8_t *want = malloc(n), *got = malloc(n);
+    scaleforce(src, (int)w, (int)h, (int)scale, want);
+    if (t && t->scale == scale) {
+        CHECK_EQ(pvk_texture_read(&ctx->vram, t, 0, 0, got, n), PVK_SUCCESS);
+        int off = 0;
+        for (size_t i = 0; i < n; i += 4) {
+            int bad = 0;
+            for (int c = 0; c < 4; c++)
+                bad |= abs(got[i + c] - want[i + c]) > 1;
+            off += bad;
+        }
+        printf("scaleforce at x%u: %d of %zu pixels differ from the CPU version by more than 1\n", scale, off, n / 4);
+        CHECK((size_t)off * 1000 <= n / 4);
+    }
+    if (scale == 2) { /* an 8x8 texture: columns 0-3 red, 4-7 black, every row alike */
+        static const uint8_t xl[8] = {0, 1, 4, 5, 16, 17, 20, 21};
+        uint32_t at = TEX + 0x10000;
+        uint8_t *e = pvk_guest_ptr(ctx, at, 256);
+        for (uint32_t y = 0; y < 8; y++)
+            for (uint32_t x = 0; x < 8; x++) {
+                uint8_t *px = e + (xl[x] + ((y & 1) << 1 | (y & 2) << 2 | (y & 4) << 3)) * 4; /* A, B, G, R */
+                px[0] = 255, px[1] = 0, px[2] = 0, px[3] = x < 4 ? 255 : 0;
+            }
+        pvk_guest_written(ctx, at, 256);
+        pvk_texture_desc ed = {.addr = {at}, .width = 8, .height = 8, .format = PVK_TEX_RGBA8, .levels = 1, .faces = 1};
+        const pvk_texture *et = NULL;
+        uint8_t img[16 * 16 * 4];
+        CHECK_EQ(pvk_texture_get(&ctx->vram, &ed, &et), PVK_SUCCESS);
+        if (et && pvk_texture_read(&ctx->vram, et, 0, 0, img, sizeof img) == PVK_SUCCESS) {
+            static const int red[4][2] = {{6, 255}, {7, 237}, {8, 18}, {9, 0}}; /* 237.07, 17.93 by hand */
+            for (uint32_t y = 0; y < 16; y++)
+                for (int k = 0; k < 4; k++)
+                    CHECK(abs(img[(y * 16 + (uint32_t)red[k][0]) * 4] - red[k][1]) <= 1);
+            printf("scaleforce edge at x2: red %u %u %u %u\n", img[6 * 4], img[7 * 4], img[8 * 4], img[9 * 4]);
+        }
+    }
+    free(src);
+    free(want);
+    free(got);
+    th_release(ctx);
+}
+
 /* One texture of `format`, w x h, `levels`, through a context at `scale`: level 0 against the CPU version. */
 static void check(uint32_t format, uint32_t w, uint32_t h, uint32_t levels, uint32_t scale, const char *filter)
 {
@@ -415,15 +534,15 @@ int main(void)
     check_anime4k(2);
     check_anime4k(3);
     check_anime4k(4);
+    check_scaleforce(2);
+    check_scaleforce(3);
     setenv("PVK_TEXTURE_FILTER", "bicubic", 1);
     check(PVK_TEX_RGB565, 16, 8, 1, 2, NULL);
     unsetenv("PVK_TEXTURE_FILTER");
     static const struct {
         const char *name;
         pvk_result want;
-    } refused[] = {{"xbrz", PVK_ERROR_UNSUPPORTED},
-                   {"scaleforce", PVK_ERROR_UNSUPPORTED},
-                   {"lanczos", PVK_ERROR_INVALID_ARGUMENT}};
+    } refused[] = {{"xbrz", PVK_ERROR_UNSUPPORTED}, {"lanczos", PVK_ERROR_INVALID_ARGUMENT}};
     th_quiet_errors = 1;
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         pvk_config cfg = {.scale = 2, .texture_filter = refused[i].name, .validation = 1, .log = th_log};

@@ -12,7 +12,10 @@
  *   anime4k     Anime4K as Citra and Azahar run it: a luma gradient on a 2x
  *               grid, then N x in one pass, each pixel pushed toward its
  *               flatter neighbours where the gradient is strong
- *   scaleforce, xbrz    not written yet: PVK_ERROR_UNSUPPORTED
+ *   scaleforce  ScaleForce as Citra and Azahar run it: N x in one pass, each
+ *               pixel read with a cubic B-spline from a point moved away
+ *               from its dissimilar neighbours
+ *   xbrz        not written yet: PVK_ERROR_UNSUPPORTED
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +32,7 @@ struct pvk_filter {
     VkSampler sampler;
 };
 
-enum { FILTER_BICUBIC = 0, FILTER_MMPX = 1, FILTER_ANIME4K = 2 }; /* the shader's FILTER; Anime4K has its own */
+enum { FILTER_BICUBIC = 0, FILTER_MMPX = 1, FILTER_ANIME4K = 2, FILTER_SCALEFORCE = 3 }; /* the shader's FILTER; Anime4K has its own */
 
 typedef struct filter_push {
     int32_t w, h, scale;
@@ -38,8 +41,8 @@ typedef struct filter_push {
 static const struct {
     const char *name;
     int kind; /* -1: not written yet */
-} names[] = {{"bicubic", FILTER_BICUBIC}, {"mmpx", FILTER_MMPX}, {"anime4k", FILTER_ANIME4K}, {"scaleforce", -1},
-             {"xbrz", -1}};
+} names[] = {{"bicubic", FILTER_BICUBIC}, {"mmpx", FILTER_MMPX}, {"anime4k", FILTER_ANIME4K},
+             {"scaleforce", FILTER_SCALEFORCE}, {"xbrz", -1}};
 
 pvk_result pvk_filter_init(pvk_vram *vm, const char *name)
 {
@@ -55,7 +58,7 @@ pvk_result pvk_filter_init(pvk_vram *vm, const char *name)
         return PVK_ERROR_INVALID_ARGUMENT;
     }
     if (kind < 0) {
-        pvk_log(vm->gpu, PVK_LOG_ERROR, "texture filter \"%s\" is not written yet (bicubic, mmpx and anime4k are)", name);
+        pvk_log(vm->gpu, PVK_LOG_ERROR, "texture filter \"%s\" is not written yet (bicubic, mmpx, anime4k and scaleforce are)", name);
         return PVK_ERROR_UNSUPPORTED;
     }
     struct pvk_filter *f = calloc(1, sizeof *f);

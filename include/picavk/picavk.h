@@ -292,13 +292,13 @@ typedef struct pvk_config {
     uint32_t texture_pack_sync; /* 0: off; else on */
     /* Texture filter at resolution scale N > 1 (docs/texture-packs.md):
      * "bicubic" upscales each texture decoded from guest memory N times on
-     * the GPU, "mmpx" (pixel art) 2x as often as N allows, "anime4k" N
-     * times, sharpening edges (render targets read as textures, cube maps
-     * and pack replacements are not filtered); "scaleforce" and "xbrz"
-     * (Azahar's other filters) fail
-     * context creation with PVK_ERROR_UNSUPPORTED until they are written,
-     * another name with PVK_ERROR_INVALID_ARGUMENT.  NULL: PVK_TEXTURE_FILTER from the
-     * environment, else none; "" or "none": none. */
+     * the GPU, "mmpx" (pixel art) 2x as often as N allows, "anime4k" and
+     * "scaleforce" N times, sharpening edges (render targets read as
+     * textures, cube maps and pack replacements are not filtered); "xbrz"
+     * fails context creation with PVK_ERROR_UNSUPPORTED until it is
+     * written, another name with PVK_ERROR_INVALID_ARGUMENT.  NULL:
+     * PVK_TEXTURE_FILTER from the environment, else none; "" or "none":
+     * none. */
     const char *texture_filter;
 } pvk_config;
 #define PVK_DEFAULT_CACHE_MAX_BYTES (64ull << 20)
