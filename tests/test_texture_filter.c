@@ -294,6 +294,46 @@ static void anime4k(const uint8_t *rgba, int w, int h, int n, uint8_t *out)
     free(lu);
 }
 
+/* A context at `scale` with `filter` and a random 32x32 RGBA8 texture through
+ * its cache: *src the texture's RGBA (the CPU reference decoder's), *out the
+ * filtered image's level 0 (NULL when the texture is not as expected). */
+static void random_filtered(uint32_t scale, const char *filter, uint8_t **src, uint8_t **out)
+{
+    const uint32_t w = 32, h = 32;
+    pvk_config cfg = {.scale = scale, .texture_filter = filter};
+    ctx = th_context(&cfg, 0);
+    size_t len = tex_ref_level_bytes(PVK_TEX_RGBA8, w, h), n = (size_t)w * h * scale * scale * 4;
+    uint8_t *bytes = pvk_guest_ptr(ctx, TEX, (uint32_t)len);
+    for (size_t i = 0; i < len; i++)
+        bytes[i] = (uint8_t)th_rand();
+    pvk_guest_written(ctx, TEX, (uint32_t)len);
+    *src = malloc((size_t)w * h * 4);
+    tex_ref_decode(bytes, w, h, PVK_TEX_RGBA8, *src);
+    pvk_texture_desc d = {.addr = {TEX}, .width = w, .height = h, .format = PVK_TEX_RGBA8, .levels = 1, .faces = 1};
+    const pvk_texture *t = NULL;
+    CHECK_EQ(pvk_texture_get(&ctx->vram, &d, &t), PVK_SUCCESS);
+    CHECK(t && t->filtered && t->scale == scale);
+    *out = malloc(n);
+    if (!t || t->scale != scale || pvk_texture_read(&ctx->vram, t, 0, 0, *out, n)) {
+        CHECK(!"filtered image read back");
+        free(*out);
+        *out = NULL;
+    }
+}
+
+/* Pixels of `got` with a channel more than 1 from `want` (n bytes). */
+static int far_off(const uint8_t *got, const uint8_t *want, size_t n)
+{
+    int off = 0;
+    for (size_t i = 0; i < n; i += 4) {
+        int bad = 0;
+        for (int c = 0; c < 4; c++)
+            bad |= abs(got[i + c] - want[i + c]) > 1;
+        off += bad;
+    }
+    return off;
+}
+
 /* Anime4K at `scale` on random texels (strong gradients everywhere: the
  * push moves 45% of the pixels) against the CPU version: at most 1 in every
  * channel, allowing 0.1% of the pixels where a strict comparison of nearly
@@ -301,31 +341,13 @@ static void anime4k(const uint8_t *rgba, int w, int h, int n, uint8_t *out)
 static void check_anime4k(uint32_t scale)
 {
     const uint32_t w = 32, h = 32;
-    pvk_config cfg = {.scale = scale, .texture_filter = "anime4k"};
-    ctx = th_context(&cfg, 0);
-    size_t len = tex_ref_level_bytes(PVK_TEX_RGBA8, w, h);
-    uint8_t *bytes = pvk_guest_ptr(ctx, TEX, (uint32_t)len);
-    for (size_t i = 0; i < len; i++)
-        bytes[i] = (uint8_t)th_rand();
-    pvk_guest_written(ctx, TEX, (uint32_t)len);
-    uint8_t *src = malloc((size_t)w * h * 4);
-    tex_ref_decode(bytes, w, h, PVK_TEX_RGBA8, src);
-    pvk_texture_desc d = {.addr = {TEX}, .width = w, .height = h, .format = PVK_TEX_RGBA8, .levels = 1, .faces = 1};
-    const pvk_texture *t = NULL;
-    CHECK_EQ(pvk_texture_get(&ctx->vram, &d, &t), PVK_SUCCESS);
-    CHECK(t && t->filtered && t->scale == scale);
+    uint8_t *src, *got;
+    random_filtered(scale, "anime4k", &src, &got);
     size_t n = (size_t)w * h * scale * scale * 4;
-    uint8_t *want = malloc(n), *got = malloc(n);
+    uint8_t *want = malloc(n);
     anime4k(src, (int)w, (int)h, (int)scale, want);
-    if (t && t->scale == scale) {
-        CHECK_EQ(pvk_texture_read(&ctx->vram, t, 0, 0, got, n), PVK_SUCCESS);
-        int off = 0, pushed = 0;
-        for (size_t i = 0; i < n; i += 4) {
-            int bad = 0;
-            for (int c = 0; c < 4; c++)
-                bad |= abs(got[i + c] - want[i + c]) > 1;
-            off += bad;
-        }
+    if (got) {
+        int off = far_off(got, want, n), pushed = 0;
         /* how many pixels the push moved: against the plain bilinear colour */
         fimg S = {NULL, (int)w, (int)h};
         float *fs = malloc((size_t)w * h * 16);
@@ -415,31 +437,13 @@ static void scaleforce(const uint8_t *rgba, int w, int h, int n, uint8_t *out)
 static void check_scaleforce(uint32_t scale)
 {
     const uint32_t w = 32, h = 32;
-    pvk_config cfg = {.scale = scale, .texture_filter = "scaleforce"};
-    ctx = th_context(&cfg, 0);
-    size_t len = tex_ref_level_bytes(PVK_TEX_RGBA8, w, h);
-    uint8_t *bytes = pvk_guest_ptr(ctx, TEX, (uint32_t)len);
-    for (size_t i = 0; i < len; i++)
-        bytes[i] = (uint8_t)th_rand();
-    pvk_guest_written(ctx, TEX, (uint32_t)len);
-    uint8_t *src = malloc((size_t)w * h * 4);
-    tex_ref_decode(bytes, w, h, PVK_TEX_RGBA8, src);
-    pvk_texture_desc d = {.addr = {TEX}, .width = w, .height = h, .format = PVK_TEX_RGBA8, .levels = 1, .faces = 1};
-    const pvk_texture *t = NULL;
-    CHECK_EQ(pvk_texture_get(&ctx->vram, &d, &t), PVK_SUCCESS);
-    CHECK(t && t->filtered && t->scale == scale);
+    uint8_t *src, *got;
+    random_filtered(scale, "scaleforce", &src, &got);
     size_t n = (size_t)w * h * scale * scale * 4;
-    uint8_t *want = malloc(n), *got = malloc(n);
+    uint8_t *want = malloc(n);
     scaleforce(src, (int)w, (int)h, (int)scale, want);
-    if (t && t->scale == scale) {
-        CHECK_EQ(pvk_texture_read(&ctx->vram, t, 0, 0, got, n), PVK_SUCCESS);
-        int off = 0;
-        for (size_t i = 0; i < n; i += 4) {
-            int bad = 0;
-            for (int c = 0; c < 4; c++)
-                bad |= abs(got[i + c] - want[i + c]) > 1;
-            off += bad;
-        }
+    if (got) {
+        int off = far_off(got, want, n);
         printf("scaleforce at x%u: %d of %zu pixels differ from the CPU version by more than 1\n", scale, off, n / 4);
         CHECK((size_t)off * 1000 <= n / 4);
     }
