@@ -23,6 +23,14 @@ static inline double bench_now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* CPU time of the calling thread alone (not the driver's threads). */
+static inline double bench_thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 /* A context for bench `name` at resolution `scale` (0: 1), warnings only;
  * a bench without one has nothing to measure: it says why and exits. */
 static inline pvk_context *bench_context(const char *name, uint32_t scale)

@@ -247,7 +247,7 @@ int main(void)
     const pvk_shader_unit *unit = &ctx->pica.sh[1];
     pvk_vs_program prog = {.code = unit->code, .opdesc = unit->opdesc, .entry = 0};
     pvk_vs_uniforms uni;
-    pvk_vs_uniforms_pack(unit, unit->b, unit->i, 0, &uni);
+    pvk_vs_uniforms_pack(unit, unit->b, unit->i, 0, NULL, &uni);
     if (pvk_vs_compute_run(vc, &prog, &uni, (const float(*)[PVK_SH_INPUTS][4])big, batch[1], false, res)) {
         fprintf(stderr, "vertex bench: the GPU path failed\n");
         return 1;
@@ -404,7 +404,7 @@ int main(void)
     const pvk_shader_unit *lunit = &ctx->pica.sh[1];
     pvk_vs_program lprog = {.code = lunit->code, .opdesc = lunit->opdesc, .entry = 0};
     pvk_vs_uniforms luni_pack;
-    pvk_vs_uniforms_pack(lunit, lunit->b, lunit->i, 0, &luni_pack);
+    pvk_vs_uniforms_pack(lunit, lunit->b, lunit->i, 0, NULL, &luni_pack);
     if (pvk_vs_compute_run(lvc, &lprog, &luni_pack, (const float(*)[PVK_SH_INPUTS][4])lin, batch[1], false, lres)) {
         fprintf(stderr, "vertex bench: the GPU path failed the lighting program\n");
         return 1;

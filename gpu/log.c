@@ -112,6 +112,7 @@ uint32_t pvk_debug_flags_from_env(void)
         {"cpu-vs", PVK_DEBUG_CPU_VS},
         {"texture-staging", PVK_DEBUG_TEXTURE_STAGING},
         {"ubershader", PVK_DEBUG_UBERSHADER},
+        {"draw-labels", PVK_DEBUG_DRAW_LABELS},
     };
     const char *env = getenv("PVK_DEBUG");
     uint32_t out = 0;

@@ -18,6 +18,43 @@
  * (shaders/draw.vert's inputs, runtime/pipeline.c's vertex layout). */
 typedef pvk_vertex draw_vertex;
 
+/* What a command buffer of draws has been given so far: a draw records only
+ * the dynamic state, push constants, push descriptors and vertex buffers that
+ * differ from the draw before it (on lavapipe every recorded command is an
+ * allocation; a game's consecutive draws mostly share them).  `known` has a
+ * bit per DYN_* value set since the buffer began; 0 at a batch's start. */
+enum {
+    DYN_BLEND = 1u << 0, DYN_VIEWPORT = 1u << 1, DYN_SCISSOR = 1u << 2, DYN_FRAG_PUSH = 1u << 3,
+    DYN_CLIP_PUSH = 1u << 4, DYN_DEPTH = 1u << 5, DYN_STENCIL = 1u << 6, DYN_CULL = 1u << 7,
+    DYN_VERTEX_BUFFERS = 1u << 8, DYN_INDEX = 1u << 9,
+};
+#define DYN_BINDINGS 16u /* push-descriptor bindings remembered (the draw layout's are 0-9) */
+typedef struct draw_clip_push {
+    float plane[4];
+    uint32_t enable, pad[3];
+} draw_clip_push;
+typedef struct draw_dyn {
+    uint32_t known;
+    uint32_t desc_known; /* bit per binding */
+    float blend[4];
+    VkViewport viewport;
+    VkRect2D scissor;
+    pvk_draw_push frag;
+    draw_clip_push clip;
+    uint32_t depth[3]; /* test, write, compare op */
+    uint32_t stencil[9]; /* test, fail, pass, depth fail, compare op, compare mask, write mask, reference */
+    uint32_t cull;
+    uint8_t desc[DYN_BINDINGS][sizeof(VkDescriptorImageInfo) > sizeof(VkDescriptorBufferInfo)
+                                   ? sizeof(VkDescriptorImageInfo)
+                                   : sizeof(VkDescriptorBufferInfo)];
+    uint32_t vb_count;
+    VkBuffer vb[12];
+    VkDeviceSize vb_off[12];
+    VkBuffer ib;
+    VkDeviceSize ib_off;
+    VkIndexType ib_type;
+} draw_dyn;
+
 /* The open batch: consecutive draws into the same attachments, recorded
  * into one command buffer inside one vkCmdBeginRendering or render pass. */
 typedef struct draw_batch {
@@ -31,6 +68,7 @@ typedef struct draw_batch {
     uint32_t w, h;
     VkPipeline pipeline; /* bound last */
     uint32_t draws;
+    draw_dyn dyn; /* what the batch's draws have set */
 } draw_batch;
 
 struct pvk_draw {
@@ -163,7 +201,8 @@ bool pvk_draw_packet_depth(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_
                            bool roundtrip);
 
 /* Bind the draw's vertices and draw. */
-void pvk_draw_record_vertices(pvk_context *ctx, struct pvk_draw *d, VkCommandBuffer cmd, const pvk_draw_packet *pk,
+void pvk_draw_record_vertices(pvk_context *ctx, struct pvk_draw *d, draw_dyn *dyn, VkCommandBuffer cmd,
+                              const pvk_draw_packet *pk,
                               const draw_input *in);
 
 /* Errors of a surface request that drop the draw (logged and counted)
@@ -178,11 +217,12 @@ bool pvk_draw_viewport_ok(pvk_context *ctx, const pvk_raster_desc *rd, uint32_t 
  * scissor, push constants (exclusive scissor, depth mapping, TEV uniforms,
  * clip plane), depth test and writes (when the pass has a depth attachment),
  * the stencil state (when it has a stencil aspect) and culling.  Everything a
- * pipeline leaves dynamic is set for every draw, so draws of one batch do not
- * inherit each other's state. */
-void pvk_draw_set_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_packet *pk, uint32_t w, uint32_t h,
-                        uint32_t scale, const depth_state *dst, bool depth_attachment, bool stencil_attachment,
-                        uint32_t uber_tex);
+ * pipeline leaves dynamic is set for every draw (what `dyn` shows the
+ * buffer has already is not recorded again; NULL: all recorded), so draws of
+ * one batch do not inherit each other's state. */
+void pvk_draw_set_state(pvk_context *ctx, draw_dyn *dyn, VkCommandBuffer cmd, const pvk_draw_packet *pk, uint32_t w,
+                        uint32_t h, uint32_t scale, const depth_state *dst, bool depth_attachment,
+                        bool stencil_attachment, uint32_t uber_tex);
 
 /* The ubershader's data block of the packet (pvk_fs_uber_state) into `state`
  * when its draw may take the ubershader (PVK_DEBUG=ubershader, or compile
@@ -204,7 +244,11 @@ void pvk_draw_report_resolve(pvk_context *ctx, pvk_resolve_notes notes);
 pvk_result pvk_draw_textures(pvk_context *ctx, const pvk_draw_packet *pk, pvk_fs_key *fs, tex_binding *tb);
 
 /* Push the bound units' descriptors (bindings 0-2; the others keep theirs). */
-void pvk_draw_push_textures(pvk_context *ctx, VkCommandBuffer cmd, const tex_binding *tb);
+void pvk_draw_push_textures(pvk_context *ctx, draw_dyn *dyn, VkCommandBuffer cmd, const tex_binding *tb);
+/* Push descriptors of the draw layout's set 0, those `dyn` shows the buffer
+ * has already left out (NULL: all pushed). */
+void pvk_draw_push_descriptors(pvk_context *ctx, draw_dyn *dyn, VkCommandBuffer cmd, const VkWriteDescriptorSet *w,
+                               uint32_t n);
 
 /* Record the packet into the open batch, opening one when its buffers
  * differ from the batch's.  A draw without depth joins a batch whatever its

@@ -62,10 +62,12 @@ static pvk_result packet_surfaces(pvk_context *ctx, const target *t, const depth
     return PVK_SUCCESS;
 }
 
-/* Label one draw of a batch (a no-op without debug utils); true when
- * pvk_label_end must close it. */
+/* Label one draw of a batch (PVK_DEBUG=draw-labels and debug utils; the
+ * batch has its own label); true when pvk_label_end must close it. */
 static bool label_draw(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_packet *pk, uint32_t addr)
 {
+    if (!(ctx->gpu.debug & PVK_DEBUG_DRAW_LABELS))
+        return false;
     return pvk_cmd_label(&ctx->gpu, cmd, "draw %llu (%s, %u triangles, state %016llx) into 0x%08X",
                          (unsigned long long)pk->seq,
                          pk->kind == PVK_DRAW_ARRAYS     ? "arrays"
@@ -187,6 +189,7 @@ static pvk_result batch_open(pvk_context *ctx, struct pvk_draw *d, const target 
     b->h = t->h * t->scale;
     b->pipeline = VK_NULL_HANDLE;
     b->draws = 0;
+    b->dyn.known = b->dyn.desc_known = 0;
     ctx->gpu.batch_close = batch_submit;
     return PVK_SUCCESS;
 }
@@ -258,10 +261,11 @@ pvk_result pvk_draw_render_batched(pvk_context *ctx, struct pvk_draw *d, const p
             if (b->pipeline != pipeline)
                 ctx->gpu.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
             b->pipeline = pipeline;
-            pvk_draw_set_state(ctx, cmd, pk, t.w, t.h, sc, &dst, b->depth != VK_NULL_HANDLE, b->stencil,
+            pvk_draw_set_state(ctx, &b->dyn, cmd, pk, t.w, t.h, sc, &dst, b->depth != VK_NULL_HANDLE, b->stencil,
                                pvk_fs_uber_tex(&fs));
             ctx->gpu.vk.vkCmdSetCullMode(cmd, VK_CULL_MODE_FRONT_AND_BACK); /* nothing drawn */
-            pvk_draw_record_vertices(ctx, d, cmd, pk, in);
+            b->dyn.known &= ~(uint32_t)DYN_CULL;
+            pvk_draw_record_vertices(ctx, d, &b->dyn, cmd, pk, in);
             st->vs_warm_ups++;
         }
         /* nothing drawn yet: the translator draws it again with the
@@ -284,11 +288,13 @@ pvk_result pvk_draw_render_batched(pvk_context *ctx, struct pvk_draw *d, const p
         ctx->gpu.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
         b->pipeline = pipeline;
     }
-    pvk_draw_set_state(ctx, cmd, pk, t.w, t.h, sc, &dst, b->depth != VK_NULL_HANDLE, b->stencil,
+    pvk_draw_set_state(ctx, &b->dyn, cmd, pk, t.w, t.h, sc, &dst, b->depth != VK_NULL_HANDLE, b->stencil,
                        pvk_fs_uber_tex(&fs));
-    pvk_draw_push_textures(ctx, cmd, &tb);
-    pvk_fragdata_bind(ctx, cmd, &fref);
-    pvk_draw_record_vertices(ctx, d, cmd, pk, in);
+    pvk_draw_push_textures(ctx, &b->dyn, cmd, &tb);
+    VkWriteDescriptorSet fw[3];
+    VkDescriptorBufferInfo finfo[3];
+    pvk_draw_push_descriptors(ctx, &b->dyn, cmd, fw, pvk_fragdata_writes(ctx, &fref, fw, finfo));
+    pvk_draw_record_vertices(ctx, d, &b->dyn, cmd, pk, in);
     pvk_fragdata_used(ctx, &fref, ctx->gpu.timeline_next + 1); /* the open batch's value */
     if (labelled)
         pvk_label_end(&ctx->gpu, cmd);

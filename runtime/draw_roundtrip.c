@@ -148,10 +148,13 @@ pvk_result pvk_draw_render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const
     };
     ctx->gpu.vk.vkCmdBeginRendering(cmd, &ri);
     ctx->gpu.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
-    pvk_draw_set_state(ctx, cmd, pk, w, h, 1, &dst, d->depth.image != VK_NULL_HANDLE, false, pvk_fs_uber_tex(&fs));
-    pvk_draw_push_textures(ctx, cmd, &tb);
-    pvk_fragdata_bind(ctx, cmd, &fref);
-    pvk_draw_record_vertices(ctx, d, cmd, pk, in);
+    pvk_draw_set_state(ctx, NULL, cmd, pk, w, h, 1, &dst, d->depth.image != VK_NULL_HANDLE, false,
+                       pvk_fs_uber_tex(&fs));
+    pvk_draw_push_textures(ctx, NULL, cmd, &tb);
+    VkWriteDescriptorSet fw[3];
+    VkDescriptorBufferInfo finfo[3];
+    pvk_draw_push_descriptors(ctx, NULL, cmd, fw, pvk_fragdata_writes(ctx, &fref, fw, finfo));
+    pvk_draw_record_vertices(ctx, d, NULL, cmd, pk, in);
     ctx->gpu.vk.vkCmdEndRendering(cmd);
 
     /* store: image -> linear staging -> tiled guest colour */

@@ -93,27 +93,75 @@ bool pvk_draw_packet_depth(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_
     return true;
 }
 
+/* True when the buffer lacks `bit`'s value `v` (n bytes; no padding in
+ * them), which is then remembered as set: the caller records it. */
+static bool dyn_differs(draw_dyn *dyn, uint32_t bit, void *slot, const void *v, size_t n)
+{
+    if (!dyn)
+        return true;
+    if ((dyn->known & bit) && !memcmp(slot, v, n))
+        return false;
+    memcpy(slot, v, n);
+    dyn->known |= bit;
+    return true;
+}
+
 /* The PICA's one stencil state for both faces (STENCIL_TEST, STENCIL_OP;
  * translator/fb.c decodes and gates them); off for a draw that does not
  * use the batch's D24S8 surface.  Vulkan compares (reference & mask) op
  * (stored & mask), as the PICA does. */
-static void set_stencil(pvk_context *ctx, VkCommandBuffer cmd, const pvk_raster_desc *rd, bool on)
+static void set_stencil(pvk_context *ctx, draw_dyn *dyn, VkCommandBuffer cmd, const pvk_raster_desc *rd, bool on)
 {
     const VkStencilFaceFlags both = VK_STENCIL_FACE_FRONT_AND_BACK;
-    ctx->gpu.vk.vkCmdSetStencilTestEnable(cmd, on && rd->stencil_test);
-    ctx->gpu.vk.vkCmdSetStencilOp(cmd, both, pvk_vk_stencil_op(rd->stencil_fail), pvk_vk_stencil_op(rd->stencil_zpass),
-                                  pvk_vk_stencil_op(rd->stencil_zfail), pvk_vk_compare_op(rd->stencil_func));
-    ctx->gpu.vk.vkCmdSetStencilCompareMask(cmd, both, rd->stencil_compare_mask);
-    ctx->gpu.vk.vkCmdSetStencilWriteMask(cmd, both, on ? rd->stencil_write_mask : 0);
-    ctx->gpu.vk.vkCmdSetStencilReference(cmd, both, rd->stencil_ref);
+    const uint32_t v[8] = {on && rd->stencil_test,
+                           pvk_vk_stencil_op(rd->stencil_fail),
+                           pvk_vk_stencil_op(rd->stencil_zpass),
+                           pvk_vk_stencil_op(rd->stencil_zfail),
+                           pvk_vk_compare_op(rd->stencil_func),
+                           rd->stencil_compare_mask,
+                           on ? rd->stencil_write_mask : 0,
+                           rd->stencil_ref};
+    if (!dyn_differs(dyn, DYN_STENCIL, dyn ? dyn->stencil : NULL, v, sizeof v))
+        return;
+    ctx->gpu.vk.vkCmdSetStencilTestEnable(cmd, v[0]);
+    ctx->gpu.vk.vkCmdSetStencilOp(cmd, both, (VkStencilOp)v[1], (VkStencilOp)v[2], (VkStencilOp)v[3],
+                                  (VkCompareOp)v[4]);
+    ctx->gpu.vk.vkCmdSetStencilCompareMask(cmd, both, v[5]);
+    ctx->gpu.vk.vkCmdSetStencilWriteMask(cmd, both, v[6]);
+    ctx->gpu.vk.vkCmdSetStencilReference(cmd, both, v[7]);
+}
+
+void pvk_draw_push_descriptors(pvk_context *ctx, draw_dyn *dyn, VkCommandBuffer cmd, const VkWriteDescriptorSet *w,
+                               uint32_t n)
+{
+    VkWriteDescriptorSet keep[DYN_BINDINGS];
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t b = w[i].dstBinding;
+        const void *info = w[i].pImageInfo ? (const void *)w[i].pImageInfo : (const void *)w[i].pBufferInfo;
+        size_t len = w[i].pImageInfo ? sizeof *w[i].pImageInfo : sizeof *w[i].pBufferInfo;
+        if (dyn && b < DYN_BINDINGS && w[i].descriptorCount == 1 && info) {
+            if ((dyn->desc_known >> b & 1) && !memcmp(dyn->desc[b], info, len))
+                continue;
+            memcpy(dyn->desc[b], info, len);
+            dyn->desc_known |= 1u << b;
+        }
+        if (k < DYN_BINDINGS)
+            keep[k++] = w[i];
+    }
+    if (k)
+        ctx->gpu.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, k,
+                                              keep);
 }
 
 /* Bind the draw's vertices and draw. */
-void pvk_draw_record_vertices(pvk_context *ctx, struct pvk_draw *d, VkCommandBuffer cmd, const pvk_draw_packet *pk,
-                              const draw_input *in)
+void pvk_draw_record_vertices(pvk_context *ctx, struct pvk_draw *d, draw_dyn *dyn, VkCommandBuffer cmd,
+                              const pvk_draw_packet *pk, const draw_input *in)
 {
     const pvk_vs_draw *vs = in->vs;
     if (!vs) {
+        if (dyn)
+            dyn->known &= ~(uint32_t)DYN_VERTEX_BUFFERS;
         ctx->gpu.vk.vkCmdBindVertexBuffers(cmd, 0, 1, &d->vbuf, &in->voff);
         ctx->gpu.vk.vkCmdDraw(cmd, pk->tri_vertices, 1, 0, 0);
         return;
@@ -127,18 +175,32 @@ void pvk_draw_record_vertices(pvk_context *ctx, struct pvk_draw *d, VkCommandBuf
                                       .descriptorCount = 1,
                                       .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                       .pBufferInfo = &bi[i]};
-    ctx->gpu.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, 2, w);
-    if (vs->key.bindings)
-        ctx->gpu.vk.vkCmdBindVertexBuffers(cmd, 0, vs->key.bindings, in->vb, in->vb_off);
-    if (vs->tri_index) { /* a strip or fan as the CPU path's list (pvk_vs_draw.tri_index) */
-        ctx->gpu.vk.vkCmdBindIndexBuffer(cmd, in->ib, in->ib_off, VK_INDEX_TYPE_UINT32);
-        ctx->gpu.vk.vkCmdDrawIndexed(cmd, vs->tri_count, 1, 0, vs->indexed ? vs->vertex_offset : 0, 0);
-    } else if (vs->indexed) {
-        ctx->gpu.vk.vkCmdBindIndexBuffer(cmd, in->ib, in->ib_off, VK_INDEX_TYPE_UINT16);
-        ctx->gpu.vk.vkCmdDrawIndexed(cmd, vs->count, 1, 0, vs->vertex_offset, 0);
-    } else {
-        ctx->gpu.vk.vkCmdDraw(cmd, vs->count, 1, 0, 0);
+    pvk_draw_push_descriptors(ctx, dyn, cmd, w, 2);
+    uint32_t nb = vs->key.bindings;
+    if (nb && (!dyn || !(dyn->known & DYN_VERTEX_BUFFERS) || dyn->vb_count != nb ||
+               memcmp(dyn->vb, in->vb, nb * sizeof *in->vb) || memcmp(dyn->vb_off, in->vb_off, nb * sizeof *in->vb_off))) {
+        ctx->gpu.vk.vkCmdBindVertexBuffers(cmd, 0, nb, in->vb, in->vb_off);
+        if (dyn) {
+            dyn->vb_count = nb;
+            memcpy(dyn->vb, in->vb, nb * sizeof *in->vb);
+            memcpy(dyn->vb_off, in->vb_off, nb * sizeof *in->vb_off);
+            dyn->known |= DYN_VERTEX_BUFFERS;
+        }
     }
+    if (vs->tri_index || vs->indexed) {
+        VkIndexType type = vs->tri_index ? VK_INDEX_TYPE_UINT32 : VK_INDEX_TYPE_UINT16;
+        if (!dyn || !(dyn->known & DYN_INDEX) || dyn->ib != in->ib || dyn->ib_off != in->ib_off || dyn->ib_type != type) {
+            ctx->gpu.vk.vkCmdBindIndexBuffer(cmd, in->ib, in->ib_off, type);
+            if (dyn)
+                dyn->ib = in->ib, dyn->ib_off = in->ib_off, dyn->ib_type = type, dyn->known |= DYN_INDEX;
+        }
+    }
+    if (vs->tri_index) /* a strip or fan as the CPU path's list (pvk_vs_draw.tri_index) */
+        ctx->gpu.vk.vkCmdDrawIndexed(cmd, vs->tri_count, 1, 0, vs->indexed ? vs->vertex_offset : 0, 0);
+    else if (vs->indexed)
+        ctx->gpu.vk.vkCmdDrawIndexed(cmd, vs->count, 1, 0, vs->vertex_offset, 0);
+    else
+        ctx->gpu.vk.vkCmdDraw(cmd, vs->count, 1, 0, 0);
 }
 
 /* Errors of a surface request that drop the draw (logged and counted)
@@ -167,15 +229,16 @@ bool pvk_draw_viewport_ok(pvk_context *ctx, const pvk_raster_desc *rd, uint32_t 
  * the stencil state (when it has a stencil aspect) and culling.  Everything a
  * pipeline leaves dynamic is set for every draw, so draws of one batch do not
  * inherit each other's state. */
-void pvk_draw_set_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_packet *pk, uint32_t w, uint32_t h,
-                        uint32_t scale, const depth_state *dst, bool depth_attachment, bool stencil_attachment,
-                        uint32_t uber_tex)
+void pvk_draw_set_state(pvk_context *ctx, draw_dyn *dyn, VkCommandBuffer cmd, const pvk_draw_packet *pk, uint32_t w,
+                        uint32_t h, uint32_t scale, const depth_state *dst, bool depth_attachment,
+                        bool stencil_attachment, uint32_t uber_tex)
 {
     const pvk_raster_desc *rd = &pk->raster;
     float bc[4];
     for (int i = 0; i < 4; i++)
         bc[i] = (float)((pk->blend_color >> (8 * i)) & 0xFF) / 255.0f;
-    ctx->gpu.vk.vkCmdSetBlendConstants(cmd, bc);
+    if (dyn_differs(dyn, DYN_BLEND, dyn ? dyn->blend : NULL, bc, sizeof bc))
+        ctx->gpu.vk.vkCmdSetBlendConstants(cmd, bc);
     /* Viewport: PICA window y runs up; attachment row = h - window y.  At
      * resolution scale N every window coordinate is N attachment pixels, the
      * picture not moved: an edge on a 1x pixel boundary stays on a boundary
@@ -186,7 +249,8 @@ void pvk_draw_set_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_pa
     float vx = rd->viewport[0], vy = rd->viewport[1], vw = rd->viewport[2], vh = rd->viewport[3], n = (float)scale;
     VkViewport viewport = {vx * n, ((float)h - vy) * n, vw * n, -vh * n, 0.0f, 1.0f};
     int32_t si = (int32_t)scale;
-    ctx->gpu.vk.vkCmdSetViewport(cmd, 0, 1, &viewport);
+    if (dyn_differs(dyn, DYN_VIEWPORT, dyn ? &dyn->viewport : NULL, &viewport, sizeof viewport))
+        ctx->gpu.vk.vkCmdSetViewport(cmd, 0, 1, &viewport);
     VkRect2D scissor = {{0, 0}, {w * scale, h * scale}};
     int32_t exclude[4] = {1, 1, 0, 0}; /* x1 < x0: none */
     uint32_t smode = rd->scissor_mode;
@@ -206,7 +270,8 @@ void pvk_draw_set_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_pa
             exclude[0] = x0 * si, exclude[1] = r0 * si, exclude[2] = (x1 + 1) * si - 1, exclude[3] = (r1 + 1) * si - 1;
         }
     }
-    ctx->gpu.vk.vkCmdSetScissor(cmd, 0, 1, &scissor);
+    if (dyn_differs(dyn, DYN_SCISSOR, dyn ? &dyn->scissor : NULL, &scissor, sizeof scissor))
+        ctx->gpu.vk.vkCmdSetScissor(cmd, 0, 1, &scissor);
     pvk_draw_push fpush = {{exclude[0], exclude[1], exclude[2], exclude[3]},
                            rd->depth_scale,
                            rd->depth_offset,
@@ -214,22 +279,26 @@ void pvk_draw_set_state(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_pa
                            rd->w_buffer,
                            pk->uniforms,
                            pk->blend_color,
-                           uber_tex};
+                           uber_tex}; /* 4-byte fields only: compared whole */
     VkPipelineLayout layout = pvk_pipeline_layout(ctx);
-    ctx->gpu.vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof fpush, &fpush);
+    if (dyn_differs(dyn, DYN_FRAG_PUSH, dyn ? &dyn->frag : NULL, &fpush, sizeof fpush))
+        ctx->gpu.vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_FRAGMENT_BIT, 32, sizeof fpush, &fpush);
     if (depth_attachment) {
-        ctx->gpu.vk.vkCmdSetDepthTestEnable(cmd, dst->use);
-        ctx->gpu.vk.vkCmdSetDepthWriteEnable(cmd, dst->write);
-        ctx->gpu.vk.vkCmdSetDepthCompareOp(cmd, dst->use ? dst->op : VK_COMPARE_OP_ALWAYS);
+        const uint32_t v[3] = {dst->use, dst->write, dst->use ? dst->op : VK_COMPARE_OP_ALWAYS};
+        if (dyn_differs(dyn, DYN_DEPTH, dyn ? dyn->depth : NULL, v, sizeof v)) {
+            ctx->gpu.vk.vkCmdSetDepthTestEnable(cmd, v[0]);
+            ctx->gpu.vk.vkCmdSetDepthWriteEnable(cmd, v[1]);
+            ctx->gpu.vk.vkCmdSetDepthCompareOp(cmd, (VkCompareOp)v[2]);
+        }
     }
     if (stencil_attachment)
-        set_stencil(ctx, cmd, rd, dst->stencil);
-    struct {
-        float plane[4];
-        uint32_t enable, pad[3];
-    } clip = {{rd->clip[0], rd->clip[1], rd->clip[2], rd->clip[3]}, rd->clip_enable, {0, 0, 0}};
-    ctx->gpu.vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof clip, &clip);
-    ctx->gpu.vk.vkCmdSetCullMode(cmd, pvk_vk_cull_mode(rd->cull));
+        set_stencil(ctx, dyn, cmd, rd, dst->stencil);
+    draw_clip_push clip = {{rd->clip[0], rd->clip[1], rd->clip[2], rd->clip[3]}, rd->clip_enable, {0, 0, 0}};
+    if (dyn_differs(dyn, DYN_CLIP_PUSH, dyn ? &dyn->clip : NULL, &clip, sizeof clip))
+        ctx->gpu.vk.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof clip, &clip);
+    uint32_t cull = pvk_vk_cull_mode(rd->cull);
+    if (dyn_differs(dyn, DYN_CULL, dyn ? &dyn->cull : NULL, &cull, sizeof cull))
+        ctx->gpu.vk.vkCmdSetCullMode(cmd, cull);
 }
 
 const uint32_t *pvk_draw_uber_state(pvk_context *ctx, const pvk_draw_packet *pk, uint32_t state[PVK_UBER_WORDS])

@@ -124,7 +124,7 @@ pvk_result pvk_draw_textures(pvk_context *ctx, const pvk_draw_packet *pk, pvk_fs
 }
 
 /* Push the bound units' descriptors (bindings 0-2; the others keep theirs). */
-void pvk_draw_push_textures(pvk_context *ctx, VkCommandBuffer cmd, const tex_binding *tb)
+void pvk_draw_push_textures(pvk_context *ctx, draw_dyn *dyn, VkCommandBuffer cmd, const tex_binding *tb)
 {
     VkWriteDescriptorSet w[3];
     uint32_t n = 0;
@@ -135,6 +135,5 @@ void pvk_draw_push_textures(pvk_context *ctx, VkCommandBuffer cmd, const tex_bin
                                             .descriptorCount = 1,
                                             .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
                                             .pImageInfo = &tb->info[u]};
-    if (n)
-        ctx->gpu.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, n, w);
+    pvk_draw_push_descriptors(ctx, dyn, cmd, w, n);
 }

@@ -191,30 +191,28 @@ VkDescriptorType pvk_fragdata_lut_type(const pvk_context *ctx)
     return ctx->profile.lut_ubo ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
-void pvk_fragdata_bind(pvk_context *ctx, VkCommandBuffer cmd, const pvk_fragdata_ref *ref)
+uint32_t pvk_fragdata_writes(pvk_context *ctx, const pvk_fragdata_ref *ref, VkWriteDescriptorSet w[3],
+                             VkDescriptorBufferInfo info[3])
 {
     struct pvk_fragdata *f = ctx->fragdata;
-    if (!ref->luts && !ref->uber)
-        return;
-    VkDescriptorBufferInfo luts = {f->buf, ref->lut_off, LUT_BYTES};
-    VkDescriptorBufferInfo params = {f->buf, ref->params_off, sizeof(pvk_fs_params)};
-    VkDescriptorBufferInfo uber = {f->buf, ref->uber_off, sizeof f->uber};
-    VkWriteDescriptorSet w[3];
     uint32_t n = 0;
     if (ref->luts) {
+        info[0] = (VkDescriptorBufferInfo){f->buf, ref->lut_off, LUT_BYTES};
+        info[1] = (VkDescriptorBufferInfo){f->buf, ref->params_off, sizeof(pvk_fs_params)};
         w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                         .dstBinding = PVK_DRAW_BINDING_FRAG_LUTS, .descriptorCount = 1,
-                                        .descriptorType = pvk_fragdata_lut_type(ctx), .pBufferInfo = &luts};
+                                        .descriptorType = pvk_fragdata_lut_type(ctx), .pBufferInfo = &info[0]};
         w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                         .dstBinding = PVK_DRAW_BINDING_FRAG_PARAMS, .descriptorCount = 1,
-                                        .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .pBufferInfo = &params};
+                                        .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .pBufferInfo = &info[1]};
     }
-    if (ref->uber)
+    if (ref->uber) {
+        info[2] = (VkDescriptorBufferInfo){f->buf, ref->uber_off, sizeof f->uber};
         w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                         .dstBinding = PVK_DRAW_BINDING_UBER, .descriptorCount = 1,
-                                        .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .pBufferInfo = &uber};
-    if (n)
-        ctx->gpu.vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pvk_pipeline_layout(ctx), 0, n, w);
+                                        .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .pBufferInfo = &info[2]};
+    }
+    return n;
 }
 
 void pvk_fragdata_used(pvk_context *ctx, const pvk_fragdata_ref *ref, uint64_t value)

@@ -57,7 +57,8 @@ typedef struct pvk_key_ids {
     uint8_t *keys;    /* ID_SLOTS keys */
     uint64_t *hash;   /* per slot; 0: empty */
     uint32_t *id;
-    uint32_t last;    /* slot found last: checked first, no hash */
+    uint32_t last, prev; /* the slots found last and before: checked first, no hash (a draw that may take
+                            the ubershader looks up its own key and the ubershader's in turn) */
 } pvk_key_ids;
 
 /* Generated vertex modules by key (a refused key is remembered too, so its

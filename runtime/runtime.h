@@ -196,8 +196,10 @@ typedef struct pvk_fragdata_ref {
  * it may submit the open batch to reuse ring space. */
 pvk_result pvk_fragdata_prepare(pvk_context *ctx, const pvk_draw_packet *pk, const uint32_t *uber,
                                 pvk_fragdata_ref *ref);
-/* Push what `ref` holds (bindings 5 and 6, 9) on `cmd`. */
-void pvk_fragdata_bind(pvk_context *ctx, VkCommandBuffer cmd, const pvk_fragdata_ref *ref);
+/* The descriptor writes of what `ref` holds (bindings 5 and 6, 9), their
+ * buffer infos in `info`; how many (0: the shader reads none). */
+uint32_t pvk_fragdata_writes(pvk_context *ctx, const pvk_fragdata_ref *ref, VkWriteDescriptorSet w[3],
+                             VkDescriptorBufferInfo info[3]);
 /* The draw reading them is done when the timeline reaches `value`. */
 void pvk_fragdata_used(pvk_context *ctx, const pvk_fragdata_ref *ref, uint64_t value);
 void pvk_fragdata_destroy(pvk_context *ctx);

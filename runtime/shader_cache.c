@@ -723,6 +723,11 @@ static uint32_t key_id(pvk_context *ctx, pvk_key_ids *t, const void *key, size_t
 {
     if (t->keys && t->hash[t->last] && !memcmp(t->keys + (size_t)t->last * size, key, size))
         return t->id[t->last];
+    if (t->keys && t->hash[t->prev] && !memcmp(t->keys + (size_t)t->prev * size, key, size)) {
+        uint32_t i = t->prev;
+        t->prev = t->last, t->last = i;
+        return t->id[i];
+    }
     if (!t->keys) {
         t->size = size;
         t->keys = calloc(ID_SLOTS, size);
@@ -736,9 +741,12 @@ static uint32_t key_id(pvk_context *ctx, pvk_key_ids *t, const void *key, size_t
     }
     uint64_t h = XXH3_64bits(key, size) | 1;
     uint32_t i = (uint32_t)h & (ID_SLOTS - 1);
-    for (; t->hash[i]; i = (i + 1) & (ID_SLOTS - 1))
-        if (t->hash[i] == h && !memcmp(t->keys + (size_t)i * size, key, size))
+    for (; t->hash[i]; i = (i + 1) & (ID_SLOTS - 1)) {
+        if (t->hash[i] == h && !memcmp(t->keys + (size_t)i * size, key, size)) {
+            t->prev = t->last;
             return t->id[t->last = i];
+        }
+    }
     if (t->count == ID_SLOTS / 2) { /* full: every pipeline goes, the ids start over */
         pvk_log(&ctx->gpu, PVK_LOG_INFO, "draw pipelines: %u distinct shader keys; starting over", t->count);
         pvk_pipelines_forget(ctx);
@@ -752,6 +760,7 @@ static uint32_t key_id(pvk_context *ctx, pvk_key_ids *t, const void *key, size_t
     if (!t->next) /* after 2^32 ids: 0 means none */
         t->id[i] = ++t->next;
     t->count++;
+    t->prev = t->last;
     return t->id[t->last = i];
 }
 

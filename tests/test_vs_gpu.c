@@ -41,7 +41,7 @@ static void compare_program(const pvk_shader_unit *unit, const pvk_sh_run_info *
 {
     static pvk_vs_result res[MAX_VERTS];
     pvk_vs_uniforms uni;
-    pvk_vs_uniforms_pack(unit, ri->bools, ri->ints, ri->max_steps, &uni);
+    pvk_vs_uniforms_pack(unit, ri->bools, ri->ints, ri->max_steps, NULL, &uni);
     pvk_vs_program prog = {.code = unit->code, .opdesc = unit->opdesc, .entry = ri->entry};
     pvk_result gr = pvk_vs_compute_run(vc, &prog, &uni, in, n, true, res);
     programs++;
@@ -415,7 +415,7 @@ static void test_random_loops(unsigned count)
          * interpreter stops inside a block, the dispatcher before it) */
         static pvk_vs_result res[16], ref[16];
         pvk_vs_uniforms uni;
-        pvk_vs_uniforms_pack(&U, info.bools, info.ints, info.max_steps, &uni);
+        pvk_vs_uniforms_pack(&U, info.bools, info.ints, info.max_steps, NULL, &uni);
         pvk_vs_program prog = {.code = U.code, .opdesc = U.opdesc, .entry = info.entry};
         CHECK_EQ(pvk_vs_compute_run(vc, &prog, &uni, (const float(*)[16][4])in, 16, true, res), PVK_SUCCESS);
         prog.flags = PVK_GLSL_VS_DISPATCH;
@@ -438,7 +438,7 @@ static void test_runaway(void)
     set_c(1, 1, 0, 0, 0);
     info.max_steps = 1001;
     pvk_vs_uniforms uni;
-    pvk_vs_uniforms_pack(&U, 0, info.ints, info.max_steps, &uni);
+    pvk_vs_uniforms_pack(&U, 0, info.ints, info.max_steps, NULL, &uni);
     pvk_vs_program prog = {.code = U.code, .opdesc = U.opdesc};
     pvk_vs_result res;
     CHECK_EQ(pvk_vs_compute_run(vc, &prog, &uni, (const float(*)[16][4])vin, 1, true, &res), PVK_SUCCESS);

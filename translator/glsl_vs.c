@@ -877,12 +877,26 @@ done:
 }
 
 void pvk_vs_uniforms_pack(const pvk_shader_unit *unit, uint32_t bools, const uint32_t ints[4], uint32_t max_steps,
-                          pvk_vs_uniforms *out)
+                          pvk_fu_memo *memo, pvk_vs_uniforms *out)
 {
     memset(out, 0, sizeof *out);
-    for (unsigned i = 0; i < PVK_SH_FLOAT_UNIFORMS; i++)
-        for (unsigned c = 0; c < 4; c++)
-            out->f[i][c] = pvk_sh_f24_value(unit->f[i][c]);
+    if (!memo) {
+        for (unsigned i = 0; i < PVK_SH_FLOAT_UNIFORMS; i++)
+            for (unsigned c = 0; c < 4; c++)
+                out->f[i][c] = pvk_sh_f24_value(unit->f[i][c]);
+    } else {
+        if (!memo->valid || memcmp(memo->words, unit->f, sizeof memo->words)) {
+            for (unsigned i = 0; i < PVK_SH_FLOAT_UNIFORMS; i++) {
+                if (memo->valid && !memcmp(memo->words[i], unit->f[i], sizeof memo->words[i]))
+                    continue;
+                for (unsigned c = 0; c < 4; c++)
+                    memo->f[i][c] = pvk_sh_f24_value(unit->f[i][c]);
+            }
+            memcpy(memo->words, unit->f, sizeof memo->words);
+            memo->valid = true;
+        }
+        memcpy(out->f, memo->f, sizeof out->f);
+    }
     for (unsigned i = 0; i < 4; i++)
         out->i[i] = ints[i];
     out->b = bools & 0xFFFFu;

@@ -518,7 +518,7 @@ typedef struct pvk_draw_packet {
     uint32_t blend_color;            /* BLEND_COLOR: R, G, B, A bytes */
     pvk_tex_desc tex[3];             /* texture units 0-2 (fs.tex says which sample) */
     uint64_t seq;                    /* draws so far (immediate: immediate vertices), for names in logs */
-    uint64_t state_hash;             /* FNV-1a of fb and raster: equal state, equal hash */
+    uint64_t state_hash;             /* XXH3 of fb, raster, pipe and fs: equal state, equal hash */
 } pvk_draw_packet;
 
 /* What the translator needs from outside, filled in by whoever owns the
@@ -597,6 +597,14 @@ typedef struct pvk_gs_state {
     uint32_t logged;                   /* bit per unsupported corner already logged (gs.c) */
 } pvk_gs_state;
 
+/* The float uniforms as f32 the last time a unit was packed: a draw whose
+ * uniforms did not change copies them instead of converting 384 words. */
+typedef struct pvk_fu_memo {
+    uint32_t words[PVK_SH_FLOAT_UNIFORMS][4];
+    float f[PVK_SH_FLOAT_UNIFORMS][4];
+    bool valid;
+} pvk_fu_memo;
+
 typedef struct pvk_pica {
     uint32_t regs[PVK_PICA_REG_COUNT];
     uint32_t info[PVK_PICA_REG_COUNT]; /* per id: dirty bits | side effect << 26 */
@@ -626,6 +634,8 @@ typedef struct pvk_pica {
     bool vs_hashed;
     uint64_t vs_code_hash, vs_desc_hash;
     pvk_step_bound_memo step_bound[2]; /* pvk_step_bound_cached, per unit */
+    pvk_fu_memo fu_memo[2];            /* pvk_vs_uniforms_pack, per unit (checks itself: any writer may change f) */
+    pvk_vs_draw_uniforms draw_uniforms; /* the GPU path's draw being built (vertex.c): no allocation a draw */
     uint32_t fixed_attr[PVK_FIXED_ATTRS][4];              /* f24 x y z w */
     uint32_t attr_buf[3], attr_words;                     /* FIXEDATTRIB_DATA0-2 in progress */
     uint32_t fixed_index;                                 /* next fixed attribute, 0xF = immediate */
@@ -788,8 +798,9 @@ pvk_result pvk_glsl_vertex_program(const pvk_vs_program *prog, char **out, pvk_g
  * geometry pre-pass): PVK_ERROR_MISSING_FEATURE (nothing in *body) when the
  * entry is past code memory or the program is not translated whole. */
 pvk_result pvk_glsl_program_whole(const pvk_vs_program *prog, char **body, pvk_glsl_vs_stats *st);
+/* `memo` may be NULL (every word converted). */
 void pvk_vs_uniforms_pack(const pvk_shader_unit *unit, uint32_t bools, const uint32_t ints[4], uint32_t max_steps,
-                          pvk_vs_uniforms *out);
+                          pvk_fu_memo *memo, pvk_vs_uniforms *out);
 /* A whole vertex shader for a draw (glsl_vs.c): attributes by `key`, the
  * program, the output map and shaders/draw.vert's interface to the fragment
  * stage; malloc'd into *out.  PVK_ERROR_MISSING_FEATURE when the program is

@@ -126,21 +126,13 @@ static bool packet_state(pvk_pica *p, pvk_draw_packet *pk)
     return true;
 }
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
-{
-    const uint8_t *b = data;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 0x100000001B3ull;
-    return h;
-}
-
 static pvk_result submit(pvk_pica *p, pvk_draw_packet *pk)
 {
     p->counters.triangles += pk->tri_vertices / 3;
     pk->seq = pk->kind == PVK_DRAW_IMMEDIATE ? p->counters.immediate_vertices : p->counters.draws;
     /* both descriptions are zeroed before they are filled: no padding garbage */
-    uint64_t h = fnv1a(fnv1a(0xCBF29CE484222325ull, &pk->fb, sizeof pk->fb), &pk->raster, sizeof pk->raster);
-    pk->state_hash = fnv1a(fnv1a(h, &pk->pipe, sizeof pk->pipe), &pk->fs, sizeof pk->fs);
+    uint64_t h = XXH3_64bits_withSeed(&pk->fb, sizeof pk->fb, XXH3_64bits(&pk->raster, sizeof pk->raster));
+    pk->state_hash = XXH3_64bits_withSeed(&pk->fs, sizeof pk->fs, XXH3_64bits_withSeed(&pk->pipe, sizeof pk->pipe, h));
     pvk_pica_debug(p, "draw %llu: %s, %u vertices (%s), %u triangles, colour %ux%u format %u at 0x%08X, state %016llx",
                    (unsigned long long)pk->seq,
                    pk->kind == PVK_DRAW_ARRAYS ? "arrays" : pk->kind == PVK_DRAW_ELEMENTS ? "elements" : "immediate",
@@ -393,7 +385,7 @@ static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_dra
     g.code = sh->code;
     g.opdesc = sh->opdesc;
     pvk_vs_uniforms gu; /* as the first invocation finds them */
-    pvk_vs_uniforms_pack(sh, sh->b, sh->i, 0, &gu);
+    pvk_vs_uniforms_pack(sh, sh->b, sh->i, 0, &p->fu_memo[0], &gu);
     g.uniforms = &gu;
     g.vertices = nverts;
     if (gp->mode == PVK_GS_FIXED && count % gp->vertices) {
@@ -596,11 +588,8 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
             k->offset[i] = plan->a[i].offset;
         }
     }
-    pvk_vs_draw_uniforms *uni = calloc(1, sizeof *uni); /* compared whole with the last copy */
-    if (!uni) {
-        res = PVK_ERROR_OUT_OF_MEMORY;
-        goto out;
-    }
+    pvk_vs_draw_uniforms *uni = &p->draw_uniforms; /* compared whole with the last copy: no padding garbage */
+    memset(uni, 0, sizeof *uni);
     for (uint32_t i = 0; i < plan->attribs; i++) {
         k->reg[i] = plan->a[i].reg;
         if (plan->a[i].fixed)
@@ -617,14 +606,13 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
     k->desc_hash = p->vs_desc_hash;
     k->entry = pvk_sh_entrypoint(r[PVK_GPUREG_VSH_ENTRYPOINT]);
     pvk_vs_outmap_sources(p, k->sem_src);
-    pvk_vs_uniforms_pack(sh, sh->b, sh->i, 0, &uni->u);
+    pvk_vs_uniforms_pack(sh, sh->b, sh->i, 0, &p->fu_memo[1], &uni->u);
     vs.code = sh->code;
     vs.opdesc = sh->opdesc;
     vs.uniforms = uni;
     if (gp) {
         /* the shader budget: draw_gs_gpu (gpu_charge) */
         res = draw_gs_gpu(p, pk, &vs, uni, gp, plan, elements, count, (uint32_t)(last - first + 1), table, nprims);
-        free(uni);
         goto out;
     }
     pk->vs = &vs;
@@ -634,7 +622,6 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
          * vertex (pvk_vs_draw.tri_index): the same triangles from the same
          * first corner, so clipping rounds the same way */
         if (!(tri = malloc(sizeof *tri * pk->tri_vertices))) {
-            free(uni);
             res = PVK_ERROR_OUT_OF_MEMORY;
             goto out;
         }
@@ -663,7 +650,6 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
             p->counters.gpu_capped += capped;
         }
     }
-    free(uni);
 out:
     pk->vs = NULL;
     free(wide);
