@@ -224,12 +224,12 @@ int main(void)
            N, SIDE * 4, SIDE * 4, asked * 1e6, asked / plain, plain * 1e6, decoded * 1e3 / N, decoded * 1e3,
            uploaded * 1e6, uploaded / plain, (unsigned long long)st.textures_replaced,
            (unsigned long long)st.replacement_pending_draws, st.held_pack_bytes / 1048576.0);
-    /* the bicubic filter at 4x: the same textures, 16 output texels each */
+    /* the filters at 4x: the same textures, 16 output texels each */
     ctx = context(NULL, NULL, 4, "none");
     double unfiltered = all_textures(ctx);
     pvk_context_destroy(ctx);
-    static const char *const filters[] = {"bicubic", "mmpx", "anime4k", "scaleforce"};
-    for (int i = 0; i < 4; i++) {
+    static const char *const filters[] = {"bicubic", "mmpx", "anime4k", "scaleforce", "xbrz"};
+    for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) {
         ctx = context(NULL, NULL, 4, filters[i]);
         double filtered = all_textures(ctx);
         pvk_context_destroy(ctx);

@@ -16,6 +16,15 @@
 // length) and read there with a cubic B-spline through four bilinear taps
 // (the emulators' truncating split of the coordinate kept); no weight at
 // all: the bilinear colour.  Bilinear sampling is done here from texelFetch.
+// FILTER 4: xBRZ "freescale" as Citra and Azahar run it, N x in one pass:
+// for each corner of the output pixel's source texel, whether an edge runs
+// across it (ITU-R BT.2020 YCbCr distances of the 4x4 texels around the
+// corner, weighed along both diagonals), then for each corner that blends,
+// the line's slope (normal, shallow, steep) from the distances around it and
+// the texel's colour mixed toward the nearer of its two neighbours by a
+// smoothstep of the output point's signed distance from the line (in output
+// pixels); one invocation per source texel writes its N x N pixels.  The four corners are one rule turned by quarter turns; the
+// distances are kept from contraction so ties fall the same way everywhere.
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(constant_id = 0) const int FILTER = 0;
 layout(binding = 0) uniform sampler2D src;
@@ -180,8 +189,116 @@ vec4 scaleforce(vec2 t)
     return ty.z * top + (1.0 - ty.z) * bot;
 }
 
+// ---- xBRZ (freescale) ----
+const int XB_NONE = 0, XB_NORMAL = 1, XB_DOMINANT = 2;
+
+ivec2 turn(int k, ivec2 v) // k quarter turns, (x, y) -> (-y, x) each: corner 0 bottom-right, 1 bottom-left, 2 top-left, 3 top-right
+{
+    for (int i = 0; i < k; i++)
+        v = ivec2(-v.y, v.x);
+    return v;
+}
+
+vec2 turnf(int k, vec2 v)
+{
+    for (int i = 0; i < k; i++)
+        v = vec2(-v.y, v.x);
+    return v;
+}
+
+float xdist(vec4 a, vec4 b) // the BT.2020 YCbCr distance of the colours, weighted by both alphas, and the alpha difference
+{
+    precise vec4 d = a - b;
+    precise float y = 0.2627 * d.r + 0.6780 * d.g + 0.0593 * d.b;
+    precise float cb = -0.139630063 * d.r + -0.360369937 * d.g + 0.5 * d.b;
+    precise float cr = 0.5 * d.r + -0.459785705 * d.g + -0.0402142954 * d.b;
+    precise float l = sqrt(y * y + cb * cb + cr * cr);
+    precise float r = sqrt(a.a * b.a * l * l + d.a * d.a);
+    return r;
+}
+
+bool xsame(vec4 a, vec4 b) { return xdist(a, b) < 30.0 / 255.0; }
+
+vec4 xpx(ivec2 c, int k, int dx, int dy) { return texel(c + turn(k, ivec2(dx, dy))); }
+
+// Does an edge cross corner k of texel c (in the corner's frame: E the
+// texel, F right, H below, I diagonal)?
+int xbrz_corner(ivec2 c, int k)
+{
+    vec4 E = xpx(c, k, 0, 0), F = xpx(c, k, 1, 0), H = xpx(c, k, 0, 1), I = xpx(c, k, 1, 1);
+    if ((E == F && H == I) || (E == H && F == I))
+        return XB_NONE;
+    vec4 B = xpx(c, k, 0, -1), C = xpx(c, k, 1, -1), D = xpx(c, k, -1, 0), G = xpx(c, k, -1, 1);
+    precise float hf = xdist(G, E) + xdist(E, C) + xdist(xpx(c, k, 0, 2), I) + xdist(I, xpx(c, k, 2, 0)) +
+                       4.0 * xdist(H, F);
+    precise float ei = xdist(D, H) + xdist(H, xpx(c, k, 1, 2)) + xdist(B, F) + xdist(F, xpx(c, k, 2, 1)) +
+                       4.0 * xdist(E, I);
+    if (!(hf < ei) || E == F || E == H)
+        return XB_NONE;
+    return 3.6 * hf < ei ? XB_DOMINANT : XB_NORMAL;
+}
+
+float xbrz_side(vec2 pos, vec2 origin, vec2 dir) // smoothstep of the signed distance (output pixels) from the line
+{
+    vec2 p0 = pos - origin;
+    vec2 off = p0 - dir * (dot(p0, dir) / dot(dir, dir));
+    float v = sign(dot(p0, vec2(-dir.y, dir.x))) * length(off * float(p.scale));
+    return smoothstep(-0.70710678, 0.70710678, v);
+}
+
+// One source texel c: its corners decided and each blending corner's line
+// and colour worked out once, then its N x N output pixels.
+void xbrz(ivec2 c)
+{
+    int r[4];
+    for (int k = 0; k < 4; k++)
+        r[k] = xbrz_corner(c, k);
+    vec2 origins[4], dirs[4];
+    vec4 colours[4];
+    bool on[4];
+    const int order[4] = int[4](0, 1, 3, 2); // bottom-right, bottom-left, top-right, top-left
+    for (int n = 0; n < 4; n++) {
+        int k = order[n];
+        on[n] = r[k] != XB_NONE;
+        if (!on[n])
+            continue;
+        vec4 E = xpx(c, k, 0, 0), F = xpx(c, k, 1, 0), H = xpx(c, k, 0, 1), I = xpx(c, k, 1, 1);
+        vec4 B = xpx(c, k, 0, -1), C = xpx(c, k, 1, -1), D = xpx(c, k, -1, 0), G = xpx(c, k, -1, 1);
+        float fg = xdist(F, G), hc = xdist(H, C);
+        bool line = r[k] == XB_DOMINANT ||
+                    !((r[(k + 3) & 3] != XB_NONE && !xsame(E, G)) || (r[(k + 1) & 3] != XB_NONE && !xsame(E, C)) ||
+                      (xsame(G, H) && xsame(H, I) && xsame(I, F) && xsame(F, C) && !xsame(E, I)));
+        vec2 origin = vec2(0.0, 0.70710678), dir = vec2(1.0, -1.0);
+        if (line) {
+            bool shallow = 2.2 * fg <= hc && E != G && D != G;
+            bool steep = 2.2 * hc <= fg && E != C && B != C;
+            origin = vec2(0.0, shallow ? 0.25 : 0.5);
+            dir += vec2(shallow ? 1.0 : 0.0, steep ? -1.0 : 0.0);
+        }
+        colours[n] = xdist(E, H) >= xdist(E, F) ? F : H;
+        origins[n] = turnf(k, origin);
+        dirs[n] = turnf(k, dir);
+    }
+    vec4 E = texel(c);
+    for (int sy = 0; sy < p.scale; sy++)
+        for (int sx = 0; sx < p.scale; sx++) {
+            vec2 pos = (vec2(sx, sy) + 0.5) / float(p.scale) - 0.5;
+            vec4 res = E;
+            for (int n = 0; n < 4; n++)
+                if (on[n])
+                    res = mix(res, colours[n], xbrz_side(pos, origins[n], dirs[n]));
+            imageStore(dst, c * p.scale + ivec2(sx, sy), clamp(res, 0.0, 1.0));
+        }
+}
+
 void main()
 {
+    if (FILTER == 4) {
+        ivec2 c = ivec2(gl_GlobalInvocationID.xy);
+        if (all(lessThan(c, p.size)))
+            xbrz(c);
+        return;
+    }
     if (FILTER == 1) {
         mmpx();
         return;

@@ -294,10 +294,11 @@ static void anime4k(const uint8_t *rgba, int w, int h, int n, uint8_t *out)
     free(lu);
 }
 
-/* A context at `scale` with `filter` and a random 32x32 RGBA8 texture through
- * its cache: *src the texture's RGBA (the CPU reference decoder's), *out the
+/* A context at `scale` with `filter` and a 32x32 RGBA8 texture through its
+ * cache, random texels or (`pal`) three colours in lines of 1:1 and 1:2
+ * slopes: *src the texture's RGBA (the CPU reference decoder's), *out the
  * filtered image's level 0 (NULL when the texture is not as expected). */
-static void random_filtered(uint32_t scale, const char *filter, uint8_t **src, uint8_t **out)
+static void shaped_filtered(uint32_t scale, const char *filter, const uint8_t (*pal)[4], uint8_t **src, uint8_t **out)
 {
     const uint32_t w = 32, h = 32;
     pvk_config cfg = {.scale = scale, .texture_filter = filter};
@@ -306,6 +307,16 @@ static void random_filtered(uint32_t scale, const char *filter, uint8_t **src, u
     uint8_t *bytes = pvk_guest_ptr(ctx, TEX, (uint32_t)len);
     for (size_t i = 0; i < len; i++)
         bytes[i] = (uint8_t)th_rand();
+    if (pal) /* 8x8 tiles, texels in Z order, A B G R bytes; the CPU decoder reads *src back as the GPU does */
+        for (uint32_t y = 0; y < h; y++)
+            for (uint32_t x = 0; x < w; x++) {
+                uint32_t z = 0;
+                for (int b = 0; b < 3; b++)
+                    z |= ((x >> b) & 1u) << (2 * b) | ((y >> b) & 1u) << (2 * b + 1);
+                const uint8_t *c = pal[((int)x - 2 * (int)y + 64 > 50) + ((x + y) % 11 < 4)];
+                uint8_t *t = bytes + (((y / 8) * (w / 8) + x / 8) * 64 + z) * 4;
+                t[0] = c[3], t[1] = c[2], t[2] = c[1], t[3] = c[0];
+            }
     pvk_guest_written(ctx, TEX, (uint32_t)len);
     *src = malloc((size_t)w * h * 4);
     tex_ref_decode(bytes, w, h, PVK_TEX_RGBA8, *src);
@@ -319,6 +330,11 @@ static void random_filtered(uint32_t scale, const char *filter, uint8_t **src, u
         free(*out);
         *out = NULL;
     }
+}
+
+static void random_filtered(uint32_t scale, const char *filter, uint8_t **src, uint8_t **out)
+{
+    shaped_filtered(scale, filter, NULL, src, out);
 }
 
 /* Pixels of `got` with a channel more than 1 from `want` (n bytes). */
@@ -475,6 +491,155 @@ static void check_scaleforce(uint32_t scale)
     th_release(ctx);
 }
 
+/* ---- xBRZ "freescale" as Citra and Azahar run it, in float as the shader
+ * does (the same sums in the same order, no contraction): corner k of a texel
+ * is the bottom-right one turned k quarter turns, (x, y) -> (-y, x) ---- */
+static void xb_turn(int k, int *x, int *y)
+{
+    for (int i = 0; i < k; i++) {
+        int t = *x;
+        *x = -*y, *y = t;
+    }
+}
+
+static const float *xb_px(const fimg *m, int cx, int cy, int k, int dx, int dy)
+{
+    xb_turn(k, &dx, &dy);
+    return fat(m, cx + dx, cy + dy);
+}
+
+static float xb_dist(const float *a, const float *b)
+{
+    float d[4] = {a[0] - b[0], a[1] - b[1], a[2] - b[2], a[3] - b[3]};
+    float y = 0.2627f * d[0] + 0.6780f * d[1] + 0.0593f * d[2];
+    float cb = -0.139630063f * d[0] + -0.360369937f * d[1] + 0.5f * d[2];
+    float cr = 0.5f * d[0] + -0.459785705f * d[1] + -0.0402142954f * d[2];
+    float l = sqrtf(y * y + cb * cb + cr * cr);
+    return sqrtf(a[3] * b[3] * l * l + d[3] * d[3]);
+}
+
+static bool xb_eq(const float *a, const float *b)
+{
+    return !memcmp(a, b, 16);
+}
+
+static bool xb_same(const float *a, const float *b)
+{
+    return xb_dist(a, b) < 30.0f / 255.0f;
+}
+
+enum { XB_NONE, XB_NORMAL, XB_DOMINANT };
+
+static int xb_corner(const fimg *m, int cx, int cy, int k)
+{
+#define PX(dx, dy) xb_px(m, cx, cy, k, dx, dy)
+    const float *E = PX(0, 0), *F = PX(1, 0), *H = PX(0, 1), *I = PX(1, 1);
+    if ((xb_eq(E, F) && xb_eq(H, I)) || (xb_eq(E, H) && xb_eq(F, I)))
+        return XB_NONE;
+    const float *B = PX(0, -1), *C = PX(1, -1), *D = PX(-1, 0), *G = PX(-1, 1);
+    float hf = xb_dist(G, E) + xb_dist(E, C) + xb_dist(PX(0, 2), I) + xb_dist(I, PX(2, 0)) + 4.0f * xb_dist(H, F);
+    float ei = xb_dist(D, H) + xb_dist(H, PX(1, 2)) + xb_dist(B, F) + xb_dist(F, PX(2, 1)) + 4.0f * xb_dist(E, I);
+#undef PX
+    if (!(hf < ei) || xb_eq(E, F) || xb_eq(E, H))
+        return XB_NONE;
+    return 3.6f * hf < ei ? XB_DOMINANT : XB_NORMAL;
+}
+
+static float xb_smoothstep(float e0, float e1, float x)
+{
+    float t = fminf(fmaxf((x - e0) / (e1 - e0), 0.0f), 1.0f);
+    return t * t * (3.0f - 2.0f * t);
+}
+
+static void xbrz(const uint8_t *rgba, int w, int h, int n, uint8_t *out)
+{
+    float *s = malloc((size_t)w * h * 16);
+    for (size_t i = 0; i < (size_t)w * h * 4; i++)
+        s[i] = rgba[i] / 255.0f;
+    fimg S = {s, w, h};
+    static const int order[4] = {0, 1, 3, 2}; /* bottom-right, bottom-left, top-right, top-left */
+    for (int oy = 0; oy < h * n; oy++)
+        for (int ox = 0; ox < w * n; ox++) {
+            int cx = ox / n, cy = oy / n, r[4];
+            float px = ((float)(ox % n) + 0.5f) / (float)n - 0.5f, py = ((float)(oy % n) + 0.5f) / (float)n - 0.5f;
+            float res[4];
+            memcpy(res, fat(&S, cx, cy), sizeof res);
+            for (int k = 0; k < 4; k++)
+                r[k] = xb_corner(&S, cx, cy, k);
+            for (int q = 0; q < 4; q++) {
+                int k = order[q];
+                if (r[k] == XB_NONE)
+                    continue;
+#define PX(dx, dy) xb_px(&S, cx, cy, k, dx, dy)
+                const float *E = PX(0, 0), *F = PX(1, 0), *H = PX(0, 1), *I = PX(1, 1);
+                const float *B = PX(0, -1), *C = PX(1, -1), *D = PX(-1, 0), *G = PX(-1, 1);
+#undef PX
+                float fg = xb_dist(F, G), hc = xb_dist(H, C);
+                bool line = r[k] == XB_DOMINANT ||
+                            !((r[(k + 3) & 3] != XB_NONE && !xb_same(E, G)) ||
+                              (r[(k + 1) & 3] != XB_NONE && !xb_same(E, C)) ||
+                              (xb_same(G, H) && xb_same(H, I) && xb_same(I, F) && xb_same(F, C) && !xb_same(E, I)));
+                float ox0 = 0.0f, oy0 = 0.70710678f, dx = 1.0f, dy = -1.0f;
+                if (line) {
+                    bool shallow = 2.2f * fg <= hc && !xb_eq(E, G) && !xb_eq(D, G);
+                    bool steep = 2.2f * hc <= fg && !xb_eq(E, C) && !xb_eq(B, C);
+                    oy0 = shallow ? 0.25f : 0.5f;
+                    dx += shallow ? 1.0f : 0.0f;
+                    dy -= steep ? 1.0f : 0.0f;
+                }
+                const float *blend = xb_dist(E, H) >= xb_dist(E, F) ? F : H;
+                for (int i = 0; i < k; i++) { /* into the image's frame */
+                    float t = ox0;
+                    ox0 = -oy0, oy0 = t;
+                    t = dx;
+                    dx = -dy, dy = t;
+                }
+                float p0x = px - ox0, p0y = py - oy0, f = (p0x * dx + p0y * dy) / (dx * dx + dy * dy);
+                float offx = (p0x - dx * f) * (float)n, offy = (p0y - dy * f) * (float)n;
+                float side = p0x * -dy + p0y * dx;
+                float v = (side > 0 ? 1.0f : side < 0 ? -1.0f : 0.0f) * sqrtf(offx * offx + offy * offy);
+                float a = xb_smoothstep(-0.70710678f, 0.70710678f, v);
+                for (int c = 0; c < 4; c++)
+                    res[c] = res[c] * (1.0f - a) + blend[c] * a;
+            }
+            for (int c = 0; c < 4; c++)
+                out[((size_t)oy * w * n + ox) * 4 + c] = (uint8_t)lrintf(fminf(fmaxf(res[c], 0.0f), 1.0f) * 255.0f);
+        }
+    free(s);
+}
+
+/* xBRZ at `scale` against the CPU version, within 1 (0.1% of the pixels
+ * allowed for near-ties of its comparisons): random texels, and three colours
+ * in 1:1 and 1:2 lines, where corners blend along whole edges; there the
+ * output must not be nearest-neighbour scaling (pixels between the colours). */
+static void check_xbrz(uint32_t scale)
+{
+    static const uint8_t pal[3][4] = {{0x20, 0x40, 0x60, 0xFF}, {0xE0, 0xD0, 0x10, 0xFF}, {0x00, 0x00, 0x00, 0x80}};
+    const uint32_t w = 32, h = 32;
+    for (int shaped = 0; shaped < 2; shaped++) {
+        uint8_t *src, *got;
+        shaped_filtered(scale, "xbrz", shaped ? pal : NULL, &src, &got);
+        size_t n = (size_t)w * h * scale * scale * 4;
+        uint8_t *want = malloc(n);
+        xbrz(src, (int)w, (int)h, (int)scale, want);
+        if (got) {
+            int off = far_off(got, want, n), blended = 0;
+            for (size_t i = 0; i < n; i += 4) {
+                uint32_t sx = (uint32_t)(i / 4 % (w * scale)) / scale, sy = (uint32_t)(i / 4 / (w * scale)) / scale;
+                blended += memcmp(got + i, src + (sy * w + sx) * 4, 4) != 0;
+            }
+            printf("xbrz at x%u (%s): %d of %zu pixels differ from the CPU version by more than 1; %d blended\n",
+                   scale, shaped ? "lines" : "random", off, n / 4, blended);
+            CHECK((size_t)off * 1000 <= n / 4);
+            CHECK(blended > (int)(n / 4 / 50));
+        }
+        free(src);
+        free(want);
+        free(got);
+        th_release(ctx);
+    }
+}
+
 /* One texture of `format`, w x h, `levels`, through a context at `scale`: level 0 against the CPU version. */
 static void check(uint32_t format, uint32_t w, uint32_t h, uint32_t levels, uint32_t scale, const char *filter)
 {
@@ -540,13 +705,16 @@ int main(void)
     check_anime4k(4);
     check_scaleforce(2);
     check_scaleforce(3);
+    check_xbrz(2);
+    check_xbrz(3);
+    check_xbrz(4);
     setenv("PVK_TEXTURE_FILTER", "bicubic", 1);
     check(PVK_TEX_RGB565, 16, 8, 1, 2, NULL);
     unsetenv("PVK_TEXTURE_FILTER");
     static const struct {
         const char *name;
         pvk_result want;
-    } refused[] = {{"xbrz", PVK_ERROR_UNSUPPORTED}, {"lanczos", PVK_ERROR_INVALID_ARGUMENT}};
+    } refused[] = {{"xbr", PVK_ERROR_INVALID_ARGUMENT}, {"lanczos", PVK_ERROR_INVALID_ARGUMENT}};
     th_quiet_errors = 1;
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         pvk_config cfg = {.scale = 2, .texture_filter = refused[i].name, .validation = 1, .log = th_log};

@@ -64,7 +64,7 @@ static void usage(FILE *f)
             "a Citra/Azahar texture pack in DIR, each decoded before its first draw\n"
             "(PVK_TEXTURE_PACK=DIR does the same, without the wait).\n"
             "--texture-filter NAME (demo, run, replay): at --scale N > 1 upscale each texture N times\n"
-            "on the GPU with the filter NAME (bicubic, mmpx, anime4k, scaleforce; PVK_TEXTURE_FILTER=NAME does\n"
+            "on the GPU with the filter NAME (bicubic, mmpx, anime4k, scaleforce, xbrz; PVK_TEXTURE_FILTER=NAME does\n"
             "the same).\n"
             "\n"
             "--stats (demo, run, replay): then every pvk_stats counter as a `name value` line\n"

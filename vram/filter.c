@@ -15,7 +15,10 @@
  *   scaleforce  ScaleForce as Citra and Azahar run it: N x in one pass, each
  *               pixel read with a cubic B-spline from a point moved away
  *               from its dissimilar neighbours
- *   xbrz        not written yet: PVK_ERROR_UNSUPPORTED
+ *   xbrz        xBRZ "freescale" as Citra and Azahar run it: N x in one pass,
+ *               each pixel its texel's colour blended toward a neighbour where
+ *               an edge crosses one of the texel's corners, by its distance
+ *               from the edge's line
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +35,7 @@ struct pvk_filter {
     VkSampler sampler;
 };
 
-enum { FILTER_BICUBIC = 0, FILTER_MMPX = 1, FILTER_ANIME4K = 2, FILTER_SCALEFORCE = 3 }; /* the shader's FILTER; Anime4K has its own */
+enum { FILTER_BICUBIC = 0, FILTER_MMPX = 1, FILTER_ANIME4K = 2, FILTER_SCALEFORCE = 3, FILTER_XBRZ = 4 }; /* the shader's FILTER; Anime4K has its own */
 
 typedef struct filter_push {
     int32_t w, h, scale;
@@ -40,26 +43,22 @@ typedef struct filter_push {
 
 static const struct {
     const char *name;
-    int kind; /* -1: not written yet */
+    int kind;
 } names[] = {{"bicubic", FILTER_BICUBIC}, {"mmpx", FILTER_MMPX}, {"anime4k", FILTER_ANIME4K},
-             {"scaleforce", FILTER_SCALEFORCE}, {"xbrz", -1}};
+             {"scaleforce", FILTER_SCALEFORCE}, {"xbrz", FILTER_XBRZ}};
 
 pvk_result pvk_filter_init(pvk_vram *vm, const char *name)
 {
     if (!name || !*name || !strcasecmp(name, "none"))
         return PVK_SUCCESS;
-    int kind = -2;
+    int kind = -1;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcasecmp(name, names[i].name))
             kind = names[i].kind;
-    if (kind == -2) {
+    if (kind < 0) {
         pvk_log(vm->gpu, PVK_LOG_ERROR, "texture filter \"%s\": none of none, bicubic, mmpx, anime4k, scaleforce, xbrz",
                 name);
         return PVK_ERROR_INVALID_ARGUMENT;
-    }
-    if (kind < 0) {
-        pvk_log(vm->gpu, PVK_LOG_ERROR, "texture filter \"%s\" is not written yet (bicubic, mmpx, anime4k and scaleforce are)", name);
-        return PVK_ERROR_UNSUPPORTED;
     }
     struct pvk_filter *f = calloc(1, sizeof *f);
     if (!f)
@@ -157,7 +156,7 @@ void pvk_filter_record(pvk_vram *vm, VkCommandBuffer cmd, VkImageView src, VkIma
     gpu->vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, f->pipeline[0]);
     gpu->vk.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, f->layout, 0, 2, wr);
     gpu->vk.vkCmdPushConstants(cmd, f->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-    uint32_t n = f->kind == FILTER_MMPX ? 1 : scale; /* MMPX: an invocation per source texel */
+    uint32_t n = f->kind == FILTER_MMPX || f->kind == FILTER_XBRZ ? 1 : scale; /* an invocation per source texel */
     gpu->vk.vkCmdDispatch(cmd, (w * n + 7) / 8, (h * n + 7) / 8, 1);
 }
 

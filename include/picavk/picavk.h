@@ -293,10 +293,10 @@ typedef struct pvk_config {
     /* Texture filter at resolution scale N > 1 (docs/texture-packs.md):
      * "bicubic" upscales each texture decoded from guest memory N times on
      * the GPU, "mmpx" (pixel art) 2x as often as N allows, "anime4k" and
-     * "scaleforce" N times, sharpening edges (render targets read as
-     * textures, cube maps and pack replacements are not filtered); "xbrz"
-     * fails context creation with PVK_ERROR_UNSUPPORTED until it is
-     * written, another name with PVK_ERROR_INVALID_ARGUMENT.  NULL:
+     * "scaleforce" N times, sharpening edges, "xbrz" N times, smoothing
+     * the edges of pixel art along their slopes (render targets read as
+     * textures, cube maps and pack replacements are not filtered); another
+     * name fails context creation with PVK_ERROR_INVALID_ARGUMENT.  NULL:
      * PVK_TEXTURE_FILTER from the environment, else none; "" or "none":
      * none. */
     const char *texture_filter;
