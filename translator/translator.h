@@ -597,6 +597,25 @@ typedef struct pvk_gs_state {
     uint32_t logged;                   /* bit per unsupported corner already logged (gs.c) */
 } pvk_gs_state;
 
+/* A draw's state from the registers below 0x200 (framebuffer, raster,
+ * texture units, TEV and output merger: what pvk_fb_desc_get,
+ * pvk_raster_desc_get, pvk_frag_state_get and pvk_tex_desc_get read) as the
+ * last draw built it, with those registers: a draw that finds them unchanged
+ * copies the state instead of decoding it again (vertex.c; debug builds
+ * check the copy against a decode). */
+#define PVK_PACKET_MEMO_REGS 0x200u
+typedef struct pvk_packet_memo {
+    uint32_t regs[PVK_PACKET_MEMO_REGS];
+    pvk_fb_desc fb;
+    pvk_raster_desc raster;
+    pvk_pipe_key pipe;
+    pvk_fs_key fs;
+    pvk_fs_uniforms uniforms;
+    uint32_t blend_color;
+    pvk_tex_desc tex[3];
+    bool valid;
+} pvk_packet_memo;
+
 /* The float uniforms as f32 the last time a unit was packed: a draw whose
  * uniforms did not change copies them instead of converting 384 words. */
 typedef struct pvk_fu_memo {
@@ -636,6 +655,7 @@ typedef struct pvk_pica {
     pvk_step_bound_memo step_bound[2]; /* pvk_step_bound_cached, per unit */
     pvk_fu_memo fu_memo[2];            /* pvk_vs_uniforms_pack, per unit (checks itself: any writer may change f) */
     pvk_vs_draw_uniforms draw_uniforms; /* the GPU path's draw being built (vertex.c): no allocation a draw */
+    pvk_packet_memo packet_memo;        /* packet_state (vertex.c) */
     uint32_t fixed_attr[PVK_FIXED_ATTRS][4];              /* f24 x y z w */
     uint32_t attr_buf[3], attr_words;                     /* FIXEDATTRIB_DATA0-2 in progress */
     uint32_t fixed_index;                                 /* next fixed attribute, 0xF = immediate */

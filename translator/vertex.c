@@ -8,6 +8,7 @@
  * memory, more than PVK_MAX_DRAW_VERTICES vertices.  A runaway shader or an
  * exhausted per-call budget (shader instructions, vertices, pixels: see
  * geometry.h) stops the list. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,19 +72,53 @@ static pvk_result run_vs(pvk_pica *p, const float v[PVK_SH_INPUTS][4], float o[P
 
 /* The packet's framebuffer and raster state, or false (logged and counted)
  * when the draw cannot go anywhere. */
+/* The packet's framebuffer, raster, output-merger and TEV state and texture
+ * units from the registers. */
+static void packet_decode(const pvk_pica *p, pvk_draw_packet *pk)
+{
+    pvk_fb_desc_get(p, &pk->fb);
+    pvk_raster_desc_get(p, &pk->raster);
+    pvk_frag_state_get(p, &pk->pipe, &pk->fs, &pk->uniforms, &pk->blend_color);
+    for (unsigned u = 0; u < 3; u++)
+        pvk_tex_desc_get(p, u, &pk->tex[u]);
+}
+
+/* packet_decode, or the last draw's result when the registers it reads are
+ * as they were (pvk_packet_memo). */
+static void packet_decode_memo(pvk_pica *p, pvk_draw_packet *pk)
+{
+    pvk_packet_memo *m = &p->packet_memo;
+    if (m->valid && !memcmp(m->regs, p->regs, sizeof m->regs)) {
+        pk->fb = m->fb, pk->raster = m->raster, pk->pipe = m->pipe, pk->fs = m->fs;
+        pk->uniforms = m->uniforms, pk->blend_color = m->blend_color;
+        memcpy(pk->tex, m->tex, sizeof pk->tex);
+#ifndef NDEBUG
+        pvk_draw_packet fresh = *pk;
+        packet_decode(p, &fresh);
+        assert(!memcmp(&fresh.fb, &pk->fb, sizeof pk->fb) && !memcmp(&fresh.raster, &pk->raster, sizeof pk->raster) &&
+               !memcmp(&fresh.pipe, &pk->pipe, sizeof pk->pipe) && !memcmp(&fresh.fs, &pk->fs, sizeof pk->fs) &&
+               !memcmp(&fresh.uniforms, &pk->uniforms, sizeof pk->uniforms) && fresh.blend_color == pk->blend_color &&
+               !memcmp(fresh.tex, pk->tex, sizeof pk->tex));
+#endif
+        return;
+    }
+    packet_decode(p, pk);
+    memcpy(m->regs, p->regs, sizeof m->regs);
+    m->fb = pk->fb, m->raster = pk->raster, m->pipe = pk->pipe, m->fs = pk->fs;
+    m->uniforms = pk->uniforms, m->blend_color = pk->blend_color;
+    memcpy(m->tex, pk->tex, sizeof m->tex);
+    m->valid = true;
+}
+
 static bool packet_state(pvk_pica *p, pvk_draw_packet *pk)
 {
     pvk_fb_desc *fb = &pk->fb;
-    pvk_fb_desc_get(p, fb);
-    pvk_raster_desc_get(p, &pk->raster);
-    pvk_frag_state_get(p, &pk->pipe, &pk->fs, &pk->uniforms, &pk->blend_color);
-    pvk_fraglight_get(p, &pk->fs.fl, &pk->params);
+    packet_decode_memo(p, pk);
+    pvk_fraglight_get(p, &pk->fs.fl, &pk->params); /* every draw: it counts what it does not support */
     pk->lighting_lut = &p->lighting_lut[0][0];
     pk->fog_lut = p->fog_lut;
     pk->proctex_lut = &p->proctex_lut[0][0];
     pk->lut_version = p->lut_version;
-    for (unsigned u = 0; u < 3; u++)
-        pvk_tex_desc_get(p, u, &pk->tex[u]);
     if (fb->width == 0 || fb->width % 8 || fb->height % 8 || fb->width > MAX_DIM || fb->height > MAX_DIM) {
         pvk_pica_bad_input(p, "draw: colour buffer size %ux%u is not a multiple of 8 tiles in 1..%u; dropped",
                            fb->width, fb->height, MAX_DIM);
