@@ -33,6 +33,16 @@ typedef struct draw_clip_push {
     float plane[4];
     uint32_t enable, pad[3];
 } draw_clip_push;
+typedef struct draw_vertex_binds { /* unused entries zero: compared whole */
+    VkBuffer buf[12];
+    VkDeviceSize off[12];
+    uint32_t count, pad;
+} draw_vertex_binds;
+typedef struct draw_index_bind {
+    VkBuffer buf;
+    VkDeviceSize off;
+    uint64_t type; /* VkIndexType, widened: no padding */
+} draw_index_bind;
 typedef struct draw_dyn {
     uint32_t known;
     uint32_t desc_known; /* bit per binding */
@@ -47,12 +57,8 @@ typedef struct draw_dyn {
     uint8_t desc[DYN_BINDINGS][sizeof(VkDescriptorImageInfo) > sizeof(VkDescriptorBufferInfo)
                                    ? sizeof(VkDescriptorImageInfo)
                                    : sizeof(VkDescriptorBufferInfo)];
-    uint32_t vb_count;
-    VkBuffer vb[12];
-    VkDeviceSize vb_off[12];
-    VkBuffer ib;
-    VkDeviceSize ib_off;
-    VkIndexType ib_type;
+    draw_vertex_binds vb;
+    draw_index_bind ib;
 } draw_dyn;
 
 /* The open batch: consecutive draws into the same attachments, recorded
@@ -202,8 +208,7 @@ bool pvk_draw_packet_depth(pvk_context *ctx, struct pvk_draw *d, const pvk_draw_
 
 /* Bind the draw's vertices and draw. */
 void pvk_draw_record_vertices(pvk_context *ctx, struct pvk_draw *d, draw_dyn *dyn, VkCommandBuffer cmd,
-                              const pvk_draw_packet *pk,
-                              const draw_input *in);
+                              const pvk_draw_packet *pk, const draw_input *in);
 
 /* Errors of a surface request that drop the draw (logged and counted)
  * rather than stop the command list. */

@@ -177,23 +177,17 @@ void pvk_draw_record_vertices(pvk_context *ctx, struct pvk_draw *d, draw_dyn *dy
                                       .pBufferInfo = &bi[i]};
     pvk_draw_push_descriptors(ctx, dyn, cmd, w, 2);
     uint32_t nb = vs->key.bindings;
-    if (nb && (!dyn || !(dyn->known & DYN_VERTEX_BUFFERS) || dyn->vb_count != nb ||
-               memcmp(dyn->vb, in->vb, nb * sizeof *in->vb) || memcmp(dyn->vb_off, in->vb_off, nb * sizeof *in->vb_off))) {
-        ctx->gpu.vk.vkCmdBindVertexBuffers(cmd, 0, nb, in->vb, in->vb_off);
-        if (dyn) {
-            dyn->vb_count = nb;
-            memcpy(dyn->vb, in->vb, nb * sizeof *in->vb);
-            memcpy(dyn->vb_off, in->vb_off, nb * sizeof *in->vb_off);
-            dyn->known |= DYN_VERTEX_BUFFERS;
-        }
+    if (nb) {
+        draw_vertex_binds vb = {.count = nb};
+        memcpy(vb.buf, in->vb, nb * sizeof *in->vb);
+        memcpy(vb.off, in->vb_off, nb * sizeof *in->vb_off);
+        if (dyn_differs(dyn, DYN_VERTEX_BUFFERS, dyn ? &dyn->vb : NULL, &vb, sizeof vb))
+            ctx->gpu.vk.vkCmdBindVertexBuffers(cmd, 0, nb, in->vb, in->vb_off);
     }
     if (vs->tri_index || vs->indexed) {
-        VkIndexType type = vs->tri_index ? VK_INDEX_TYPE_UINT32 : VK_INDEX_TYPE_UINT16;
-        if (!dyn || !(dyn->known & DYN_INDEX) || dyn->ib != in->ib || dyn->ib_off != in->ib_off || dyn->ib_type != type) {
-            ctx->gpu.vk.vkCmdBindIndexBuffer(cmd, in->ib, in->ib_off, type);
-            if (dyn)
-                dyn->ib = in->ib, dyn->ib_off = in->ib_off, dyn->ib_type = type, dyn->known |= DYN_INDEX;
-        }
+        draw_index_bind ib = {in->ib, in->ib_off, vs->tri_index ? VK_INDEX_TYPE_UINT32 : VK_INDEX_TYPE_UINT16};
+        if (dyn_differs(dyn, DYN_INDEX, dyn ? &dyn->ib : NULL, &ib, sizeof ib))
+            ctx->gpu.vk.vkCmdBindIndexBuffer(cmd, ib.buf, ib.off, (VkIndexType)ib.type);
     }
     if (vs->tri_index) /* a strip or fan as the CPU path's list (pvk_vs_draw.tri_index) */
         ctx->gpu.vk.vkCmdDrawIndexed(cmd, vs->tri_count, 1, 0, vs->indexed ? vs->vertex_offset : 0, 0);
@@ -227,7 +221,8 @@ bool pvk_draw_viewport_ok(pvk_context *ctx, const pvk_raster_desc *rd, uint32_t 
  * scissor, push constants (exclusive scissor, depth mapping, TEV uniforms,
  * clip plane), depth test and writes (when the pass has a depth attachment),
  * the stencil state (when it has a stencil aspect) and culling.  Everything a
- * pipeline leaves dynamic is set for every draw, so draws of one batch do not
+ * pipeline leaves dynamic is set for every draw, recorded only where `dyn`
+ * shows the command buffer holds another value, so draws of one batch do not
  * inherit each other's state. */
 void pvk_draw_set_state(pvk_context *ctx, draw_dyn *dyn, VkCommandBuffer cmd, const pvk_draw_packet *pk, uint32_t w,
                         uint32_t h, uint32_t scale, const depth_state *dst, bool depth_attachment,
