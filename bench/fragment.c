@@ -12,6 +12,7 @@
  * of the case ÷ Mpixels/s of the plain quad.  Then every case again on the
  * ubershader (PVK_DEBUG=ubershader), against the case's own shader. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,7 +194,18 @@ static double fill_rate(pvk_context *ctx, unsigned what, unsigned *draws_out)
     return best;
 }
 
-int main(void)
+/* Arguments: case names (BENCH names without "fragment_") to run only those. */
+static bool wanted(int argc, char **argv, const char *name)
+{
+    if (argc < 2)
+        return true;
+    for (int a = 1; a < argc; a++)
+        if (!strcmp(argv[a], name + strlen("fragment_")))
+            return true;
+    return false;
+}
+
+int main(int argc, char **argv)
 {
     pvk_context *ctx = bench_context("fragment", 0);
     setup(ctx);
@@ -212,8 +224,12 @@ int main(void)
     enum { N = sizeof cases / sizeof cases[0] };
     double rate[N], urate[N];
     unsigned draws[N], udraws[N];
+    bool run[N];
     for (int i = 0; i < N; i++)
-        rate[i] = fill_rate(ctx, cases[i].what, &draws[i]);
+        run[i] = i == 0 || wanted(argc, argv, cases[i].name); /* the plain quad is every case's baseline */
+    for (int i = 0; i < N; i++)
+        if (run[i])
+            rate[i] = fill_rate(ctx, cases[i].what, &draws[i]);
     pvk_context_destroy(ctx);
     /* the same cases on the ubershader (PVK_DEBUG=ubershader, read at context creation) */
     setenv("PVK_DEBUG", "ubershader", 1);
@@ -222,20 +238,26 @@ int main(void)
     bench_frag_luts(ctx);
     textures(ctx);
     for (int i = 0; i < N; i++)
-        urate[i] = fill_rate(ctx, cases[i].what, &udraws[i]);
+        if (run[i] && wanted(argc, argv, cases[i].name))
+            urate[i] = fill_rate(ctx, cases[i].what, &udraws[i]);
+        else
+            urate[i] = 0, udraws[i] = 0;
     unsetenv("PVK_DEBUG");
     pvk_context_destroy(ctx);
     printf("fragment: draws of %u full-screen quads, %ux%u RGBA8, no depth test\n", DEPTH, W, H);
     printf("%-40s %8s %12s %10s %16s %12s\n", "case", "draws", "Mpixels/s", "vs plain", "ubershader Mpx/s",
            "vs own");
     for (int i = 0; i < N; i++)
-        printf("%-40s %8u %12.2f %10.3f %16.2f %12.3f\n", cases[i].label, draws[i], rate[i], rate[i] / rate[0],
+        if (run[i])
+            printf("%-40s %8u %12.2f %10.3f %16.2f %12.3f\n", cases[i].label, draws[i], rate[i], rate[i] / rate[0],
                urate[i], urate[i] / rate[i]);
     for (int i = 0; i < N; i++)
-        printf("BENCH name=%s value=%.2f unit=Mpixels/s baseline=plain_tev_quad ratio=%.3f\n", cases[i].name, rate[i],
+        if (run[i])
+            printf("BENCH name=%s value=%.2f unit=Mpixels/s baseline=plain_tev_quad ratio=%.3f\n", cases[i].name, rate[i],
                rate[i] / rate[0]);
     for (int i = 0; i < N; i++)
-        printf("BENCH name=%s_uber value=%.2f unit=Mpixels/s baseline=own_shader ratio=%.3f\n", cases[i].name,
+        if (urate[i] > 0)
+            printf("BENCH name=%s_uber value=%.2f unit=Mpixels/s baseline=own_shader ratio=%.3f\n", cases[i].name,
                urate[i], urate[i] / rate[i]);
     return 0;
 }

@@ -7,7 +7,9 @@
  * Each state: a random RGBA8 destination; random triangles with colours,
  * texture coordinates 0 (s, t, w), 1 and 2 reaching outside [0, 1]; six
  * random TEV stages (sources 0-6 and 13-15, every operand, combine modes
- * 0-9, scales 0-2), buffer updates and colour; a random alpha test; random
+ * 0-9, scales 0-2; in half the states the later stages and some between
+ * pass "previous" on, and half of those replace or modulate only), buffer
+ * updates and colour; a random alpha test; random
  * shader-side blending (equations 0-4, factors 0-14) or a logic op; fog with
  * a random LUT and z flip now and then; texture units 0-2 at random with
  * small random textures (unit 0 2D, shadow 2D or projection; texture 2 on
@@ -75,21 +77,36 @@ static uint32_t rnd_source(void)
     return s[rnd_n(10)];
 }
 
-static void random_tev(void)
+/* Random TEV stages.  Half the states: every stage random.  The others in
+ * the shapes programs write (citro3d's unused stages pass "previous" on):
+ * stages after a random one pass it on, as do some between (which the
+ * ubershader skips unless the buffer is read), and half of them replace or
+ * modulate only (the ubershader's simple kind). */
+static uint32_t random_tev(void)
 {
-    for (int n = 0; n < 6; n++) {
-        uint32_t src = 0, op = 0;
+    uint32_t shape = rnd_n(4), last = rnd_n(4);
+    for (uint32_t n = 0; n < 6; n++) {
+        if (shape >= 2 && n > 0 && (n > last || rnd_n(3) == 0)) {
+            wreg(stage_reg[n], 0x000F000Fu); /* replace with previous, x1 */
+            wreg(stage_reg[n] + 1, 0);
+            wreg(stage_reg[n] + 2, 0);
+            wreg(stage_reg[n] + 3, rnd());
+            wreg(stage_reg[n] + 4, 0);
+            continue;
+        }
+        uint32_t src = 0, op = 0, modes = shape == 3 ? 2 : 10;
         for (int i = 0; i < 3; i++) {
             src |= rnd_source() << (4 * i) | rnd_source() << (16 + 4 * i);
             op |= rnd_n(16) << (4 * i) | rnd_n(8) << (12 + 4 * i); /* reserved RGB operands read 0 in both */
         }
         wreg(stage_reg[n], src);
         wreg(stage_reg[n] + 1, op);
-        wreg(stage_reg[n] + 2, rnd_n(10) | rnd_n(10) << 16);
+        wreg(stage_reg[n] + 2, rnd_n(modes) | rnd_n(modes) << 16);
         wreg(stage_reg[n] + 3, rnd());
         wreg(stage_reg[n] + 4, rnd_n(3) | rnd_n(3) << 16);
     }
     wreg(PVK_GPUREG_TEXENV_BUFFER_COLOR, rnd());
+    return shape;
 }
 
 /* Unit u on at random with a small random texture; returns its enable bit. */
@@ -153,7 +170,7 @@ static void random_draws(unsigned copies)
 }
 
 typedef struct features {
-    unsigned fog, blend, logic, alpha_test, tex2_tc1, type0[4];
+    unsigned fog, blend, logic, alpha_test, tex2_tc1, type0[4], passing_on, simple;
 } features;
 
 /* Draws state `index` in the current context (the same bytes for the same
@@ -172,7 +189,7 @@ static unsigned draw_state(unsigned index, bool visible, bool sabotage, features
         fb[i] = prefill[i] = (uint8_t)rnd();
     pvk_guest_written(ctx, FB, W * H * 4);
 
-    random_tev();
+    uint32_t shape = random_tev();
     uint32_t fog = !visible && rnd_n(3) == 0;
     wreg(PVK_GPUREG_TEXENV_UPDATE_BUFFER, (fog ? 5u : 0u) | (rnd() & 0xFF00u) | (rnd() & 1u) << 16);
     if (fog) {
@@ -211,6 +228,8 @@ static unsigned draw_state(unsigned index, bool visible, bool sabotage, features
     CHECK_EQ(pvk_wait_idle(ctx), PVK_SUCCESS);
     if (ft) {
         ft->fog += fog;
+        ft->passing_on += shape >= 2;
+        ft->simple += shape == 3;
         ft->blend += kind >= 2;
         ft->logic += kind == 1;
         ft->alpha_test += at;
@@ -317,22 +336,24 @@ int main(void)
     /* every feature came up */
     CHECK(ft.fog && ft.blend && ft.logic && ft.alpha_test && ft.tex2_tc1 && borders);
     CHECK(ft.type0[0] && ft.type0[2] && ft.type0[3]);
+    CHECK(ft.passing_on && ft.simple);
 
-    /* the comparison is live: one register changed in the ubershader context only */
+    /* the comparison is live: one register changed in the ubershader context only (a state
+     * whose stage 5 shows: in some, what stage 5 reads is 0 either way) */
     ctx = plain_ctx;
-    draw_state(7, true, false, NULL);
+    draw_state(9, true, false, NULL);
     copy_out(a, FB);
     ctx = uber_ctx;
-    draw_state(7, true, true, NULL);
+    draw_state(9, true, true, NULL);
     copy_out(b, FB);
     int sabotaged = differ(a, b, sizeof a);
     CHECK(sabotaged > 0);
 
     printf("test_uber: %u states compared (%u changed a quarter of the pixels or more), %u draws, %u differing states; "
            "fog %u, blend %u, logic op %u, alpha test %u, unit 0 2D/shadow/projection %u/%u/%u, texture 2 on "
-           "coordinates 1 %u, shader borders %" PRIu64 "; one TEV register changed: %d bytes differ\n",
+           "coordinates 1 %u, shader borders %" PRIu64 ", stages passing previous on %u (replace/modulate only %u); one TEV register changed: %d bytes differ\n",
            N_STATES, changed, draws, differing, ft.fog, ft.blend, ft.logic, ft.alpha_test, ft.type0[0], ft.type0[2],
-           ft.type0[3], ft.tex2_tc1, borders, sabotaged);
+           ft.type0[3], ft.tex2_tc1, borders, ft.passing_on, ft.simple, sabotaged);
     th_release(plain_ctx);
     th_release(uber_ctx);
     unsetenv("PVK_COMPILE_THREADS");

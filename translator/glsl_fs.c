@@ -400,6 +400,25 @@ static void tev_stage(pvk_text *b, const pvk_tev_stage *st, unsigned n)
     pvk_text_put(b, "    prev = uvec4(min(rgb << %uu, uvec3(255u)), min(a << %uu, 255u));\n", rs_shift, as_shift);
 }
 
+/* Can TEV source `c` be other than 0 in an ubershader of this kind (in its
+ * first stage)? */
+static bool uber_source_live(const pvk_fs_key *key, unsigned c, bool first)
+{
+    switch (c) {
+    case PVK_TEV_SRC_PRIMARY:
+    case PVK_TEV_SRC_CONSTANT: return true;
+    case PVK_TEV_SRC_FRAG_PRIMARY:
+    case PVK_TEV_SRC_FRAG_SECONDARY: return key->fl.light;
+    case PVK_TEV_SRC_TEX0:
+    case PVK_TEV_SRC_TEX1:
+    case PVK_TEV_SRC_TEX2: return key->tex.enable >> (c - PVK_TEV_SRC_TEX0) & 1;
+    case PVK_TEV_SRC_TEX3: return key->fl.proctex;
+    case PVK_TEV_SRC_BUFFER:
+    case PVK_TEV_SRC_PREVIOUS: return !first;
+    default: return false;
+    }
+}
+
 /* The ubershader's readers of its data: the uniform block (pvk_fs_uber_state),
  * a byte of it, and one function per choice the specialised shader makes
  * from its key.  Each computes every alternative with the specialised
@@ -407,47 +426,70 @@ static void tev_stage(pvk_text *b, const pvk_tev_stage *st, unsigned n)
  * mix(..., bool), a select: lavapipe runs both sides of every branch (it
  * masks lanes), so a switch over the codes would cost them all and their
  * control flow; the selects cost the arithmetic alone. */
-static void uber_helpers(pvk_text *b)
+static void uber_helpers(pvk_text *b, const pvk_fs_key *key)
 {
     pvk_text_put(b, "layout(set = 0, binding = %u, std140) uniform Uber { uvec4 ust[7]; };\n"
-                    "uint ub(uvec4 w, uint i) { return (w[i >> 2] >> ((i & 3u) * 8u)) & 255u; }\n",
+                    "uint ub(uvec4 w, uint i) { return (w[i >> 2] >> ((i & 3u) * 8u)) & 255u; }\n"
+                    "uint pk(uvec4 v) { return v.r | v.g << 8 | v.b << 16 | v.a << 24; }\n",
                  (unsigned)PVK_DRAW_BINDING_UBER);
-    pvk_text_put(b, "uvec4 tev_source(uint s, uvec4 primary, uvec4 frag_pri, uvec4 frag_sec, uvec4 tex0, uvec4 tex1,\n"
-                    "                 uvec4 tex2, uvec4 tex3, uvec4 buf, uvec4 konst, uvec4 prev)\n{\n"
-                    "    uvec4 r = %s;\n",
-                 source(PVK_TEV_SRC_ZERO));
-    const char *zero = source(PVK_TEV_SRC_ZERO);
-    for (unsigned c = 0; c < 16; c++)
-        if (strcmp(source(c), zero))
-            pvk_text_put(b, "    r = mix(r, %s, bvec4(s == %uu));\n", source(c), c);
-    pvk_text_put(b, "    return r;\n}\n"
-                    "#define SRC(s) tev_source(s, primary, frag_pri, frag_sec, tex0, tex1, tex2, tex3, buf, konst, prev)\n");
-    /* an operand is a channel selection, complemented for odd codes
-     * (rgb_operand, alpha_operand: 255 - x); codes without one read 0 */
-    pvk_text_put(b, "uvec3 rgb_operand(uint op, uvec4 v)\n{\n"
-                    "    uint c = op >> 1;\n"
-                    "    uvec3 x = mix(mix(mix(mix(v.rgb, v.aaa, bvec3(c == 1u)), v.rrr, bvec3(c == 2u)), v.ggg, bvec3(c == 4u)),\n"
-                    "                  v.bbb, bvec3(c == 6u));\n"
-                    "    x = mix(x, uvec3(255u) - x, bvec3((op & 1u) != 0u));\n"
-                    "    return mix(uvec3(0u), x, bvec3(c <= 2u || c == 4u || c == 6u));\n}\n"
-                    "uint alpha_operand(uint op, uvec4 v)\n{\n"
-                    "    uint c = op >> 1;\n"
-                    "    uint x = mix(mix(mix(v.a, v.r, c == 1u), v.g, c == 2u), v.b, c == 3u);\n"
-                    "    return mix(x, 255u - x, (op & 1u) != 0u);\n}\n");
-    pvk_text_put(b, "uvec3 tev_rgb(uint m, uvec3 a, uvec3 b, uvec3 c)\n{\n    uvec3 r = uvec3(0u);\n");
-    for (unsigned m = 0; m < 16; m++) {
-        const char *fn = combine_fn(m);
-        if (m == PVK_TEV_DOT3_RGB || m == PVK_TEV_DOT3_RGBA)
-            pvk_text_put(b, "    r = mix(r, uvec3(tev_dot3(a, b)), bvec3(m == %uu));\n", m);
-        else if (fn)
-            pvk_text_put(b, "    r = mix(r, %s(a, b, c), bvec3(m == %uu));\n", fn, m);
+    /* Sources as RGBA8 words (one select a source instead of four), only
+     * those that can be other than 0 in this kind: the sampled units, the
+     * lighting colours with lighting, the procedural texture with unit 3;
+     * stage 0's buffer and previous are 0 too (tev_source_first). */
+    for (int first = 1; first >= 0; first--) {
+        pvk_text_put(b, "uint tev_source%s(uint s, uint primary, uint frag_pri, uint frag_sec, uint tex0, uint tex1,\n"
+                        "                uint tex2, uint tex3, uint buf, uint konst, uint prev)\n{\n"
+                        "    uint r = 0u;\n",
+                     first ? "_first" : "");
+        for (unsigned c = 0; c < 16; c++)
+            if (uber_source_live(key, c, first))
+                pvk_text_put(b, "    r = mix(r, %s, s == %uu);\n", source(c), c);
+        pvk_text_put(b, "    return r;\n}\n");
     }
-    pvk_text_put(b, "    return r;\n}\n"
-                    "uint tev_alpha(uint m, uint a, uint b, uint c)\n{\n    uint r = 0u;\n");
-    for (unsigned m = 0; m < 16; m++)
-        if (combine_fn(m))
-            pvk_text_put(b, "    r = mix(r, %s(a, b, c), m == %uu);\n", combine_fn(m), m);
-    pvk_text_put(b, "    return r;\n}\n");
+    pvk_text_put(b, "#define SOURCES p_primary, p_frag_pri, p_frag_sec, p_tex0, p_tex1, p_tex2, p_tex3, pk(buf), konst_w, pk(prev)\n"
+                    "#define SRC(s) tev_source(s, SOURCES)\n"
+                    "#define SRC_FIRST(s) tev_source_first(s, SOURCES)\n");
+    /* an operand is a channel selection (rgb, or one channel three times),
+     * complemented for odd codes (rgb_operand, alpha_operand: 255 - x, which
+     * is x ^ 255 on a byte); colour codes without one read 0 */
+    pvk_text_put(b, "uvec3 rgb_operand(uint op, uint w)\n{\n"
+                    "    uint c = op >> 1;\n"
+                    "    uvec3 sh = c == 0u ? uvec3(0u, 8u, 16u) : uvec3(c == 1u ? 24u : c == 2u ? 0u : c == 4u ? 8u : 16u);\n"
+                    "    uint m = (c <= 2u || c == 4u || c == 6u) ? 255u : 0u;\n"
+                    "    return ((uvec3(w ^ ((op & 1u) != 0u ? 0xFFFFFFFFu : 0u)) >> sh) & uvec3(m));\n}\n"
+                    "uint alpha_operand(uint op, uint w)\n{\n"
+                    "    uint c = op >> 1;\n"
+                    "    return ((w ^ ((op & 1u) != 0u ? 0xFFFFFFFFu : 0u)) >> (c == 1u ? 0u : c == 2u ? 8u : c == 3u ? 16u : 24u)) & 255u;\n}\n");
+    if (key->uber & PVK_UBER_SIMPLE) { /* replace and modulate only (pvk_fs_uber_key) */
+        pvk_text_put(b, "uvec3 tev_rgb(uint m, uvec3 a, uvec3 b, uvec3 c) { return m == %uu ? tev_modulate(a, b, c) : a; }\n"
+                        "uint tev_alpha(uint m, uint a, uint b, uint c) { return m == %uu ? tev_modulate(a, b, c) : a; }\n",
+                     (unsigned)PVK_TEV_MODULATE, (unsigned)PVK_TEV_MODULATE);
+        return;
+    }
+    /* The combine modes that divide by 255 (modulate, lerp, multiply-add,
+     * add-multiply: tev_helpers' texts, whose results are at most 255) share
+     * one division of the selected numerator; the rest are selected after. */
+    for (int alpha = 0; alpha < 2; alpha++) {
+        const char *T = alpha ? "uint" : "uvec3", *B = alpha ? "bool" : "bvec3", *fn = alpha ? "tev_alpha" : "tev_rgb";
+        pvk_text_put(b, "%s %s(uint m, %s a, %s b, %s c)\n{\n"
+                        "    %s ab = a * b, sum = tev_add(a, b, c);\n"
+                        "    %s num = mix(mix(mix(ab, a * c + b * (%s(255u) - c), %s(m == %uu)), ab + 255u * c, %s(m == %uu)),\n"
+                        "                 sum * c, %s(m == %uu));\n"
+                        "    %s r = min(num / 255u, %s(255u));\n"
+                        "    r = mix(%s(0u), r, %s(m == %uu || m == %uu || m == %uu || m == %uu));\n"
+                        "    r = mix(r, a, %s(m == %uu));\n"
+                        "    r = mix(r, sum, %s(m == %uu));\n"
+                        "    r = mix(r, tev_add_signed(a, b, c), %s(m == %uu));\n"
+                        "    r = mix(r, tev_subtract(a, b, c), %s(m == %uu));\n",
+                     T, fn, T, T, T, T, T, T, B, (unsigned)PVK_TEV_LERP, B, (unsigned)PVK_TEV_MUL_ADD, B,
+                     (unsigned)PVK_TEV_ADD_MUL, T, T, T, B, (unsigned)PVK_TEV_MODULATE, (unsigned)PVK_TEV_LERP,
+                     (unsigned)PVK_TEV_MUL_ADD, (unsigned)PVK_TEV_ADD_MUL, B, (unsigned)PVK_TEV_REPLACE, B,
+                     (unsigned)PVK_TEV_ADD, B, (unsigned)PVK_TEV_ADD_SIGNED, B, (unsigned)PVK_TEV_SUBTRACT);
+        if (!alpha)
+            pvk_text_put(b, "    r = mix(r, uvec3(tev_dot3(a, b)), bvec3(m == %uu || m == %uu));\n",
+                         (unsigned)PVK_TEV_DOT3_RGB, (unsigned)PVK_TEV_DOT3_RGBA);
+        pvk_text_put(b, "    return r;\n}\n");
+    }
 }
 
 /* The blend factors as functions of the factor code (the shader blends). */
@@ -474,19 +516,21 @@ static void uber_blend_helpers(pvk_text *b)
  * stage); PVK_UBER_LOOP: a loop over the count in byte 11 of ust[6] (the
  * unrolled text of six stages makes lavapipe's compile of each of its
  * shader variants seconds long). */
-static void uber_stage(pvk_text *b, const char *n, bool buffer)
+static void uber_stage(pvk_text *b, const char *n, const char *konst, bool first, bool buffer)
 {
     const unsigned rs = offsetof(pvk_tev_stage, rgb_src), as = offsetof(pvk_tev_stage, alpha_src),
                    ro = offsetof(pvk_tev_stage, rgb_op), ao = offsetof(pvk_tev_stage, alpha_op);
+    const char *src = first ? "SRC_FIRST" : "SRC";
     pvk_text_put(b, "        uvec4 w = ust[%s];\n"
-                    "        konst = rgba8(tev_color[%s]);\n"
-                    "        uvec3 r0 = rgb_operand(ub(w, %uu), SRC(ub(w, %uu)));\n"
-                    "        uvec3 r1 = rgb_operand(ub(w, %uu), SRC(ub(w, %uu)));\n"
-                    "        uvec3 r2 = rgb_operand(ub(w, %uu), SRC(ub(w, %uu)));\n"
-                    "        uint a0 = alpha_operand(ub(w, %uu), SRC(ub(w, %uu)));\n"
-                    "        uint a1 = alpha_operand(ub(w, %uu), SRC(ub(w, %uu)));\n"
-                    "        uint a2 = alpha_operand(ub(w, %uu), SRC(ub(w, %uu)));\n",
-                 n, n, ro, rs, ro + 1, rs + 1, ro + 2, rs + 2, ao, as, ao + 1, as + 1, ao + 2, as + 2);
+                    "        uint konst_w = tev_color[%s];\n"
+                    "        uvec3 r0 = rgb_operand(ub(w, %uu), %s(ub(w, %uu)));\n"
+                    "        uvec3 r1 = rgb_operand(ub(w, %uu), %s(ub(w, %uu)));\n"
+                    "        uvec3 r2 = rgb_operand(ub(w, %uu), %s(ub(w, %uu)));\n"
+                    "        uint a0 = alpha_operand(ub(w, %uu), %s(ub(w, %uu)));\n"
+                    "        uint a1 = alpha_operand(ub(w, %uu), %s(ub(w, %uu)));\n"
+                    "        uint a2 = alpha_operand(ub(w, %uu), %s(ub(w, %uu)));\n",
+                 n, konst, ro, src, rs, ro + 1, src, rs + 1, ro + 2, src, rs + 2, ao, src, as, ao + 1, src, as + 1, ao + 2,
+                 src, as + 2);
     pvk_text_put(b, "        uint rc = ub(w, %uu), rsh = ub(w, %uu), ash = ub(w, %uu);\n"
                     "        rgb = tev_rgb(rc, r0, r1, r2);\n"
                     "        a = mix(tev_alpha(ub(w, %uu), a0, a1, a2), rgb.r, rc == %uu);\n"
@@ -503,30 +547,47 @@ static void uber_stage(pvk_text *b, const char *n, bool buffer)
 
 static void uber_stages(pvk_text *b, unsigned uber)
 {
+    pvk_text_put(b, "    uint p_primary = pk(primary), p_frag_pri = pk(frag_pri), p_frag_sec = pk(frag_sec), p_tex0 = pk(tex0),\n"
+                    "         p_tex1 = pk(tex1), p_tex2 = pk(tex2), p_tex3 = pk(tex3);\n");
+    uber &= PVK_UBER_STAGES;
     if (uber == PVK_UBER_LOOP) {
         pvk_text_put(b, "    uint stages = ub(ust[6], 11u);\n"
                         "    for (uint n = 0u; n < stages; n++) {\n");
-        uber_stage(b, "n", true);
+        uber_stage(b, "n", "n == 0u ? 0u : n < 5u ? ub(ust[6], 11u + n) : 5u", false, true);
         pvk_text_put(b, "    }\n");
         return;
     }
     for (unsigned n = 0; n < uber && n < 6; n++) {
-        char idx[8];
+        char idx[8], konst[24];
         snprintf(idx, sizeof idx, "%uu", n);
+        snprintf(konst, sizeof konst, n ? "ub(ust[6], %uu)" : "0u", 11 + n);
         pvk_text_put(b, "    {\n        // stage %u\n", n);
-        uber_stage(b, idx, n + 1 < uber);
+        uber_stage(b, idx, konst, n == 0, n + 1 < uber);
         pvk_text_put(b, "    }\n");
     }
 }
 
-/* Stages up to the last that does not pass "previous" on (at least 1). */
-static unsigned uber_stage_count(const pvk_fs_key *fs)
+/* The stages the ubershader runs, into idx (their numbers; returns how
+ * many): stage 0 and those after it up to the last that does not pass
+ * "previous" on, leaving out the ones between that pass it on unless a
+ * stage reads the combiner buffer (which they still update). */
+static unsigned uber_stage_list(const pvk_fs_key *fs, uint8_t idx[6])
 {
-    unsigned stages = 1;
-    for (unsigned n = 1; n < 6; n++)
-        if (!passes_through(&fs->stage[n], n))
-            stages = n + 1;
-    return stages;
+    unsigned last = 0;
+    bool buffer = false;
+    for (unsigned n = 0; n < 6; n++) {
+        const pvk_tev_stage *st = &fs->stage[n];
+        if (passes_through(st, n))
+            continue;
+        last = n;
+        for (unsigned i = 0; i < 3; i++)
+            buffer |= st->rgb_src[i] == PVK_TEV_SRC_BUFFER || st->alpha_src[i] == PVK_TEV_SRC_BUFFER;
+    }
+    unsigned k = 0;
+    for (unsigned n = 0; n <= last; n++)
+        if (buffer || !passes_through(&fs->stage[n], n))
+            idx[k++] = (uint8_t)n;
+    return k;
 }
 
 char *pvk_glsl_fragment(const pvk_fs_key *key)
@@ -539,15 +600,13 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
     if (uber) /* pvk_draw_push's last member */
         pvk_text_put(&b, "    layout(offset = %u) uint uber_tex;\n", 32u + 84u);
     pvk_text_put(&b, "%s", prelude_end);
-    if (uber) /* a block its data may skip: lavapipe runs both sides of an if, but leaves a loop no lane is in */
-        pvk_text_put(&b, "#define ONLY_IF(c) for (uint once_ = 0u; once_ < ((c) ? 1u : 0u); once_++)\n");
     if (key->blend) /* the destination: this pixel of the colour attachment (runtime/pipeline.c's set 0) */
         pvk_text_put(&b, "layout(input_attachment_index = 0, set = 0, binding = 4) uniform subpassInput dst_in;\n");
     texture_decls(&b, &key->tex);
     pvk_glsl_fraglight_decls(&b, key);
     tev_helpers(&b, key);
     if (uber) {
-        uber_helpers(&b);
+        uber_helpers(&b, key);
         if (key->blend)
             uber_blend_helpers(&b);
     }
@@ -643,14 +702,20 @@ char *pvk_glsl_fragment(const pvk_fs_key *key)
 void pvk_fs_uber_key(const pvk_fs_key *fs, pvk_fs_key *uber)
 {
     memset(uber, 0, sizeof *uber);
-    unsigned stages = uber_stage_count(fs);
+    uint8_t idx[6];
+    unsigned stages = uber_stage_list(fs, idx);
     uber->uber = (uint8_t)(stages <= 2 ? stages : PVK_UBER_LOOP);
+    bool simple = true;
+    for (unsigned k = 0; k < stages; k++)
+        simple &= fs->stage[idx[k]].rgb_combine <= PVK_TEV_MODULATE && fs->stage[idx[k]].alpha_combine <= PVK_TEV_MODULATE;
+    if (simple)
+        uber->uber |= PVK_UBER_SIMPLE;
     uber->blend = fs->blend;
     uber->tex.enable = fs->tex.enable;
     if (fs->tex.enable & 1)
         uber->tex.type0 = fs->tex.type0; /* a kind a type (uber_sample) */
     uber->fl = fs->fl;
-    uber->fl.fog = uber->fl.fog_flip = 0; /* data: bytes 108 and 106 */
+    uber->fl.fog_flip = 0; /* data: byte 106 */
 }
 
 void pvk_fs_uber_state(const pvk_fs_key *fs, const pvk_pipe_key *pipe, uint32_t state[PVK_UBER_WORDS])
@@ -658,15 +723,19 @@ void pvk_fs_uber_state(const pvk_fs_key *fs, const pvk_pipe_key *pipe, uint32_t 
     _Static_assert(sizeof fs->stage == 6 * 16, "six stages of 16 bytes: ust[0-5]");
     uint8_t *w = (uint8_t *)state;
     memset(state, 0, PVK_UBER_WORDS * 4);
-    memcpy(w, fs->stage, sizeof fs->stage);
+    uint8_t idx[6];
+    unsigned stages = uber_stage_list(fs, idx);
+    for (unsigned k = 0; k < stages; k++)
+        memcpy(w + 16 * k, &fs->stage[idx[k]], 16);
     const uint8_t *blend = fs->blend ? &fs->rgb_eq : &pipe->rgb_eq;
     _Static_assert(offsetof(pvk_fs_key, alpha_dst) - offsetof(pvk_fs_key, rgb_eq) == 5 &&
                        offsetof(pvk_pipe_key, alpha_dst) - offsetof(pvk_pipe_key, rgb_eq) == 5,
                    "equations then factors, in the same order in both keys");
     uint8_t extra[13] = {fs->buffer_rgb, fs->buffer_alpha, fs->alpha_test, fs->alpha_func, blend[0], blend[1],
-                         blend[2], blend[3], blend[4], blend[5], fs->fl.fog_flip, (uint8_t)uber_stage_count(fs),
-                         fs->fl.fog};
+                         blend[2], blend[3], blend[4], blend[5], fs->fl.fog_flip, (uint8_t)stages, 0};
     memcpy(w + 96, extra, sizeof extra);
+    for (unsigned k = 1; k < 5 && k < stages; k++) /* whose constant colour slots 1-4 read */
+        w[108 + k - 1] = idx[k];
 }
 
 uint32_t pvk_fs_uber_tex(const pvk_fs_key *fs)

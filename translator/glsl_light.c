@@ -49,11 +49,12 @@ void pvk_glsl_fraglight_decls(pvk_text *b, const pvk_fs_key *k)
 
 void pvk_glsl_fraglight_fog(pvk_text *b, const pvk_fs_key *k)
 {
-    if (!k->fl.fog && !k->uber)
+    if (!k->fl.fog)
         return;
-    /* d: glsl_fs.c's PICA depth, the same value the depth buffer gets; the
-     * ubershader's fog is on when byte 12 of its data says so */
-    pvk_text_put(b, k->uber ? "    ONLY_IF(ub(ust[6], 12u) != 0u) {\n" : "    {\n"); /* glsl_fs.c: skipped when off */
+    /* d: glsl_fs.c's PICA depth, the same value the depth buffer gets.  Fog
+     * is part of the ubershader's kind: lavapipe runs a block its data would
+     * skip, masked, and the LUT read costs a quarter of the fill rate */
+    pvk_text_put(b, "    {\n");
     pvk_text_put(b, "    uint z24 = uint(clamp(d, 0.0, 1.0) * 16777215.0);\n");
     if (k->uber) /* fog_flip: byte 10 of the ubershader's data */
         pvk_text_put(b, "    if (ub(ust[6], 10u) != 0u)\n        z24 = 16777215u - z24;\n");

@@ -707,7 +707,7 @@ void pvk_frag_state_get(const pvk_pica *p, pvk_pipe_key *pipe, pvk_fs_key *fs, p
  * and the parameters; unsupported parts are counted through `p`'s report. */
 void pvk_fraglight_get(pvk_pica *p, pvk_fs_fraglight_key *key, pvk_fs_params *params);
 /* Does a shader of this key read the LUT buffer and parameter block?  The
- * ubershader always does: fog is its data. */
+ * ubershader always does: its data block is there. */
 static inline bool pvk_fs_uses_fragdata(const pvk_fs_key *k)
 {
     return k->uber || k->fl.fog || k->fl.light || k->fl.proctex || k->fl.shadow;
@@ -738,17 +738,25 @@ char *pvk_glsl_fragment(const pvk_fs_key *key);
 /* The ubershader (glsl_fs.c).  Its module key keeps of a (device-resolved)
  * key only what declares something or shapes the shader: the sampled units,
  * unit 0 as a cube map or not, blending in the shader, how many stages run
- * (up to the last that does not pass "previous" on: 1, 2, or more as
- * PVK_UBER_LOOP, the count then in the data), and fog, lighting,
- * the procedural texture and shadow rendering, which stay specialised (few
- * distinct ones per game, unlike TEV states); everything else is zero. */
+ * (pvk_fs_uber_state's: 1, 2, or more as PVK_UBER_LOOP, the count then in
+ * the data), whether every stage that
+ * runs replaces or modulates (PVK_UBER_SIMPLE), and fog (not its z flip),
+ * lighting, the procedural texture and shadow rendering, which stay
+ * specialised (few distinct ones per game, unlike TEV states; lavapipe runs
+ * a block its data skips, masked, so a data switch would cost their
+ * arithmetic to every draw); everything else is zero. */
 void pvk_fs_uber_key(const pvk_fs_key *fs, pvk_fs_key *uber);
 #define PVK_UBER_LOOP 7u
+#define PVK_UBER_STAGES 7u   /* the key's stage count (1, 2 or PVK_UBER_LOOP) */
+#define PVK_UBER_SIMPLE 16u  /* every stage that runs replaces or modulates: the others' arithmetic is left out */
 /* What the ubershader reads of `fs` from its uniform block (set 0 binding
- * PVK_DRAW_BINDING_UBER, std140 uvec4[7]): the six canonical stages as they
- * are in memory, then the buffer bits, the alpha test, the blend equations
- * and factors (from `fs` when it blends, else from `pipe`: the guest's
- * values either way), fog's z flip and the stage count.  Every byte is set. */
+ * PVK_DRAW_BINDING_UBER, std140 uvec4[7]): the canonical stages it runs as
+ * they are in memory (stage 0 and the later ones up to the last that does
+ * not pass "previous" on, without those between that do unless the buffer
+ * is read), then the buffer bits, the alpha test, the blend equations and
+ * factors (from `fs` when it blends, else from `pipe`: the guest's values
+ * either way), fog's z flip, the stage count, 0, and the stage numbers
+ * whose constant colours slots 1-4 read.  Every byte is set. */
 #define PVK_DRAW_BINDING_UBER 9u
 #define PVK_UBER_WORDS 28u
 void pvk_fs_uber_state(const pvk_fs_key *fs, const pvk_pipe_key *pipe, uint32_t state[PVK_UBER_WORDS]);
