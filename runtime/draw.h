@@ -229,10 +229,11 @@ void pvk_draw_set_state(pvk_context *ctx, draw_dyn *dyn, VkCommandBuffer cmd, co
                         uint32_t h, uint32_t scale, const depth_state *dst, bool depth_attachment,
                         bool stencil_attachment, uint32_t uber_tex);
 
-/* The ubershader's data block of the packet (pvk_fs_uber_state) into `state`
- * when its draw may take the ubershader (PVK_DEBUG=ubershader, or compile
- * threads that may still be building its own pipeline); NULL otherwise. */
-const uint32_t *pvk_draw_uber_state(pvk_context *ctx, const pvk_draw_packet *pk, uint32_t state[PVK_UBER_WORDS]);
+/* The ubershader's data block of the packet (pvk_fs_uber_state; valid until
+ * the next call) when its draw may take the ubershader (PVK_DEBUG=ubershader,
+ * or compile threads that may still be building its own pipeline); NULL
+ * otherwise. */
+const uint32_t *pvk_draw_uber_state(pvk_context *ctx, const pvk_draw_packet *pk);
 /* Report what pvk_keys_resolve changed (counted, logged once). */
 void pvk_draw_report_resolve(pvk_context *ctx, pvk_resolve_notes notes);
 

@@ -73,7 +73,7 @@ static bool label_draw(pvk_context *ctx, VkCommandBuffer cmd, const pvk_draw_pac
                          pk->kind == PVK_DRAW_ARRAYS     ? "arrays"
                          : pk->kind == PVK_DRAW_ELEMENTS ? "elements"
                                                          : "immediate",
-                         pk->tri_vertices / 3, (unsigned long long)pk->state_hash, addr);
+                         pk->tri_vertices / 3, (unsigned long long)pvk_draw_packet_hash(pk), addr);
 }
 
 /* The hook pvk_batch_close calls: end the pass and submit the batch. */
@@ -216,8 +216,7 @@ pvk_result pvk_draw_render_batched(pvk_context *ctx, struct pvk_draw *d, const p
         return pvk_draw_dropped(r) ? PVK_SUCCESS : r;
     /* fog/lighting/proctex data first: making room in its ring may submit the open batch */
     pvk_fragdata_ref fref;
-    uint32_t ustate[PVK_UBER_WORDS];
-    if ((r = pvk_fragdata_prepare(ctx, pk, pvk_draw_uber_state(ctx, pk, ustate), &fref)))
+    if ((r = pvk_fragdata_prepare(ctx, pk, pvk_draw_uber_state(ctx, pk), &fref)))
         return r;
     if (dst.use && !dsurf)
         dst.use = dst.write = false; /* refused above */

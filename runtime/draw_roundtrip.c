@@ -73,8 +73,7 @@ pvk_result pvk_draw_render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const
     pvk_pipe_key pipe;
     pvk_draw_report_resolve(ctx, pvk_keys_resolve(&ctx->profile, false, &pk->pipe, &fs, &pipe, &fs));
     pvk_fragdata_ref fref;
-    uint32_t ustate[PVK_UBER_WORDS];
-    if ((r = pvk_fragdata_prepare(ctx, pk, pvk_draw_uber_state(ctx, pk, ustate), &fref)))
+    if ((r = pvk_fragdata_prepare(ctx, pk, pvk_draw_uber_state(ctx, pk), &fref)))
         return r;
     bool uber = fref.uber;
     VkPipeline pipeline = pvk_pipeline_get(ctx, &pipe, &fs, d->dfmt, false, pk->vs, &uber, NULL);
@@ -92,7 +91,7 @@ pvk_result pvk_draw_render_roundtrip(pvk_context *ctx, struct pvk_draw *d, const
                  pk->kind == PVK_DRAW_ARRAYS     ? "arrays"
                  : pk->kind == PVK_DRAW_ELEMENTS ? "elements"
                                                  : "immediate",
-                 pk->tri_vertices / 3, (unsigned long long)pk->state_hash, addr);
+                 pk->tri_vertices / 3, (unsigned long long)pvk_draw_packet_hash(pk), addr);
     VkCommandBuffer cmd = op.cmd;
     /* load: tiled guest colour -> linear RGBA8 (memory byte order) -> image */
     VkBufferImageCopy bic = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "runtime/draw.h"
+#include "runtime/pipeline.h"
 
 pvk_result pvk_draw_target_image(pvk_context *ctx, struct pvk_draw *d, uint32_t w, uint32_t h)
 {
@@ -296,12 +297,11 @@ void pvk_draw_set_state(pvk_context *ctx, draw_dyn *dyn, VkCommandBuffer cmd, co
         ctx->gpu.vk.vkCmdSetCullMode(cmd, cull);
 }
 
-const uint32_t *pvk_draw_uber_state(pvk_context *ctx, const pvk_draw_packet *pk, uint32_t state[PVK_UBER_WORDS])
+const uint32_t *pvk_draw_uber_state(pvk_context *ctx, const pvk_draw_packet *pk)
 {
     if (!(ctx->gpu.debug & PVK_DEBUG_UBERSHADER) && !pvk_pipelines_async(ctx))
         return NULL;
-    pvk_fs_uber_state(&pk->fs, &pk->pipe, state);
-    return state;
+    return pvk_fs_uber_memo(&ctx->pipelines->uber_data, &pk->fs, &pk->pipe)->state;
 }
 
 /* What resolving the keys changed, reported: shadow rendering on a path

@@ -791,7 +791,7 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
     pvk_fs_key ukey;
     key_pair uk;
     if (forced || may_uber) {
-        pvk_fs_uber_key(fs, &ukey);
+        ukey = pvk_fs_uber_memo(&ctx->pipelines->uber_keys, fs, pipe)->key;
         pvk_keys_lut_binding(&ctx->profile, &ukey); /* it reads the LUTs (fog) whatever the state's key says */
     }
     if (forced)

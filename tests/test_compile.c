@@ -119,7 +119,7 @@ static void tev_run_in(int threads, const char *dir, unsigned from, unsigned n, 
     reg(PVK_GPUREG_FOG_COLOR, 0x00406080u);
     for (unsigned s = from; s < from + n; s++) {
         tev_mode_state(s);
-        /* every third state fogged: fog is the ubershader's data, not its kind */
+        /* every third state fogged: fog is part of the ubershader's kind, the TEV state its data */
         reg(PVK_GPUREG_TEXENV_UPDATE_BUFFER, s % 3 == 1 ? 5u : 0u);
         draw_slot(s % PROGRAMS);
     }
@@ -146,9 +146,10 @@ static void kinds(void)
     tev_run_in(1, dir, 0, 8, first, &a);
     CHECK_EQ(a.ubershader_prebuilds, 0); /* an empty directory */
     CHECK(a.ubershader_draws > 0);
-    /* the same kind (the TEV state is the ubershader's data): one pipeline started at creation */
+    /* the same two kinds, with fog and without (the TEV state is the ubershader's data): their
+     * pipelines started at creation */
     tev_run_in(1, dir, 8, 8, second, &b);
-    CHECK_EQ(b.ubershader_prebuilds, 1);
+    CHECK_EQ(b.ubershader_prebuilds, 2);
     tev_run_in(-1, "", 8, 8, sync, &s);
     CHECK_EQ(differ(sync, second, sizeof sync), 0);
     printf("kinds: waits %llu with an empty cache, %llu with the kind built at creation\n",
@@ -160,7 +161,7 @@ static void kinds(void)
     tev_run_in(1, dir, 16, 8, second, &c);
     CHECK_EQ(c.ubershader_prebuilds, 0); /* damaged: ignored */
     tev_run_in(1, dir, 16, 8, second, &d);
-    CHECK_EQ(d.ubershader_prebuilds, 1); /* written anew at the end of the last */
+    CHECK_EQ(d.ubershader_prebuilds, 2); /* written anew at the end of the last */
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK_EQ(system(cmd), 0);
 }
@@ -312,12 +313,13 @@ int main(void)
     CHECK(drawn > W * H / 8);
 
     /* new TEV states, a third of them fogged: the ubershader while their
-     * own pipelines are built; only the first waits, for the ubershader's
-     * pipeline (one kind: the TEV state and fog are its data) */
+     * own pipelines are built; only the first of each kind waits, for the
+     * ubershader's pipeline (two kinds, with fog and without: the TEV state
+     * is their data) */
     const unsigned states = 24;
     tev_run(2, states, bg, &b);
     CHECK(b.ubershader_draws > 0);
-    CHECK_EQ(b.pipeline_waits, 1);
+    CHECK_EQ(b.pipeline_waits, 2);
     tev_run(-1, states, sync, &s);
     CHECK_EQ(s.ubershader_draws, 0);
     CHECK_EQ(differ(sync, bg, sizeof sync), 0);

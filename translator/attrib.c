@@ -21,6 +21,7 @@
  * - DRAWARRAYS: vertex VERTEX_OFFSET + i; DRAWELEMENTS: entry i of the u8 or
  *   u16 (INDEXBUFFER_CONFIG bit 31) index buffer at base + offset; indexed
  *   draws ignore VERTEX_OFFSET. */
+#include <assert.h>
 #include <string.h>
 
 #include "translator/geometry.h"
@@ -125,6 +126,37 @@ pvk_result pvk_attrib_plan_build(const pvk_pica *p, pvk_attrib_plan *plan)
     for (uint32_t i = 0; i < PVK_MAX_ATTRIBS; i++)
         if (plan->a[i].loaded)
             plan->a[i].fixed = false;
+    return PVK_SUCCESS;
+}
+
+pvk_result pvk_attrib_plan_get(pvk_pica *p, const pvk_attrib_plan **plan)
+{
+    pvk_attrib_memo *m = &p->attrib_memo;
+    const uint32_t *r = p->regs;
+    _Static_assert(PVK_GPUREG_ATTRIBBUFFER0_OFFSET + 3 * 12 == PVK_GPUREG_ATTRIBBUFFERS_LOC + PVK_ATTRIB_MEMO_REGS,
+                   "the memo holds every register of the plan's buffers");
+    if (m->valid && !memcmp(m->regs, r + PVK_GPUREG_ATTRIBBUFFERS_LOC, sizeof m->regs) &&
+        m->num_attr == r[PVK_GPUREG_VSH_NUM_ATTR] && m->perm_low == r[PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW] &&
+        m->perm_high == r[PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_HIGH] &&
+        !memcmp(m->fixed, p->fixed_attr, sizeof m->fixed)) {
+#ifndef NDEBUG
+        pvk_attrib_plan fresh;
+        assert(pvk_attrib_plan_build(p, &fresh) == PVK_SUCCESS && !memcmp(&fresh, &m->plan, sizeof fresh));
+#endif
+        *plan = &m->plan;
+        return PVK_SUCCESS;
+    }
+    m->valid = false;
+    pvk_result r2 = pvk_attrib_plan_build(p, &m->plan);
+    if (r2)
+        return r2; /* logged and counted by every draw that finds it so */
+    memcpy(m->regs, r + PVK_GPUREG_ATTRIBBUFFERS_LOC, sizeof m->regs);
+    m->num_attr = r[PVK_GPUREG_VSH_NUM_ATTR];
+    m->perm_low = r[PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW];
+    m->perm_high = r[PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_HIGH];
+    memcpy(m->fixed, p->fixed_attr, sizeof m->fixed);
+    m->valid = true;
+    *plan = &m->plan;
     return PVK_SUCCESS;
 }
 

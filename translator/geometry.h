@@ -11,43 +11,14 @@
 #include "picavk/picavk.h"
 #include "translator/translator.h"
 
-#define PVK_MAX_ATTRIBS 12
-
-/* ---- attribute loading (translator/attrib.c) ---- */
-
-/* One draw's attribute configuration decoded from ATTRIBBUFFERS_*,
- * VSH_NUM_ATTR, VSH_ATTRIBUTES_PERMUTATION_* and the fixed attributes.
- * Attribute i (0-11) is loaded from a buffer when a buffer's order list names
- * it (that overrides the fixed mask; the last buffer naming it wins), else
- * from fixed attribute i when its FORMAT_HIGH mask bit is set, else not at
- * all (its input register keeps its value). */
-typedef struct pvk_attrib_plan {
-    uint32_t base;                 /* ATTRIBBUFFERS_LOC byte address */
-    uint32_t attribs;              /* attributes fed to the shader: min(FORMAT_HIGH total, VSH_NUM_ATTR + 1) */
-    struct {
-        uint8_t type;              /* 0 s8, 1 u8, 2 s16, 3 f32 */
-        uint8_t comps;             /* 1-4 */
-        bool fixed;                /* comes from the fixed attribute / default value */
-        bool loaded;               /* comes from buffer buf[`buf`] at byte `offset` of a vertex */
-        uint8_t reg;               /* input register v0-v15 (permutation) */
-        uint8_t buf;               /* index into buf[] (loaded attributes) */
-        uint16_t offset;           /* byte offset inside the buffer's vertex (aligned) */
-        float fixed_value[4];
-    } a[PVK_MAX_ATTRIBS];
-    uint32_t buffers;              /* loaders in use (component count > 0), packed in buf[] */
-    struct pvk_attrib_buffer {
-        uint32_t offset;           /* from `base` */
-        uint32_t stride;           /* bytes per vertex */
-        uint32_t count;            /* components in the buffer's order list */
-        uint32_t extent;           /* bytes of a vertex actually read (end of the last attribute) */
-        uint8_t loader;            /* ATTRIBBUFFERi: i */
-        uint8_t order[12];         /* attribute index, or 12-15 = padding of 4/8/12/16 bytes */
-    } buf[12];
-} pvk_attrib_plan;
+/* ---- attribute loading (translator/attrib.c; the plan and its memo are in translator.h) ---- */
 
 /* Decode the registers into `plan`.  A configuration no vertex can be loaded
  * from (e.g. more than 12 attributes) is logged, counted and refused. */
 pvk_result pvk_attrib_plan_build(const pvk_pica *p, pvk_attrib_plan *plan);
+/* The same, from p's memo when its inputs are unchanged (the plan stays
+ * valid until the next call). */
+pvk_result pvk_attrib_plan_get(pvk_pica *p, const pvk_attrib_plan **plan);
 /* Input registers for vertex `index` (the final index: VERTEX_OFFSET and the
  * index buffer already applied).  Registers no attribute maps stay as the
  * caller left them.  Reads outside guest memory are logged, counted and

@@ -738,6 +738,19 @@ void pvk_fs_uber_state(const pvk_fs_key *fs, const pvk_pipe_key *pipe, uint32_t 
         w[108 + k - 1] = idx[k];
 }
 
+const pvk_uber_memo *pvk_fs_uber_memo(pvk_uber_memo *m, const pvk_fs_key *fs, const pvk_pipe_key *pipe)
+{
+    const uint8_t *blend = fs->blend ? &fs->rgb_eq : &pipe->rgb_eq; /* what pvk_fs_uber_state reads */
+    if (m->valid && !memcmp(&m->fs, fs, sizeof *fs) && !memcmp(m->blend, blend, sizeof m->blend))
+        return m;
+    m->fs = *fs;
+    memcpy(m->blend, blend, sizeof m->blend);
+    pvk_fs_uber_key(fs, &m->key);
+    pvk_fs_uber_state(fs, pipe, m->state);
+    m->valid = true;
+    return m;
+}
+
 uint32_t pvk_fs_uber_tex(const pvk_fs_key *fs)
 {
     return (uint32_t)fs->tex.type0 | (fs->tex.tex2_tc1 ? 1u : 0u) << 8 | (uint32_t)fs->tex.shader_border << 16 |

@@ -518,8 +518,10 @@ typedef struct pvk_draw_packet {
     uint32_t blend_color;            /* BLEND_COLOR: R, G, B, A bytes */
     pvk_tex_desc tex[3];             /* texture units 0-2 (fs.tex says which sample) */
     uint64_t seq;                    /* draws so far (immediate: immediate vertices), for names in logs */
-    uint64_t state_hash;             /* XXH3 of fb, raster, pipe and fs: equal state, equal hash */
 } pvk_draw_packet;
+/* XXH3 of a packet's fb, raster, pipe and fs (equal state, equal hash), for
+ * names in logs and labels: computed when one is written, not every draw. */
+uint64_t pvk_draw_packet_hash(const pvk_draw_packet *pk);
 
 /* What the translator needs from outside, filled in by whoever owns the
  * register file (the runtime; tests fill their own).  Every member may be NULL. */
@@ -624,6 +626,50 @@ typedef struct pvk_fu_memo {
     bool valid;
 } pvk_fu_memo;
 
+#define PVK_MAX_ATTRIBS 12
+
+/* One draw's attribute configuration decoded from ATTRIBBUFFERS_*,
+ * VSH_NUM_ATTR, VSH_ATTRIBUTES_PERMUTATION_* and the fixed attributes.
+ * Attribute i (0-11) is loaded from a buffer when a buffer's order list names
+ * it (that overrides the fixed mask; the last buffer naming it wins), else
+ * from fixed attribute i when its FORMAT_HIGH mask bit is set, else not at
+ * all (its input register keeps its value). */
+typedef struct pvk_attrib_plan {
+    uint32_t base;                 /* ATTRIBBUFFERS_LOC byte address */
+    uint32_t attribs;              /* attributes fed to the shader: min(FORMAT_HIGH total, VSH_NUM_ATTR + 1) */
+    struct {
+        uint8_t type;              /* 0 s8, 1 u8, 2 s16, 3 f32 */
+        uint8_t comps;             /* 1-4 */
+        bool fixed;                /* comes from the fixed attribute / default value */
+        bool loaded;               /* comes from buffer buf[`buf`] at byte `offset` of a vertex */
+        uint8_t reg;               /* input register v0-v15 (permutation) */
+        uint8_t buf;               /* index into buf[] (loaded attributes) */
+        uint16_t offset;           /* byte offset inside the buffer's vertex (aligned) */
+        float fixed_value[4];
+    } a[PVK_MAX_ATTRIBS];
+    uint32_t buffers;              /* loaders in use (component count > 0), packed in buf[] */
+    struct pvk_attrib_buffer {
+        uint32_t offset;           /* from `base` */
+        uint32_t stride;           /* bytes per vertex */
+        uint32_t count;            /* components in the buffer's order list */
+        uint32_t extent;           /* bytes of a vertex actually read (end of the last attribute) */
+        uint8_t loader;            /* ATTRIBBUFFERi: i */
+        uint8_t order[12];         /* attribute index, or 12-15 = padding of 4/8/12/16 bytes */
+    } buf[12];
+} pvk_attrib_plan;
+
+/* The attribute plan of the last draw with the registers and fixed
+ * attributes it was built from: a draw that finds them unchanged takes it
+ * (pvk_attrib_plan_get; debug builds check it against a build). */
+#define PVK_ATTRIB_MEMO_REGS 0x27u /* ATTRIBBUFFERS_LOC (0x200) to ATTRIBBUFFER11_CONFIG2 (0x226) */
+typedef struct pvk_attrib_memo {
+    uint32_t regs[PVK_ATTRIB_MEMO_REGS];
+    uint32_t num_attr, perm_low, perm_high;
+    uint32_t fixed[PVK_FIXED_ATTRS][4];
+    bool valid;
+    pvk_attrib_plan plan;
+} pvk_attrib_memo;
+
 typedef struct pvk_pica {
     uint32_t regs[PVK_PICA_REG_COUNT];
     uint32_t info[PVK_PICA_REG_COUNT]; /* per id: dirty bits | side effect << 26 */
@@ -656,6 +702,7 @@ typedef struct pvk_pica {
     pvk_fu_memo fu_memo[2];            /* pvk_vs_uniforms_pack, per unit (checks itself: any writer may change f) */
     pvk_vs_draw_uniforms draw_uniforms; /* the GPU path's draw being built (vertex.c): no allocation a draw */
     pvk_packet_memo packet_memo;        /* packet_state (vertex.c) */
+    pvk_attrib_memo attrib_memo;        /* pvk_attrib_plan_get (attrib.c) */
     uint32_t fixed_attr[PVK_FIXED_ATTRS][4];              /* f24 x y z w */
     uint32_t attr_buf[3], attr_words;                     /* FIXEDATTRIB_DATA0-2 in progress */
     uint32_t fixed_index;                                 /* next fixed attribute, 0xF = immediate */
@@ -760,6 +807,17 @@ void pvk_fs_uber_key(const pvk_fs_key *fs, pvk_fs_key *uber);
 #define PVK_DRAW_BINDING_UBER 9u
 #define PVK_UBER_WORDS 28u
 void pvk_fs_uber_state(const pvk_fs_key *fs, const pvk_pipe_key *pipe, uint32_t state[PVK_UBER_WORDS]);
+/* The key and data of the last state asked for: a draw asks for both (in
+ * case it takes the ubershader) and most draws repeat the state before. */
+typedef struct pvk_uber_memo {
+    pvk_fs_key fs;                   /* the state they are of, */
+    uint8_t blend[6];                /* with the equations and factors the data took */
+    bool valid;
+    pvk_fs_key key;                  /* pvk_fs_uber_key */
+    uint32_t state[PVK_UBER_WORDS];  /* pvk_fs_uber_state */
+} pvk_uber_memo;
+/* `m` holding the key and data of fs and pipe (computed when they differ from the last). */
+const pvk_uber_memo *pvk_fs_uber_memo(pvk_uber_memo *m, const pvk_fs_key *fs, const pvk_pipe_key *pipe);
 /* The push-constant word with the texture units' data (pvk_draw_push.uber_tex):
  * unit 0's type, texture 2's coordinates, the shader borders, shadow ortho. */
 uint32_t pvk_fs_uber_tex(const pvk_fs_key *fs);

@@ -161,20 +161,25 @@ static bool packet_state(pvk_pica *p, pvk_draw_packet *pk)
     return true;
 }
 
+uint64_t pvk_draw_packet_hash(const pvk_draw_packet *pk)
+{
+    /* both descriptions are zeroed before they are filled: no padding garbage */
+    uint64_t h = XXH3_64bits_withSeed(&pk->fb, sizeof pk->fb, XXH3_64bits(&pk->raster, sizeof pk->raster));
+    return XXH3_64bits_withSeed(&pk->fs, sizeof pk->fs, XXH3_64bits_withSeed(&pk->pipe, sizeof pk->pipe, h));
+}
+
 static pvk_result submit(pvk_pica *p, pvk_draw_packet *pk)
 {
     p->counters.triangles += pk->tri_vertices / 3;
     pk->seq = pk->kind == PVK_DRAW_IMMEDIATE ? p->counters.immediate_vertices : p->counters.draws;
-    /* both descriptions are zeroed before they are filled: no padding garbage */
-    uint64_t h = XXH3_64bits_withSeed(&pk->fb, sizeof pk->fb, XXH3_64bits(&pk->raster, sizeof pk->raster));
-    pk->state_hash = XXH3_64bits_withSeed(&pk->fs, sizeof pk->fs, XXH3_64bits_withSeed(&pk->pipe, sizeof pk->pipe, h));
-    pvk_pica_debug(p, "draw %llu: %s, %u vertices (%s), %u triangles, colour %ux%u format %u at 0x%08X, state %016llx",
-                   (unsigned long long)pk->seq,
-                   pk->kind == PVK_DRAW_ARRAYS ? "arrays" : pk->kind == PVK_DRAW_ELEMENTS ? "elements" : "immediate",
-                   pk->vertices, pk->gs ? "programs on the GPU, triangle slots" : pk->vs ? "program on the GPU" : "shaded on the CPU",
-                   pk->tri_vertices / 3,
-                   pk->fb.width, pk->fb.height, pk->fb.color_format, pk->fb.color_addr,
-                   (unsigned long long)pk->state_hash);
+    if (p->env.report && p->env.log_level >= PVK_LOG_DEBUG)
+        pvk_pica_debug(p, "draw %llu: %s, %u vertices (%s), %u triangles, colour %ux%u format %u at 0x%08X, state %016llx",
+                       (unsigned long long)pk->seq,
+                       pk->kind == PVK_DRAW_ARRAYS ? "arrays" : pk->kind == PVK_DRAW_ELEMENTS ? "elements" : "immediate",
+                       pk->vertices, pk->gs ? "programs on the GPU, triangle slots" : pk->vs ? "program on the GPU" : "shaded on the CPU",
+                       pk->tri_vertices / 3,
+                       pk->fb.width, pk->fb.height, pk->fb.color_format, pk->fb.color_addr,
+                       (unsigned long long)pvk_draw_packet_hash(pk));
     return p->env.draw ? p->env.draw(p->env.user, pk) : PVK_SUCCESS;
 }
 
@@ -709,8 +714,8 @@ pvk_result pvk_vertex_draw(pvk_pica *p, bool elements)
                            PVK_MAX_DRAW_VERTICES);
         return PVK_SUCCESS;
     }
-    pvk_attrib_plan plan;
-    if (pvk_attrib_plan_build(p, &plan))
+    const pvk_attrib_plan *plan;
+    if (pvk_attrib_plan_get(p, &plan))
         return PVK_SUCCESS; /* logged and counted */
     pvk_result r = pvk_charge_vertices(p, count);
     if (r)
@@ -721,14 +726,14 @@ pvk_result pvk_vertex_draw(pvk_pica *p, bool elements)
     if (gs && pvk_gs_plan_build(p, pk.kind, &gp))
         return PVK_SUCCESS; /* logged and counted: dropped */
     if (p->env.gpu_vs) {
-        r = draw_gpu(p, &pk, &plan, elements, count, mode, gs ? &gp : NULL);
+        r = draw_gpu(p, &pk, plan, elements, count, mode, gs ? &gp : NULL);
         if (r != PVK_ERROR_MISSING_FEATURE)
             return r == PVK_ERROR_OUT_OF_RANGE || r == PVK_ERROR_BAD_PARAMETERS ? PVK_SUCCESS : r;
         if (gs)
             p->counters.gs_fallbacks++;
     }
     if (gs)
-        return draw_gs(p, &pk, &plan, elements, count, &gp);
+        return draw_gs(p, &pk, plan, elements, count, &gp);
     pvk_vertex *verts = malloc(sizeof *verts * count);
     uint32_t *idx = malloc(sizeof *idx * 3 * (size_t)count);
     if (!verts || !idx) {
@@ -738,7 +743,7 @@ pvk_result pvk_vertex_draw(pvk_pica *p, bool elements)
     for (uint32_t i = 0; i < count; i++) {
         uint32_t index;
         float v[PVK_SH_INPUTS][4] = {{0}}, o[PVK_SH_OUTPUTS][4] = {{0}};
-        if ((r = pvk_draw_vertex_index(p, elements, i, &index)) || (r = pvk_attrib_fetch(p, &plan, index, v)))
+        if ((r = pvk_draw_vertex_index(p, elements, i, &index)) || (r = pvk_attrib_fetch(p, plan, index, v)))
             goto out; /* bad attributes: logged, counted, the draw is dropped */
         if ((r = run_vs(p, v, o)))
             goto out;
