@@ -509,9 +509,10 @@ static void uber_blend_helpers(pvk_text *b)
 }
 
 /* The ubershader's stages: what tev_stage writes per stage, from ust[n] (a
- * pvk_tev_stage's bytes), and the buffer updates of main's loop, for the
- * stages up to the last that does not pass "previous" on (the later ones
- * change nothing that is drawn).  Key `uber` 1 or 2: that many, unrolled
+ * pvk_tev_stage's bytes; its constant colour from the stage number the data
+ * gives, stages being left out), and the buffer updates of main's loop, for
+ * the stages uber_stage_list names (the others change nothing that is
+ * drawn).  Key `uber` 1 or 2: that many, unrolled
  * (lavapipe masks every write inside a loop, which costs as much as the
  * stage); PVK_UBER_LOOP: a loop over the count in byte 11 of ust[6] (the
  * unrolled text of six stages makes lavapipe's compile of each of its
