@@ -67,14 +67,55 @@ static pvk_result attrib_sources(pvk_context *ctx, const pvk_vs_draw *vs, const 
     return PVK_SUCCESS;
 }
 
-/* The GPU path's inputs, copied into one region of the ring: the uniforms
- * (unless the last copy of this lap holds the same), the indices, and each
- * attribute buffer's range as the guest has it now (at the same address
- * modulo 4, so attributes stay aligned).  The translator checked the ranges
- * and synchronised them (pvk_guest_cpu_read).  *region, *region_bytes: the
- * ring bytes to mark in use besides the uniforms. */
-static pvk_result vs_inputs(pvk_context *ctx, struct pvk_draw *d, const pvk_vs_draw *vs, bool roundtrip,
-                            draw_input *in, VkDeviceSize *region, VkDeviceSize *region_bytes)
+/* The firstVertex placing each binding's bytes past `end` (bytes in use of
+ * its window) within `win`, at a multiple of its stride and at the guest's
+ * address modulo 4 (attributes stay aligned); false when there is none. */
+static bool window_place(const VkDeviceSize *end, VkDeviceSize win, const pvk_vs_draw *vs, uint32_t *v)
+{
+    uint32_t nb = vs->key.bindings;
+    VkDeviceSize first = 0;
+    for (uint32_t b = 0; b < nb; b++) {
+        VkDeviceSize s = vs->key.stride[b], need = (end[b] + s - 1) / s;
+        first = need > first ? need : first;
+    }
+    for (VkDeviceSize f = first; f < first + 4; f++) {
+        bool aligned = true, fits = true;
+        for (uint32_t b = 0; b < nb; b++) {
+            VkDeviceSize at = f * vs->key.stride[b];
+            aligned &= (at & 3u) == (vs->buf_addr[b] & 3u);
+            fits &= at + vs->buf_len[b] <= win;
+        }
+        if (!fits)
+            return false;
+        if (aligned) {
+            *v = (uint32_t)f;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Can the open batch's chunk take the draw's status entry (and, `small`,
+ * its vertices: *v)? */
+static bool chunk_fits(const struct pvk_draw *d, const pvk_context *ctx, const pvk_vs_draw *vs, bool small, uint32_t *v)
+{
+    const draw_chunk *ch = &d->chunk;
+    if (!ch->value || ch->lap != d->vlap || !d->batch.open || ch->value != ctx->gpu.timeline_next + 1 ||
+        ch->slots >= DRAW_STATUS_SLOTS)
+        return false;
+    return !small || (vs->key.bindings <= ch->wins && window_place(ch->end, ch->win, vs, v));
+}
+
+/* The GPU path's inputs, copied into the ring: the uniforms (unless the last
+ * copy of this lap holds the same), the indices, and each attribute
+ * buffer's range as the guest has it now (at the same address modulo 4, so
+ * attributes stay aligned), into the batch's chunk (draw_chunk) when they
+ * fit there, else into the draw's region; the status entry in the chunk
+ * (the round trip's in the region).  The translator checked the ranges and
+ * synchronised them (pvk_guest_cpu_read).  *region, *region_bytes: the ring
+ * bytes to mark in use besides the uniforms and the chunk. */
+static pvk_result vs_inputs(pvk_context *ctx, struct pvk_draw *d, const pvk_vs_draw *vs, bool roundtrip, draw_input *in,
+                            VkDeviceSize *region, VkDeviceSize *region_bytes)
 {
     pvk_result r;
     in->vs = vs;
@@ -87,15 +128,42 @@ static pvk_result vs_inputs(pvk_context *ctx, struct pvk_draw *d, const pvk_vs_d
     const uint8_t *src[12];
     if ((r = attrib_sources(ctx, vs, src)))
         return r;
+    uint32_t nb = vs->key.bindings;
+    /* small: every binding's bytes fit a window a few times over */
+    VkDeviceSize want = 0;
+    bool small = !roundtrip;
+    for (uint32_t b = 0; b < nb; b++) {
+        VkDeviceSize w = vs->buf_len[b] + 4u * vs->key.stride[b];
+        small &= vs->key.stride[b] != 0; /* a stride of 0 reads the window's start whatever firstVertex says */
+        want = w > want ? w : want;
+    }
+    small &= want <= DRAW_WINDOW_MAX / 8;
     bool need_uni = roundtrip || d->uni_lap != d->vlap || !d->batch.open ||
                     d->uni_value != ctx->gpu.timeline_next + 1 || memcmp(&d->uni_last, vs->uniforms, ubytes);
-    VkDeviceSize base = 0, bytes = 0;
+    const VkDeviceSize status_bytes = (sizeof(pvk_vs_status) + align - 1) & ~(align - 1);
+    VkDeviceSize base = 0, bytes = 0, chunk_at = 0, chunk_bytes = 0, win = 0;
+    uint32_t v = 0;
+    bool in_chunk = false, windows = false;
     for (int tries = 0;; tries++) {
-        bytes = (sizeof(pvk_vs_status) + align - 1) & ~(align - 1);
+        in_chunk = !roundtrip && chunk_fits(d, ctx, vs, small, &v);
+        chunk_bytes = 0;
+        windows = in_chunk && small;
+        if (!roundtrip && !in_chunk) { /* a new chunk, after the draw's own bytes */
+            static const VkDeviceSize none[12];
+            win = 16384;
+            while (small && win < 8 * want)
+                win *= 2;
+            windows = small && window_place(none, win, vs, &v);
+            chunk_bytes = (VkDeviceSize)DRAW_STATUS_SLOTS * sizeof(pvk_vs_status) + (windows ? nb * win : 0);
+        }
+        bytes = roundtrip ? status_bytes : 0;
         bytes += need_uni ? (ubytes + 63) & ~(VkDeviceSize)63 : 0;
         bytes += (ibytes + 63) & ~(VkDeviceSize)63;
-        for (uint32_t b = 0; b < vs->key.bindings; b++)
-            bytes += (vs->buf_len[b] + 4 + 63) & ~(VkDeviceSize)63;
+        if (!windows)
+            for (uint32_t b = 0; b < nb; b++)
+                bytes += (vs->buf_len[b] + 4 + 63) & ~(VkDeviceSize)63;
+        if (chunk_bytes)
+            bytes = (bytes + align - 1) & ~(align - 1);
         if (roundtrip) { /* the ring is this draw's alone (draw_submit_vs waited) */
             if ((r = pvk_draw_ring_ensure(ctx, d, bytes)))
                 return r;
@@ -104,20 +172,42 @@ static pvk_result vs_inputs(pvk_context *ctx, struct pvk_draw *d, const pvk_vs_d
         }
         uint64_t lap = d->vlap;
         VkDeviceSize raw;
-        if ((r = pvk_draw_ring_alloc(ctx, d, bytes + align, &raw)))
+        if ((r = pvk_draw_ring_alloc(ctx, d, bytes + chunk_bytes + align, &raw)))
             return r;
         base = (raw + align - 1) & ~(align - 1);
+        chunk_at = base + bytes;
         bytes += base - raw;
-        if (need_uni || d->vlap == lap || tries)
+        if (d->vlap == lap || tries)
             break;
-        need_uni = true; /* the ring wrapped or grew past the last uniforms: take them along */
+        need_uni = true; /* the ring wrapped or grew past the last uniforms and the chunk: take them along */
+    }
+    if (chunk_bytes) {
+        draw_chunk *ch = &d->chunk;
+        memset(ch, 0, sizeof *ch);
+        ch->lap = d->vlap;
+        ch->value = UINT64_MAX; /* set by draw_submit_vs */
+        ch->off = chunk_at;
+        ch->bytes = chunk_bytes;
+        ch->win = win;
+        ch->wins = windows ? nb : 0;
+        in_chunk = true;
     }
     VkDeviceSize off = base;
     uint8_t *map = d->vmap;
     const pvk_vs_status fresh = {0, {UINT32_MAX, UINT32_MAX, UINT32_MAX}};
-    memcpy(map + off, &fresh, sizeof fresh);
-    in->status_off = off;
-    off += (sizeof(pvk_vs_status) + align - 1) & ~(align - 1);
+    if (in_chunk) {
+        draw_chunk *ch = &d->chunk;
+        in->instance = ch->slots++;
+        in->status_base = ch->off;
+        in->status_range = (VkDeviceSize)DRAW_STATUS_SLOTS * sizeof(pvk_vs_status);
+        in->status_off = ch->off + in->instance * sizeof(pvk_vs_status);
+    } else {
+        in->instance = 0;
+        in->status_base = in->status_off = off;
+        in->status_range = sizeof(pvk_vs_status);
+        off += status_bytes;
+    }
+    memcpy(map + in->status_off, &fresh, sizeof fresh);
     if (need_uni) {
         memcpy(map + off, vs->uniforms, ubytes);
         d->uni_last = *vs->uniforms;
@@ -132,10 +222,19 @@ static pvk_result vs_inputs(pvk_context *ctx, struct pvk_draw *d, const pvk_vs_d
         in->ib_off = off;
         off += (ibytes + 63) & ~(VkDeviceSize)63;
     }
-    for (uint32_t b = 0; b < vs->key.bindings; b++) {
+    in->first_vertex = windows ? v : 0;
+    for (uint32_t b = 0; b < nb; b++) {
         uint32_t mis = vs->buf_addr[b] & 3u;
-        memcpy(map + off, src[b], vs->buf_len[b] + mis);
         in->vb[b] = d->vbuf;
+        if (windows) {
+            draw_chunk *ch = &d->chunk;
+            VkDeviceSize at = v * (VkDeviceSize)vs->key.stride[b];
+            in->vb_off[b] = ch->off + (VkDeviceSize)DRAW_STATUS_SLOTS * sizeof(pvk_vs_status) + b * ch->win;
+            memcpy(map + in->vb_off[b] + at, src[b] + mis, vs->buf_len[b]);
+            ch->end[b] = at + vs->buf_len[b];
+            continue;
+        }
+        memcpy(map + off, src[b], vs->buf_len[b] + mis);
         in->vb_off[b] = off + mis;
         off += (vs->buf_len[b] + 4 + 63) & ~(VkDeviceSize)63;
     }
@@ -177,6 +276,10 @@ static pvk_result draw_submit_vs(pvk_context *ctx, struct pvk_draw *d, const pvk
     pvk_draw_ring_used(d, region, bytes, value);
     if (!d->uni_value)
         d->uni_value = value;
+    if (!roundtrip && d->chunk.value) { /* the chunk goes on with the batch the draw went into */
+        pvk_draw_ring_used(d, d->chunk.off, d->chunk.bytes, value);
+        d->chunk.value = d->batch.open ? value : 0;
+    }
     pvk_result rc = r ? PVK_SUCCESS : pvk_draw_check_add(d, value, pk->seq, in.status_off, false, 0);
     uint64_t done = 0; /* submitted already (PVK_DEBUG=sync waits there too, its retire came first) */
     if (!rc && !r && !d->batch.open && ctx->gpu.timeline &&

@@ -77,6 +77,24 @@ typedef struct draw_batch {
     draw_dyn dyn; /* what the batch's draws have set */
 } draw_batch;
 
+/* A ring region the GPU path's small draws share within a batch, so that a
+ * draw records neither a push descriptor nor a vertex-buffer bind (each an
+ * allocation or three in lavapipe's command buffer): DRAW_STATUS_SLOTS
+ * pvk_vs_status entries, the draw's chosen by firstInstance, then one
+ * window per vertex binding, bound once, where a draw's vertices go at a
+ * multiple of the binding's stride chosen by firstVertex.  Valid in ring lap
+ * `lap` for the batch of timeline value `value`. */
+#define DRAW_STATUS_SLOTS 256u
+#define DRAW_WINDOW_MAX ((VkDeviceSize)128 << 10) /* a draw needing more than an eighth copies to its region */
+typedef struct draw_chunk {
+    uint64_t lap, value; /* value 0: none */
+    VkDeviceSize off, bytes; /* the region; the windows follow the status entries */
+    VkDeviceSize win; /* bytes of each window */
+    uint32_t wins; /* windows: vertex bindings the chunk takes */
+    uint32_t slots; /* status entries used */
+    VkDeviceSize end[12]; /* per window: bytes in use from its start */
+} draw_chunk;
+
 struct pvk_draw {
     draw_batch batch;
     pvk_image rt;
@@ -96,6 +114,7 @@ struct pvk_draw {
     VkDeviceSize uni_off;
     uint64_t uni_lap; /* 0: nothing there */
     uint64_t uni_value;
+    draw_chunk chunk; /* the open batch's status entries and vertex windows */
     /* The draw last sent back to the interpreter while its vertex module or
      * pipelines were building (pvk_pipeline_get's cpu_vs): its retry takes
      * what is ready. */
@@ -161,6 +180,9 @@ typedef struct draw_input {
     VkBuffer vb[12], ib;
     VkDeviceSize vb_off[12], ib_off, uni_off;
     VkDeviceSize status_off; /* the draw's pvk_vs_status */
+    VkDeviceSize status_base, status_range; /* the status binding: entry `instance` is the draw's */
+    uint32_t instance; /* firstInstance */
+    uint32_t first_vertex; /* added to firstVertex / vertexOffset: the vertices' place in a window */
 } draw_input;
 
 /* What a draw samples: per bound unit (bit u of `units`) the texture's view

@@ -168,7 +168,7 @@ void pvk_draw_record_vertices(pvk_context *ctx, struct pvk_draw *d, draw_dyn *dy
         return;
     }
     VkDescriptorBufferInfo bi[2] = {{d->vbuf, in->uni_off, sizeof(pvk_vs_draw_uniforms)},
-                                    {d->vbuf, in->status_off, sizeof(pvk_vs_status)}};
+                                    {d->vbuf, in->status_base, in->status_range}};
     VkWriteDescriptorSet w[2];
     for (int i = 0; i < 2; i++)
         w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
@@ -190,12 +190,15 @@ void pvk_draw_record_vertices(pvk_context *ctx, struct pvk_draw *d, draw_dyn *dy
         if (dyn_differs(dyn, DYN_INDEX, dyn ? &dyn->ib : NULL, &ib, sizeof ib))
             ctx->gpu.vk.vkCmdBindIndexBuffer(cmd, ib.buf, ib.off, (VkIndexType)ib.type);
     }
+    /* firstVertex / vertexOffset: where the vertices sit in a window; firstInstance: the status entry */
+    int32_t first = (int32_t)in->first_vertex;
     if (vs->tri_index) /* a strip or fan as the CPU path's list (pvk_vs_draw.tri_index) */
-        ctx->gpu.vk.vkCmdDrawIndexed(cmd, vs->tri_count, 1, 0, vs->indexed ? vs->vertex_offset : 0, 0);
+        ctx->gpu.vk.vkCmdDrawIndexed(cmd, vs->tri_count, 1, 0, (vs->indexed ? vs->vertex_offset : 0) + first,
+                                     in->instance);
     else if (vs->indexed)
-        ctx->gpu.vk.vkCmdDrawIndexed(cmd, vs->count, 1, 0, vs->vertex_offset, 0);
+        ctx->gpu.vk.vkCmdDrawIndexed(cmd, vs->count, 1, 0, vs->vertex_offset + first, in->instance);
     else
-        ctx->gpu.vk.vkCmdDraw(cmd, vs->count, 1, 0, 0);
+        ctx->gpu.vk.vkCmdDraw(cmd, vs->count, 1, in->first_vertex, in->instance);
 }
 
 /* Errors of a surface request that drop the draw (logged and counted)

@@ -481,6 +481,36 @@ static void test_bad_vertices(pvk_context *c)
             printf("  bad vertices on the GPU: %s\n", th_last_error);
         }
     }
+    /* One batch: good draws around a runaway one, none waited for.  Each
+     * draw has its own status entry (firstInstance) in the batch's shared
+     * binding: only the runaway draw is reported, by its number. */
+    {
+        uint64_t bad = stats().bad_input;
+        int errors = th_log_errors;
+        uint64_t runaway_seq = 0;
+        th_quiet_errors = 1;
+        reg(PVK_GPUREG_PRIMITIVE_CONFIG, 1);
+        reg(PVK_GPUREG_NUMVERTICES, 3);
+        reg(PVK_GPUREG_VERTEX_OFFSET, 0);
+        for (int k = 0; k < 7; k++) {
+            int p = k == 4 ? 1 : 0;
+            reg(PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);
+            for (uint32_t i = 0; i < len[p]; i++)
+                reg(PVK_GPUREG_VSH_CODETRANSFER_DATA, code[p][i]);
+            reg(PVK_GPUREG_VSH_CODETRANSFER_END, 1);
+            reg(PVK_GPUREG_DRAWARRAYS, 1);
+            if (p)
+                runaway_seq = c->pica.counters.draws; /* the draw's number (translator/vertex.c submit) */
+        }
+        CHECK_EQ(pvk_wait_idle(c), PVK_SUCCESS);
+        th_quiet_errors = 0;
+        CHECK_EQ(stats().bad_input, bad + 1);
+        CHECK_EQ(th_log_errors, errors + 1);
+        char name[40];
+        snprintf(name, sizeof name, "draw %llu:", (unsigned long long)runaway_seq);
+        CHECK(strstr(th_last_error, "runaway") && strstr(th_last_error, name));
+        printf("  a runaway draw among good ones in one batch: %s\n", th_last_error);
+    }
     /* without vertex-stage stores: the CPU path, which stops the list at the runaway */
     c->gpu.vertex_stores = false;
     reg(PVK_GPUREG_VSH_CODETRANSFER_CONFIG, 0);

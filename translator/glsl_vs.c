@@ -921,8 +921,10 @@ static const char vs_head[] =
     "layout(std430, set = 0, binding = %u) readonly buffer PicaVs {\n"
     "  vec4 pica_fu[96]; uvec4 pica_ints; uint pica_bools; uint pica_max_steps; uint pica_pad0, pica_pad1;\n"
     "  vec4 pica_fixed[12]; };\n"
-    /* pvk_vs_status */
-    "layout(std430, set = 0, binding = %u) buffer PicaStatus { uint pica_kinds; uint pica_stop_pc[3]; };\n";
+    /* pvk_vs_status: the draw's entry is the instance index (vkCmdDraw's
+     * firstInstance), so draws of a batch share one descriptor */
+    "struct PicaSt { uint kinds; uint stop_pc[3]; };\n"
+    "layout(std430, set = 0, binding = %u) buffer PicaStatus { PicaSt pica_st[]; };\n";
 
 pvk_result pvk_glsl_program_whole(const pvk_vs_program *prog, char **body, pvk_glsl_vs_stats *st)
 {
@@ -982,8 +984,8 @@ pvk_result pvk_glsl_vertex_shader(const pvk_vs_key *key, const uint32_t *code, c
                   * drawn, and the runtime reports the draw (pvk_vs_status) */
                  "  if (st != PICA_OK) {\n"
                  "    pos = vec4(uintBitsToFloat(0x7FC00000u));\n"
-                 "    atomicOr(pica_kinds, 1u << st);\n"
-                 "    atomicMin(pica_stop_pc[st - 1u], pica_end_pc);\n"
+                 "    atomicOr(pica_st[gl_InstanceIndex].kinds, 1u << st);\n"
+                 "    atomicMin(pica_st[gl_InstanceIndex].stop_pc[st - 1u], pica_end_pc);\n"
                  "  }\n"
                  /* colours: absolute value, saturated (pvk_vs_outmap) */
                  "  col = abs(col);\n"
