@@ -139,7 +139,7 @@ static pvk_result vs_inputs(pvk_context *ctx, struct pvk_draw *d, const pvk_vs_d
     }
     small &= want <= DRAW_WINDOW_MAX / 8;
     bool need_uni = roundtrip || d->uni_lap != d->vlap || !d->batch.open ||
-                    d->uni_value != ctx->gpu.timeline_next + 1 || memcmp(&d->uni_last, vs->uniforms, ubytes);
+                    d->uni_value != ctx->gpu.timeline_next + 1 || d->uni_version != vs->uniforms_version;
     const VkDeviceSize status_bytes = (sizeof(pvk_vs_status) + align - 1) & ~(align - 1);
     VkDeviceSize base = 0, bytes = 0, chunk_at = 0, chunk_bytes = 0, win = 0;
     uint32_t v = 0;
@@ -210,7 +210,7 @@ static pvk_result vs_inputs(pvk_context *ctx, struct pvk_draw *d, const pvk_vs_d
     memcpy(map + in->status_off, &fresh, sizeof fresh);
     if (need_uni) {
         memcpy(map + off, vs->uniforms, ubytes);
-        d->uni_last = *vs->uniforms;
+        d->uni_version = vs->uniforms_version;
         d->uni_off = off;
         d->uni_lap = roundtrip ? 0 : d->vlap;
         off += (ubytes + 63) & ~(VkDeviceSize)63;

@@ -110,7 +110,7 @@ struct pvk_draw {
      * draws of that batch with the same uniforms share them (sharing across
      * batches would keep a region of an old batch in use by the open one,
      * which the ring takes as a batch gone round it, and grows) */
-    pvk_vs_draw_uniforms uni_last;
+    uint64_t uni_version; /* pvk_vs_draw.uniforms_version of the copy */
     VkDeviceSize uni_off;
     uint64_t uni_lap; /* 0: nothing there */
     uint64_t uni_value;

@@ -135,10 +135,13 @@ pvk_result pvk_attrib_plan_get(pvk_pica *p, const pvk_attrib_plan **plan)
     const uint32_t *r = p->regs;
     _Static_assert(PVK_GPUREG_ATTRIBBUFFER0_OFFSET + 3 * 12 == PVK_GPUREG_ATTRIBBUFFERS_LOC + PVK_ATTRIB_MEMO_REGS,
                    "the memo holds every register of the plan's buffers");
-    if (m->valid && !memcmp(m->regs, r + PVK_GPUREG_ATTRIBBUFFERS_LOC, sizeof m->regs) &&
-        m->num_attr == r[PVK_GPUREG_VSH_NUM_ATTR] && m->perm_low == r[PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW] &&
-        m->perm_high == r[PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_HIGH] &&
-        !memcmp(m->fixed, p->fixed_attr, sizeof m->fixed)) {
+    /* no write since a draw cleared the bits (pvk_pica.dirty), or the same values written again */
+    if (m->valid && (!(p->dirty & PVK_DIRTY_ATTRIB) ||
+                     (!memcmp(m->regs, r + PVK_GPUREG_ATTRIBBUFFERS_LOC, sizeof m->regs) &&
+                      m->num_attr == r[PVK_GPUREG_VSH_NUM_ATTR] &&
+                      m->perm_low == r[PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_LOW] &&
+                      m->perm_high == r[PVK_GPUREG_VSH_ATTRIBUTES_PERMUTATION_HIGH] &&
+                      !memcmp(m->fixed, p->fixed_attr, sizeof m->fixed)))) {
 #ifndef NDEBUG
         pvk_attrib_plan fresh;
         assert(pvk_attrib_plan_build(p, &fresh) == PVK_SUCCESS && !memcmp(&fresh, &m->plan, sizeof fresh));
@@ -147,6 +150,7 @@ pvk_result pvk_attrib_plan_get(pvk_pica *p, const pvk_attrib_plan **plan)
         return PVK_SUCCESS;
     }
     m->valid = false;
+    m->builds++;
     pvk_result r2 = pvk_attrib_plan_build(p, &m->plan);
     if (r2)
         return r2; /* logged and counted by every draw that finds it so */

@@ -176,6 +176,11 @@ static void build_info(uint32_t *info)
         handler_range(info, b + 0x25, b + 0x25, H_SH_OPDESC_INDEX);
         handler_range(info, b + 0x26, b + 0x2D, H_SH_OPDESC_DATA);
     }
+    /* registers of no group below 0x200 mark RASTER: every write the packet
+     * memo could see sets a bit of PVK_DIRTY_PACKET */
+    for (uint32_t id = 0x040; id < PVK_PACKET_MEMO_REGS; id++)
+        if (!(info[id] & PVK_DIRTY_ALL))
+            info[id] |= PVK_DIRTY_RASTER;
 }
 
 /* ---- side effects ---- */
@@ -804,8 +809,10 @@ void pvk_pica_reset(pvk_pica *p)
     pvk_pica_counters counters = p->counters;
     bool draw_logged = p->draw_logged;
     uint64_t lut_version = p->lut_version + 1; /* never repeats: the runtime caches uploads by it */
+    uint64_t uniforms_version = p->draw_uniforms_version + 1; /* likewise */
     memset(p, 0, sizeof *p);
     p->lut_version = lut_version;
+    p->draw_uniforms_version = uniforms_version;
     p->env = env;
     p->counters = counters;
     pvk_pica_new_call(p);

@@ -211,9 +211,14 @@ static pvk_result load_checked(pvk_pica *p, const void *data, size_t size, uint3
 
 static void state_commit(pvk_pica *p, const pvk_pica *st)
 {
+    uint64_t uniforms_version = (p->draw_uniforms_version > st->draw_uniforms_version ? p->draw_uniforms_version
+                                                                                      : st->draw_uniforms_version) +
+                                1; /* never repeats */
     *p = *st;
     p->dirty = PVK_DIRTY_ALL;
     p->lut_version++;
+    p->draw_uniforms_version = uniforms_version;
+    p->draw_uniforms_built = false;
     /* the programs may differ from those hashed and bounded before */
     p->vs_hashed = false;
     memset(p->step_bound, 0, sizeof p->step_bound);

@@ -70,6 +70,15 @@ enum {
     PVK_DIRTY_VS_UNIFORM = 1u << 24,
     PVK_DIRTY_VS_CODE = 1u << 25,
     PVK_DIRTY_ALL = (1u << 26) - 1,
+    /* what registers 0x040-0x1FF mark (those of no group mark RASTER): the
+     * packet memo's registers (IRQ registers are not read by a draw) */
+    PVK_DIRTY_PACKET = PVK_DIRTY_RASTER | PVK_DIRTY_OUTMAP | PVK_DIRTY_TEXTURE | PVK_DIRTY_PROCTEX |
+                       PVK_DIRTY_PROCTEX_LUT | PVK_DIRTY_TEV | PVK_DIRTY_FOG | PVK_DIRTY_FOG_LUT | PVK_DIRTY_FRAGMENT |
+                       PVK_DIRTY_BLEND | PVK_DIRTY_DEPTH_STENCIL | PVK_DIRTY_FRAMEBUFFER | PVK_DIRTY_GAS |
+                       PVK_DIRTY_GAS_LUT | PVK_DIRTY_SHADOW | PVK_DIRTY_LIGHTING | PVK_DIRTY_LIGHTING_LUT,
+    /* the attribute plan's registers and fixed attributes (VSH_NUM_ATTR and
+     * the permutation are VS_CONFIG) */
+    PVK_DIRTY_ATTRIB = PVK_DIRTY_VERTEX_INPUT | PVK_DIRTY_FIXED_ATTR | PVK_DIRTY_VS_CONFIG,
 };
 
 /* Data-port capacities (3dbrew). */
@@ -420,6 +429,7 @@ typedef struct pvk_vs_draw {
     pvk_vs_key key;
     const uint32_t *code, *opdesc;   /* for generating the shader on a key miss */
     const pvk_vs_draw_uniforms *uniforms;
+    uint64_t uniforms_version; /* pvk_pica.draw_uniforms_version: equal versions, equal bytes */
     uint32_t buf_addr[12];           /* per binding: guest address of the first vertex read (the rebased vertex 0) */
     uint32_t buf_len[12];            /* ... and bytes read from there */
     uint32_t count;                  /* vertices (DRAWARRAYS) or indices (DRAWELEMENTS) */
@@ -667,6 +677,7 @@ typedef struct pvk_attrib_memo {
     uint32_t num_attr, perm_low, perm_high;
     uint32_t fixed[PVK_FIXED_ATTRS][4];
     bool valid;
+    uint64_t builds; /* plans built: a change of plan (vertex.c's draw uniforms hold its fixed values) */
     pvk_attrib_plan plan;
 } pvk_attrib_memo;
 
@@ -676,7 +687,11 @@ typedef struct pvk_pica {
     bool ready;                        /* reset values and tables in place */
     bool draw_logged;
     bool in_list;                      /* the write comes from a command list */
-    uint32_t dirty;                    /* PVK_DIRTY_* since the consumer last cleared it */
+    /* PVK_DIRTY_* since the consumer last cleared it: a GPU-path draw clears
+     * PACKET, ATTRIB, OUTMAP and VS_UNIFORM once every memo of its state is
+     * up to date (vertex.c), so the next draw finds clear bits and reuses the
+     * memos without comparing their registers */
+    uint32_t dirty;
     pvk_pica_env env;                  /* kept across resets */
     pvk_pica_counters counters;        /* kept across resets */
     uint64_t budget;                   /* shader instructions left in this guest call */
@@ -700,7 +715,15 @@ typedef struct pvk_pica {
     uint64_t vs_code_hash, vs_desc_hash;
     pvk_step_bound_memo step_bound[2]; /* pvk_step_bound_cached, per unit */
     pvk_fu_memo fu_memo[2];            /* pvk_vs_uniforms_pack, per unit (checks itself: any writer may change f) */
-    pvk_vs_draw_uniforms draw_uniforms; /* the GPU path's draw being built (vertex.c): no allocation a draw */
+    /* The GPU path's vertex uniforms (vertex.c), kept between draws and
+     * rebuilt when their sources changed; the version changes with their
+     * bytes (never repeats: reset and load bump it), so the runtime copies
+     * them to the GPU only then */
+    pvk_vs_draw_uniforms draw_uniforms;
+    uint64_t draw_uniforms_version;
+    bool draw_uniforms_built;
+    uint64_t draw_uniforms_plan;        /* attrib_memo.builds they were built with */
+    uint8_t outmap_src[24];             /* pvk_vs_outmap_sources as the last GPU-path draw found it */
     pvk_packet_memo packet_memo;        /* packet_state (vertex.c) */
     pvk_attrib_memo attrib_memo;        /* pvk_attrib_plan_get (attrib.c) */
     uint32_t fixed_attr[PVK_FIXED_ATTRS][4];              /* f24 x y z w */

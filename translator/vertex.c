@@ -88,7 +88,7 @@ static void packet_decode(const pvk_pica *p, pvk_draw_packet *pk)
 static void packet_decode_memo(pvk_pica *p, pvk_draw_packet *pk)
 {
     pvk_packet_memo *m = &p->packet_memo;
-    if (m->valid && !memcmp(m->regs, p->regs, sizeof m->regs)) {
+    if (m->valid && (!(p->dirty & PVK_DIRTY_PACKET) || !memcmp(m->regs, p->regs, sizeof m->regs))) {
         pk->fb = m->fb, pk->raster = m->raster, pk->pipe = m->pipe, pk->fs = m->fs;
         pk->uniforms = m->uniforms, pk->blend_color = m->blend_color;
         memcpy(pk->tex, m->tex, sizeof pk->tex);
@@ -493,6 +493,7 @@ static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_dra
                           "(%llu instructions left)", nverts, g.prims, (unsigned long long)p->budget);
         return PVK_ERROR_MISSING_FEATURE;
     }
+    p->draw_uniforms_version += uni->u.max_steps != vs_steps;
     uni->u.max_steps = vs_steps;
     gu.max_steps = gs_steps;
     pk->vs = NULL;
@@ -510,6 +511,36 @@ static pvk_result draw_gs_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_vs_dra
     if (res == PVK_ERROR_MISSING_FEATURE)
         gs_restore(p, &snap);
     return res;
+}
+
+/* The GPU path's vertex uniforms (pvk_pica.draw_uniforms): the float,
+ * integer and boolean uniforms and the fixed attributes' values, rebuilt
+ * when a write or a new attribute plan may have changed them; the version
+ * moves when their bytes do (max_steps is the draw's: gpu_charge). */
+static pvk_vs_draw_uniforms *draw_uniforms(pvk_pica *p, const pvk_attrib_plan *plan)
+{
+    pvk_vs_draw_uniforms *uni = &p->draw_uniforms;
+    bool reuse = p->draw_uniforms_built && !(p->dirty & (PVK_DIRTY_VS_UNIFORM | PVK_DIRTY_FIXED_ATTR)) &&
+                 p->draw_uniforms_plan == p->attrib_memo.builds;
+#ifdef NDEBUG
+    if (reuse)
+        return uni;
+#endif
+    pvk_vs_draw_uniforms next; /* compared whole: no padding garbage */
+    memset(&next, 0, sizeof next);
+    for (uint32_t i = 0; i < plan->attribs; i++)
+        memcpy(next.fixed[i], plan->a[i].fixed_value, sizeof next.fixed[i]);
+    const pvk_shader_unit *sh = &p->sh[1];
+    pvk_vs_uniforms_pack(sh, sh->b, sh->i, 0, &p->fu_memo[1], &next.u);
+    next.u.max_steps = uni->u.max_steps;
+    assert(!reuse || !memcmp(&next, uni, sizeof next)); /* debug builds check every reuse */
+    if (!p->draw_uniforms_built || memcmp(&next, uni, sizeof next)) {
+        *uni = next;
+        p->draw_uniforms_version++;
+    }
+    p->draw_uniforms_built = true;
+    p->draw_uniforms_plan = p->attrib_memo.builds;
+    return uni;
 }
 
 /* DRAWARRAYS/DRAWELEMENTS with the vertex program on the GPU: the packet
@@ -628,13 +659,10 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
             k->offset[i] = plan->a[i].offset;
         }
     }
-    pvk_vs_draw_uniforms *uni = &p->draw_uniforms; /* compared whole with the last copy: no padding garbage */
-    memset(uni, 0, sizeof *uni);
     for (uint32_t i = 0; i < plan->attribs; i++) {
         k->reg[i] = plan->a[i].reg;
         if (plan->a[i].fixed)
             k->fixed |= (uint16_t)(1u << i);
-        memcpy(uni->fixed[i], plan->a[i].fixed_value, sizeof uni->fixed[i]);
     }
     const pvk_shader_unit *sh = &p->sh[1];
     if (!p->vs_hashed) {
@@ -645,8 +673,13 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
     k->code_hash = p->vs_code_hash;
     k->desc_hash = p->vs_desc_hash;
     k->entry = pvk_sh_entrypoint(r[PVK_GPUREG_VSH_ENTRYPOINT]);
-    pvk_vs_outmap_sources(p, k->sem_src);
-    pvk_vs_uniforms_pack(sh, sh->b, sh->i, 0, &p->fu_memo[1], &uni->u);
+    if (p->dirty & (PVK_DIRTY_OUTMAP | PVK_DIRTY_VS_CONFIG))
+        pvk_vs_outmap_sources(p, p->outmap_src);
+    memcpy(k->sem_src, p->outmap_src, sizeof k->sem_src);
+    pvk_vs_draw_uniforms *uni = draw_uniforms(p, plan);
+    /* every memo of the draw's state is up to date: the next draw reuses
+     * them while these bits stay clear */
+    p->dirty &= ~(uint32_t)(PVK_DIRTY_PACKET | PVK_DIRTY_ATTRIB | PVK_DIRTY_OUTMAP | PVK_DIRTY_VS_UNIFORM);
     vs.code = sh->code;
     vs.opdesc = sh->opdesc;
     vs.uniforms = uni;
@@ -678,7 +711,10 @@ static pvk_result draw_gpu(pvk_pica *p, pvk_draw_packet *pk, const pvk_attrib_pl
         /* the call's shader-instruction budget: count invocations at the
          * program's bound, or at a cap given from the budget (gpu_charge) */
         bool capped = false;
+        uint32_t steps = uni->u.max_steps;
         uint64_t charge = gpu_charge(p, 1, k->code_hash, k->entry, count, p->budget, &uni->u.max_steps, &capped);
+        p->draw_uniforms_version += uni->u.max_steps != steps;
+        vs.uniforms_version = p->draw_uniforms_version;
         if (!charge) {
             p->counters.gpu_budget_fallbacks++;
             pvk_pica_debug(p, "vertex program on the CPU: %u invocations do not fit the call's shader budget "
