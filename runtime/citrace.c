@@ -123,6 +123,7 @@ static pvk_result load_initial_state(pvk_context *ctx, const ct_file *f, const u
         for (uint32_t i = 0; i < n && i < tables[t].cap; i++)
             tables[t].dst[i] = pvk_get_le32(f->data + off + 4 * i);
     }
+    pvk_pica_written(pica); /* written behind the translator's memos */
     return PVK_SUCCESS;
 }
 

@@ -209,19 +209,21 @@ static pvk_result load_checked(pvk_pica *p, const void *data, size_t size, uint3
     return ok ? PVK_SUCCESS : PVK_ERROR_BAD_DATA;
 }
 
-static void state_commit(pvk_pica *p, const pvk_pica *st)
+void pvk_pica_written(pvk_pica *p)
 {
-    uint64_t uniforms_version = (p->draw_uniforms_version > st->draw_uniforms_version ? p->draw_uniforms_version
-                                                                                      : st->draw_uniforms_version) +
-                                1; /* never repeats */
-    *p = *st;
     p->dirty = PVK_DIRTY_ALL;
     p->lut_version++;
-    p->draw_uniforms_version = uniforms_version;
+    p->draw_uniforms_version++;
     p->draw_uniforms_built = false;
     /* the programs may differ from those hashed and bounded before */
     p->vs_hashed = false;
     memset(p->step_bound, 0, sizeof p->step_bound);
+}
+
+static void state_commit(pvk_pica *p, const pvk_pica *st)
+{
+    *p = *st; /* st began as a copy of p (load_checked): its versions are p's */
+    pvk_pica_written(p);
 }
 
 pvk_result pvk_pica_state_load(pvk_pica *p, const void *data, size_t size)

@@ -949,6 +949,11 @@ bool pvk_gs_program_stateless(const uint32_t *code, const uint32_t *opdesc, uint
  * load refuses (PVK_ERROR_BAD_DATA) a size or version it does not know. */
 #define PVK_PICA_STATE_VERSION 1u /* the layout pica.c documents */
 size_t pvk_pica_state_save(const pvk_pica *p, void *out, size_t cap);
+/* Registers or data ports written other than through pvk_pica_write or a
+ * list (a state load, a trace's initial state): every memo of draw state is
+ * rebuilt, the LUT and uniform versions move on, the programs are hashed
+ * and bounded again. */
+void pvk_pica_written(pvk_pica *p);
 pvk_result pvk_pica_state_load(pvk_pica *p, const void *data, size_t size);
 /* What a save state needs besides that snapshot (pica.c documents the
  * layout): the P3D IRQ matches, the immediate-mode primitive in progress and
