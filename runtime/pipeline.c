@@ -790,26 +790,17 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
         *cpu_vs = false;
     pvk_fs_key ukey;
     key_pair uk;
-    if (forced || may_uber) {
+    if (forced) {
         ukey = pvk_fs_uber_memo(&ctx->pipelines->uber_keys, fs, pipe)->key;
         pvk_keys_lut_binding(&ctx->profile, &ukey); /* it reads the LUTs (fog) whatever the state's key says */
-    }
-    if (forced)
         fs = &ukey;
+    }
     /* ids first: a full id table forgets every pipeline (pvk_pipelines_forget);
      * ids are never reused, so one taken before another's restart stays exact */
     k.fs_id = pvk_fs_id(ctx, fs);
     k.vs_id = vs ? pvk_vs_id(ctx, &vkey) : 0;
     if (!k.fs_id || (vs && !k.vs_id))
         return VK_NULL_HANDLE; /* logged */
-    if (may_uber) {
-        /* the ubershader's pipelines take the interpreter's vertices (the
-         * built-in vertex stage): one per kind, not per kind and program */
-        uk = k;
-        uk.fs_id = pvk_fs_id(ctx, &ukey);
-        uk.vs_id = 0;
-        may_uber = uk.fs_id != 0;
-    }
     /* the submission the caller records into: the open batch, or the
      * roundtrip path's own draw, which nothing is submitted before */
     uint64_t now = ctx->gpu.timeline_next + 1;
@@ -817,6 +808,16 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
         ctx->gpu.stats.pipeline_hits++;
         *uber = forced;
         return hand_out(pl, pl->last, now);
+    }
+    if (may_uber) {
+        /* the ubershader's pipelines take the interpreter's vertices (the
+         * built-in vertex stage): one per kind, not per kind and program */
+        ukey = pvk_fs_uber_memo(&ctx->pipelines->uber_keys, fs, pipe)->key;
+        pvk_keys_lut_binding(&ctx->profile, &ukey);
+        uk = k;
+        uk.fs_id = pvk_fs_id(ctx, &ukey);
+        uk.vs_id = 0;
+        may_uber = uk.fs_id != 0;
     }
     if (retry && may_uber && !ready(pipe_find(pl, &k))) {
         /* a retry starts no pipeline of its own for the interpreter's

@@ -155,8 +155,8 @@ struct pvk_pipelines {
     pvk_uber_kind kinds[UBER_KINDS]; /* the ubershader pipelines' keys, for the disk cache (runtime/uber_kinds.c) */
     uint32_t n_kinds;
     bool kinds_changed;         /* a kind the file does not have yet */
-    pvk_uber_memo uber_keys;    /* pvk_pipeline_get's ubershader key of a (resolved) state */
-    pvk_uber_memo uber_data;    /* pvk_draw_uber_state's data of a packet's state */
+    pvk_uber_memos uber_keys;   /* pvk_pipeline_get's ubershader key of a (resolved) state */
+    pvk_uber_memos uber_data;   /* pvk_draw_uber_state's data of a packet's state */
     bool logic_warned, dump_warned, evict_logged;
     struct { uint64_t ns, hash; pvk_shader_stage stage; } slowest[5]; /* logged at the end, slowest first */
     bool check;                 /* reflect modules against the layout */

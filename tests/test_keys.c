@@ -21,7 +21,7 @@ typedef struct keys {
 static void get(pvk_pica *p, keys *k, int garbage)
 {
     memset(k, garbage, sizeof *k); /* decoding must overwrite every byte */
-    pvk_frag_state_get(p, &k->pipe, &k->fs, &k->uni, &k->blend_color);
+    pvk_frag_state_get(p, &k->pipe, &k->fs, &k->uni, &k->blend_color, NULL);
     pvk_fraglight_get(p, &k->fs.fl, &k->params); /* what translator/vertex.c adds */
 }
 

@@ -58,7 +58,7 @@ static void tev_canonical(pvk_tev_stage *st, unsigned n)
 }
 
 void pvk_frag_state_get(const pvk_pica *p, pvk_pipe_key *pipe, pvk_fs_key *fs, pvk_fs_uniforms *uni,
-                        uint32_t *blend_color)
+                        uint32_t *blend_color, const pvk_tex_desc *units)
 {
     const uint32_t *r = p->regs;
     memset(pipe, 0, sizeof *pipe);
@@ -109,11 +109,12 @@ void pvk_frag_state_get(const pvk_pica *p, pvk_pipe_key *pipe, pvk_fs_key *fs, p
     uni->alpha_ref = pvk_alpha_test_ref(at);
 
     /* texture units 0-2: which sample, unit 0's type, texture 2's coordinates */
-    pvk_texunit_config cfg;
-    pvk_texunit_config_get(p, &cfg);
     for (unsigned u = 0; u < 3; u++) {
         pvk_tex_desc d;
-        pvk_tex_desc_get(p, u, &d);
+        if (units)
+            d = units[u];
+        else
+            pvk_tex_desc_get(p, u, &d);
         if (!d.enabled)
             continue;
         fs->tex.enable |= (uint8_t)(1u << u);

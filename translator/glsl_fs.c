@@ -739,11 +739,19 @@ void pvk_fs_uber_state(const pvk_fs_key *fs, const pvk_pipe_key *pipe, uint32_t 
         w[108 + k - 1] = idx[k];
 }
 
-const pvk_uber_memo *pvk_fs_uber_memo(pvk_uber_memo *m, const pvk_fs_key *fs, const pvk_pipe_key *pipe)
+const pvk_uber_memo *pvk_fs_uber_memo(pvk_uber_memos *set, const pvk_fs_key *fs, const pvk_pipe_key *pipe)
 {
     const uint8_t *blend = fs->blend ? &fs->rgb_eq : &pipe->rgb_eq; /* what pvk_fs_uber_state reads */
-    if (m->valid && !memcmp(&m->fs, fs, sizeof *fs) && !memcmp(m->blend, blend, sizeof m->blend))
-        return m;
+    for (uint32_t k = 0; k < PVK_UBER_MEMOS; k++) {
+        uint32_t i = (set->last + k) % PVK_UBER_MEMOS;
+        pvk_uber_memo *m = &set->m[i];
+        if (m->valid && !memcmp(&m->fs, fs, sizeof *fs) && !memcmp(m->blend, blend, sizeof m->blend)) {
+            set->last = i;
+            return m;
+        }
+    }
+    pvk_uber_memo *m = &set->m[set->last = set->next];
+    set->next = (set->next + 1) % PVK_UBER_MEMOS;
     m->fs = *fs;
     memcpy(m->blend, blend, sizeof m->blend);
     pvk_fs_uber_key(fs, &m->key);

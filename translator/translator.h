@@ -770,9 +770,10 @@ void pvk_raster_desc_get(const pvk_pica *p, pvk_raster_desc *out);
  * (unit 3: enable, coordinates and PVK_TEXTYPE_PROCEDURAL only). */
 void pvk_texunit_config_get(const pvk_pica *p, pvk_texunit_config *out);
 void pvk_tex_desc_get(const pvk_pica *p, unsigned unit, pvk_tex_desc *out);
-/* The output merger and TEV state: keys and uniforms (fs_key.c). */
+/* The output merger and TEV state: keys and uniforms (fs_key.c); `units`:
+ * texture units 0-2 as pvk_tex_desc_get gives them now, or NULL (decoded). */
 void pvk_frag_state_get(const pvk_pica *p, pvk_pipe_key *pipe, pvk_fs_key *fs, pvk_fs_uniforms *uni,
-                        uint32_t *blend_color);
+                        uint32_t *blend_color, const pvk_tex_desc *units);
 /* Fog, lighting and procedural-texture state (fraglight.c): the key part
  * and the parameters; unsupported parts are counted through `p`'s report. */
 void pvk_fraglight_get(pvk_pica *p, pvk_fs_fraglight_key *key, pvk_fs_params *params);
@@ -830,8 +831,8 @@ void pvk_fs_uber_key(const pvk_fs_key *fs, pvk_fs_key *uber);
 #define PVK_DRAW_BINDING_UBER 9u
 #define PVK_UBER_WORDS 28u
 void pvk_fs_uber_state(const pvk_fs_key *fs, const pvk_pipe_key *pipe, uint32_t state[PVK_UBER_WORDS]);
-/* The key and data of the last state asked for: a draw asks for both (in
- * case it takes the ubershader) and most draws repeat the state before. */
+/* The key and data of a state asked for: a draw asks for them (in case it
+ * takes the ubershader) and most draws repeat one of the few states before. */
 typedef struct pvk_uber_memo {
     pvk_fs_key fs;                   /* the state they are of, */
     uint8_t blend[6];                /* with the equations and factors the data took */
@@ -839,8 +840,14 @@ typedef struct pvk_uber_memo {
     pvk_fs_key key;                  /* pvk_fs_uber_key */
     uint32_t state[PVK_UBER_WORDS];  /* pvk_fs_uber_state */
 } pvk_uber_memo;
-/* `m` holding the key and data of fs and pipe (computed when they differ from the last). */
-const pvk_uber_memo *pvk_fs_uber_memo(pvk_uber_memo *m, const pvk_fs_key *fs, const pvk_pipe_key *pipe);
+#define PVK_UBER_MEMOS 8
+typedef struct pvk_uber_memos {
+    pvk_uber_memo m[PVK_UBER_MEMOS];
+    uint32_t last, next; /* the entry found last; the next to replace (round robin) */
+} pvk_uber_memos;
+/* The entry of `set` holding the key and data of fs and pipe (computed when
+ * none of the last PVK_UBER_MEMOS states asked for is theirs). */
+const pvk_uber_memo *pvk_fs_uber_memo(pvk_uber_memos *set, const pvk_fs_key *fs, const pvk_pipe_key *pipe);
 /* The push-constant word with the texture units' data (pvk_draw_push.uber_tex):
  * unit 0's type, texture 2's coordinates, the shader borders, shadow ortho. */
 uint32_t pvk_fs_uber_tex(const pvk_fs_key *fs);

@@ -70,17 +70,15 @@ static pvk_result run_vs(pvk_pica *p, const float v[PVK_SH_INPUTS][4], float o[P
     return pvk_sh_run_charged(p, &info, v, o);
 }
 
-/* The packet's framebuffer and raster state, or false (logged and counted)
- * when the draw cannot go anywhere. */
-/* The packet's framebuffer, raster, output-merger and TEV state and texture
- * units from the registers. */
-static void packet_decode(const pvk_pica *p, pvk_draw_packet *pk)
+/* The packet's framebuffer, raster, output-merger and TEV state and (with
+ * `units`) texture units from the registers. */
+static void packet_decode(const pvk_pica *p, pvk_draw_packet *pk, bool units)
 {
     pvk_fb_desc_get(p, &pk->fb);
     pvk_raster_desc_get(p, &pk->raster);
-    pvk_frag_state_get(p, &pk->pipe, &pk->fs, &pk->uniforms, &pk->blend_color);
-    for (unsigned u = 0; u < 3; u++)
+    for (unsigned u = 0; units && u < 3; u++)
         pvk_tex_desc_get(p, u, &pk->tex[u]);
+    pvk_frag_state_get(p, &pk->pipe, &pk->fs, &pk->uniforms, &pk->blend_color, pk->tex);
 }
 
 /* packet_decode, or the last draw's result when the registers it reads are
@@ -94,7 +92,7 @@ static void packet_decode_memo(pvk_pica *p, pvk_draw_packet *pk)
         memcpy(pk->tex, m->tex, sizeof pk->tex);
 #ifndef NDEBUG
         pvk_draw_packet fresh = *pk;
-        packet_decode(p, &fresh);
+        packet_decode(p, &fresh, true);
         assert(!memcmp(&fresh.fb, &pk->fb, sizeof pk->fb) && !memcmp(&fresh.raster, &pk->raster, sizeof pk->raster) &&
                !memcmp(&fresh.pipe, &pk->pipe, sizeof pk->pipe) && !memcmp(&fresh.fs, &pk->fs, sizeof pk->fs) &&
                !memcmp(&fresh.uniforms, &pk->uniforms, sizeof pk->uniforms) && fresh.blend_color == pk->blend_color &&
@@ -102,7 +100,19 @@ static void packet_decode_memo(pvk_pica *p, pvk_draw_packet *pk)
 #endif
         return;
     }
-    packet_decode(p, pk);
+    /* the texture units' registers unwritten since the memo: their part as it was */
+    bool units = !m->valid || (p->dirty & (PVK_DIRTY_TEXTURE | PVK_DIRTY_PROCTEX | PVK_DIRTY_SHADOW));
+    if (!units)
+        memcpy(pk->tex, m->tex, sizeof pk->tex);
+    packet_decode(p, pk, units);
+    if (!units) {
+#ifndef NDEBUG
+        pvk_tex_desc fresh[3];
+        for (unsigned u = 0; u < 3; u++)
+            pvk_tex_desc_get(p, u, &fresh[u]);
+        assert(!memcmp(fresh, pk->tex, sizeof fresh));
+#endif
+    }
     memcpy(m->regs, p->regs, sizeof m->regs);
     m->fb = pk->fb, m->raster = pk->raster, m->pipe = pk->pipe, m->fs = pk->fs;
     m->uniforms = pk->uniforms, m->blend_color = pk->blend_color;

@@ -32,6 +32,7 @@
  * make), colour and depth resolve at the same sample, and a surface loaded
  * from memory (nearest up) resolves to exactly the bytes it was loaded
  * from. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,7 @@ struct pvk_surface {
 
 struct pvk_surfaces {
     pvk_surface s[MAX_SURFACES];
+    pvk_surface *last; /* returned by the last request (get) */
     uint64_t tick;
     VkBuffer staging; /* linear RGBA8, or float depth then stencil bytes, at 1x */
     VkDeviceMemory staging_mem;
@@ -486,6 +488,17 @@ static pvk_result get(pvk_vram *vm, const pvk_surface_key *key, VkFormat vk_form
         return PVK_ERROR_OUT_OF_RANGE;
     pvk_surface *hit = NULL, *freeslot = NULL, *oldest = NULL, *from = NULL;
     pvk_result r;
+    /* the surface asked for last, unchanged: nothing else overlaps it (a
+     * request drops or converts every other surface over its bytes) */
+    if (c->last && c->last->used && c->last->valid && c->last->vk_format == vk_format &&
+        !memcmp(&c->last->key, key, sizeof *key)) {
+        hit = c->last;
+#ifndef NDEBUG
+        for (int i = 0; i < MAX_SURFACES; i++)
+            assert(&c->s[i] == hit || !c->s[i].used || !overlaps(&c->s[i], key->addr, len));
+#endif
+        goto found;
+    }
     for (int i = 0; i < MAX_SURFACES; i++) {
         pvk_surface *s = &c->s[i];
         if (!s->used) {
@@ -561,6 +574,8 @@ static pvk_result get(pvk_vram *vm, const pvk_surface_key *key, VkFormat vk_form
     }
     if (!hit->valid && load_it && (r = load(vm, hit)))
         return r;
+    c->last = hit;
+found:
     hit->last_use = ++c->tick;
     if ((r = over_budget(vm, hit)))
         return r;

@@ -575,6 +575,12 @@ struct pvk_textures {
     tex_entry e[PVK_TEXTURE_CACHE];
     uint64_t tick;
     mem_pool pool;
+    uint64_t validated; /* entries made valid so far */
+    /* the range pvk_texture_invalidate went through last, when `validated`
+     * was `quiet_validated`: the same range again finds nothing to do (a
+     * draw asks for its target every time) */
+    uint32_t quiet_addr, quiet_len;
+    uint64_t quiet_validated;
 };
 
 static mem_pool *pool_of(pvk_vram *vm)
@@ -610,13 +616,16 @@ void pvk_textures_destroy(pvk_vram *vm)
 void pvk_texture_invalidate(pvk_vram *vm, uint32_t paddr, uint32_t len)
 {
     struct pvk_textures *c = vm->textures;
-    for (int i = 0; c && i < PVK_TEXTURE_CACHE; i++) {
+    if (!c || !len || (c->quiet_len == len && c->quiet_addr == paddr && c->quiet_validated == c->validated))
+        return;
+    for (int i = 0; i < PVK_TEXTURE_CACHE; i++) {
         tex_entry *e = &c->e[i];
-        if (e->valid && len && paddr < e->hi && e->lo < (uint64_t)paddr + len) {
+        if (e->valid && paddr < e->hi && e->lo < (uint64_t)paddr + len) {
             e->valid = false; /* the image goes when the slot is reused: the GPU may still read it */
             vm->gpu->stats.texture_invalidations++;
         }
     }
+    c->quiet_addr = paddr, c->quiet_len = len, c->quiet_validated = c->validated;
 }
 
 void pvk_texture_cache_clear(pvk_vram *vm)
@@ -1115,6 +1124,7 @@ pvk_result pvk_texture_get(pvk_vram *vm, const pvk_texture_desc *desc, const pvk
         return r;
     }
     e->valid = true;
+    vm->textures->validated++;
     e->lo = UINT32_MAX;
     for (uint32_t f = 0; f < d.faces; f++) {
         e->lo = d.addr[f] < e->lo ? d.addr[f] : e->lo;
