@@ -44,38 +44,69 @@ static void setup(pvk_context *ctx)
     pvk_guest_written(ctx, VB, sizeof tri);
 }
 
-/* Draws per second for `states` (0: one state; k: BLEND_FUNC cycles through k
- * values, each a different pipeline); *cpu_rate: per second of the calling
- * thread's CPU time (the driver's threads, which run the batches meanwhile
- * on the same cores, not counted). */
-static double picavk_rate(pvk_context *ctx, uint32_t states, uint32_t base, double *cpu_rate)
+/* One batch of N draws for `states` (0: one state; k: BLEND_FUNC cycles
+ * through k values from `base`, each a different pipeline), waited for
+ * afterwards: its wall and calling-thread CPU seconds (the driver's threads,
+ * which run batches on the same cores, not counted). */
+static void batch(pvk_context *ctx, uint32_t states, uint32_t base, double *wall, double *cpu)
 {
-    bench_reg(ctx, PVK_GPUREG_DRAWARRAYS, 1); /* warm: surface and first pipeline */
-    pvk_wait_idle(ctx);
-    double best = 0, best_cpu = 0;
-    for (int rep = 0; rep < (states > 8 ? 1 : 3); rep++) { /* new pipelines only once */
-        double t0 = bench_now(), c0 = bench_thread_cpu();
-        for (uint32_t i = 0; i < N; i++) {
-            if (states) { /* RGB source and destination factors: up to 256 distinct states */
-                uint32_t k = base + i % states;
-                bench_reg(ctx, PVK_GPUREG_BLEND_FUNC, 0x76000000u | (k & 0xF) << 16 | (k >> 4 & 0xF) << 20);
-            }
-            bench_reg(ctx, PVK_GPUREG_DRAWARRAYS, 1);
+    double t0 = bench_now(), c0 = bench_thread_cpu();
+    for (uint32_t i = 0; i < N; i++) {
+        if (states) { /* RGB source and destination factors: up to 256 distinct states */
+            uint32_t k = base + i % states;
+            bench_reg(ctx, PVK_GPUREG_BLEND_FUNC, 0x76000000u | (k & 0xF) << 16 | (k >> 4 & 0xF) << 20);
         }
-        double t = bench_now() - t0, c = bench_thread_cpu() - c0;
-        pvk_wait_idle(ctx);
-        if (N / t > best)
-            best = N / t;
-        if (c > 0 && N / c > best_cpu)
-            best_cpu = N / c;
+        bench_reg(ctx, PVK_GPUREG_DRAWARRAYS, 1);
     }
+    *wall = bench_now() - t0, *cpu = bench_thread_cpu() - c0;
+    pvk_wait_idle(ctx);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Draws per second of a context that has drawn for a while: the median of
+ * TIMED batches after WARM untimed ones (a context's first batches cost two
+ * to five times more, printed apart: the driver's command pools and
+ * picavk's rings and memos are still growing, new pipelines come into use
+ * one a submission; a game pays that once); *cpu_rate: per second of
+ * the calling thread's CPU time.  `fresh` states (a new pipeline every draw)
+ * can be drawn once only: one batch, no warm-up. */
+#define WARM 20
+#define TIMED 15
+static double picavk_rate(pvk_context *ctx, uint32_t states, uint32_t base, bool fresh, double *cpu_rate)
+{
+    double wall[TIMED], cpu[TIMED], w, c;
+    int n = fresh ? 1 : TIMED;
+    for (int rep = 0; !fresh && rep < WARM; rep++)
+        batch(ctx, states, base, &w, &c);
+    for (int rep = 0; rep < n; rep++)
+        batch(ctx, states, base, &wall[rep], &cpu[rep]);
+    qsort(wall, (size_t)n, sizeof *wall, cmp_double);
+    qsort(cpu, (size_t)n, sizeof *cpu, cmp_double);
     if (cpu_rate)
-        *cpu_rate = best_cpu;
-    return best;
+        *cpu_rate = cpu[n / 2] > 0 ? N / cpu[n / 2] : 0;
+    return N / wall[n / 2];
+}
+
+/* The first batch of a new context's first state, before any warm-up:
+ * its calling-thread CPU seconds per draw (the pipeline's build excluded:
+ * one draw waited for first). */
+static double first_batch_cpu(pvk_context *ctx)
+{
+    double w, c;
+    bench_reg(ctx, PVK_GPUREG_DRAWARRAYS, 1);
+    pvk_wait_idle(ctx);
+    batch(ctx, 0, 0, &w, &c);
+    return c / N;
 }
 
 /* Bare Vulkan: N vkCmdDraws recorded into one pass with one of picavk's
- * pipelines, per second of the thread's CPU time (recording runs on it alone). */
+ * pipelines, per second of the thread's CPU time (recording runs on it
+ * alone): the median of TIMED passes after WARM, as picavk_rate. */
 static double bare_rate(pvk_context *ctx)
 {
     pvk_pipe_key pk;
@@ -89,8 +120,9 @@ static double bare_rate(pvk_context *ctx)
     if (!pipe || pvk_image_ensure(&ctx->gpu, &im, SIDE, SIDE, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
                                   true))
         return 0;
-    double best = 0;
-    for (int rep = 0; rep < 5; rep++) {
+    double cpu[TIMED];
+    int n = 0;
+    for (int rep = 0; rep < WARM + TIMED; rep++) {
         pvk_op op;
         if (pvk_op_begin(&ctx->gpu, &op))
             break;
@@ -119,11 +151,14 @@ static double bare_rate(pvk_context *ctx)
         ctx->gpu.vk.vkCmdEndRendering(op.cmd);
         double t = bench_thread_cpu() - t0;
         pvk_op_abort(&ctx->gpu, &op); /* recorded, never submitted: only the CPU cost counts */
-        if (N / t > best)
-            best = N / t;
+        if (rep >= WARM)
+            cpu[n++] = t;
     }
     pvk_image_destroy(&ctx->gpu, &im);
-    return best;
+    if (n < TIMED)
+        return 0;
+    qsort(cpu, (size_t)n, sizeof *cpu, cmp_double);
+    return N / cpu[n / 2];
 }
 
 int main(int argc, char **argv)
@@ -132,24 +167,27 @@ int main(int argc, char **argv)
     setup(ctx);
     if (argc == 3 && !strcmp(argv[1], "--profile")) { /* one case, repeated, for perf or callgrind */
         uint32_t states = (uint32_t)atoi(argv[2]);
-        picavk_rate(ctx, states, 0, NULL);
         double r = 0, c = 0;
-        for (int i = 0; i < 200; i++)
-            r = picavk_rate(ctx, states, 0, &c);
+        for (int i = 0; i < 40; i++) {
+            r = picavk_rate(ctx, states, 0, false, &c);
+            printf("%.2f ", 1e6 / c); /* each round's median: the machine's moods show */
+        }
+        printf("us of the thread's CPU a draw, round by round\n");
         printf("drawcall --profile %u: %.0f draws/s (%.2f us each, %.2f us of the thread's CPU)\n", states, r,
                1e6 / r, 1e6 / c);
         pvk_context_destroy(ctx);
         return 0;
     }
+    double first = first_batch_cpu(ctx);
     double bare = bare_rate(ctx);
     double same_cpu, eight_cpu, fresh_cpu;
-    double same = picavk_rate(ctx, 0, 0, &same_cpu);
-    picavk_rate(ctx, 8, 0, NULL); /* create the 8 pipelines once */
-    double eight = picavk_rate(ctx, 8, 0, &eight_cpu);
-    double fresh = picavk_rate(ctx, N, 8, &fresh_cpu); /* states 8..8+N-1: new pipelines */
+    double same = picavk_rate(ctx, 0, 0, false, &same_cpu);
+    double eight = picavk_rate(ctx, 8, 0, false, &eight_cpu); /* its warm-up builds the 8 pipelines */
+    double fresh = picavk_rate(ctx, N, 8, true, &fresh_cpu); /* states 8..8+N-1: new pipelines */
     printf("drawcall: %u draws of 3 vertices into %ux%u RGBA8, blending on\n", N, SIDE, SIDE);
     printf("%-44s %12s %10s %14s\n", "case", "draws/s", "us each", "us thread CPU");
     printf("%-44s %12s %10s %14.3f\n", "bare vkCmdDraw recording", "", "", 1e6 / bare);
+    printf("%-44s %12s %10s %14.2f\n", "(a) in a new context's first batch", "", "", 1e6 * first);
     printf("%-44s %12.0f %10.2f %14.2f\n", "(a) picavk, identical draws", same, 1e6 / same, 1e6 / same_cpu);
     printf("%-44s %12.0f %10.2f %14.2f\n", "(b) picavk, 8 alternating states", eight, 1e6 / eight, 1e6 / eight_cpu);
     printf("%-44s %12.0f %10.2f %14.2f\n", "(c) picavk, a new pipeline every draw", fresh, 1e6 / fresh,

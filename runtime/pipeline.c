@@ -579,6 +579,7 @@ void pvk_pipelines_forget(pvk_context *ctx)
     pl->jobs = 0;
     pl->last = NULL;
     pl->n_warm = 0; /* ids start over */
+    pl->forgets++;
 }
 
 void pvk_pipelines_vblank(pvk_context *ctx)
@@ -768,10 +769,32 @@ static entry *uber_wait(pvk_context *ctx, struct pvk_pipelines *pl, const key_pa
     return pipe_take(ctx, pl, ue) ? ue : NULL;
 }
 
+/* The ubershader pipeline's key `uk` (fragment key `ukey`) of the state's
+ * key `k`; false when it has no id (logged).  Its pipelines take the
+ * interpreter's vertices (the built-in vertex stage): one per kind, not per
+ * kind and program. */
+static bool uber_key(pvk_context *ctx, const pvk_fs_key *fs, const pvk_pipe_key *pipe, const key_pair *k,
+                     pvk_fs_key *ukey, key_pair *uk)
+{
+    *ukey = pvk_fs_uber_memo(&ctx->pipelines->uber_keys, fs, pipe)->key;
+    pvk_keys_lut_binding(&ctx->profile, ukey);
+    *uk = *k;
+    uk->fs_id = pvk_fs_id(ctx, ukey);
+    uk->vs_id = 0;
+    return uk->fs_id != 0;
+}
+
 VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pvk_fs_key *fs, VkFormat depth_format,
                             bool render_pass, const pvk_vs_draw *vs, bool *uber, bool *cpu_vs)
 {
     struct pvk_pipelines *pl = ctx->pipelines;
+    const pvk_fs_key *fs_in = fs;
+    const bool uber_in = *uber, cpu_vs_in = cpu_vs && *cpu_vs;
+again:
+    fs = fs_in;
+    *uber = uber_in;
+    if (cpu_vs)
+        *cpu_vs = cpu_vs_in;
     key_pair k;
     memset(&k, 0, sizeof k);
     k.pipe = *pipe;
@@ -809,17 +832,16 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
         *uber = forced;
         return hand_out(pl, pl->last, now);
     }
-    if (may_uber) {
-        /* the ubershader's pipelines take the interpreter's vertices (the
-         * built-in vertex stage): one per kind, not per kind and program */
-        ukey = pvk_fs_uber_memo(&ctx->pipelines->uber_keys, fs, pipe)->key;
-        pvk_keys_lut_binding(&ctx->profile, &ukey);
-        uk = k;
-        uk.fs_id = pvk_fs_id(ctx, &ukey);
-        uk.vs_id = 0;
-        may_uber = uk.fs_id != 0;
-    }
-    if (retry && may_uber && !ready(pipe_find(pl, &k))) {
+    /* the ubershader's key, taken when a draw may need it: a state whose
+     * own pipeline is built already (most draws) never does.  Its id may
+     * restart the id table, which forgets every pipeline: then the draw
+     * starts over with new ids (the ubershader's id is in the table by then) */
+    bool uk_taken = false;
+    uint32_t forgets = pl->forgets;
+#define UBER_KEY()                                                                                                     \
+    ((void)(uk_taken || (uk_taken = true, may_uber = uber_key(ctx, fs, pipe, &k, &ukey, &uk))),                       \
+     may_uber && pl->forgets == forgets)
+    if (retry && may_uber && !ready(pipe_find(pl, &k)) && UBER_KEY()) {
         /* a retry starts no pipeline of its own for the interpreter's
          * vertices: its program goes back to the GPU's vertex stage once
          * that pipeline (or its vertex module) is built */
@@ -830,6 +852,8 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
             return hand_out(pl, ue, now);
         }
     }
+    if (pl->forgets != forgets)
+        goto again;
     entry *e = pipe_entry(ctx, &k, fs, vs ? &vkey : NULL);
     if (!e)
         return VK_NULL_HANDLE; /* logged */
@@ -872,7 +896,7 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
             first_draw(pl, e, now);
         return hand_out(pl, e, now);
     }
-    if (may_uber && (hold || !pvk_job_done(&e->job->job)) && jobs_below_limit(ctx, pl)) {
+    if (may_uber && (hold || !pvk_job_done(&e->job->job)) && UBER_KEY() && jobs_below_limit(ctx, pl)) {
         e = pipe_find(pl, &k); /* finished builds taken: slots may have moved */
         if (!e)
             return VK_NULL_HANDLE; /* its build failed (logged) */
@@ -910,6 +934,8 @@ VkPipeline pvk_pipeline_get(pvk_context *ctx, const pvk_pipe_key *pipe, const pv
         if (!e)
             return VK_NULL_HANDLE;
     }
+    if (pl->forgets != forgets)
+        goto again;
     if (e->job) {
         if (pvk_pipelines_async(ctx) && !pvk_job_done(&e->job->job))
             ctx->gpu.stats.pipeline_waits++;

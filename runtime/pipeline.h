@@ -143,6 +143,7 @@ struct pvk_pipelines {
     uint32_t count;
     uint32_t live;              /* pipelines kept at most: the budget's share (pvk_pipelines_init) */
     entry *last;
+    uint32_t forgets;           /* pvk_pipelines_forget calls: ids taken before one are stale */
     uint64_t tick;
     uint64_t created;
     uint32_t jobs;              /* slots with a build not yet taken (running, queued or done) */
