@@ -2,7 +2,8 @@
  * texture) for draws: a host-visible ring buffer the draw binds from as
  * descriptor set 0 bindings 5 (storage buffer: the LUT words,
  * PVK_FRAG_LUT_*) and 6 (uniform buffer: pvk_fs_params); and the
- * ubershader's data (binding 9, pvk_fs_uber_state: 112 bytes).
+ * ubershader's data (binding 9, pvk_fs_uber_state: 112 bytes; the blocks of
+ * the last 8 states kept).
  *
  * The LUT block (31 KiB; a uniform buffer where the device's range allows,
  * which lavapipe reads about twice as fast as a storage buffer) is copied only when the translator's LUT version
@@ -22,6 +23,8 @@
 #define RING_BYTES ((VkDeviceSize)4 << 20)
 #define SEGS 8
 #define LUT_BYTES PVK_FRAGDATA_LUT_BYTES
+#define UBER_BLOCKS 8
+#define UBER_BYTES (PVK_UBER_WORDS * sizeof(uint32_t))
 
 struct pvk_fragdata {
     VkBuffer buf;
@@ -30,11 +33,18 @@ struct pvk_fragdata {
     VkDeviceSize head, align;
     int cur;                      /* segment the last allocation ended in, -1 after a wrap */
     uint64_t seg[SEGS];           /* timeline value of the last draw reading the segment */
-    bool lut_valid, params_valid, uber_valid; /* the cached blocks below are intact */
+    bool lut_valid, params_valid; /* the cached blocks below are intact */
     uint64_t lut_version;
-    VkDeviceSize lut_off, params_off, uber_off;
+    VkDeviceSize lut_off, params_off;
     pvk_fs_params params;         /* what params_off holds */
-    uint32_t uber[PVK_UBER_WORDS]; /* what uber_off holds */
+    /* the ubershader's data of the last UBER_BLOCKS states: draws that
+     * alternate between a few states (most frames) write none again */
+    struct {
+        bool valid;
+        VkDeviceSize off;
+        uint32_t words[PVK_UBER_WORDS]; /* what off holds */
+    } uber[UBER_BLOCKS];
+    uint32_t uber_next; /* the block replaced next (round robin) */
 };
 
 static void fragdata_free(pvk_context *ctx, struct pvk_fragdata *f)
@@ -109,8 +119,9 @@ static pvk_result ring_alloc(pvk_context *ctx, struct pvk_fragdata *f, VkDeviceS
             f->lut_valid = false;
         if (f->params_valid && overlaps(f->params_off, sizeof(pvk_fs_params), (VkDeviceSize)i * seg, seg))
             f->params_valid = false;
-        if (f->uber_valid && overlaps(f->uber_off, sizeof f->uber, (VkDeviceSize)i * seg, seg))
-            f->uber_valid = false;
+        for (int u = 0; u < UBER_BLOCKS; u++)
+            if (f->uber[u].valid && overlaps(f->uber[u].off, UBER_BYTES, (VkDeviceSize)i * seg, seg))
+                f->uber[u].valid = false;
     }
     *off = start;
     f->head = start + bytes;
@@ -150,8 +161,15 @@ pvk_result pvk_fragdata_prepare(pvk_context *ctx, const pvk_draw_packet *pk, con
         if (f->lut_valid && f->lut_version != pk->lut_version)
             f->lut_valid = false;
     }
-    if (ref->uber && f->uber_valid && memcmp(f->uber, uber, sizeof f->uber))
-        f->uber_valid = false;
+    int ub = -1; /* the block with this state's data */
+    for (int u = 0; ref->uber && u < UBER_BLOCKS && ub < 0; u++)
+        if (f->uber[u].valid && !memcmp(f->uber[u].words, uber, UBER_BYTES))
+            ub = u;
+    if (ref->uber && ub < 0) {
+        ub = (int)f->uber_next;
+        f->uber_next = (f->uber_next + 1) % UBER_BLOCKS;
+        f->uber[ub].valid = false;
+    }
     /* an allocation that wraps may drop a block placed before it in this
      * call (it enters the segments from the ring's start): a second round
      * places it again, after the first round's blocks */
@@ -173,16 +191,16 @@ pvk_result pvk_fragdata_prepare(pvk_context *ctx, const pvk_draw_packet *pk, con
                 return r;
         }
         if (ref->uber) {
-            memcpy(f->uber, uber, sizeof f->uber);
-            if ((r = put(ctx, f, uber, sizeof f->uber, &f->uber_valid, &f->uber_off)))
+            memcpy(f->uber[ub].words, uber, UBER_BYTES);
+            if ((r = put(ctx, f, uber, UBER_BYTES, &f->uber[ub].valid, &f->uber[ub].off)))
                 return r;
         }
-        if ((!ref->luts || (f->lut_valid && f->params_valid)) && (!ref->uber || f->uber_valid))
+        if ((!ref->luts || (f->lut_valid && f->params_valid)) && (!ref->uber || f->uber[ub].valid))
             break;
     }
     ref->lut_off = f->lut_off;
     ref->params_off = f->params_off;
-    ref->uber_off = f->uber_off;
+    ref->uber_off = ref->uber ? f->uber[ub].off : 0;
     return PVK_SUCCESS;
 }
 
@@ -207,7 +225,7 @@ uint32_t pvk_fragdata_writes(pvk_context *ctx, const pvk_fragdata_ref *ref, VkWr
                                         .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .pBufferInfo = &info[1]};
     }
     if (ref->uber) {
-        info[2] = (VkDescriptorBufferInfo){f->buf, ref->uber_off, sizeof f->uber};
+        info[2] = (VkDescriptorBufferInfo){f->buf, ref->uber_off, UBER_BYTES};
         w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                         .dstBinding = PVK_DRAW_BINDING_UBER, .descriptorCount = 1,
                                         .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .pBufferInfo = &info[2]};
@@ -222,7 +240,7 @@ void pvk_fragdata_used(pvk_context *ctx, const pvk_fragdata_ref *ref, uint64_t v
         return;
     VkDeviceSize seg = RING_BYTES / SEGS;
     const VkDeviceSize offs[3] = {ref->lut_off, ref->params_off, ref->uber_off},
-                       lens[3] = {LUT_BYTES, sizeof(pvk_fs_params), sizeof f->uber};
+                       lens[3] = {LUT_BYTES, sizeof(pvk_fs_params), UBER_BYTES};
     const bool on[3] = {ref->luts, ref->luts, ref->uber};
     for (int b = 0; b < 3; b++)
         for (VkDeviceSize i = offs[b] / seg; on[b] && i <= (offs[b] + lens[b] - 1) / seg; i++)
