@@ -338,6 +338,26 @@ int main(void)
     CHECK(ft.type0[0] && ft.type0[2] && ft.type0[3]);
     CHECK(ft.passing_on && ft.simple);
 
+    /* states drawn again, interleaved: the ubershader's data of the last 8
+     * states stays in the fragment-data ring (state 0 every third draw: found
+     * there; the others cycling through 11: found or replaced) */
+    unsigned again = 0;
+    for (unsigned k = 0; k < 36; k++) {
+        unsigned i = k % 3 == 0 ? 0 : 1 + (k * 7) % 11;
+        bool visible = i % 8 == 7;
+        ctx = plain_ctx;
+        draw_state(i, visible, false, NULL);
+        copy_out(a, FB);
+        ctx = uber_ctx;
+        draw_state(i, visible, false, NULL);
+        copy_out(b, FB);
+        int d = differ(a, b, sizeof a);
+        if (d)
+            report(i, d, a, b);
+        CHECK_EQ(d, 0);
+        again++;
+    }
+
     /* the comparison is live: one register changed in the ubershader context only (a state
      * whose stage 5 shows: in some, what stage 5 reads is 0 either way) */
     ctx = plain_ctx;
@@ -351,9 +371,9 @@ int main(void)
 
     printf("test_uber: %u states compared (%u changed a quarter of the pixels or more), %u draws, %u differing states; "
            "fog %u, blend %u, logic op %u, alpha test %u, unit 0 2D/shadow/projection %u/%u/%u, texture 2 on "
-           "coordinates 1 %u, shader borders %" PRIu64 ", stages passing previous on %u (replace/modulate only %u); one TEV register changed: %d bytes differ\n",
+           "coordinates 1 %u, shader borders %" PRIu64 ", stages passing previous on %u (replace/modulate only %u); %u states drawn again; one TEV register changed: %d bytes differ\n",
            N_STATES, changed, draws, differing, ft.fog, ft.blend, ft.logic, ft.alpha_test, ft.type0[0], ft.type0[2],
-           ft.type0[3], ft.tex2_tc1, borders, ft.passing_on, ft.simple, sabotaged);
+           ft.type0[3], ft.tex2_tc1, borders, ft.passing_on, ft.simple, again, sabotaged);
     th_release(plain_ctx);
     th_release(uber_ctx);
     unsetenv("PVK_COMPILE_THREADS");
