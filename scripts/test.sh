@@ -3,7 +3,7 @@
 # there: docs/testing.md#the-test-command.
 #
 #   bash scripts/test.sh           everything, before a commit that lands
-#                                  (about 21 minutes on 2 cores)
+#                                  (about 24 minutes on 2 cores)
 #   bash scripts/test.sh --quick   the loop while working: the ASan+UBSan
 #                                  build and the tests labelled quick
 #                                  (about 5 minutes once built)
